@@ -1,0 +1,1 @@
+//! Placeholder: the command policy lands here.
