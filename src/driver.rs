@@ -1,0 +1,211 @@
+//! The reader of one job: moves bytes from the PTY master or the pipes into the job,
+//! notices the exit, drains what is still in flight, and only then publishes the exit.
+//!
+//! Each job is a task on the shared tokio reactor (epoll), not a thread: an idle job
+//! is a registered descriptor and costs nothing until it has output.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
+use tokio::sync::mpsc;
+
+use crate::job::{Input, Job};
+use crate::output::persist::Stream;
+use crate::process_tree::{background_roots, job_processes, JobIdentity};
+
+const READ_CHUNK: usize = 64 * 1024;
+/// After the exit, output still held open by background processes is read until it
+/// has been quiet this long...
+const DRAIN_QUIET: Duration = Duration::from_millis(25);
+/// ...or for at most this long, so a chatty background server cannot delay the result.
+const DRAIN_MAX: Duration = Duration::from_millis(250);
+
+/// Called once the exit is published (the service records history here).
+pub type OnExit = Box<dyn FnOnce(&Arc<Job>) + Send>;
+
+enum Read {
+    Data(usize),
+    Eof,
+}
+
+async fn read_pty(fd: &AsyncFd<OwnedFd>, buf: &mut [u8]) -> Read {
+    loop {
+        let Ok(mut guard) = fd.readable().await else { return Read::Eof };
+        match guard.try_io(|inner| raw_read(inner.as_raw_fd(), buf)) {
+            Ok(Ok(0)) => return Read::Eof,
+            Ok(Ok(n)) => return Read::Data(n),
+            Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // EIO on a PTY master means every slave descriptor is closed: EOF.
+            Ok(Err(_)) => return Read::Eof,
+            Err(_would_block) => continue,
+        }
+    }
+}
+
+fn raw_read(fd: i32, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: reading into a live buffer of the given length.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+fn raw_write(fd: i32, data: &[u8]) -> io::Result<usize> {
+    // SAFETY: writing from a live buffer of the given length.
+    let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+async fn background_pids(job: &Job) -> Vec<u32> {
+    let pid = job.meta.pid as i32;
+    let start_ticks = job.meta.start_ticks;
+    let marker = job.meta.marker_entry.clone();
+    let scan = tokio::task::spawn_blocking(move || {
+        let procs = job_processes(&JobIdentity { pid, start_ticks, marker: &marker });
+        background_roots(&procs, pid)
+    });
+    scan.await.unwrap_or_default()
+}
+
+async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_closed: bool, on_exit: OnExit) {
+    // Output still open after the exit means something else holds it: a background job.
+    let background = if output_closed { Vec::new() } else { background_pids(job).await };
+    job.finish(exit, background);
+    on_exit(job);
+}
+
+pub async fn drive_pty(job: Arc<Job>, mut child: Child, fd: Arc<AsyncFd<OwnedFd>>, on_exit: OnExit) {
+    let mut buf = vec![0u8; READ_CHUNK];
+    let mut eof = false;
+    let exit = {
+        let wait = child.wait();
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                biased;
+                read = read_pty(&fd, &mut buf), if !eof => match read {
+                    Read::Data(n) => job.ingest(Stream::Stdout, &buf[..n]),
+                    Read::Eof => eof = true,
+                },
+                status = &mut wait => break status,
+            }
+        }
+    };
+    let deadline = Instant::now() + DRAIN_MAX;
+    while !eof && Instant::now() < deadline {
+        match tokio::time::timeout(DRAIN_QUIET, read_pty(&fd, &mut buf)).await {
+            Ok(Read::Data(n)) => job.ingest(Stream::Stdout, &buf[..n]),
+            Ok(Read::Eof) => eof = true,
+            Err(_quiet) => break,
+        }
+    }
+    publish_exit(&job, exit, eof, on_exit).await;
+    // Background processes may keep writing to the terminal; keep their output.
+    while !eof {
+        tokio::select! {
+            read = read_pty(&fd, &mut buf) => match read {
+                Read::Data(n) => job.ingest(Stream::Stdout, &buf[..n]),
+                Read::Eof => eof = true,
+            },
+            _ = job.closed() => break,
+        }
+    }
+}
+
+pub async fn drive_pipes(job: Arc<Job>, mut child: Child, mut stdout: ChildStdout, mut stderr: ChildStderr, on_exit: OnExit) {
+    let mut out_buf = vec![0u8; READ_CHUNK];
+    let mut err_buf = vec![0u8; READ_CHUNK];
+    let (mut out_open, mut err_open) = (true, true);
+    let exit = {
+        let wait = child.wait();
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                biased;
+                read = stdout.read(&mut out_buf), if out_open => match read {
+                    Ok(n) if n > 0 => job.ingest(Stream::Stdout, &out_buf[..n]),
+                    _ => out_open = false,
+                },
+                read = stderr.read(&mut err_buf), if err_open => match read {
+                    Ok(n) if n > 0 => job.ingest(Stream::Stderr, &err_buf[..n]),
+                    _ => err_open = false,
+                },
+                status = &mut wait => break status,
+            }
+        }
+    };
+    let deadline = Instant::now() + DRAIN_MAX;
+    while (out_open || err_open) && Instant::now() < deadline {
+        let step = async {
+            tokio::select! {
+                read = stdout.read(&mut out_buf), if out_open => (Stream::Stdout, read),
+                read = stderr.read(&mut err_buf), if err_open => (Stream::Stderr, read),
+            }
+        };
+        match tokio::time::timeout(DRAIN_QUIET, step).await {
+            Ok((Stream::Stdout, Ok(n))) if n > 0 => job.ingest(Stream::Stdout, &out_buf[..n]),
+            Ok((Stream::Stderr, Ok(n))) if n > 0 => job.ingest(Stream::Stderr, &err_buf[..n]),
+            Ok((Stream::Stdout, _)) => out_open = false,
+            Ok((Stream::Stderr, _)) => err_open = false,
+            Err(_quiet) => break,
+        }
+    }
+    publish_exit(&job, exit, !(out_open || err_open), on_exit).await;
+    while out_open || err_open {
+        tokio::select! {
+            read = stdout.read(&mut out_buf), if out_open => match read {
+                Ok(n) if n > 0 => job.ingest(Stream::Stdout, &out_buf[..n]),
+                _ => out_open = false,
+            },
+            read = stderr.read(&mut err_buf), if err_open => match read {
+                Ok(n) if n > 0 => job.ingest(Stream::Stderr, &err_buf[..n]),
+                _ => err_open = false,
+            },
+            _ = job.closed() => break,
+        }
+    }
+}
+
+/// Writes caller input to the PTY master, waiting for room when the terminal's input
+/// queue is full (so large pastes are neither dropped nor blocking a thread).
+pub async fn write_pty(fd: Arc<AsyncFd<OwnedFd>>, mut rx: mpsc::UnboundedReceiver<Input>) {
+    while let Some(input) = rx.recv().await {
+        let Input::Data(data) = input else { continue };
+        let mut written = 0;
+        while written < data.len() {
+            let Ok(mut guard) = fd.writable().await else { return };
+            match guard.try_io(|inner| raw_write(inner.as_raw_fd(), &data[written..])) {
+                Ok(Ok(n)) => written += n,
+                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                // The terminal is gone: nothing more can be delivered.
+                Ok(Err(_)) => return,
+                Err(_would_block) => {}
+            }
+        }
+    }
+}
+
+pub async fn write_pipe(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<Input>) {
+    while let Some(input) = rx.recv().await {
+        match input {
+            Input::Data(data) => {
+                if stdin.write_all(&data).await.is_err() || stdin.flush().await.is_err() {
+                    return;
+                }
+            }
+            Input::Close => return,
+        }
+    }
+}

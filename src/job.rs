@@ -1,0 +1,325 @@
+//! One job: a process behind a handle, its output, its waiters and its end.
+//!
+//! The reader task (`driver`) is the only writer of output; API calls read snapshots
+//! under the same short lock. Exit is published only after every byte the process
+//! wrote has been ingested, so a result never misses the tail of the output.
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
+
+use portable_pty::{MasterPty, PtySize};
+use tokio::sync::{mpsc, watch, Notify};
+
+use crate::output::persist::{unix_millis, JobInfo, Stream};
+use crate::output::{JobOutput, View, Which};
+use crate::spawn::Mode;
+use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobStatus {
+    Running,
+    Exited,
+    Killed,
+    TimedOut,
+    Failed,
+}
+
+impl JobStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Exited => "exited",
+            Self::Killed => "killed",
+            Self::TimedOut => "timed_out",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// What a job is, fixed at spawn.
+#[derive(Clone, Debug)]
+pub struct JobMeta {
+    pub handle: u32,
+    pub pid: u32,
+    pub command: String,
+    pub args: Option<Vec<String>>,
+    pub description: Option<String>,
+    pub directory: String,
+    pub mode: Mode,
+    pub started_at: SystemTime,
+    pub started: Instant,
+    /// The `NATIVE_SHELL_JOB=...` entry its processes carry.
+    pub marker_entry: String,
+    pub start_ticks: u64,
+}
+
+/// Bytes for the process's stdin, in order.
+pub enum Input {
+    Data(Vec<u8>),
+    /// Close stdin (pipes mode: the program reads EOF).
+    Close,
+}
+
+pub struct JobState {
+    pub status: JobStatus,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub ended_at: Option<SystemTime>,
+    pub duration: Option<Duration>,
+    pub output: JobOutput,
+    pub background_pids: Vec<u32>,
+    /// Set by `kill` before signalling, so the exit is reported as what caused it.
+    pub kill_reason: Option<JobStatus>,
+    /// Combined-text offset already handed to the caller ("output not yet returned").
+    pub delivered: u64,
+    waiters: Vec<Waiter>,
+}
+
+pub struct Job {
+    pub meta: JobMeta,
+    state: Mutex<JobState>,
+    finished: watch::Sender<bool>,
+    input: mpsc::UnboundedSender<Input>,
+    pty: Option<Mutex<Box<dyn MasterPty + Send>>>,
+    /// Serialises `sendInput`/`waitFor` on one handle: two interactions never interleave.
+    pub interaction: tokio::sync::Mutex<()>,
+    closed: AtomicBool,
+    close_notify: Notify,
+    next_waiter: AtomicU64,
+}
+
+impl Job {
+    pub fn new(
+        meta: JobMeta,
+        output: JobOutput,
+        input: mpsc::UnboundedSender<Input>,
+        pty: Option<Box<dyn MasterPty + Send>>,
+    ) -> Self {
+        let state = JobState {
+            status: JobStatus::Running,
+            exit_code: None,
+            signal: None,
+            error: None,
+            ended_at: None,
+            duration: None,
+            output,
+            background_pids: Vec::new(),
+            kill_reason: None,
+            delivered: 0,
+            waiters: Vec::new(),
+        };
+        Self {
+            meta,
+            state: Mutex::new(state),
+            finished: watch::channel(false).0,
+            input,
+            pty: pty.map(Mutex::new),
+            interaction: tokio::sync::Mutex::new(()),
+            closed: AtomicBool::new(false),
+            close_notify: Notify::new(),
+            next_waiter: AtomicU64::new(1),
+        }
+    }
+
+    /// The state lock. A panic while it was held (none is expected) must not turn every
+    /// later call into a panic too, so poisoning is ignored.
+    pub fn state(&self) -> MutexGuard<'_, JobState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.state().status == JobStatus::Running
+    }
+
+    /// Called by the reader with each chunk.
+    pub fn ingest(&self, stream: Stream, bytes: &[u8]) {
+        let mut guard = self.state();
+        let state = &mut *guard;
+        let clean = state.output.ingest(stream, bytes);
+        for waiter in state.waiters.iter_mut() {
+            waiter.feed(clean);
+        }
+    }
+
+    /// Called by the reader once the process has exited and its output is drained.
+    pub fn finish(&self, exit: std::io::Result<ExitStatus>, background_pids: Vec<u32>) {
+        {
+            let mut state = self.state();
+            state.output.finish();
+            match exit {
+                Ok(status) => {
+                    state.exit_code = status.code();
+                    state.signal = status.signal();
+                }
+                Err(e) => state.error = Some(format!("waiting for the process failed: {e}")),
+            }
+            state.status = state.kill_reason.unwrap_or(JobStatus::Exited);
+            state.background_pids = background_pids;
+            state.ended_at = Some(SystemTime::now());
+            state.duration = Some(self.meta.started.elapsed());
+            for waiter in state.waiters.iter_mut() {
+                waiter.mark_exited();
+            }
+            self.write_info(&state);
+        }
+        self.finished.send_replace(true);
+    }
+
+    pub fn write_info(&self, state: &JobState) {
+        if let Some(files) = state.output.files() {
+            // info.json is a convenience copy; a failed write must not fail the job.
+            let _ = files.write_info(&self.info(state));
+        }
+    }
+
+    pub fn info(&self, state: &JobState) -> JobInfo {
+        JobInfo {
+            handle: self.meta.handle,
+            pid: Some(self.meta.pid),
+            command: self.meta.command.clone(),
+            args: self.meta.args.clone(),
+            description: self.meta.description.clone(),
+            directory: self.meta.directory.clone(),
+            mode: self.meta.mode.as_str(),
+            status: state.status.as_str(),
+            start_time: unix_millis(self.meta.started_at),
+            end_time: state.ended_at.map(unix_millis),
+            exit_code: state.exit_code,
+            signal: state.signal,
+            error: state.error.clone(),
+        }
+    }
+
+    /// Resolves once the exit has been published.
+    pub async fn wait_finished(&self) {
+        let mut rx = self.finished.subscribe();
+        let _ = rx.wait_for(|done| *done).await;
+    }
+
+    pub fn send_input(&self, input: Input) -> bool {
+        self.input.send(input).is_ok()
+    }
+
+    pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
+        if let Some(master) = self.pty.as_ref() {
+            let master = master.lock().unwrap_or_else(|p| p.into_inner());
+            let size = PtySize { rows, cols, pixel_width: 0, pixel_height: 0 };
+            master.resize(size).map_err(|e| std::io::Error::other(e.to_string()))?;
+        }
+        self.state().output.resize(cols, rows);
+        Ok(())
+    }
+
+    /// Stops reading output that background processes write after the exit.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.close_notify.notify_waiters();
+    }
+
+    pub async fn closed(&self) {
+        let notified = self.close_notify.notified();
+        if self.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        notified.await;
+    }
+
+    pub fn view(&self, view: View, tail_bytes: Option<usize>) -> String {
+        self.state().output.view(view, tail_bytes)
+    }
+
+    /// Registers a waiter now; only output ingested after this call can satisfy it.
+    /// Await [`PendingWait::outcome`] for the result.
+    pub fn begin_wait(self: &Arc<Self>, spec: WaitSpec) -> PendingWait<'_> {
+        let id = self.next_waiter.fetch_add(1, Ordering::Relaxed);
+        let mut state = self.state();
+        let mut waiter = Waiter::new(id, spec.pattern.clone());
+        if state.status != JobStatus::Running {
+            waiter.mark_exited();
+        }
+        let notify = waiter.notify.clone();
+        state.waiters.push(waiter);
+        PendingWait { guard: WaiterGuard { job: self, id }, notify, spec }
+    }
+
+    /// Marks everything so far as handed to the caller; returns what was not yet.
+    pub fn take_undelivered(&self, limit: usize) -> String {
+        let mut state = self.state();
+        let text = state.output.text_since(state.delivered);
+        state.delivered = state.output.text_len();
+        crate::output::bounded::excerpt("", 0, &text, limit, None).text
+    }
+
+    pub fn excerpt(&self, which: Which, limit: usize) -> crate::output::bounded::Excerpt {
+        self.state().output.excerpt(which, limit)
+    }
+}
+
+async fn sleep_or_never(d: Option<Duration>) {
+    match d {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A registered wait; dropping it unregisters the waiter.
+pub struct PendingWait<'a> {
+    guard: WaiterGuard<'a>,
+    notify: Arc<Notify>,
+    spec: WaitSpec,
+}
+
+impl PendingWait<'_> {
+    /// Resolves at the first of: pattern matched, exit, delay, timeout.
+    pub async fn outcome(self) -> WaitOutcome {
+        let Self { guard, notify, spec } = self;
+        let fired = tokio::select! {
+            _ = notify.notified() => None,
+            _ = sleep_or_never(spec.delay) => Some(WaitStatus::DelayElapsed),
+            _ = sleep_or_never(spec.timeout) => Some(WaitStatus::TimedOut),
+        };
+        let waiter = guard.take();
+        let status = match (&waiter, fired) {
+            (Some(w), _) if w.matched.is_some() => WaitStatus::Matched,
+            (Some(w), _) if w.exited => WaitStatus::Exited,
+            (_, Some(fired)) => fired,
+            _ => WaitStatus::Exited,
+        };
+        let (output, truncated) = waiter.as_ref().map(|w| w.output(spec.max_output)).unwrap_or_default();
+        WaitOutcome { status, output, matched: waiter.and_then(|w| w.matched), truncated }
+    }
+}
+
+/// Removes the waiter if the wait is abandoned (its future dropped) or finished.
+struct WaiterGuard<'a> {
+    job: &'a Arc<Job>,
+    id: u64,
+}
+
+impl WaiterGuard<'_> {
+    /// Ends the wait: the waiter leaves the job, and what it saw counts as delivered.
+    fn take(self) -> Option<Waiter> {
+        let mut state = self.job.state();
+        let waiter = remove_waiter(&mut state, self.id);
+        state.delivered = state.output.text_len();
+        drop(state);
+        std::mem::forget(self);
+        waiter
+    }
+}
+
+impl Drop for WaiterGuard<'_> {
+    fn drop(&mut self) {
+        let mut state = self.job.state();
+        remove_waiter(&mut state, self.id);
+    }
+}
+
+fn remove_waiter(state: &mut JobState, id: u64) -> Option<Waiter> {
+    let index = state.waiters.iter().position(|w| w.id == id)?;
+    Some(state.waiters.swap_remove(index))
+}

@@ -1,0 +1,76 @@
+//! Ending a job and everything it started: SIGTERM to the group and to every process
+//! found by `process_tree`, a grace period, then SIGKILL for whatever is left.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::job::{Job, JobStatus};
+use crate::process_tree::{is_alive, job_processes, signal_all, JobIdentity, ProcStat};
+
+/// How long to wait for the job to be reaped after SIGKILL before reporting anyway.
+const REAP_TIMEOUT: Duration = Duration::from_secs(5);
+/// Liveness is re-checked at this interval during the grace period only; it is the
+/// one bounded poll in the crate (the kernel has no "group emptied" event).
+const GRACE_CHECK: Duration = Duration::from_millis(5);
+
+#[derive(Clone, Debug)]
+pub struct KillReport {
+    pub status: JobStatus,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    /// SIGKILL was needed.
+    pub escalated: bool,
+}
+
+async fn scan(job: &Job) -> Vec<ProcStat> {
+    let pid = job.meta.pid as i32;
+    let start_ticks = job.meta.start_ticks;
+    let marker = job.meta.marker_entry.clone();
+    tokio::task::spawn_blocking(move || job_processes(&JobIdentity { pid, start_ticks, marker: &marker }))
+        .await
+        .unwrap_or_default()
+}
+
+pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> KillReport {
+    let was_running = {
+        let mut state = job.state();
+        let running = state.status == JobStatus::Running;
+        if running && state.kill_reason.is_none() {
+            state.kill_reason = Some(reason);
+        }
+        running
+    };
+    let pid = job.meta.pid as i32;
+    let procs = scan(job).await;
+    let mut escalated = false;
+    if was_running || !procs.is_empty() {
+        signal_all(pid, &procs, libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        let all_gone = || !job.is_running() && procs.iter().all(|p| !is_alive(p.pid));
+        while !all_gone() && Instant::now() < deadline {
+            tokio::time::sleep(GRACE_CHECK.min(deadline.saturating_duration_since(Instant::now()))).await;
+        }
+        // Look again: a dying process may have started others.
+        let survivors = scan(job).await;
+        if !survivors.is_empty() || job.is_running() {
+            escalated = true;
+            signal_all(pid, &survivors, libc::SIGKILL);
+        }
+        let _ = tokio::time::timeout(REAP_TIMEOUT, job.wait_finished()).await;
+    }
+    job.close();
+    let state = job.state();
+    KillReport { status: state.status, exit_code: state.exit_code, signal: state.signal, escalated }
+}
+
+/// Synchronous last-resort kill for process exit: SIGKILL to the group and to every
+/// process found, with no grace and no waiting.
+pub fn kill_now(job: &Job) {
+    let pid = job.meta.pid as i32;
+    let procs = job_processes(&JobIdentity {
+        pid,
+        start_ticks: job.meta.start_ticks,
+        marker: &job.meta.marker_entry,
+    });
+    signal_all(pid, &procs, libc::SIGKILL);
+}

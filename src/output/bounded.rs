@@ -1,0 +1,228 @@
+//! Bounded memory for an unbounded stream: the first bytes and the last bytes are
+//! kept, the middle is only counted. The disk file holds everything; memory holds
+//! what a reader needs to see the start, the end and how much lies between.
+
+/// A head + tail byte buffer. With `utf8`, cuts only fall on character boundaries, so
+/// each part of a UTF-8 stream stays valid UTF-8.
+pub struct HeadTail {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    head_cap: usize,
+    tail_cap: usize,
+    head_closed: bool,
+    total: u64,
+    omitted: u64,
+    utf8: bool,
+}
+
+impl HeadTail {
+    pub fn new(head_cap: usize, tail_cap: usize, utf8: bool) -> Self {
+        Self {
+            head: Vec::new(),
+            tail: Vec::new(),
+            head_cap,
+            tail_cap: tail_cap.max(1),
+            head_closed: false,
+            total: 0,
+            omitted: 0,
+            utf8,
+        }
+    }
+
+    pub fn push(&mut self, mut data: &[u8]) {
+        self.total += data.len() as u64;
+        if !self.head_closed {
+            let room = self.head_cap - self.head.len();
+            if data.len() <= room {
+                self.head.extend_from_slice(data);
+                return;
+            }
+            let cut = self.boundary_at_or_before(data, room);
+            self.head.extend_from_slice(&data[..cut]);
+            data = &data[cut..];
+            self.head_closed = true;
+        }
+        self.tail.extend_from_slice(data);
+        // Trim only when the tail doubles, so the memmove is paid once per `tail_cap`
+        // bytes: amortised O(1) per byte.
+        if self.tail.len() > 2 * self.tail_cap {
+            let excess = self.tail.len() - self.tail_cap;
+            let drop = self.boundary_at_or_after(&self.tail, excess);
+            self.tail.drain(..drop);
+            self.omitted += drop as u64;
+        }
+    }
+
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    pub fn tail(&self) -> &[u8] {
+        &self.tail
+    }
+
+    /// Bytes pushed in all.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Bytes dropped between head and tail.
+    pub fn omitted(&self) -> u64 {
+        self.omitted
+    }
+
+    pub fn clear(&mut self) {
+        *self = Self::new(self.head_cap, self.tail_cap, self.utf8);
+    }
+
+    fn boundary_at_or_before(&self, data: &[u8], mut at: usize) -> usize {
+        if self.utf8 {
+            while at > 0 && at < data.len() && is_continuation(data[at]) {
+                at -= 1;
+            }
+        }
+        at
+    }
+
+    fn boundary_at_or_after(&self, data: &[u8], mut at: usize) -> usize {
+        if self.utf8 {
+            while at < data.len() && is_continuation(data[at]) {
+                at += 1;
+            }
+        }
+        at
+    }
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// Text shown to a reader with at most `limit` bytes: the start and the end, and a
+/// marker naming what was left out and where the whole text is.
+#[derive(Default)]
+pub struct Excerpt {
+    pub text: String,
+    pub truncated: bool,
+}
+
+/// Builds an excerpt of the logical text `head ⟨omitted bytes⟩ tail` (`tail` may
+/// include the line still being written). `whole_in` names where everything is.
+pub fn excerpt(head: &str, omitted: u64, tail: &str, limit: usize, whole_in: Option<&str>) -> Excerpt {
+    let visible = head.len() + tail.len();
+    if omitted == 0 && visible <= limit {
+        let mut text = String::with_capacity(visible);
+        text.push_str(head);
+        text.push_str(tail);
+        return Excerpt { text, truncated: false };
+    }
+    let front_budget = limit / 2;
+    let back_budget = limit - front_budget;
+    // The front comes from the head, and from the tail only when nothing lies between.
+    let front_from_head = floor_boundary(head, front_budget.min(head.len()));
+    let mut front = head[..front_from_head].to_string();
+    let mut tail_used_front = 0;
+    if omitted == 0 && front_from_head == head.len() {
+        tail_used_front = floor_boundary(tail, (front_budget - front.len()).min(tail.len()));
+        front.push_str(&tail[..tail_used_front]);
+    }
+    let back_len = back_budget.min(tail.len() - tail_used_front);
+    let back_start = ceil_boundary(tail, tail.len() - back_len);
+    let back = &tail[back_start..];
+    let shown_from_head_and_tail = (front.len() + back.len()) as u64;
+    let dropped = (visible as u64 + omitted).saturating_sub(shown_from_head_and_tail);
+    let mut text = String::with_capacity(front.len() + back.len() + 120);
+    text.push_str(&front);
+    if !front.is_empty() && !front.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!("[... {dropped} bytes omitted"));
+    if let Some(path) = whole_in {
+        text.push_str(&format!("; the full output is in {path}"));
+    }
+    text.push_str(" ...]\n");
+    text.push_str(back);
+    Excerpt { text, truncated: true }
+}
+
+/// The last `max` bytes of `text`, cut on a character boundary.
+pub fn last_bytes(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    &text[ceil_boundary(text, text.len() - max)..]
+}
+
+fn floor_boundary(s: &str, mut at: usize) -> usize {
+    while at > 0 && !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil_boundary(s: &str, mut at: usize) -> usize {
+    while at < s.len() && !s.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_everything_while_small() {
+        let mut b = HeadTail::new(4, 4, false);
+        b.push(b"abc");
+        b.push(b"def");
+        assert_eq!(b.head(), b"abcd");
+        assert_eq!(b.tail(), b"ef");
+        assert_eq!(b.omitted(), 0);
+        assert_eq!(b.total(), 6);
+    }
+
+    #[test]
+    fn bounds_memory_and_counts_the_middle() {
+        let mut b = HeadTail::new(10, 100, false);
+        for _ in 0..10_000 {
+            b.push(b"0123456789");
+        }
+        assert_eq!(b.head(), b"0123456789");
+        assert!(b.tail().len() <= 200);
+        assert_eq!(b.head().len() as u64 + b.omitted() + b.tail().len() as u64, 100_000);
+    }
+
+    #[test]
+    fn utf8_cuts_on_boundaries() {
+        let mut b = HeadTail::new(5, 3, true);
+        for _ in 0..50 {
+            b.push("€é".as_bytes());
+        }
+        assert!(std::str::from_utf8(b.head()).is_ok());
+        assert!(std::str::from_utf8(b.tail()).is_ok());
+    }
+
+    #[test]
+    fn excerpt_whole_when_it_fits() {
+        let e = excerpt("ab", 0, "cd", 10, None);
+        assert_eq!(e.text, "abcd");
+        assert!(!e.truncated);
+    }
+
+    #[test]
+    fn excerpt_marks_and_names_the_file() {
+        let head = "a".repeat(100);
+        let e = excerpt(&head, 1000, "zzzz\n", 20, Some("/tmp/x/stdout.txt"));
+        assert!(e.truncated);
+        assert!(e.text.starts_with("aaaaaaaaaa\n[... "));
+        assert!(e.text.contains("1090 bytes omitted; the full output is in /tmp/x/stdout.txt"));
+        assert!(e.text.ends_with("zzzz\n"));
+    }
+
+    #[test]
+    fn excerpt_of_contiguous_text() {
+        let e = excerpt("0123456789", 0, "abcdefghij", 10, None);
+        assert!(e.text.starts_with("01234\n[... 10 bytes omitted ...]\nfghij"));
+    }
+}

@@ -1,0 +1,216 @@
+//! The line a terminal would show, rebuilt from the clean stream.
+//!
+//! Progress bars redraw one line with `\r` (and `CSI K`); a log of every redraw is
+//! unreadable, so a line is committed only when it ends, with the text it finally
+//! shows. The common case — text appended at the end of the line — is a plain
+//! `push_str`; only a redraw pays for column arithmetic.
+
+use super::decode::{CURSOR_LEFT, ERASE_LINE, ERASE_TO_END};
+
+/// A line longer than this (in bytes) without a newline is committed as it is, so a
+/// stream with no newlines at all (a binary dump, `base64 -w0`) stays bounded.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024;
+
+pub struct LineAssembler {
+    line: String,
+    /// Cursor column in characters; meaningful only when `at_end` is false.
+    cursor: usize,
+    /// True when the cursor sits right after the last character (the fast path).
+    at_end: bool,
+    max_line_bytes: usize,
+}
+
+impl Default for LineAssembler {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_LINE_BYTES)
+    }
+}
+
+impl LineAssembler {
+    pub fn new(max_line_bytes: usize) -> Self {
+        Self { line: String::new(), cursor: 0, at_end: true, max_line_bytes: max_line_bytes.max(1) }
+    }
+
+    /// Applies clean-stream text; whole lines (with their `\n`) are appended to `committed`.
+    pub fn feed(&mut self, clean: &str, committed: &mut String) {
+        let bytes = clean.as_bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            // Every control of the clean stream is ASCII below 0x20 (tab is text), so a
+            // byte scan finds them without decoding characters.
+            let rel = bytes[start..].iter().position(|&b| b < 0x20 && b != b'\t');
+            let end = rel.map_or(bytes.len(), |r| start + r);
+            if end > start {
+                self.put_text(&clean[start..end], committed);
+            }
+            let Some(control) = rel.map(|_| bytes[end] as char) else { break };
+            self.control(control, committed);
+            start = end + 1;
+        }
+    }
+
+    /// The line being written (not yet ended by a newline).
+    pub fn current_line(&self) -> &str {
+        &self.line
+    }
+
+    /// Commits the unfinished line as it stands, without adding a newline.
+    pub fn finish(&mut self, committed: &mut String) {
+        committed.push_str(&self.line);
+        self.line.clear();
+        self.cursor = 0;
+        self.at_end = true;
+    }
+
+    fn put_text(&mut self, text: &str, committed: &mut String) {
+        if self.at_end {
+            self.line.push_str(text);
+            if self.line.len() > self.max_line_bytes {
+                self.finish(committed);
+            }
+            return;
+        }
+        // Overwrite from the cursor, as a terminal does after `\r` or a backspace.
+        let mut chars: Vec<char> = self.line.chars().collect();
+        if chars.len() < self.cursor {
+            chars.resize(self.cursor, ' ');
+        }
+        for c in text.chars() {
+            if self.cursor < chars.len() {
+                chars[self.cursor] = c;
+            } else {
+                chars.push(c);
+            }
+            self.cursor += 1;
+        }
+        self.at_end = self.cursor >= chars.len();
+        self.line = chars.into_iter().collect();
+    }
+
+    fn control(&mut self, control: char, committed: &mut String) {
+        match control {
+            '\n' => {
+                committed.push_str(&self.line);
+                committed.push('\n');
+                self.line.clear();
+                self.cursor = 0;
+                self.at_end = true;
+            }
+            '\r' => {
+                self.cursor = 0;
+                self.at_end = self.line.is_empty();
+            }
+            CURSOR_LEFT => {
+                let col = self.column();
+                self.cursor = col.saturating_sub(1);
+                self.at_end = self.cursor >= self.line.chars().count();
+            }
+            ERASE_TO_END => {
+                if !self.at_end {
+                    let keep: String = self.line.chars().take(self.cursor).collect();
+                    self.line = keep;
+                    self.at_end = self.line.chars().count() <= self.cursor;
+                }
+            }
+            ERASE_LINE => {
+                self.cursor = self.column();
+                self.line.clear();
+                self.at_end = self.cursor == 0;
+            }
+            _ => {}
+        }
+    }
+
+    fn column(&self) -> usize {
+        if self.at_end {
+            self.line.chars().count()
+        } else {
+            self.cursor
+        }
+    }
+}
+
+/// What a person would read from a whole clean stream: lines as they finally show.
+pub fn collapse(clean: &str) -> String {
+    let mut out = String::with_capacity(clean.len());
+    let mut assembler = LineAssembler::new(usize::MAX);
+    assembler.feed(clean, &mut out);
+    assembler.finish(&mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::decode::decode_all;
+
+    fn text(raw: &[u8]) -> String {
+        collapse(&decode_all(raw))
+    }
+
+    #[test]
+    fn crlf_is_newline() {
+        assert_eq!(text(b"a\r\nb\r\n"), "a\nb\n");
+    }
+
+    #[test]
+    fn progress_bar_collapses_to_final_state() {
+        assert_eq!(text(b"10%\r50%\r100%\ndone\n"), "100%\ndone\n");
+    }
+
+    #[test]
+    fn shorter_redraw_keeps_tail_unless_erased() {
+        assert_eq!(text(b"100%\r50%\n"), "50%%\n");
+        assert_eq!(text(b"100%\r\x1b[K50%\n"), "50%\n");
+        assert_eq!(text(b"100%\x1b[2K\r50%\n"), "50%\n");
+    }
+
+    #[test]
+    fn backspace_overwrites() {
+        assert_eq!(text(b"abc\x08\x08XY\n"), "aXY\n");
+        assert_eq!(text(b"ab\x1b[2DZ\n"), "Zb\n");
+    }
+
+    #[test]
+    fn overwrite_with_wide_and_multibyte_chars() {
+        assert_eq!(text("héllo\rwö".as_bytes()), "wöllo");
+    }
+
+    #[test]
+    fn partial_line_is_visible_and_finished() {
+        let mut a = LineAssembler::default();
+        let mut out = String::new();
+        a.feed(">>> ", &mut out);
+        assert_eq!(out, "");
+        assert_eq!(a.current_line(), ">>> ");
+        a.finish(&mut out);
+        assert_eq!(out, ">>> ");
+    }
+
+    #[test]
+    fn long_line_is_soft_committed() {
+        let mut a = LineAssembler::new(8);
+        let mut out = String::new();
+        a.feed("0123456789abc", &mut out);
+        assert_eq!(out, "0123456789abc");
+        assert_eq!(a.current_line(), "");
+    }
+
+    #[test]
+    fn chunking_does_not_change_the_result() {
+        let raw = "x\r\n\x1b[1mbold\x1b[0m 12%\r\x1b[K99%\r\nend €\r\n".as_bytes();
+        let whole = text(raw);
+        for cut in 0..raw.len() {
+            let mut d = crate::output::decode::Decoder::new();
+            let mut a = LineAssembler::default();
+            let (mut clean, mut out) = (String::new(), String::new());
+            d.decode(&raw[..cut], &mut clean);
+            a.feed(&clean, &mut out);
+            clean.clear();
+            d.decode(&raw[cut..], &mut clean);
+            a.feed(&clean, &mut out);
+            a.finish(&mut out);
+            assert_eq!(out, whole, "cut at {cut}");
+        }
+    }
+}

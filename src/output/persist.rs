@@ -1,0 +1,235 @@
+//! Output on disk: `<ioDir>/<sessionId>/<handle>/{stdout.txt, stderr.txt, info.json}`.
+//!
+//! Text is written as each line completes, straight to the file (no user-space
+//! buffer), so a crash loses at most the line being written. Files are 0600 and
+//! directories 0700: output can hold secrets. A per-job cap keeps a runaway job from
+//! filling the disk; what the cap refused is counted and named in a marker.
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
+pub const DEFAULT_KEEP_JOB_DIRS: usize = 100;
+const INFO_FILE: &str = "info.json";
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+pub struct JobFiles {
+    dir: PathBuf,
+    stdout: File,
+    stderr: Option<File>,
+    cap: u64,
+    written: u64,
+    refused: u64,
+    failed: bool,
+}
+
+/// The metadata kept current in `info.json`.
+#[derive(Serialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct JobInfo {
+    pub handle: u32,
+    pub pid: Option<u32>,
+    pub command: String,
+    pub args: Option<Vec<String>>,
+    pub description: Option<String>,
+    pub directory: String,
+    pub mode: &'static str,
+    pub status: &'static str,
+    pub start_time: u64,
+    pub end_time: Option<u64>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+}
+
+/// Creates `dir` and its missing parents with mode 0700.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+impl JobFiles {
+    pub fn create(dir: &Path, separate_stderr: bool, cap: u64) -> io::Result<Self> {
+        create_private_dir(dir)?;
+        let stderr = if separate_stderr { Some(open_private(&dir.join("stderr.txt"))?) } else { None };
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            stdout: open_private(&dir.join("stdout.txt"))?,
+            stderr,
+            cap,
+            written: 0,
+            refused: 0,
+            failed: false,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn stdout_path(&self) -> PathBuf {
+        self.dir.join("stdout.txt")
+    }
+
+    pub fn write(&mut self, stream: Stream, text: &str) {
+        if text.is_empty() || self.failed {
+            return;
+        }
+        let room = self.cap.saturating_sub(self.written) as usize;
+        let mut take = text.len().min(room);
+        while take > 0 && !text.is_char_boundary(take) {
+            take -= 1;
+        }
+        self.refused += (text.len() - take) as u64;
+        if take == 0 {
+            return;
+        }
+        let file = match (stream, self.stderr.as_mut()) {
+            (Stream::Stderr, Some(f)) => f,
+            _ => &mut self.stdout,
+        };
+        // A full disk or a removed directory must not take the job down: persistence
+        // stops, the in-memory views go on.
+        if file.write_all(&text.as_bytes()[..take]).is_err() {
+            self.failed = true;
+            return;
+        }
+        self.written += take as u64;
+    }
+
+    /// Appends the cap marker if anything was refused. Called once, at the end.
+    pub fn finish(&mut self) {
+        if self.refused > 0 && !self.failed {
+            let marker = format!(
+                "\n[... the per-job disk cap of {} bytes was reached; {} more bytes were not saved ...]\n",
+                self.cap, self.refused
+            );
+            let _ = self.stdout.write_all(marker.as_bytes());
+        }
+    }
+
+    /// Rewrites `info.json` atomically: readers see the old or the new file, never half.
+    pub fn write_info(&self, info: &JobInfo) -> io::Result<()> {
+        let json = serde_json::to_vec_pretty(info).map_err(io::Error::other)?;
+        let tmp = self.dir.join(".info.json.tmp");
+        let mut file = open_private(&tmp)?;
+        file.write_all(&json)?;
+        drop(file);
+        fs::rename(&tmp, self.dir.join(INFO_FILE))
+    }
+}
+
+fn open_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+pub fn unix_millis(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// Keeps the newest `keep` job directories under `io_dir` (`<session>/<handle>`) and
+/// removes the rest. Only directories holding an `info.json` are ours to delete;
+/// anything else under `io_dir` is left alone.
+pub fn prune_job_dirs(io_dir: &Path, keep: usize) -> io::Result<usize> {
+    let mut jobs: Vec<(SystemTime, PathBuf)> = Vec::new();
+    let sessions = match fs::read_dir(io_dir) {
+        Ok(s) => s,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    for session in sessions.flatten() {
+        if !session.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            continue;
+        }
+        let Ok(handles) = fs::read_dir(session.path()) else { continue };
+        for job in handles.flatten() {
+            let info = job.path().join(INFO_FILE);
+            if let Ok(meta) = fs::symlink_metadata(&info) {
+                let when = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                jobs.push((when, job.path()));
+            }
+        }
+    }
+    if jobs.len() <= keep {
+        return Ok(0);
+    }
+    jobs.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut removed = 0;
+    for (_, dir) in jobs.into_iter().skip(keep) {
+        if fs::remove_dir_all(&dir).is_ok() {
+            removed += 1;
+            if let Some(parent) = dir.parent() {
+                // Succeeds only once the session directory is empty.
+                let _ = fs::remove_dir(parent);
+            }
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn files_are_private_and_capped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s").join("1");
+        let mut files = JobFiles::create(&dir, true, 10).unwrap();
+        files.write(Stream::Stdout, "0123456789abc");
+        files.write(Stream::Stderr, "more");
+        files.finish();
+        let out = fs::read_to_string(dir.join("stdout.txt")).unwrap();
+        assert!(out.starts_with("0123456789\n[... the per-job disk cap of 10 bytes was reached; 7 more"));
+        assert_eq!(fs::metadata(dir.join("stdout.txt")).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+    }
+
+    #[test]
+    fn prune_keeps_newest_and_ignores_foreign_dirs() {
+        let tmp = tempfile::tempdir().unwrap();
+        for h in 1..=5u32 {
+            let dir = tmp.path().join("sess").join(h.to_string());
+            let files = JobFiles::create(&dir, false, 100).unwrap();
+            let info = JobInfo {
+                handle: h,
+                pid: None,
+                command: "x".into(),
+                args: None,
+                description: None,
+                directory: ".".into(),
+                mode: "pty",
+                status: "exited",
+                start_time: 0,
+                end_time: None,
+                exit_code: Some(0),
+                signal: None,
+                error: None,
+            };
+            files.write_info(&info).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(15));
+        }
+        fs::create_dir_all(tmp.path().join("foreign").join("keepme")).unwrap();
+        assert_eq!(prune_job_dirs(tmp.path(), 2).unwrap(), 3);
+        assert!(tmp.path().join("sess/5").exists());
+        assert!(tmp.path().join("sess/4").exists());
+        assert!(!tmp.path().join("sess/1").exists());
+        assert!(tmp.path().join("foreign/keepme").exists());
+    }
+}

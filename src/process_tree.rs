@@ -1,0 +1,173 @@
+//! Finding every process that belongs to a job, and ending them.
+//!
+//! A job's processes are found three ways, because each alone misses some:
+//! - its session and process group (the job is a session leader): everything it
+//!   started, unless the process called `setsid`/`setpgid`;
+//! - the parent chain from the job's pid: children that left the session while their
+//!   parent lives;
+//! - the job's environment marker (`NATIVE_SHELL_JOB=<token>.<handle>`), inherited by
+//!   every descendant: double-forked daemons whose parent is gone.
+//!
+//! Only processes started no earlier than the job are examined, which keeps a scan
+//! to a few hundred `stat` reads and makes a pid reused by an older process harmless.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+
+#[derive(Clone, Debug)]
+pub struct ProcStat {
+    pub pid: i32,
+    pub ppid: i32,
+    pub pgrp: i32,
+    pub session: i32,
+    pub state: char,
+    pub start_ticks: u64,
+}
+
+impl ProcStat {
+    pub fn is_zombie(&self) -> bool {
+        matches!(self.state, 'Z' | 'X' | 'x')
+    }
+}
+
+/// Parses `/proc/<pid>/stat`. The command name may hold spaces and parentheses, so
+/// fields are counted from the last `)`.
+pub fn read_stat(pid: i32) -> Option<ProcStat> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // After the name: state(0) ppid(1) pgrp(2) session(3) ... starttime(19).
+    Some(ProcStat {
+        pid,
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        session: fields.get(3)?.parse().ok()?,
+        start_ticks: fields.get(19)?.parse().ok()?,
+    })
+}
+
+fn all_pids() -> Vec<i32> {
+    let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
+    dir.flatten().filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok())).collect()
+}
+
+fn has_marker(pid: i32, marker: &[u8]) -> bool {
+    match fs::read(format!("/proc/{pid}/environ")) {
+        Ok(env) => env.split(|&b| b == 0).any(|entry| entry == marker),
+        Err(_) => false,
+    }
+}
+
+/// What identifies one job's processes.
+pub struct JobIdentity<'a> {
+    pub pid: i32,
+    pub start_ticks: u64,
+    /// The whole `NAME=value` environment entry.
+    pub marker: &'a str,
+}
+
+/// Every live process of the job (the job's own pid included while it lives).
+pub fn job_processes(job: &JobIdentity<'_>) -> Vec<ProcStat> {
+    let me = std::process::id() as i32;
+    let candidates: Vec<ProcStat> = all_pids()
+        .into_iter()
+        .filter(|&p| p != me)
+        .filter_map(read_stat)
+        .filter(|s| s.start_ticks >= job.start_ticks && !s.is_zombie())
+        .collect();
+    let mut members: HashSet<i32> = candidates
+        .iter()
+        .filter(|s| s.pid == job.pid || s.session == job.pid || s.pgrp == job.pid)
+        .map(|s| s.pid)
+        .collect();
+    // Descendants through parent links, to a fixed point (the list is short).
+    let parents: HashMap<i32, i32> = candidates.iter().map(|s| (s.pid, s.ppid)).collect();
+    loop {
+        let before = members.len();
+        for (&pid, &ppid) in &parents {
+            if (ppid == job.pid || members.contains(&ppid)) && !members.contains(&pid) {
+                members.insert(pid);
+            }
+        }
+        if members.len() == before {
+            break;
+        }
+    }
+    let marker = job.marker.as_bytes();
+    for s in &candidates {
+        if !members.contains(&s.pid) && has_marker(s.pid, marker) {
+            members.insert(s.pid);
+        }
+    }
+    candidates.into_iter().filter(|s| members.contains(&s.pid)).collect()
+}
+
+/// The processes left running in the background: the roots of what survives the
+/// job's own process (those whose parent is not itself one of them).
+pub fn background_roots(procs: &[ProcStat], job_pid: i32) -> Vec<u32> {
+    let pids: HashSet<i32> = procs.iter().map(|p| p.pid).collect();
+    let mut roots: Vec<u32> = procs
+        .iter()
+        .filter(|p| p.pid != job_pid && !pids.contains(&p.ppid))
+        .map(|p| p.pid as u32)
+        .collect();
+    roots.sort_unstable();
+    roots
+}
+
+pub fn is_alive(pid: i32) -> bool {
+    read_stat(pid).is_some_and(|s| !s.is_zombie())
+}
+
+pub fn signal(pid: i32, sig: i32) {
+    if pid > 1 {
+        // SAFETY: kill(2) with a positive pid; failure (already gone) is fine.
+        unsafe {
+            libc::kill(pid, sig);
+        }
+    }
+}
+
+pub fn signal_group(pgid: i32, sig: i32) {
+    if pgid > 1 {
+        // SAFETY: kill(2) on a process group we created; failure is fine.
+        unsafe {
+            libc::kill(-pgid, sig);
+        }
+    }
+}
+
+/// Sends `sig` to the job's group and to each listed process.
+pub fn signal_all(job_pid: i32, procs: &[ProcStat], sig: i32) {
+    signal_group(job_pid, sig);
+    for p in procs {
+        signal(p.pid, sig);
+    }
+}
+
+/// The start time of a process, in clock ticks since boot.
+pub fn start_ticks(pid: i32) -> u64 {
+    read_stat(pid).map_or(0, |s| s.start_ticks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_own_stat() {
+        let me = std::process::id() as i32;
+        let s = read_stat(me).unwrap();
+        assert_eq!(s.pid, me);
+        assert!(s.start_ticks > 0);
+        assert!(is_alive(me));
+    }
+
+    #[test]
+    fn background_roots_skip_children_of_members() {
+        let p = |pid, ppid| ProcStat { pid, ppid, pgrp: 0, session: 0, state: 'S', start_ticks: 0 };
+        let procs = vec![p(10, 1), p(11, 10), p(12, 1)];
+        assert_eq!(background_roots(&procs, 99), vec![10, 12]);
+    }
+}

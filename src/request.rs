@@ -1,0 +1,128 @@
+//! What callers ask of the service and what it answers, as plain Rust values.
+//! The binding maps these one to one onto the JS contract of DESIGN.md.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::job::JobStatus;
+use crate::spawn::Mode;
+use crate::wait::WaitStatus;
+
+pub const DEFAULT_MAX_OUTPUT: usize = 16 * 1024;
+pub const DEFAULT_MAX_JOBS: usize = 64;
+pub const DEFAULT_COLS: u16 = 80;
+pub const DEFAULT_ROWS: u16 = 24;
+pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(200);
+pub const DEFAULT_INPUT_DELAY: Duration = Duration::from_millis(3000);
+pub const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_millis(30_000);
+
+#[derive(Clone, Debug, Default)]
+pub struct ServiceConfig {
+    pub project_root: Option<PathBuf>,
+    pub io_dir: Option<PathBuf>,
+    pub session_id: Option<String>,
+    pub env: Vec<(String, String)>,
+    pub max_jobs: Option<usize>,
+    pub history_limit: Option<usize>,
+    pub persist_output: Option<bool>,
+    pub disk_cap_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunRequest {
+    pub command: String,
+    /// Argv mode: `command` is the program, these its arguments, and no shell runs.
+    pub args: Option<Vec<String>>,
+    pub description: Option<String>,
+    pub directory: Option<String>,
+    pub mode: Mode,
+    pub cols: u16,
+    pub rows: u16,
+    pub env: Vec<(String, String)>,
+    pub timeout: Option<Duration>,
+    pub callback_delay: Option<Duration>,
+    pub callback_pattern: Option<String>,
+    pub max_output_size: usize,
+}
+
+impl RunRequest {
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            args: None,
+            description: None,
+            directory: None,
+            mode: Mode::Pty,
+            cols: DEFAULT_COLS,
+            rows: DEFAULT_ROWS,
+            env: Vec::new(),
+            timeout: None,
+            callback_delay: None,
+            callback_pattern: None,
+            max_output_size: DEFAULT_MAX_OUTPUT,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub handle: u32,
+    pub pid: Option<u32>,
+    pub command: String,
+    pub directory: String,
+    pub status: JobStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub output: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub background_pids: Vec<u32>,
+    pub matched: Option<String>,
+    pub truncated: bool,
+    pub total_bytes: u64,
+    pub output_dir: Option<String>,
+    pub started_at: u64,
+    pub duration_ms: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct InputRequest {
+    pub input: String,
+    pub keys: Vec<String>,
+    pub append_newline: bool,
+    pub delay: Option<Duration>,
+    pub pattern: Option<String>,
+    pub timeout: Option<Duration>,
+    pub max_output_size: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct InteractionResult {
+    pub handle: u32,
+    pub status: WaitStatus,
+    pub output: String,
+    pub matched: Option<String>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub running: bool,
+    pub truncated: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProcessInfo {
+    pub handle: u32,
+    pub pid: u32,
+    pub command: String,
+    pub description: Option<String>,
+    pub directory: String,
+    pub mode: Mode,
+    pub status: JobStatus,
+    pub started_at: u64,
+    pub duration_ms: u64,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub output_bytes: u64,
+    pub last_line: String,
+    pub background_pids: Vec<u32>,
+}

@@ -1,0 +1,601 @@
+//! The service: a registry of jobs behind small-integer handles, with limits,
+//! history, persistence settings and shutdown.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::{Duration, SystemTime};
+
+use tokio::io::unix::AsyncFd;
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
+
+use crate::driver;
+use crate::error::{ErrorCode, Result, ServiceError};
+use crate::history::{preview, History, HistoryEntry, DEFAULT_HISTORY_LIMIT, OUTPUT_PREVIEW_BYTES};
+use crate::job::{Input, Job, JobMeta, JobState, JobStatus};
+use crate::keys::{parse_key, Key};
+use crate::kill::{kill_job, kill_now, KillReport};
+use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
+use crate::output::{JobOutput, OutputLimits, View, Which};
+use crate::process_tree;
+use crate::request::*;
+use crate::spawn::{self, command, directory, env, Mode, ProcessIo, SpawnSpec};
+use crate::wait::{compile_pattern, WaitSpec, WaitStatus};
+use crate::watchdog;
+
+/// Largest command line accepted. Linux refuses a single argument over 128 KiB
+/// (MAX_ARG_STRLEN) at exec; refusing here gives a clear error instead.
+pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
+pub const MAX_TERMINAL_SIZE: u16 = 4096;
+pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
+pub const MAX_GRACE: Duration = Duration::from_secs(60);
+const MAX_SESSION_ID_LEN: usize = 128;
+
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    root: PathBuf,
+    io_dir: PathBuf,
+    session_id: String,
+    env: Vec<(String, String)>,
+    max_jobs: usize,
+    persist: bool,
+    disk_cap: u64,
+    /// `<process token>-<service number>`: tells this service's jobs from any other's.
+    token: String,
+    jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
+    next_handle: AtomicU32,
+    history: Arc<Mutex<History>>,
+    runtime: Handle,
+}
+
+/// Every live service in this process, for the synchronous kill at process exit.
+static SERVICES: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
+static NEXT_SERVICE: AtomicU64 = AtomicU64::new(1);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A random token for this process (its jobs' owner marker).
+pub fn process_token() -> &'static str {
+    static TOKEN: OnceLock<String> = OnceLock::new();
+    TOKEN.get_or_init(|| random_hex(8))
+}
+
+pub fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    let filled = std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf));
+    if filled.is_err() {
+        // No /dev/urandom (a chroot?): time and pid still separate concurrent services.
+        let seed = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+            ^ u128::from(std::process::id());
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (seed >> ((i % 16) * 8)) as u8;
+        }
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn valid_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_SESSION_ID_LEN
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn default_io_dir() -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    home.join(".gemini").join("io")
+}
+
+fn owner_entry() -> String {
+    format!("{}={}", env::OWNER_MARKER, process_token())
+}
+
+impl Service {
+    /// Creates a service whose jobs run on `runtime`.
+    pub fn new(config: ServiceConfig, runtime: Handle) -> Result<Self> {
+        let root = match config.project_root {
+            Some(root) => root,
+            None => std::env::current_dir()
+                .map_err(|e| ServiceError::new(ErrorCode::InvalidDirectory, format!("no current directory: {e}")))?,
+        };
+        let root = root.canonicalize().map_err(|e| {
+            ServiceError::new(ErrorCode::InvalidDirectory, format!("project root {} cannot be used: {e}", root.display()))
+        })?;
+        let session_id = config.session_id.unwrap_or_else(|| random_hex(8));
+        if !valid_session_id(&session_id) {
+            return Err(ServiceError::invalid(format!(
+                "sessionId {session_id:?} must be 1 to {MAX_SESSION_ID_LEN} characters of A-Z, a-z, 0-9, _ and -"
+            )));
+        }
+        env::validate_pairs(&config.env)?;
+        let max_jobs = config.max_jobs.unwrap_or(DEFAULT_MAX_JOBS);
+        if max_jobs == 0 {
+            return Err(ServiceError::invalid("maxJobs must be at least 1"));
+        }
+        let io_dir = config.io_dir.unwrap_or_else(default_io_dir);
+        if io_dir.as_os_str().is_empty() || io_dir.to_string_lossy().contains('\0') {
+            return Err(ServiceError::invalid("ioDir must be a non-empty path without NUL bytes"));
+        }
+        let persist = config.persist_output.unwrap_or(true);
+        if persist {
+            let dir = io_dir.clone();
+            // Retention is housekeeping: off the caller's thread, and its failure is harmless.
+            runtime.spawn_blocking(move || persist::prune_job_dirs(&dir, DEFAULT_KEEP_JOB_DIRS));
+        }
+        let token = format!("{}-{}", process_token(), NEXT_SERVICE.fetch_add(1, Ordering::Relaxed));
+        let inner = Arc::new(Inner {
+            root,
+            io_dir,
+            session_id,
+            env: config.env,
+            max_jobs,
+            persist,
+            disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
+            token,
+            jobs: Mutex::new(BTreeMap::new()),
+            next_handle: AtomicU32::new(1),
+            history: Arc::new(Mutex::new(History::new(config.history_limit.unwrap_or(DEFAULT_HISTORY_LIMIT)))),
+            runtime,
+        });
+        let mut services = lock(&SERVICES);
+        services.retain(|w| w.strong_count() > 0);
+        services.push(Arc::downgrade(&inner));
+        Ok(Self { inner })
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.inner.session_id
+    }
+
+    pub fn project_root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    pub fn session_dir(&self) -> PathBuf {
+        self.inner.io_dir.join(&self.inner.session_id)
+    }
+
+    fn job(&self, handle: u32) -> Result<Arc<Job>> {
+        lock(&self.inner.jobs).get(&handle).cloned().ok_or_else(|| ServiceError::not_found(handle))
+    }
+
+    /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
+    pub async fn run(&self, req: RunRequest) -> Result<RunResult> {
+        validate_run(&req)?;
+        let pattern = req.callback_pattern.as_deref().map(compile_pattern).transpose()?;
+        let workdir = directory::resolve(&self.inner.root, req.directory.as_deref())?;
+        let running = lock(&self.inner.jobs).values().filter(|j| j.is_running()).count();
+        if running >= self.inner.max_jobs {
+            return Err(ServiceError::new(
+                ErrorCode::LimitReached,
+                format!("{running} jobs are running, the limit is {}; kill or wait for one first", self.inner.max_jobs),
+            ));
+        }
+        let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
+        let started_at = SystemTime::now();
+        let job = match self.start_job(handle, &req, &workdir) {
+            Ok(job) => job,
+            Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
+        };
+        let spec = WaitSpec { pattern, delay: req.callback_delay, timeout: req.timeout, max_output: req.max_output_size };
+        let outcome = job.begin_wait(spec).outcome().await;
+        if outcome.status == WaitStatus::TimedOut {
+            kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
+        }
+        Ok(run_result(&job, req.max_output_size, outcome.matched))
+    }
+
+    fn start_job(&self, handle: u32, req: &RunRequest, workdir: &directory::WorkingDir) -> std::io::Result<Arc<Job>> {
+        let inner = &self.inner;
+        let owner = owner_entry();
+        watchdog::ensure_started(&owner);
+        let job_marker = format!("{}.{}", inner.token, handle);
+        let env = env::build(&env::EnvLayers {
+            service: &inner.env,
+            call: &req.env,
+            term: (req.mode == Mode::Pty).then_some("xterm-256color"),
+            job_marker: &job_marker,
+            owner_marker: process_token(),
+        });
+        let (program, args) = command::program_and_args(&req.command, req.args.as_deref());
+        let started_at = SystemTime::now();
+        let started = std::time::Instant::now();
+        let _guard = inner.runtime.enter();
+        let spawned = spawn::spawn(SpawnSpec {
+            program,
+            args,
+            env,
+            cwd: &workdir.fd,
+            mode: req.mode,
+            cols: req.cols,
+            rows: req.rows,
+        })?;
+        let files = if inner.persist {
+            let dir = inner.io_dir.join(&inner.session_id).join(handle.to_string());
+            // Without a writable ioDir the job still runs; its output stays in memory.
+            JobFiles::create(&dir, req.mode == Mode::Pipes, inner.disk_cap).ok()
+        } else {
+            None
+        };
+        let screen = (req.mode == Mode::Pty).then_some((req.cols, req.rows));
+        let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen, files);
+        let meta = JobMeta {
+            handle,
+            pid: spawned.pid,
+            command: req.command.clone(),
+            args: req.args.clone(),
+            description: req.description.clone(),
+            directory: workdir.display.clone(),
+            mode: req.mode,
+            started_at,
+            started,
+            marker_entry: format!("{}={}", env::JOB_MARKER, job_marker),
+            start_ticks: process_tree::start_ticks(spawned.pid as i32),
+        };
+        let (tx, rx) = mpsc::unbounded_channel();
+        let on_exit = self.history_recorder();
+        let job = match spawned.io {
+            ProcessIo::Pty { master, fd } => {
+                // SAFETY: the OwnedFd moves into the AsyncFd and stays open, unchanged,
+                // for its whole life.
+                let fd = unsafe { AsyncFd::register(fd) }.map_err(|e| std::io::Error::other(e.to_string()))?;
+                let fd = Arc::new(fd);
+                let job = Arc::new(Job::new(meta, output, tx, Some(master)));
+                inner.runtime.spawn(driver::write_pty(fd.clone(), rx));
+                inner.runtime.spawn(driver::drive_pty(job.clone(), spawned.child, fd, on_exit));
+                job
+            }
+            ProcessIo::Pipes { stdin, stdout, stderr } => {
+                let job = Arc::new(Job::new(meta, output, tx, None));
+                inner.runtime.spawn(driver::write_pipe(stdin, rx));
+                inner.runtime.spawn(driver::drive_pipes(job.clone(), spawned.child, stdout, stderr, on_exit));
+                job
+            }
+        };
+        {
+            let state = job.state();
+            job.write_info(&state);
+        }
+        lock(&inner.jobs).insert(handle, job.clone());
+        Ok(job)
+    }
+
+    fn history_recorder(&self) -> driver::OnExit {
+        let history = Arc::downgrade(&self.inner.history);
+        Box::new(move |job: &Arc<Job>| {
+            let Some(history) = history.upgrade() else { return };
+            let entry = {
+                let state = job.state();
+                let output = state.output.excerpt(Which::Combined, OUTPUT_PREVIEW_BYTES * 2).text;
+                history_entry(&job.meta, &state, preview(&output, OUTPUT_PREVIEW_BYTES))
+            };
+            lock(&history).record(entry);
+        })
+    }
+
+    fn failed_result(
+        &self,
+        handle: u32,
+        req: &RunRequest,
+        directory: &str,
+        started_at: SystemTime,
+        error: std::io::Error,
+    ) -> RunResult {
+        let program = req.args.as_ref().map_or("bash", |_| req.command.as_str());
+        let message = format!("failed to start {program:?}: {error}");
+        lock(&self.inner.history).record(HistoryEntry {
+            handle,
+            command: req.command.clone(),
+            args: req.args.clone(),
+            directory: directory.to_string(),
+            status: JobStatus::Failed.as_str(),
+            started_at: unix_millis(started_at),
+            duration_ms: 0,
+            exit_code: None,
+            signal: None,
+            error: Some(message.clone()),
+            output: String::new(),
+        });
+        RunResult {
+            handle,
+            pid: None,
+            command: req.command.clone(),
+            directory: directory.to_string(),
+            status: JobStatus::Failed,
+            stdout: String::new(),
+            stderr: String::new(),
+            output: String::new(),
+            exit_code: None,
+            signal: None,
+            error: Some(message),
+            background_pids: Vec::new(),
+            matched: None,
+            truncated: false,
+            total_bytes: 0,
+            output_dir: None,
+            started_at: unix_millis(started_at),
+            duration_ms: 0,
+        }
+    }
+
+    /// Writes input (and keys) to a running job, then waits as `waitFor` does.
+    pub async fn send_input(&self, handle: u32, req: InputRequest) -> Result<InteractionResult> {
+        let job = self.job(handle)?;
+        let pattern = req.pattern.as_deref().map(compile_pattern).transpose()?;
+        let pty = job.meta.mode == Mode::Pty;
+        let mut writes: Vec<Input> = Vec::new();
+        let mut data = req.input.into_bytes();
+        if req.append_newline && !data.is_empty() {
+            data.push(b'\n');
+        }
+        if data.len() > MAX_INPUT_BYTES {
+            return Err(ServiceError::invalid(format!("input is {} bytes; at most {MAX_INPUT_BYTES}", data.len())));
+        }
+        if !data.is_empty() {
+            writes.push(Input::Data(data));
+        }
+        for name in &req.keys {
+            writes.push(match parse_key(name, pty)? {
+                Key::Bytes(b) => Input::Data(b),
+                Key::EndOfInput => Input::Close,
+            });
+        }
+        let _turn = job.interaction.lock().await;
+        if !job.is_running() {
+            return Ok(finished_interaction(&job, req.max_output_size));
+        }
+        // A pattern waits for the pattern; only without one does the delay apply.
+        let delay = if pattern.is_some() { None } else { req.delay };
+        let spec = WaitSpec { pattern, delay, timeout: req.timeout, max_output: req.max_output_size };
+        let pending = job.begin_wait(spec);
+        for input in writes {
+            job.send_input(input);
+        }
+        let outcome = pending.outcome().await;
+        Ok(interaction(&job, outcome))
+    }
+
+    /// Waits for a pattern (or exit, or timeout) without writing anything.
+    pub async fn wait_for(&self, handle: u32, pattern: Option<&str>, timeout: Option<Duration>, max_output: usize) -> Result<InteractionResult> {
+        let job = self.job(handle)?;
+        let pattern = pattern.map(compile_pattern).transpose()?;
+        let _turn = job.interaction.lock().await;
+        if !job.is_running() {
+            return Ok(finished_interaction(&job, max_output));
+        }
+        let outcome = job.begin_wait(WaitSpec { pattern, delay: None, timeout, max_output }).outcome().await;
+        Ok(interaction(&job, outcome))
+    }
+
+    /// Raw bytes to the job's terminal or stdin, with no waiting. A finished job
+    /// ignores them.
+    pub fn write_input(&self, handle: u32, data: Vec<u8>) -> Result<()> {
+        let job = self.job(handle)?;
+        if data.len() > MAX_INPUT_BYTES {
+            return Err(ServiceError::invalid(format!("input is {} bytes; at most {MAX_INPUT_BYTES}", data.len())));
+        }
+        if job.is_running() && !data.is_empty() {
+            job.send_input(Input::Data(data));
+        }
+        Ok(())
+    }
+
+    pub fn is_active(&self, handle: u32) -> bool {
+        self.job(handle).map(|j| j.is_running()).unwrap_or(false)
+    }
+
+    pub fn list(&self) -> Vec<ProcessInfo> {
+        let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
+        jobs.iter().map(|job| process_info(job)).collect()
+    }
+
+    pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
+        Ok(self.job(handle)?.view(view, tail_bytes))
+    }
+
+    pub fn resize(&self, handle: u32, cols: u16, rows: u16) -> Result<()> {
+        validate_size(cols, rows)?;
+        let job = self.job(handle)?;
+        if !job.is_running() {
+            return Ok(());
+        }
+        job.resize(cols, rows).map_err(|e| ServiceError::invalid(format!("resize failed: {e}")))
+    }
+
+    pub async fn kill(&self, handle: u32, grace: Duration) -> Result<KillReport> {
+        if grace > MAX_GRACE {
+            return Err(ServiceError::invalid(format!("graceMs may be at most {}", MAX_GRACE.as_millis())));
+        }
+        let job = self.job(handle)?;
+        Ok(kill_job(&job, grace, JobStatus::Killed).await)
+    }
+
+    /// Forgets a job; a running one is killed first (in the background).
+    pub fn remove(&self, handle: u32) -> Result<()> {
+        let job = lock(&self.inner.jobs).remove(&handle).ok_or_else(|| ServiceError::not_found(handle))?;
+        self.inner.runtime.spawn(async move {
+            kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await;
+        });
+        Ok(())
+    }
+
+    pub fn history(&self, limit: Option<usize>) -> Vec<HistoryEntry> {
+        lock(&self.inner.history).list(limit)
+    }
+
+    pub fn clear_history(&self) -> usize {
+        lock(&self.inner.history).clear()
+    }
+
+    /// Kills every job (and what it started) and waits for them.
+    pub async fn shutdown(&self) {
+        let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
+        let mut set = tokio::task::JoinSet::new();
+        for job in jobs {
+            set.spawn_on(async move { kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await }, &self.inner.runtime);
+        }
+        while set.join_next().await.is_some() {}
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        // A service dropped without shutdown still leaves no process behind.
+        kill_all_jobs_now(&self.inner);
+    }
+}
+
+fn kill_all_jobs_now(inner: &Inner) {
+    let jobs: Vec<Arc<Job>> = lock(&inner.jobs).values().cloned().collect();
+    for job in jobs {
+        kill_now(&job);
+        job.close();
+    }
+}
+
+/// Synchronous SIGKILL of every job of every service in this process: for the
+/// process-exit hook, where nothing asynchronous runs any more.
+pub fn kill_everything_now() {
+    let services: Vec<Arc<Inner>> = lock(&SERVICES).iter().filter_map(Weak::upgrade).collect();
+    for inner in services {
+        kill_all_jobs_now(&inner);
+    }
+}
+
+fn validate_size(cols: u16, rows: u16) -> Result<()> {
+    if cols == 0 || rows == 0 || cols > MAX_TERMINAL_SIZE || rows > MAX_TERMINAL_SIZE {
+        return Err(ServiceError::invalid(format!(
+            "terminal size {cols}x{rows} is out of range (1 to {MAX_TERMINAL_SIZE} each)"
+        )));
+    }
+    Ok(())
+}
+
+fn validate_run(req: &RunRequest) -> Result<()> {
+    if req.command.trim().is_empty() {
+        return Err(ServiceError::invalid("command is empty"));
+    }
+    if req.command.len() > MAX_COMMAND_BYTES {
+        return Err(ServiceError::invalid(format!(
+            "command is {} bytes; at most {MAX_COMMAND_BYTES} are accepted",
+            req.command.len()
+        )));
+    }
+    if req.command.contains('\0') {
+        return Err(ServiceError::invalid("command contains a NUL byte"));
+    }
+    if let Some(args) = &req.args {
+        if args.iter().any(|a| a.contains('\0')) {
+            return Err(ServiceError::invalid("an argument contains a NUL byte"));
+        }
+    }
+    if req.max_output_size == 0 {
+        return Err(ServiceError::invalid("maxOutputSize must be at least 1"));
+    }
+    validate_size(req.cols, req.rows)?;
+    env::validate_pairs(&req.env)
+}
+
+fn duration_ms(job: &Job, state: &JobState) -> u64 {
+    state.duration.unwrap_or_else(|| job.meta.started.elapsed()).as_millis() as u64
+}
+
+fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunResult {
+    let mut state = job.state();
+    let separate = job.meta.mode == Mode::Pipes;
+    let stdout = state.output.excerpt(Which::Stdout, limit);
+    let stderr = if separate { state.output.excerpt(Which::Stderr, limit) } else { Default::default() };
+    let output = state.output.excerpt(Which::Combined, limit);
+    state.delivered = state.output.text_len();
+    RunResult {
+        handle: job.meta.handle,
+        pid: Some(job.meta.pid),
+        command: job.meta.command.clone(),
+        directory: job.meta.directory.clone(),
+        status: state.status,
+        truncated: stdout.truncated || stderr.truncated || output.truncated,
+        stdout: stdout.text,
+        stderr: stderr.text,
+        output: output.text,
+        exit_code: state.exit_code,
+        signal: state.signal,
+        error: state.error.clone(),
+        background_pids: state.background_pids.clone(),
+        matched,
+        total_bytes: state.output.total_bytes(),
+        output_dir: state.output.files().map(|f| f.dir().display().to_string()),
+        started_at: unix_millis(job.meta.started_at),
+        duration_ms: duration_ms(job, &state),
+    }
+}
+
+fn interaction(job: &Arc<Job>, outcome: crate::wait::WaitOutcome) -> InteractionResult {
+    let state = job.state();
+    InteractionResult {
+        handle: job.meta.handle,
+        status: outcome.status,
+        output: outcome.output,
+        matched: outcome.matched,
+        exit_code: state.exit_code,
+        signal: state.signal,
+        running: state.status == JobStatus::Running,
+        truncated: outcome.truncated,
+    }
+}
+
+fn finished_interaction(job: &Arc<Job>, limit: usize) -> InteractionResult {
+    let output = job.take_undelivered(limit);
+    let state = job.state();
+    InteractionResult {
+        handle: job.meta.handle,
+        status: WaitStatus::Exited,
+        output,
+        matched: None,
+        exit_code: state.exit_code,
+        signal: state.signal,
+        running: false,
+        truncated: false,
+    }
+}
+
+fn process_info(job: &Arc<Job>) -> ProcessInfo {
+    let state = job.state();
+    ProcessInfo {
+        handle: job.meta.handle,
+        pid: job.meta.pid,
+        command: job.meta.command.clone(),
+        description: job.meta.description.clone(),
+        directory: job.meta.directory.clone(),
+        mode: job.meta.mode,
+        status: state.status,
+        started_at: unix_millis(job.meta.started_at),
+        duration_ms: duration_ms(job, &state),
+        exit_code: state.exit_code,
+        signal: state.signal,
+        output_bytes: state.output.total_bytes(),
+        last_line: state.output.last_line(),
+        background_pids: state.background_pids.clone(),
+    }
+}
+
+fn history_entry(meta: &JobMeta, state: &JobState, output: String) -> HistoryEntry {
+    HistoryEntry {
+        handle: meta.handle,
+        command: meta.command.clone(),
+        args: meta.args.clone(),
+        directory: meta.directory.clone(),
+        status: state.status.as_str(),
+        started_at: unix_millis(meta.started_at),
+        duration_ms: state.duration.map_or(0, |d| d.as_millis() as u64),
+        exit_code: state.exit_code,
+        signal: state.signal,
+        error: state.error.clone(),
+        output,
+    }
+}

@@ -1,0 +1,92 @@
+//! The working directory of a job: relative to the project root and never outside it.
+//!
+//! The check resolves symlinks, then the directory is opened and the *opened* file is
+//! checked again through `/proc/self/fd`; the child enters it with `fchdir` on that
+//! descriptor. A symlink swapped in after the check therefore changes nothing: the
+//! job runs in the directory that was verified.
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{ErrorCode, Result, ServiceError};
+
+pub struct WorkingDir {
+    /// The directory as the caller named it (`.` for the root), for results and lists.
+    pub display: String,
+    pub path: PathBuf,
+    pub fd: OwnedFd,
+}
+
+fn refuse(message: String) -> ServiceError {
+    ServiceError::new(ErrorCode::InvalidDirectory, message)
+}
+
+/// Resolves `requested` against `root` (already canonical).
+pub fn resolve(root: &Path, requested: Option<&str>) -> Result<WorkingDir> {
+    let requested = requested.unwrap_or("").trim();
+    if requested.contains('\0') {
+        return Err(refuse("directory contains a NUL byte".into()));
+    }
+    let relative = Path::new(requested);
+    if relative.components().any(|c| matches!(c, Component::RootDir | Component::Prefix(_))) {
+        return Err(refuse(format!("directory must be relative to the project root, not absolute: {requested}")));
+    }
+    let joined = root.join(relative);
+    let canonical = joined
+        .canonicalize()
+        .map_err(|e| refuse(format!("directory {requested:?} cannot be used: {e}")))?;
+    ensure_inside(root, &canonical, requested)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(&canonical)
+        .map_err(|e| refuse(format!("directory {requested:?} cannot be opened: {e}")))?;
+    let opened = opened_path(&file).unwrap_or_default();
+    ensure_inside(root, &opened, requested)?;
+    let display = if requested.is_empty() { ".".to_string() } else { requested.to_string() };
+    Ok(WorkingDir { display, path: opened, fd: OwnedFd::from(file) })
+}
+
+fn ensure_inside(root: &Path, path: &Path, requested: &str) -> Result<()> {
+    if path.starts_with(root) {
+        Ok(())
+    } else {
+        Err(refuse(format!("directory {requested:?} leads outside the project root")))
+    }
+}
+
+fn opened_path(file: &File) -> Option<PathBuf> {
+    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("sub/inner")).unwrap();
+        (tmp, root)
+    }
+
+    #[test]
+    fn accepts_inside() {
+        let (_t, root) = root();
+        assert_eq!(resolve(&root, None).unwrap().path, root);
+        assert_eq!(resolve(&root, Some("sub/inner")).unwrap().path, root.join("sub/inner"));
+        assert_eq!(resolve(&root, Some("sub/../sub")).unwrap().path, root.join("sub"));
+    }
+
+    #[test]
+    fn refuses_escapes() {
+        let (_t, root) = root();
+        std::os::unix::fs::symlink("/tmp", root.join("out")).unwrap();
+        for bad in ["/tmp", "..", "sub/../..", "out", "missing", "a\0b"] {
+            let err = resolve(&root, Some(bad)).err().unwrap();
+            assert_eq!(err.code, ErrorCode::InvalidDirectory, "{bad}");
+        }
+    }
+}

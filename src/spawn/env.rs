@@ -1,0 +1,59 @@
+//! The environment of a job: inherited, then the service's, then the call's, then
+//! the markers every job carries.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+
+use crate::error::{Result, ServiceError};
+
+/// Names a job's processes so they can be found again even after they leave its
+/// process group or session (see `process_tree`). Value: `<service token>.<handle>`.
+pub const JOB_MARKER: &str = "NATIVE_SHELL_JOB";
+/// Names the Node process that owns a job; the watchdog kills by it when that dies.
+pub const OWNER_MARKER: &str = "NATIVE_SHELL_OWNER";
+
+/// Variables every job gets, last, so callers cannot switch them off by accident.
+const FIXED: &[(&str, &str)] = &[
+    ("GEMINI_CLI", "1"),
+    // Seed 000 names the variable this way; scripts written against it keep working.
+    ("ASIMI_CLI", "1"),
+    ("PAGER", "cat"),
+    ("GIT_PAGER", "cat"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+];
+
+pub fn validate_pairs(pairs: &[(String, String)]) -> Result<()> {
+    for (key, value) in pairs {
+        if key.is_empty() || key.contains('=') || key.contains('\0') {
+            return Err(ServiceError::invalid(format!("invalid environment variable name {key:?}")));
+        }
+        if value.contains('\0') {
+            return Err(ServiceError::invalid(format!("environment variable {key} contains a NUL byte")));
+        }
+    }
+    Ok(())
+}
+
+pub struct EnvLayers<'a> {
+    pub service: &'a [(String, String)],
+    pub call: &'a [(String, String)],
+    pub term: Option<&'a str>,
+    pub job_marker: &'a str,
+    pub owner_marker: &'a str,
+}
+
+pub fn build(layers: &EnvLayers<'_>) -> Vec<(OsString, OsString)> {
+    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    for (k, v) in layers.service.iter().chain(layers.call) {
+        env.insert(k.into(), v.into());
+    }
+    for (k, v) in FIXED {
+        env.insert(k.into(), v.into());
+    }
+    if let Some(term) = layers.term {
+        env.insert("TERM".into(), term.into());
+    }
+    env.insert(JOB_MARKER.into(), layers.job_marker.into());
+    env.insert(OWNER_MARKER.into(), layers.owner_marker.into());
+    env.into_iter().collect()
+}

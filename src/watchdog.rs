@@ -1,0 +1,72 @@
+//! The last line of defence against orphans: a tiny watcher process per Node process.
+//!
+//! Exit hooks cover a normal exit, but a host killed by SIGKILL (or dying of a signal
+//! it does not handle) runs no code. A PTY hang-up does not reach `setsid` children,
+//! and pipe jobs have no terminal at all. So a watcher holds the read end of a pipe
+//! whose only writer is this process: when the host dies, for any reason, the kernel
+//! closes the write end, the watcher reads EOF and kills every process carrying this
+//! host's owner marker in its environment.
+//!
+//! The watcher is `bash` running a fixed script; the token reaches it as an argument,
+//! never spliced into the script. It ignores SIGINT and SIGHUP (a Ctrl-C or a closed
+//! terminal aimed at the host must not kill the watcher first) and runs in its own
+//! session.
+
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use crate::spawn::env::{JOB_MARKER, OWNER_MARKER};
+
+const SCRIPT: &str = r#"
+trap '' INT HUP
+read -r _
+for round in 1 2 3 4 5; do
+  pids=$(grep -lsxzF -- "$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)
+  [ -z "$pids" ] && exit 0
+  kill -KILL $pids 2>/dev/null
+  sleep 0.05
+done
+"#;
+
+struct Watchdog {
+    /// Held open for the life of the process; closing it is the signal.
+    _write_end: OwnedFd,
+}
+
+static WATCHDOG: OnceLock<Mutex<Option<Watchdog>>> = OnceLock::new();
+
+/// Starts the watcher for `owner_entry` (`NATIVE_SHELL_OWNER=<token>`) once.
+pub fn ensure_started(owner_entry: &str) {
+    let slot = WATCHDOG.get_or_init(|| Mutex::new(None));
+    let Ok(mut guard) = slot.lock() else { return };
+    if guard.is_none() {
+        // Without a watcher jobs still die on a normal exit; only the crash path is lost.
+        *guard = start(owner_entry).ok();
+    }
+}
+
+fn start(owner_entry: &str) -> io::Result<Watchdog> {
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 fills two descriptors that we immediately own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned nowhere else.
+    let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(SCRIPT)
+        .arg("native-shell-watchdog")
+        .arg(owner_entry)
+        .env_remove(JOB_MARKER)
+        .env_remove(OWNER_MARKER)
+        .stdin(Stdio::from(read_end))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    cmd.spawn()?;
+    Ok(Watchdog { _write_end: write_end })
+}
