@@ -1,0 +1,43 @@
+//! Core errors → JS errors whose `code` is the stable code of DESIGN.md.
+
+use napi::bindgen_prelude::{JsObjectValue, ToNapiValue};
+use napi::{sys, Env, JsValue};
+
+use crate::error::ServiceError;
+
+/// A JS `Error` with `message` and our `code`, wrapped so napi throws (or rejects
+/// with) exactly this object. napi's own errors can only carry its fixed statuses.
+pub fn js_error(env: &Env, e: &ServiceError) -> napi::Error {
+    let build = || -> napi::Result<napi::Error> {
+        let mut error = env.create_error(napi::Error::new(napi::Status::GenericFailure, e.message.clone()))?;
+        error.set_named_property("code", e.code.as_str())?;
+        Ok(napi::Error::from(error.to_unknown()))
+    };
+    build().unwrap_or_else(|fallback| fallback)
+}
+
+/// The outcome of a call, converted on the JS thread: a value, or our error object
+/// (thrown by a sync method, the rejection of an async one).
+pub enum Settled<T> {
+    Ok(T),
+    Err(ServiceError),
+}
+
+impl<T> From<crate::error::Result<T>> for Settled<T> {
+    fn from(r: crate::error::Result<T>) -> Self {
+        match r {
+            Ok(v) => Settled::Ok(v),
+            Err(e) => Settled::Err(e),
+        }
+    }
+}
+
+impl<T: ToNapiValue> ToNapiValue for Settled<T> {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        match val {
+            Settled::Ok(v) => unsafe { T::to_napi_value(env, v) },
+            Settled::Err(e) => Err(js_error(&Env::from_raw(env), &e)),
+        }
+    }
+}
+

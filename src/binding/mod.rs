@@ -1,0 +1,7 @@
+//! The napi binding: the only code that knows about Node. Thin by design: convert
+//! arguments, call the core, convert results, map errors to stable codes.
+
+mod errors;
+
+mod service;
+mod types;

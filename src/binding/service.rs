@@ -1,0 +1,180 @@
+//! `ShellExecutionService`, the JS class: argument conversion around `crate::service`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{Buffer, Either};
+use napi::Env;
+use napi_derive::napi;
+
+use super::errors::{js_error, Settled};
+use crate::error::{self as core_error, ServiceError};
+use super::types::*;
+use crate::output::View;
+use crate::request::DEFAULT_KILL_GRACE;
+use crate::service::{kill_everything_now, Service};
+
+#[napi(js_name = "ShellExecutionService")]
+pub struct JsShellExecutionService {
+    inner: Arc<Service>,
+}
+
+/// Jobs die with the Node environment: on a normal exit this hook kills them
+/// synchronously; the watchdog covers deaths that run no hook.
+fn register_exit_hook(env: &Env) {
+    static REGISTERED: AtomicBool = AtomicBool::new(false);
+    if !REGISTERED.swap(true, Ordering::SeqCst) && env.add_env_cleanup_hook((), |_| kill_everything_now()).is_err() {
+        REGISTERED.store(false, Ordering::SeqCst);
+    }
+}
+
+fn handle_arg(handle: f64) -> core_error::Result<u32> {
+    Ok(whole("handle", Some(handle), f64::from(u32::MAX))?.unwrap_or_default() as u32)
+}
+
+#[napi]
+impl JsShellExecutionService {
+    #[napi(constructor)]
+    pub fn new(env: Env, options: Option<ServiceOptions>) -> napi::Result<Self> {
+        register_exit_hook(&env);
+        let create = || -> core_error::Result<Service> {
+            let config = match options {
+                Some(o) => o.into_config()?,
+                None => Default::default(),
+            };
+            let runtime = napi::bindgen_prelude::within_runtime_if_available(tokio::runtime::Handle::try_current)
+                .map_err(|e| ServiceError::invalid(format!("no async runtime: {e}")))?;
+            Service::new(config, runtime)
+        };
+        match create() {
+            Ok(service) => Ok(Self { inner: Arc::new(service) }),
+            Err(e) => Err(js_error(&env, &e)),
+        }
+    }
+
+    /// The session's output directory (`<ioDir>/<sessionId>`).
+    #[napi(getter)]
+    pub fn output_dir(&self) -> String {
+        self.inner.session_dir().display().to_string()
+    }
+
+    #[napi(getter)]
+    pub fn session_id(&self) -> String {
+        self.inner.session_id().to_string()
+    }
+
+    #[napi(ts_return_type = "Promise<RunResult>")]
+    pub async fn run(&self, command: String, options: Option<RunOptions>) -> napi::Result<Settled<RunResult>> {
+        let result = async {
+            let req = run_request(command, options)?;
+            self.inner.run(req).await.map(RunResult::from)
+        };
+        Ok(result.await.into())
+    }
+
+    #[napi(ts_return_type = "Promise<InteractionResult>")]
+    pub async fn send_input(
+        &self,
+        handle: f64,
+        input: String,
+        options: Option<SendInputOptions>,
+    ) -> napi::Result<Settled<InteractionResult>> {
+        let result = async {
+            let req = input_request(input, options)?;
+            self.inner.send_input(handle_arg(handle)?, req).await.map(InteractionResult::from)
+        };
+        Ok(result.await.into())
+    }
+
+    #[napi(ts_return_type = "Promise<InteractionResult>")]
+    pub async fn wait_for(&self, handle: f64, options: Option<WaitOptions>) -> napi::Result<Settled<InteractionResult>> {
+        let result = async {
+            let (pattern, timeout, max) = wait_args(options)?;
+            let handle = handle_arg(handle)?;
+            self.inner.wait_for(handle, pattern.as_deref(), Some(timeout), max).await.map(InteractionResult::from)
+        };
+        Ok(result.await.into())
+    }
+
+    #[napi(ts_return_type = "void")]
+    pub fn write_to_pty(&self, handle: f64, data: Either<String, Buffer>) -> Settled<()> {
+        let bytes = match data {
+            Either::A(s) => s.into_bytes(),
+            Either::B(b) => b.to_vec(),
+        };
+        handle_arg(handle).and_then(|h| self.inner.write_input(h, bytes)).into()
+    }
+
+    #[napi]
+    pub fn is_pty_active(&self, handle: f64) -> bool {
+        handle_arg(handle).map(|h| self.inner.is_active(h)).unwrap_or(false)
+    }
+
+    #[napi]
+    pub fn get_active_processes(&self) -> Vec<ProcessInfo> {
+        self.inner.list().into_iter().map(ProcessInfo::from).collect()
+    }
+
+    #[napi(ts_return_type = "string")]
+    pub fn get_process_output(&self, handle: f64, options: Option<OutputOptions>) -> Settled<String> {
+        let (view, tail) = match options {
+            Some(o) => (o.view, o.tail_bytes),
+            None => (None, None),
+        };
+        let get = || -> core_error::Result<String> {
+            let view = match view.as_deref() {
+                None | Some("text") => View::Text,
+                Some("screen") => View::Screen,
+                Some("raw") => View::Raw,
+                Some(other) => {
+                    return Err(ServiceError::invalid(format!("view must be 'text', 'screen' or 'raw', got {other:?}")))
+                }
+            };
+            let tail = whole("tailBytes", tail, 1e12)?.map(|v| v as usize);
+            self.inner.output(handle_arg(handle)?, view, tail)
+        };
+        get().into()
+    }
+
+    #[napi(ts_return_type = "void")]
+    pub fn resize_pty(&self, handle: f64, cols: f64, rows: f64) -> Settled<()> {
+        let resize = || -> core_error::Result<()> {
+            let cols = whole("cols", Some(cols), f64::from(u16::MAX))?.unwrap_or(0) as u16;
+            let rows = whole("rows", Some(rows), f64::from(u16::MAX))?.unwrap_or(0) as u16;
+            self.inner.resize(handle_arg(handle)?, cols, rows)
+        };
+        resize().into()
+    }
+
+    #[napi(ts_return_type = "Promise<KillResult>")]
+    pub async fn kill(&self, handle: f64, options: Option<KillOptions>) -> napi::Result<Settled<KillResult>> {
+        let result = async {
+            let grace = millis("graceMs", options.and_then(|o| o.grace_ms))?.unwrap_or(DEFAULT_KILL_GRACE);
+            let handle = handle_arg(handle)?;
+            self.inner.kill(handle, grace).await.map(|r| KillResult::from_report(handle, r))
+        };
+        Ok(result.await.into())
+    }
+
+    #[napi(ts_return_type = "void")]
+    pub fn remove_process(&self, handle: f64) -> Settled<()> {
+        handle_arg(handle).and_then(|h| self.inner.remove(h)).into()
+    }
+
+    #[napi(ts_return_type = "Array<HistoryEntry>")]
+    pub fn get_execution_history(&self, limit: Option<f64>) -> Settled<Vec<HistoryEntry>> {
+        let limit = whole("limit", limit, 1e9).map(|l| l.map(|v| v as usize));
+        limit.map(|l| self.inner.history(l).into_iter().map(HistoryEntry::from).collect()).into()
+    }
+
+    #[napi]
+    pub fn clear_execution_history(&self) -> u32 {
+        self.inner.clear_history() as u32
+    }
+
+    #[napi]
+    pub async fn shutdown(&self) -> napi::Result<()> {
+        self.inner.shutdown().await;
+        Ok(())
+    }
+}

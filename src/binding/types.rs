@@ -1,0 +1,338 @@
+//! The JS-facing option and result objects (names fixed by DESIGN.md), and their
+//! conversion from and to the core's plain Rust values.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use napi_derive::napi;
+
+use crate::error::{Result, ServiceError};
+use crate::history::HistoryEntry as CoreHistoryEntry;
+use crate::kill::KillReport;
+use crate::request as core;
+
+#[napi(object)]
+pub struct ServiceOptions {
+    pub project_root: Option<String>,
+    pub io_dir: Option<String>,
+    pub session_id: Option<String>,
+    pub env: Option<HashMap<String, String>>,
+    pub max_jobs: Option<f64>,
+    pub history_limit: Option<f64>,
+    pub persist_output: Option<bool>,
+}
+
+#[napi(object)]
+pub struct RunOptions {
+    /// Relative to the project root.
+    pub directory: Option<String>,
+    pub description: Option<String>,
+    /// Argv mode: `command` is the program, `args` its arguments; no shell runs.
+    pub args: Option<Vec<String>>,
+    #[napi(ts_type = "'pty' | 'pipes'")]
+    pub mode: Option<String>,
+    pub cols: Option<f64>,
+    pub rows: Option<f64>,
+    pub env: Option<HashMap<String, String>>,
+    pub timeout_ms: Option<f64>,
+    pub callback_delay_ms: Option<f64>,
+    pub callback_pattern: Option<String>,
+    pub max_output_size: Option<f64>,
+}
+
+#[napi(object)]
+pub struct SendInputOptions {
+    pub append_newline: Option<bool>,
+    pub delay_ms: Option<f64>,
+    pub pattern: Option<String>,
+    pub timeout_ms: Option<f64>,
+    /// Named keys sent after `input`: `C-c`, `C-d`, `Enter`, `Tab`, `Escape`, `Up`, ...
+    pub keys: Option<Vec<String>>,
+    pub max_output_size: Option<f64>,
+}
+
+#[napi(object)]
+pub struct WaitOptions {
+    pub pattern: Option<String>,
+    pub timeout_ms: Option<f64>,
+    pub max_output_size: Option<f64>,
+}
+
+#[napi(object)]
+pub struct OutputOptions {
+    #[napi(ts_type = "'text' | 'screen' | 'raw'")]
+    pub view: Option<String>,
+    pub tail_bytes: Option<f64>,
+}
+
+#[napi(object)]
+pub struct KillOptions {
+    pub grace_ms: Option<f64>,
+}
+
+#[napi(object, use_nullable = true)]
+pub struct RunResult {
+    pub handle: u32,
+    pub pid: Option<u32>,
+    pub command: String,
+    pub directory: String,
+    #[napi(ts_type = "'exited' | 'running' | 'killed' | 'timed_out' | 'failed'")]
+    pub status: String,
+    pub stdout: String,
+    pub stderr: String,
+    pub output: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub background_pids: Vec<u32>,
+    pub matched: Option<String>,
+    pub truncated: bool,
+    pub total_bytes: f64,
+    pub output_dir: Option<String>,
+    pub started_at: f64,
+    pub duration_ms: f64,
+}
+
+#[napi(object, use_nullable = true)]
+pub struct InteractionResult {
+    pub handle: u32,
+    #[napi(ts_type = "'matched' | 'exited' | 'delay_elapsed' | 'timed_out'")]
+    pub status: String,
+    pub output: String,
+    pub matched: Option<String>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub running: bool,
+    pub truncated: bool,
+}
+
+#[napi(object, use_nullable = true)]
+pub struct ProcessInfo {
+    pub handle: u32,
+    pub pid: u32,
+    pub command: String,
+    pub description: Option<String>,
+    pub directory: String,
+    #[napi(ts_type = "'pty' | 'pipes'")]
+    pub mode: String,
+    #[napi(ts_type = "'exited' | 'running' | 'killed' | 'timed_out' | 'failed'")]
+    pub status: String,
+    pub started_at: f64,
+    pub duration_ms: f64,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub output_bytes: f64,
+    pub last_line: String,
+    pub background_pids: Vec<u32>,
+}
+
+#[napi(object, use_nullable = true)]
+pub struct KillResult {
+    pub handle: u32,
+    #[napi(ts_type = "'exited' | 'running' | 'killed' | 'timed_out' | 'failed'")]
+    pub status: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    /// SIGKILL was needed after the grace period.
+    pub escalated: bool,
+}
+
+#[napi(object, use_nullable = true)]
+pub struct HistoryEntry {
+    pub handle: u32,
+    pub command: String,
+    pub args: Option<Vec<String>>,
+    pub directory: String,
+    pub status: String,
+    pub started_at: f64,
+    pub duration_ms: f64,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    /// The first 1 KiB of the output.
+    pub output: String,
+}
+
+/// A non-negative whole number from JS, or `INVALID_ARGUMENT` naming the option.
+pub fn whole(name: &str, value: Option<f64>, max: f64) -> Result<Option<u64>> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= max => Ok(Some(v as u64)),
+        Some(v) => Err(ServiceError::invalid(format!("{name} must be a whole number from 0 to {max}, got {v}"))),
+    }
+}
+
+/// Milliseconds, at most a day.
+pub fn millis(name: &str, value: Option<f64>) -> Result<Option<Duration>> {
+    Ok(whole(name, value, 86_400_000.0)?.map(Duration::from_millis))
+}
+
+fn size(name: &str, value: Option<f64>, default: u16) -> Result<u16> {
+    Ok(whole(name, value, f64::from(u16::MAX))?.map_or(default, |v| v as u16))
+}
+
+fn max_output(value: Option<f64>) -> Result<usize> {
+    Ok(whole("maxOutputSize", value, 64.0 * 1024.0 * 1024.0)?.map_or(core::DEFAULT_MAX_OUTPUT, |v| v as usize))
+}
+
+fn pairs(env: Option<HashMap<String, String>>) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = env.unwrap_or_default().into_iter().collect();
+    pairs.sort();
+    pairs
+}
+
+impl ServiceOptions {
+    pub fn into_config(self) -> Result<core::ServiceConfig> {
+        Ok(core::ServiceConfig {
+            project_root: self.project_root.map(Into::into),
+            io_dir: self.io_dir.map(Into::into),
+            session_id: self.session_id,
+            env: pairs(self.env),
+            max_jobs: whole("maxJobs", self.max_jobs, 100_000.0)?.map(|v| v as usize),
+            history_limit: whole("historyLimit", self.history_limit, 1_000_000.0)?.map(|v| v as usize),
+            persist_output: self.persist_output,
+            disk_cap_bytes: None,
+        })
+    }
+}
+
+pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core::RunRequest> {
+    let mut req = core::RunRequest::new(command);
+    let Some(o) = options else { return Ok(req) };
+    req.mode = match o.mode.as_deref() {
+        None | Some("pty") => crate::spawn::Mode::Pty,
+        Some("pipes") => crate::spawn::Mode::Pipes,
+        Some(other) => return Err(ServiceError::invalid(format!("mode must be 'pty' or 'pipes', got {other:?}"))),
+    };
+    req.args = o.args;
+    req.description = o.description;
+    req.directory = o.directory;
+    req.cols = size("cols", o.cols, core::DEFAULT_COLS)?;
+    req.rows = size("rows", o.rows, core::DEFAULT_ROWS)?;
+    req.env = pairs(o.env);
+    req.timeout = millis("timeoutMs", o.timeout_ms)?;
+    req.callback_delay = millis("callbackDelayMs", o.callback_delay_ms)?;
+    req.callback_pattern = o.callback_pattern;
+    req.max_output_size = max_output(o.max_output_size)?;
+    Ok(req)
+}
+
+pub fn input_request(input: String, options: Option<SendInputOptions>) -> Result<core::InputRequest> {
+    let o = options.unwrap_or(SendInputOptions {
+        append_newline: None,
+        delay_ms: None,
+        pattern: None,
+        timeout_ms: None,
+        keys: None,
+        max_output_size: None,
+    });
+    Ok(core::InputRequest {
+        input,
+        keys: o.keys.unwrap_or_default(),
+        append_newline: o.append_newline.unwrap_or(true),
+        delay: Some(millis("delayMs", o.delay_ms)?.unwrap_or(core::DEFAULT_INPUT_DELAY)),
+        pattern: o.pattern,
+        timeout: Some(millis("timeoutMs", o.timeout_ms)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT)),
+        max_output_size: max_output(o.max_output_size)?,
+    })
+}
+
+pub fn wait_args(options: Option<WaitOptions>) -> Result<(Option<String>, Duration, usize)> {
+    let (pattern, timeout, max) = match options {
+        Some(o) => (o.pattern, o.timeout_ms, o.max_output_size),
+        None => (None, None, None),
+    };
+    let timeout = millis("timeoutMs", timeout)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT);
+    Ok((pattern, timeout, max_output(max)?))
+}
+
+impl From<core::RunResult> for RunResult {
+    fn from(r: core::RunResult) -> Self {
+        Self {
+            handle: r.handle,
+            pid: r.pid,
+            command: r.command,
+            directory: r.directory,
+            status: r.status.as_str().into(),
+            stdout: r.stdout,
+            stderr: r.stderr,
+            output: r.output,
+            exit_code: r.exit_code,
+            signal: r.signal,
+            error: r.error,
+            background_pids: r.background_pids,
+            matched: r.matched,
+            truncated: r.truncated,
+            total_bytes: r.total_bytes as f64,
+            output_dir: r.output_dir,
+            started_at: r.started_at as f64,
+            duration_ms: r.duration_ms as f64,
+        }
+    }
+}
+
+impl From<core::InteractionResult> for InteractionResult {
+    fn from(r: core::InteractionResult) -> Self {
+        Self {
+            handle: r.handle,
+            status: r.status.as_str().into(),
+            output: r.output,
+            matched: r.matched,
+            exit_code: r.exit_code,
+            signal: r.signal,
+            running: r.running,
+            truncated: r.truncated,
+        }
+    }
+}
+
+impl From<core::ProcessInfo> for ProcessInfo {
+    fn from(p: core::ProcessInfo) -> Self {
+        Self {
+            handle: p.handle,
+            pid: p.pid,
+            command: p.command,
+            description: p.description,
+            directory: p.directory,
+            mode: p.mode.as_str().into(),
+            status: p.status.as_str().into(),
+            started_at: p.started_at as f64,
+            duration_ms: p.duration_ms as f64,
+            exit_code: p.exit_code,
+            signal: p.signal,
+            output_bytes: p.output_bytes as f64,
+            last_line: p.last_line,
+            background_pids: p.background_pids,
+        }
+    }
+}
+
+impl KillResult {
+    pub fn from_report(handle: u32, r: KillReport) -> Self {
+        Self {
+            handle,
+            status: r.status.as_str().into(),
+            exit_code: r.exit_code,
+            signal: r.signal,
+            escalated: r.escalated,
+        }
+    }
+}
+
+impl From<CoreHistoryEntry> for HistoryEntry {
+    fn from(e: CoreHistoryEntry) -> Self {
+        Self {
+            handle: e.handle,
+            command: e.command,
+            args: e.args,
+            directory: e.directory,
+            status: e.status.into(),
+            started_at: e.started_at as f64,
+            duration_ms: e.duration_ms as f64,
+            exit_code: e.exit_code,
+            signal: e.signal,
+            error: e.error,
+            output: e.output,
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The core service against real processes in real PTYs and pipes (no Node).
+
+use std::time::Duration;
+
+use native_shell_service::job::JobStatus;
+use native_shell_service::request::{InputRequest, RunRequest, ServiceConfig};
+use native_shell_service::service::Service;
+use native_shell_service::spawn::Mode;
+use native_shell_service::wait::WaitStatus;
+
+fn service(root: &std::path::Path) -> Service {
+    let config = ServiceConfig {
+        project_root: Some(root.to_path_buf()),
+        io_dir: Some(root.join(".io")),
+        session_id: Some("test".into()),
+        ..Default::default()
+    };
+    Service::new(config, tokio::runtime::Handle::current()).unwrap()
+}
+
+fn request(command: &str, mode: Mode) -> RunRequest {
+    let mut r = RunRequest::new(command);
+    r.mode = mode;
+    r
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_in_both_modes_with_exit_codes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svc = service(tmp.path());
+    for mode in [Mode::Pty, Mode::Pipes] {
+        let r = svc.run(request("echo hello; echo oops >&2; exit 3", mode)).await.unwrap();
+        assert_eq!(r.status, JobStatus::Exited);
+        assert_eq!(r.exit_code, Some(3));
+        assert!(r.output.contains("hello"), "{mode:?}: {r:?}");
+        if mode == Mode::Pipes {
+            assert_eq!(r.stdout, "hello\n");
+            assert_eq!(r.stderr, "oops\n");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_byte_before_exit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svc = service(tmp.path());
+    for mode in [Mode::Pty, Mode::Pipes] {
+        for _ in 0..20 {
+            let r = svc.run(request("seq 1 20000; exit 3", mode)).await.unwrap();
+            assert_eq!(r.exit_code, Some(3));
+            let out = svc.output(r.handle, native_shell_service::output::View::Text, Some(20)).unwrap();
+            assert!(out.ends_with("19999\n20000\n"), "{mode:?}: {out:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_repl_round_trip() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svc = service(tmp.path());
+    let mut req = request("python3 -q", Mode::Pty);
+    req.callback_pattern = Some(">>> ".into());
+    let r = svc.run(req).await.unwrap();
+    assert_eq!(r.status, JobStatus::Running);
+    let out = svc
+        .send_input(
+            r.handle,
+            InputRequest {
+                input: "print(6*7)".into(),
+                append_newline: true,
+                pattern: Some(">>> ".into()),
+                timeout: Some(Duration::from_secs(10)),
+                max_output_size: 4096,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.status, WaitStatus::Matched);
+    assert!(out.output.contains("42"), "{out:?}");
+    let k = svc.kill(r.handle, Duration::from_millis(200)).await.unwrap();
+    assert_eq!(k.status, JobStatus::Killed);
+}
