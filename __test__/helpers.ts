@@ -1,0 +1,69 @@
+// Shared set-up for the suites: a service over a scratch project, torn down after.
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type * as Addon from '../index.js';
+
+const require = createRequire(import.meta.url);
+export const addon: typeof Addon = require('../index.js');
+export const { ShellExecutionService } = addon;
+export type Service = InstanceType<typeof ShellExecutionService>;
+
+export interface Scratch {
+  root: string;
+  ioDir: string;
+  service: Service;
+  cleanup(): Promise<void>;
+}
+
+export function scratch(options: Partial<ConstructorParameters<typeof ShellExecutionService>[0]> = {}): Scratch {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-test-')));
+  const root = join(base, 'project');
+  const ioDir = join(base, 'io');
+  require('node:fs').mkdirSync(root);
+  const service = new ShellExecutionService({ projectRoot: root, ioDir, sessionId: 'test', ...options });
+  return {
+    root,
+    ioDir,
+    service,
+    async cleanup() {
+      await service.shutdown();
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** True while a process with this pid exists and is not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string;
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves when `predicate` holds, checking after each event-loop turn (bounded). */
+export async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (predicate()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return predicate();
+}
+
+export async function expectCode(promise: Promise<unknown> | (() => unknown), code: string): Promise<Error> {
+  try {
+    if (typeof promise === 'function') promise();
+    else await promise;
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    if (err.code !== code) throw new Error(`expected code ${code}, got ${err.code}: ${err.message}`);
+    return err;
+  }
+  throw new Error(`expected an error with code ${code}, got none`);
+}
