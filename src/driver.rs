@@ -36,7 +36,9 @@ enum Read {
 
 async fn read_pty(fd: &AsyncFd<OwnedFd>, buf: &mut [u8]) -> Read {
     loop {
-        let Ok(mut guard) = fd.readable().await else { return Read::Eof };
+        let Ok(mut guard) = fd.readable().await else {
+            return Read::Eof;
+        };
         match guard.try_io(|inner| raw_read(inner.as_raw_fd(), buf)) {
             Ok(Ok(0)) => return Read::Eof,
             Ok(Ok(n)) => return Read::Data(n),
@@ -73,7 +75,11 @@ async fn background_pids(job: &Job) -> Vec<u32> {
     let start_ticks = job.meta.start_ticks;
     let marker = job.meta.marker_entry.clone();
     let scan = tokio::task::spawn_blocking(move || {
-        let procs = job_processes(&JobIdentity { pid, start_ticks, marker: &marker });
+        let procs = job_processes(&JobIdentity {
+            pid,
+            start_ticks,
+            marker: &marker,
+        });
         background_roots(&procs, pid)
     });
     scan.await.unwrap_or_default()
@@ -81,7 +87,11 @@ async fn background_pids(job: &Job) -> Vec<u32> {
 
 async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_closed: bool, on_exit: OnExit) {
     // Output still open after the exit means something else holds it: a background job.
-    let background = if output_closed { Vec::new() } else { background_pids(job).await };
+    let background = if output_closed {
+        Vec::new()
+    } else {
+        background_pids(job).await
+    };
     job.finish(exit, background);
     on_exit(job);
 }
@@ -124,7 +134,13 @@ pub async fn drive_pty(job: Arc<Job>, mut child: Child, fd: Arc<AsyncFd<OwnedFd>
     }
 }
 
-pub async fn drive_pipes(job: Arc<Job>, mut child: Child, mut stdout: ChildStdout, mut stderr: ChildStderr, on_exit: OnExit) {
+pub async fn drive_pipes(
+    job: Arc<Job>,
+    mut child: Child,
+    mut stdout: ChildStdout,
+    mut stderr: ChildStderr,
+    on_exit: OnExit,
+) {
     let mut out_buf = vec![0u8; READ_CHUNK];
     let mut err_buf = vec![0u8; READ_CHUNK];
     let (mut out_open, mut err_open) = (true, true);

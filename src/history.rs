@@ -28,7 +28,10 @@ pub struct History {
 
 impl History {
     pub fn new(limit: usize) -> Self {
-        Self { entries: VecDeque::new(), limit }
+        Self {
+            entries: VecDeque::new(),
+            limit,
+        }
     }
 
     pub fn record(&mut self, entry: HistoryEntry) {

@@ -207,7 +207,12 @@ impl Job {
     pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
         if let Some(master) = self.pty.as_ref() {
             let master = master.lock().unwrap_or_else(|p| p.into_inner());
-            let size = PtySize { rows, cols, pixel_width: 0, pixel_height: 0 };
+            let size = PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            };
             master.resize(size).map_err(|e| std::io::Error::other(e.to_string()))?;
         }
         self.state().output.resize(cols, rows);
@@ -243,7 +248,11 @@ impl Job {
         }
         let notify = waiter.notify.clone();
         state.waiters.push(waiter);
-        PendingWait { guard: WaiterGuard { job: self, id }, notify, spec }
+        PendingWait {
+            guard: WaiterGuard { job: self, id },
+            notify,
+            spec,
+        }
     }
 
     /// Marks everything so far as handed to the caller; returns what was not yet.
@@ -290,7 +299,12 @@ impl PendingWait<'_> {
             _ => WaitStatus::Exited,
         };
         let (output, truncated) = waiter.as_ref().map(|w| w.output(spec.max_output)).unwrap_or_default();
-        WaitOutcome { status, output, matched: waiter.and_then(|w| w.matched), truncated }
+        WaitOutcome {
+            status,
+            output,
+            matched: waiter.and_then(|w| w.matched),
+            truncated,
+        }
     }
 }
 

@@ -26,9 +26,15 @@ async fn scan(job: &Job) -> Vec<ProcStat> {
     let pid = job.meta.pid as i32;
     let start_ticks = job.meta.start_ticks;
     let marker = job.meta.marker_entry.clone();
-    tokio::task::spawn_blocking(move || job_processes(&JobIdentity { pid, start_ticks, marker: &marker }))
-        .await
-        .unwrap_or_default()
+    tokio::task::spawn_blocking(move || {
+        job_processes(&JobIdentity {
+            pid,
+            start_ticks,
+            marker: &marker,
+        })
+    })
+    .await
+    .unwrap_or_default()
 }
 
 pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> KillReport {
@@ -60,7 +66,12 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
     }
     job.close();
     let state = job.state();
-    KillReport { status: state.status, exit_code: state.exit_code, signal: state.signal, escalated }
+    KillReport {
+        status: state.status,
+        exit_code: state.exit_code,
+        signal: state.signal,
+        escalated,
+    }
 }
 
 /// Synchronous last-resort kill for process exit: SIGKILL to the group and to every

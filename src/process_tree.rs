@@ -48,8 +48,12 @@ pub fn read_stat(pid: i32) -> Option<ProcStat> {
 }
 
 fn all_pids() -> Vec<i32> {
-    let Ok(dir) = fs::read_dir("/proc") else { return Vec::new() };
-    dir.flatten().filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok())).collect()
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
+        .collect()
 }
 
 fn has_marker(pid: i32, marker: &[u8]) -> bool {
@@ -166,7 +170,14 @@ mod tests {
 
     #[test]
     fn background_roots_skip_children_of_members() {
-        let p = |pid, ppid| ProcStat { pid, ppid, pgrp: 0, session: 0, state: 'S', start_ticks: 0 };
+        let p = |pid, ppid| ProcStat {
+            pid,
+            ppid,
+            pgrp: 0,
+            session: 0,
+            state: 'S',
+            start_ticks: 0,
+        };
         let procs = vec![p(10, 1), p(11, 10), p(12, 1)];
         assert_eq!(background_roots(&procs, 99), vec![10, 12]);
     }

@@ -72,7 +72,10 @@ pub fn random_hex(bytes: usize) -> String {
     let filled = std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut buf));
     if filled.is_err() {
         // No /dev/urandom (a chroot?): time and pid still separate concurrent services.
-        let seed = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+        let seed = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
             ^ u128::from(std::process::id());
         for (i, b) in buf.iter_mut().enumerate() {
             *b = (seed >> ((i % 16) * 8)) as u8;
@@ -88,7 +91,9 @@ fn valid_session_id(id: &str) -> bool {
 }
 
 fn default_io_dir() -> PathBuf {
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
     home.join(".gemini").join("io")
 }
 
@@ -105,7 +110,10 @@ impl Service {
                 .map_err(|e| ServiceError::new(ErrorCode::InvalidDirectory, format!("no current directory: {e}")))?,
         };
         let root = root.canonicalize().map_err(|e| {
-            ServiceError::new(ErrorCode::InvalidDirectory, format!("project root {} cannot be used: {e}", root.display()))
+            ServiceError::new(
+                ErrorCode::InvalidDirectory,
+                format!("project root {} cannot be used: {e}", root.display()),
+            )
         })?;
         let session_id = config.session_id.unwrap_or_else(|| random_hex(8));
         if !valid_session_id(&session_id) {
@@ -120,7 +128,9 @@ impl Service {
         }
         let io_dir = config.io_dir.unwrap_or_else(default_io_dir);
         if io_dir.as_os_str().is_empty() || io_dir.to_string_lossy().contains('\0') {
-            return Err(ServiceError::invalid("ioDir must be a non-empty path without NUL bytes"));
+            return Err(ServiceError::invalid(
+                "ioDir must be a non-empty path without NUL bytes",
+            ));
         }
         let persist = config.persist_output.unwrap_or(true);
         if persist {
@@ -140,7 +150,9 @@ impl Service {
             token,
             jobs: Mutex::new(BTreeMap::new()),
             next_handle: AtomicU32::new(1),
-            history: Arc::new(Mutex::new(History::new(config.history_limit.unwrap_or(DEFAULT_HISTORY_LIMIT)))),
+            history: Arc::new(Mutex::new(History::new(
+                config.history_limit.unwrap_or(DEFAULT_HISTORY_LIMIT),
+            ))),
             runtime,
         });
         let mut services = lock(&SERVICES);
@@ -162,7 +174,10 @@ impl Service {
     }
 
     fn job(&self, handle: u32) -> Result<Arc<Job>> {
-        lock(&self.inner.jobs).get(&handle).cloned().ok_or_else(|| ServiceError::not_found(handle))
+        lock(&self.inner.jobs)
+            .get(&handle)
+            .cloned()
+            .ok_or_else(|| ServiceError::not_found(handle))
     }
 
     /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
@@ -174,7 +189,10 @@ impl Service {
         if running >= self.inner.max_jobs {
             return Err(ServiceError::new(
                 ErrorCode::LimitReached,
-                format!("{running} jobs are running, the limit is {}; kill or wait for one first", self.inner.max_jobs),
+                format!(
+                    "{running} jobs are running, the limit is {}; kill or wait for one first",
+                    self.inner.max_jobs
+                ),
             ));
         }
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
@@ -183,7 +201,12 @@ impl Service {
             Ok(job) => job,
             Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
         };
-        let spec = WaitSpec { pattern, delay: req.callback_delay, timeout: req.timeout, max_output: req.max_output_size };
+        let spec = WaitSpec {
+            pattern,
+            delay: req.callback_delay,
+            timeout: req.timeout,
+            max_output: req.max_output_size,
+        };
         let outcome = job.begin_wait(spec).outcome().await;
         if outcome.status == WaitStatus::TimedOut {
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
@@ -248,13 +271,17 @@ impl Service {
                 let fd = Arc::new(fd);
                 let job = Arc::new(Job::new(meta, output, tx, Some(master)));
                 inner.runtime.spawn(driver::write_pty(fd.clone(), rx));
-                inner.runtime.spawn(driver::drive_pty(job.clone(), spawned.child, fd, on_exit));
+                inner
+                    .runtime
+                    .spawn(driver::drive_pty(job.clone(), spawned.child, fd, on_exit));
                 job
             }
             ProcessIo::Pipes { stdin, stdout, stderr } => {
                 let job = Arc::new(Job::new(meta, output, tx, None));
                 inner.runtime.spawn(driver::write_pipe(stdin, rx));
-                inner.runtime.spawn(driver::drive_pipes(job.clone(), spawned.child, stdout, stderr, on_exit));
+                inner
+                    .runtime
+                    .spawn(driver::drive_pipes(job.clone(), spawned.child, stdout, stderr, on_exit));
                 job
             }
         };
@@ -335,7 +362,10 @@ impl Service {
             data.push(b'\n');
         }
         if data.len() > MAX_INPUT_BYTES {
-            return Err(ServiceError::invalid(format!("input is {} bytes; at most {MAX_INPUT_BYTES}", data.len())));
+            return Err(ServiceError::invalid(format!(
+                "input is {} bytes; at most {MAX_INPUT_BYTES}",
+                data.len()
+            )));
         }
         if !data.is_empty() {
             writes.push(Input::Data(data));
@@ -352,7 +382,12 @@ impl Service {
         }
         // A pattern waits for the pattern; only without one does the delay apply.
         let delay = if pattern.is_some() { None } else { req.delay };
-        let spec = WaitSpec { pattern, delay, timeout: req.timeout, max_output: req.max_output_size };
+        let spec = WaitSpec {
+            pattern,
+            delay,
+            timeout: req.timeout,
+            max_output: req.max_output_size,
+        };
         let pending = job.begin_wait(spec);
         for input in writes {
             job.send_input(input);
@@ -362,14 +397,28 @@ impl Service {
     }
 
     /// Waits for a pattern (or exit, or timeout) without writing anything.
-    pub async fn wait_for(&self, handle: u32, pattern: Option<&str>, timeout: Option<Duration>, max_output: usize) -> Result<InteractionResult> {
+    pub async fn wait_for(
+        &self,
+        handle: u32,
+        pattern: Option<&str>,
+        timeout: Option<Duration>,
+        max_output: usize,
+    ) -> Result<InteractionResult> {
         let job = self.job(handle)?;
         let pattern = pattern.map(compile_pattern).transpose()?;
         let _turn = job.interaction.lock().await;
         if !job.is_running() {
             return Ok(finished_interaction(&job, max_output));
         }
-        let outcome = job.begin_wait(WaitSpec { pattern, delay: None, timeout, max_output }).outcome().await;
+        let outcome = job
+            .begin_wait(WaitSpec {
+                pattern,
+                delay: None,
+                timeout,
+                max_output,
+            })
+            .outcome()
+            .await;
         Ok(interaction(&job, outcome))
     }
 
@@ -378,7 +427,10 @@ impl Service {
     pub fn write_input(&self, handle: u32, data: Vec<u8>) -> Result<()> {
         let job = self.job(handle)?;
         if data.len() > MAX_INPUT_BYTES {
-            return Err(ServiceError::invalid(format!("input is {} bytes; at most {MAX_INPUT_BYTES}", data.len())));
+            return Err(ServiceError::invalid(format!(
+                "input is {} bytes; at most {MAX_INPUT_BYTES}",
+                data.len()
+            )));
         }
         if job.is_running() && !data.is_empty() {
             job.send_input(Input::Data(data));
@@ -392,7 +444,7 @@ impl Service {
 
     pub fn list(&self) -> Vec<ProcessInfo> {
         let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
-        jobs.iter().map(|job| process_info(job)).collect()
+        jobs.iter().map(process_info).collect()
     }
 
     pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
@@ -405,12 +457,16 @@ impl Service {
         if !job.is_running() {
             return Ok(());
         }
-        job.resize(cols, rows).map_err(|e| ServiceError::invalid(format!("resize failed: {e}")))
+        job.resize(cols, rows)
+            .map_err(|e| ServiceError::invalid(format!("resize failed: {e}")))
     }
 
     pub async fn kill(&self, handle: u32, grace: Duration) -> Result<KillReport> {
         if grace > MAX_GRACE {
-            return Err(ServiceError::invalid(format!("graceMs may be at most {}", MAX_GRACE.as_millis())));
+            return Err(ServiceError::invalid(format!(
+                "graceMs may be at most {}",
+                MAX_GRACE.as_millis()
+            )));
         }
         let job = self.job(handle)?;
         Ok(kill_job(&job, grace, JobStatus::Killed).await)
@@ -418,7 +474,9 @@ impl Service {
 
     /// Forgets a job; a running one is killed first (in the background).
     pub fn remove(&self, handle: u32) -> Result<()> {
-        let job = lock(&self.inner.jobs).remove(&handle).ok_or_else(|| ServiceError::not_found(handle))?;
+        let job = lock(&self.inner.jobs)
+            .remove(&handle)
+            .ok_or_else(|| ServiceError::not_found(handle))?;
         self.inner.runtime.spawn(async move {
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await;
         });
@@ -438,7 +496,10 @@ impl Service {
         let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
         let mut set = tokio::task::JoinSet::new();
         for job in jobs {
-            set.spawn_on(async move { kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await }, &self.inner.runtime);
+            set.spawn_on(
+                async move { kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await },
+                &self.inner.runtime,
+            );
         }
         while set.join_next().await.is_some() {}
     }
@@ -510,7 +571,11 @@ fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunResul
     let mut state = job.state();
     let separate = job.meta.mode == Mode::Pipes;
     let stdout = state.output.excerpt(Which::Stdout, limit);
-    let stderr = if separate { state.output.excerpt(Which::Stderr, limit) } else { Default::default() };
+    let stderr = if separate {
+        state.output.excerpt(Which::Stderr, limit)
+    } else {
+        Default::default()
+    };
     let output = state.output.excerpt(Which::Combined, limit);
     state.delivered = state.output.text_len();
     RunResult {

@@ -32,7 +32,10 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex> {
     if pattern.len() > MAX_PATTERN_LEN {
         return Err(ServiceError::new(
             ErrorCode::InvalidPattern,
-            format!("pattern is {} bytes; at most {MAX_PATTERN_LEN} are accepted", pattern.len()),
+            format!(
+                "pattern is {} bytes; at most {MAX_PATTERN_LEN} are accepted",
+                pattern.len()
+            ),
         ));
     }
     RegexBuilder::new(pattern)
@@ -192,7 +195,10 @@ mod tests {
     fn rejects_bad_patterns() {
         assert_eq!(compile_pattern("(").unwrap_err().code, ErrorCode::InvalidPattern);
         assert_eq!(compile_pattern("").unwrap_err().code, ErrorCode::InvalidPattern);
-        assert_eq!(compile_pattern("a{1000}{1000}").unwrap_err().code, ErrorCode::InvalidPattern);
+        assert_eq!(
+            compile_pattern("a{1000}{1000}").unwrap_err().code,
+            ErrorCode::InvalidPattern
+        );
     }
 
     #[test]

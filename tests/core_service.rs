@@ -29,7 +29,10 @@ async fn runs_in_both_modes_with_exit_codes() {
     let tmp = tempfile::tempdir().unwrap();
     let svc = service(tmp.path());
     for mode in [Mode::Pty, Mode::Pipes] {
-        let r = svc.run(request("echo hello; echo oops >&2; exit 3", mode)).await.unwrap();
+        let r = svc
+            .run(request("echo hello; echo oops >&2; exit 3", mode))
+            .await
+            .unwrap();
         assert_eq!(r.status, JobStatus::Exited);
         assert_eq!(r.exit_code, Some(3));
         assert!(r.output.contains("hello"), "{mode:?}: {r:?}");
@@ -48,7 +51,9 @@ async fn every_byte_before_exit() {
         for _ in 0..20 {
             let r = svc.run(request("seq 1 20000; exit 3", mode)).await.unwrap();
             assert_eq!(r.exit_code, Some(3));
-            let out = svc.output(r.handle, native_shell_service::output::View::Text, Some(20)).unwrap();
+            let out = svc
+                .output(r.handle, native_shell_service::output::View::Text, Some(20))
+                .unwrap();
             assert!(out.ends_with("19999\n20000\n"), "{mode:?}: {out:?}");
         }
     }

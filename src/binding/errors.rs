@@ -40,4 +40,3 @@ impl<T: ToNapiValue> ToNapiValue for Settled<T> {
         }
     }
 }
-

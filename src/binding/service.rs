@@ -8,8 +8,8 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::errors::{js_error, Settled};
-use crate::error::{self as core_error, ServiceError};
 use super::types::*;
+use crate::error::{self as core_error, ServiceError};
 use crate::output::View;
 use crate::request::DEFAULT_KILL_GRACE;
 use crate::service::{kill_everything_now, Service};
@@ -47,7 +47,9 @@ impl JsShellExecutionService {
             Service::new(config, runtime)
         };
         match create() {
-            Ok(service) => Ok(Self { inner: Arc::new(service) }),
+            Ok(service) => Ok(Self {
+                inner: Arc::new(service),
+            }),
             Err(e) => Err(js_error(&env, &e)),
         }
     }
@@ -81,17 +83,27 @@ impl JsShellExecutionService {
     ) -> napi::Result<Settled<InteractionResult>> {
         let result = async {
             let req = input_request(input, options)?;
-            self.inner.send_input(handle_arg(handle)?, req).await.map(InteractionResult::from)
+            self.inner
+                .send_input(handle_arg(handle)?, req)
+                .await
+                .map(InteractionResult::from)
         };
         Ok(result.await.into())
     }
 
     #[napi(ts_return_type = "Promise<InteractionResult>")]
-    pub async fn wait_for(&self, handle: f64, options: Option<WaitOptions>) -> napi::Result<Settled<InteractionResult>> {
+    pub async fn wait_for(
+        &self,
+        handle: f64,
+        options: Option<WaitOptions>,
+    ) -> napi::Result<Settled<InteractionResult>> {
         let result = async {
             let (pattern, timeout, max) = wait_args(options)?;
             let handle = handle_arg(handle)?;
-            self.inner.wait_for(handle, pattern.as_deref(), Some(timeout), max).await.map(InteractionResult::from)
+            self.inner
+                .wait_for(handle, pattern.as_deref(), Some(timeout), max)
+                .await
+                .map(InteractionResult::from)
         };
         Ok(result.await.into())
     }
@@ -127,7 +139,9 @@ impl JsShellExecutionService {
                 Some("screen") => View::Screen,
                 Some("raw") => View::Raw,
                 Some(other) => {
-                    return Err(ServiceError::invalid(format!("view must be 'text', 'screen' or 'raw', got {other:?}")))
+                    return Err(ServiceError::invalid(format!(
+                        "view must be 'text', 'screen' or 'raw', got {other:?}"
+                    )))
                 }
             };
             let tail = whole("tailBytes", tail, 1e12)?.map(|v| v as usize);
@@ -151,7 +165,10 @@ impl JsShellExecutionService {
         let result = async {
             let grace = millis("graceMs", options.and_then(|o| o.grace_ms))?.unwrap_or(DEFAULT_KILL_GRACE);
             let handle = handle_arg(handle)?;
-            self.inner.kill(handle, grace).await.map(|r| KillResult::from_report(handle, r))
+            self.inner
+                .kill(handle, grace)
+                .await
+                .map(|r| KillResult::from_report(handle, r))
         };
         Ok(result.await.into())
     }
@@ -164,7 +181,9 @@ impl JsShellExecutionService {
     #[napi(ts_return_type = "Array<HistoryEntry>")]
     pub fn get_execution_history(&self, limit: Option<f64>) -> Settled<Vec<HistoryEntry>> {
         let limit = whole("limit", limit, 1e9).map(|l| l.map(|v| v as usize));
-        limit.map(|l| self.inner.history(l).into_iter().map(HistoryEntry::from).collect()).into()
+        limit
+            .map(|l| self.inner.history(l).into_iter().map(HistoryEntry::from).collect())
+            .into()
     }
 
     #[napi]

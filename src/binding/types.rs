@@ -158,7 +158,9 @@ pub fn whole(name: &str, value: Option<f64>, max: f64) -> Result<Option<u64>> {
     match value {
         None => Ok(None),
         Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= max => Ok(Some(v as u64)),
-        Some(v) => Err(ServiceError::invalid(format!("{name} must be a whole number from 0 to {max}, got {v}"))),
+        Some(v) => Err(ServiceError::invalid(format!(
+            "{name} must be a whole number from 0 to {max}, got {v}"
+        ))),
     }
 }
 
@@ -202,7 +204,11 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     req.mode = match o.mode.as_deref() {
         None | Some("pty") => crate::spawn::Mode::Pty,
         Some("pipes") => crate::spawn::Mode::Pipes,
-        Some(other) => return Err(ServiceError::invalid(format!("mode must be 'pty' or 'pipes', got {other:?}"))),
+        Some(other) => {
+            return Err(ServiceError::invalid(format!(
+                "mode must be 'pty' or 'pipes', got {other:?}"
+            )))
+        }
     };
     req.args = o.args;
     req.description = o.description;

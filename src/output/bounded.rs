@@ -216,7 +216,9 @@ mod tests {
         let e = excerpt(&head, 1000, "zzzz\n", 20, Some("/tmp/x/stdout.txt"));
         assert!(e.truncated);
         assert!(e.text.starts_with("aaaaaaaaaa\n[... "));
-        assert!(e.text.contains("1090 bytes omitted; the full output is in /tmp/x/stdout.txt"));
+        assert!(e
+            .text
+            .contains("1090 bytes omitted; the full output is in /tmp/x/stdout.txt"));
         assert!(e.text.ends_with("zzzz\n"));
     }
 

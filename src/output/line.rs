@@ -28,7 +28,12 @@ impl Default for LineAssembler {
 
 impl LineAssembler {
     pub fn new(max_line_bytes: usize) -> Self {
-        Self { line: String::new(), cursor: 0, at_end: true, max_line_bytes: max_line_bytes.max(1) }
+        Self {
+            line: String::new(),
+            cursor: 0,
+            at_end: true,
+            max_line_bytes: max_line_bytes.max(1),
+        }
     }
 
     /// Applies clean-stream text; whole lines (with their `\n`) are appended to `committed`.
@@ -43,7 +48,9 @@ impl LineAssembler {
             if end > start {
                 self.put_text(&clean[start..end], committed);
             }
-            let Some(control) = rel.map(|_| bytes[end] as char) else { break };
+            let Some(control) = rel.map(|_| bytes[end] as char) else {
+                break;
+            };
             self.control(control, committed);
             start = end + 1;
         }
@@ -105,12 +112,10 @@ impl LineAssembler {
                 self.cursor = col.saturating_sub(1);
                 self.at_end = self.cursor >= self.line.chars().count();
             }
-            ERASE_TO_END => {
-                if !self.at_end {
-                    let keep: String = self.line.chars().take(self.cursor).collect();
-                    self.line = keep;
-                    self.at_end = self.line.chars().count() <= self.cursor;
-                }
+            ERASE_TO_END if !self.at_end => {
+                let keep: String = self.line.chars().take(self.cursor).collect();
+                self.line = keep;
+                self.at_end = self.line.chars().count() <= self.cursor;
             }
             ERASE_LINE => {
                 self.cursor = self.column();

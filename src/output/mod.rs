@@ -29,7 +29,12 @@ pub struct OutputLimits {
 
 impl Default for OutputLimits {
     fn default() -> Self {
-        Self { text_head: 64 * 1024, text_tail: 512 * 1024, raw_head: 16 * 1024, raw_tail: 256 * 1024 }
+        Self {
+            text_head: 64 * 1024,
+            text_tail: 512 * 1024,
+            raw_head: 16 * 1024,
+            raw_tail: 256 * 1024,
+        }
     }
 }
 
@@ -134,7 +139,13 @@ impl TextLog {
         }
         let tail = as_str(self.log.tail());
         let source = if tail.is_empty() { as_str(self.log.head()) } else { tail };
-        source.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim_end().to_string()
+        source
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim_end()
+            .to_string()
     }
 }
 
@@ -166,7 +177,12 @@ pub struct JobOutput {
 
 impl JobOutput {
     /// `screen` is `Some((cols, rows))` for a PTY job.
-    pub fn new(limits: OutputLimits, separate_stderr: bool, screen: Option<(u16, u16)>, files: Option<JobFiles>) -> Self {
+    pub fn new(
+        limits: OutputLimits,
+        separate_stderr: bool,
+        screen: Option<(u16, u16)>,
+        files: Option<JobFiles>,
+    ) -> Self {
         Self {
             stdout_decoder: Decoder::new(),
             stderr_decoder: Decoder::new(),
@@ -241,7 +257,10 @@ impl JobOutput {
         let path = self.files.as_ref().map(|f| f.stdout_path().display().to_string());
         match self.log(which) {
             Some(log) => log.excerpt(limit, path.as_deref()),
-            None => Excerpt { text: String::new(), truncated: false },
+            None => Excerpt {
+                text: String::new(),
+                truncated: false,
+            },
         }
     }
 
@@ -327,7 +346,12 @@ mod tests {
 
     #[test]
     fn big_output_is_bounded_in_memory() {
-        let limits = OutputLimits { text_head: 100, text_tail: 1000, raw_head: 10, raw_tail: 100 };
+        let limits = OutputLimits {
+            text_head: 100,
+            text_tail: 1000,
+            raw_head: 10,
+            raw_tail: 100,
+        };
         let mut o = JobOutput::new(limits, false, None, None);
         for i in 0..100_000 {
             o.ingest(Stream::Stdout, format!("line {i}\n").as_bytes());

@@ -60,7 +60,11 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 impl JobFiles {
     pub fn create(dir: &Path, separate_stderr: bool, cap: u64) -> io::Result<Self> {
         create_private_dir(dir)?;
-        let stderr = if separate_stderr { Some(open_private(&dir.join("stderr.txt"))?) } else { None };
+        let stderr = if separate_stderr {
+            Some(open_private(&dir.join("stderr.txt"))?)
+        } else {
+            None
+        };
         Ok(Self {
             dir: dir.to_path_buf(),
             stdout: open_private(&dir.join("stdout.txt"))?,
@@ -139,7 +143,9 @@ fn open_private(path: &Path) -> io::Result<File> {
 }
 
 pub fn unix_millis(t: SystemTime) -> u64 {
-    t.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// Keeps the newest `keep` job directories under `io_dir` (`<session>/<handle>`) and
@@ -156,7 +162,9 @@ pub fn prune_job_dirs(io_dir: &Path, keep: usize) -> io::Result<usize> {
         if !session.file_type().map(|t| t.is_dir()).unwrap_or(false) {
             continue;
         }
-        let Ok(handles) = fs::read_dir(session.path()) else { continue };
+        let Ok(handles) = fs::read_dir(session.path()) else {
+            continue;
+        };
         for job in handles.flatten() {
             let info = job.path().join(INFO_FILE);
             if let Ok(meta) = fs::symlink_metadata(&info) {
@@ -168,7 +176,7 @@ pub fn prune_job_dirs(io_dir: &Path, keep: usize) -> io::Result<usize> {
     if jobs.len() <= keep {
         return Ok(0);
     }
-    jobs.sort_by(|a, b| b.0.cmp(&a.0));
+    jobs.sort_by_key(|job| std::cmp::Reverse(job.0));
     let mut removed = 0;
     for (_, dir) in jobs.into_iter().skip(keep) {
         if fs::remove_dir_all(&dir).is_ok() {
@@ -197,7 +205,10 @@ mod tests {
         files.finish();
         let out = fs::read_to_string(dir.join("stdout.txt")).unwrap();
         assert!(out.starts_with("0123456789\n[... the per-job disk cap of 10 bytes was reached; 7 more"));
-        assert_eq!(fs::metadata(dir.join("stdout.txt")).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(dir.join("stdout.txt")).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
     }
 

@@ -9,7 +9,9 @@ pub struct Screen {
 
 impl Screen {
     pub fn new(cols: u16, rows: u16) -> Self {
-        Self { parser: vt100::Parser::new(nonzero(rows), nonzero(cols), 0) }
+        Self {
+            parser: vt100::Parser::new(nonzero(rows), nonzero(cols), 0),
+        }
     }
 
     pub fn process(&mut self, bytes: &[u8]) {

@@ -30,8 +30,13 @@ pub fn resolve(root: &Path, requested: Option<&str>) -> Result<WorkingDir> {
         return Err(refuse("directory contains a NUL byte".into()));
     }
     let relative = Path::new(requested);
-    if relative.components().any(|c| matches!(c, Component::RootDir | Component::Prefix(_))) {
-        return Err(refuse(format!("directory must be relative to the project root, not absolute: {requested}")));
+    if relative
+        .components()
+        .any(|c| matches!(c, Component::RootDir | Component::Prefix(_)))
+    {
+        return Err(refuse(format!(
+            "directory must be relative to the project root, not absolute: {requested}"
+        )));
     }
     let joined = root.join(relative);
     let canonical = joined
@@ -45,15 +50,25 @@ pub fn resolve(root: &Path, requested: Option<&str>) -> Result<WorkingDir> {
         .map_err(|e| refuse(format!("directory {requested:?} cannot be opened: {e}")))?;
     let opened = opened_path(&file).unwrap_or_default();
     ensure_inside(root, &opened, requested)?;
-    let display = if requested.is_empty() { ".".to_string() } else { requested.to_string() };
-    Ok(WorkingDir { display, path: opened, fd: OwnedFd::from(file) })
+    let display = if requested.is_empty() {
+        ".".to_string()
+    } else {
+        requested.to_string()
+    };
+    Ok(WorkingDir {
+        display,
+        path: opened,
+        fd: OwnedFd::from(file),
+    })
 }
 
 fn ensure_inside(root: &Path, path: &Path, requested: &str) -> Result<()> {
     if path.starts_with(root) {
         Ok(())
     } else {
-        Err(refuse(format!("directory {requested:?} leads outside the project root")))
+        Err(refuse(format!(
+            "directory {requested:?} leads outside the project root"
+        )))
     }
 }
 

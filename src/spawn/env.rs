@@ -25,10 +25,14 @@ const FIXED: &[(&str, &str)] = &[
 pub fn validate_pairs(pairs: &[(String, String)]) -> Result<()> {
     for (key, value) in pairs {
         if key.is_empty() || key.contains('=') || key.contains('\0') {
-            return Err(ServiceError::invalid(format!("invalid environment variable name {key:?}")));
+            return Err(ServiceError::invalid(format!(
+                "invalid environment variable name {key:?}"
+            )));
         }
         if value.contains('\0') {
-            return Err(ServiceError::invalid(format!("environment variable {key} contains a NUL byte")));
+            return Err(ServiceError::invalid(format!(
+                "environment variable {key} contains a NUL byte"
+            )));
         }
     }
     Ok(())

@@ -71,7 +71,10 @@ pub struct Spawned {
 /// Spawns the process. Must run inside a tokio runtime.
 pub fn spawn(spec: SpawnSpec<'_>) -> io::Result<Spawned> {
     let mut cmd = Command::new(&spec.program);
-    cmd.args(&spec.args).env_clear().envs(spec.env.iter().map(|(k, v)| (k, v))).kill_on_drop(false);
+    cmd.args(&spec.args)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .kill_on_drop(false);
     let cwd = spec.cwd.as_raw_fd();
     match spec.mode {
         Mode::Pty => pty::spawn(cmd, cwd, spec.cols, spec.rows),
@@ -85,12 +88,18 @@ pub fn spawn(spec: SpawnSpec<'_>) -> io::Result<Spawned> {
                 });
             }
             let mut child = cmd.spawn()?;
-            let pid = child.id().ok_or_else(|| io::Error::other("child exited before its pid was read"))?;
+            let pid = child
+                .id()
+                .ok_or_else(|| io::Error::other("child exited before its pid was read"))?;
             let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
                 (Some(i), Some(o), Some(e)) => (i, o, e),
                 _ => return Err(io::Error::other("pipes were not created")),
             };
-            Ok(Spawned { child, pid, io: ProcessIo::Pipes { stdin, stdout, stderr } })
+            Ok(Spawned {
+                child,
+                pid,
+                io: ProcessIo::Pipes { stdin, stdout, stderr },
+            })
         }
     }
 }

@@ -13,9 +13,19 @@ use tokio::process::Command;
 use super::{enter_session, ProcessIo, Spawned};
 
 pub(super) fn spawn(mut cmd: Command, cwd: i32, cols: u16, rows: u16) -> io::Result<Spawned> {
-    let size = PtySize { rows, cols, pixel_width: 0, pixel_height: 0 };
-    let pair = native_pty_system().openpty(size).map_err(|e| io::Error::other(format!("openpty failed: {e}")))?;
-    let slave_path = pair.master.tty_name().ok_or_else(|| io::Error::other("the PTY has no slave name"))?;
+    let size = PtySize {
+        rows,
+        cols,
+        pixel_width: 0,
+        pixel_height: 0,
+    };
+    let pair = native_pty_system()
+        .openpty(size)
+        .map_err(|e| io::Error::other(format!("openpty failed: {e}")))?;
+    let slave_path = pair
+        .master
+        .tty_name()
+        .ok_or_else(|| io::Error::other("the PTY has no slave name"))?;
     // Our own handle on the slave, without becoming its controlling process; the pair's
     // slave is dropped at once. The parent must hold no slave descriptor after the
     // spawn, or the master never sees EOF.
@@ -44,10 +54,22 @@ pub(super) fn spawn(mut cmd: Command, cwd: i32, cols: u16, rows: u16) -> io::Res
     }
     let child = cmd.spawn()?;
     drop(cmd);
-    let pid = child.id().ok_or_else(|| io::Error::other("child exited before its pid was read"))?;
-    let master_fd = pair.master.as_raw_fd().ok_or_else(|| io::Error::other("the PTY master has no descriptor"))?;
+    let pid = child
+        .id()
+        .ok_or_else(|| io::Error::other("child exited before its pid was read"))?;
+    let master_fd = pair
+        .master
+        .as_raw_fd()
+        .ok_or_else(|| io::Error::other("the PTY master has no descriptor"))?;
     let fd = duplicate_nonblocking(master_fd)?;
-    Ok(Spawned { child, pid, io: ProcessIo::Pty { master: pair.master, fd } })
+    Ok(Spawned {
+        child,
+        pid,
+        io: ProcessIo::Pty {
+            master: pair.master,
+            fd,
+        },
+    })
 }
 
 fn duplicate_nonblocking(fd: i32) -> io::Result<OwnedFd> {
