@@ -123,7 +123,10 @@ impl fmt::Display for PolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PolicyError::TooLarge { len, max } => {
-                write!(f, "command is {len} bytes; the policy checks commands of at most {max} bytes")
+                write!(
+                    f,
+                    "command is {len} bytes; the policy checks commands of at most {max} bytes"
+                )
             }
         }
     }
@@ -135,7 +138,10 @@ impl std::error::Error for PolicyError {}
 /// typically a few microseconds (see docs/policy.md for measurements).
 pub fn check_command(command: &str, policy: &CommandPolicy) -> Result<CommandCheck, PolicyError> {
     if command.len() > MAX_COMMAND_BYTES {
-        return Err(PolicyError::TooLarge { len: command.len(), max: MAX_COMMAND_BYTES });
+        return Err(PolicyError::TooLarge {
+            len: command.len(),
+            max: MAX_COMMAND_BYTES,
+        });
     }
     let analysis = parse::analyze(command);
     let (decision, reason) = decide(&analysis, policy);
@@ -182,12 +188,21 @@ fn view_text(command: &parse::SimpleCommand, view: View) -> String {
 fn decide(analysis: &Analysis, policy: &CommandPolicy) -> (Decision, String) {
     if !analysis.substitutions.is_empty() {
         let what: Vec<&str> = analysis.substitutions.iter().map(|c| c.describe()).collect();
-        return (Decision::Deny, format!("{} is not allowed: it runs a command that cannot be checked before it runs", what.join(" and ")));
+        return (
+            Decision::Deny,
+            format!(
+                "{} is not allowed: it runs a command that cannot be checked before it runs",
+                what.join(" and ")
+            ),
+        );
     }
 
     let deny = rules::parse_rules(&policy.exclude_tools);
     if let Some(rule) = deny.iter().find(|r| r.is_everything()) {
-        return (Decision::Deny, format!("every shell command is blocked by excludeTools entry `{}`", rule.entry));
+        return (
+            Decision::Deny,
+            format!("every shell command is blocked by excludeTools entry `{}`", rule.entry),
+        );
     }
     let mut maybe_denied = None;
     for command in &analysis.commands {
@@ -195,7 +210,14 @@ fn decide(analysis: &Analysis, policy: &CommandPolicy) -> (Decision, String) {
             for rule in &deny {
                 match rules::denies(rule, &command.words, view) {
                     Match::Yes => {
-                        return (Decision::Deny, format!("{} is blocked by excludeTools entry `{}`", view_text(command, view), rule.entry));
+                        return (
+                            Decision::Deny,
+                            format!(
+                                "{} is blocked by excludeTools entry `{}`",
+                                view_text(command, view),
+                                rule.entry
+                            ),
+                        );
                     }
                     Match::Maybe if maybe_denied.is_none() => maybe_denied = Some((command, view, rule)),
                     _ => {}
@@ -205,19 +227,31 @@ fn decide(analysis: &Analysis, policy: &CommandPolicy) -> (Decision, String) {
     }
 
     if let Some(error) = &analysis.syntax_error {
-        return (Decision::Ask, format!("the command does not parse as bash ({error}), so it cannot be checked"));
+        return (
+            Decision::Ask,
+            format!("the command does not parse as bash ({error}), so it cannot be checked"),
+        );
     }
     if let Some((command, view, rule)) = maybe_denied {
         return (
             Decision::Ask,
-            format!("{} may be blocked by excludeTools entry `{}`: some of its words are only known at run time", view_text(command, view), rule.entry),
+            format!(
+                "{} may be blocked by excludeTools entry `{}`: some of its words are only known at run time",
+                view_text(command, view),
+                rule.entry
+            ),
         );
     }
-    if !analysis.hazards.is_empty() {
-        return (Decision::Ask, format!("cannot be checked fully: {}", analysis.hazards.join("; ")));
-    }
-
     let allow = rules::parse_rules(policy.core_tools.iter().chain(&policy.session_approvals));
+    // Hidden code is judged like a command we cannot read: only a policy that
+    // allows everything and denies nothing lets it through.
+    let allows_everything = deny.is_empty() && allow.iter().any(|r| r.is_everything());
+    if !analysis.hazards.is_empty() && !allows_everything {
+        return (
+            Decision::Ask,
+            format!("it cannot be checked fully: {}", analysis.hazards.join("; ")),
+        );
+    }
     if analysis.commands.is_empty() {
         return match allow.iter().find(|r| r.is_everything()) {
             Some(rule) => (Decision::Allow, format!("allowed by `{}`", rule.entry)),
@@ -227,10 +261,20 @@ fn decide(analysis: &Analysis, policy: &CommandPolicy) -> (Decision, String) {
     for command in &analysis.commands {
         for &view in &command.views {
             if !allow.iter().any(|r| rules::allows(r, &command.words, view)) {
-                let why = if allow.is_empty() { "no coreTools or sessionApprovals entries are set" } else { "it is not covered by coreTools or sessionApprovals" };
-                return (Decision::Ask, format!("{} needs confirmation: {why}", view_text(command, view)));
+                let why = if allow.is_empty() {
+                    "no coreTools or sessionApprovals entries are set"
+                } else {
+                    "it is not covered by coreTools or sessionApprovals"
+                };
+                return (
+                    Decision::Ask,
+                    format!("{} needs confirmation: {why}", view_text(command, view)),
+                );
             }
         }
     }
-    (Decision::Allow, "every command is covered by coreTools or sessionApprovals".to_string())
+    (
+        Decision::Allow,
+        "every command is covered by coreTools or sessionApprovals".to_string(),
+    )
 }
