@@ -1,0 +1,116 @@
+// Output: the text, screen and raw views, bounds, and delivery of every byte.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { type Scratch, scratch } from './helpers';
+
+let s: Scratch;
+beforeAll(() => {
+  s = scratch({ maxJobs: 64 });
+});
+afterAll(() => s.cleanup());
+
+describe('text view', () => {
+  it('removes colours, titles and hyperlinks', async () => {
+    const r = await s.service.run(
+      String.raw`printf '\e[1;31mred\e[0m \e]0;title\a\e]8;;http://x\e\\link\e]8;;\e\\ \e[38;5;200mpink\e[m\n'`,
+    );
+    expect(r.output).toBe('red link pink\n');
+    expect(s.service.getProcessOutput(r.handle, { view: 'raw' })).toContain('\x1b[1;31m');
+  });
+
+  it('collapses a carriage-return progress bar to what the line finally shows', async () => {
+    const r = await s.service.run(
+      String.raw`for i in 10 50 90 100; do printf '\rprogress %3d%%' $i; sleep 0.01; done; printf '\n'; printf 'a\r\e[Kb\n'`,
+    );
+    expect(r.output).toBe('progress 100%\nb\n');
+  });
+
+  it('keeps a UTF-8 character split across two reads intact', async () => {
+    // The euro sign is three bytes; the process writes them in two writes, apart in time.
+    const r = await s.service.run(String.raw`printf '\xe2\x82'; sleep 0.2; printf '\xac done\n'`);
+    expect(r.output).toBe('€ done\n');
+  });
+
+  it('replaces invalid UTF-8 instead of dropping it', async () => {
+    const r = await s.service.run(String.raw`printf 'a\xffb\xc3(c\n'`, { mode: 'pipes' });
+    expect(r.stdout).toBe('a\uFFFDb\uFFFD(c\n');
+  });
+
+  it('bounds what run() returns, names the file, and persists every byte', async () => {
+    // 5 MB of numbered lines: the result shows the head and the tail, the file has all.
+    const cmd = 'python3 -c "import sys\nfor i in range(500000): sys.stdout.write(\'line %06d\\n\' % i)"';
+    for (const mode of ['pty', 'pipes'] as const) {
+      const r = await s.service.run(cmd, { mode, maxOutputSize: 4096 });
+      expect(r.exitCode).toBe(0);
+      expect(r.truncated).toBe(true);
+      expect(r.output.length).toBeLessThan(4096 + 200);
+      expect(r.output.startsWith('line 000000\nline 000001\n')).toBe(true);
+      expect(r.output.endsWith('line 499998\nline 499999\n')).toBe(true);
+      const file = join(r.outputDir!, 'stdout.txt');
+      expect(r.output).toMatch(new RegExp(`\\[\\.\\.\\. \\d+ bytes omitted; the full output is in ${file}`));
+      const text = readFileSync(file, 'utf8');
+      expect(text.length).toBe(500000 * 12);
+      const lines = text.split('\n');
+      expect(lines[123456]).toBe('line 123456');
+      expect(r.totalBytes).toBeGreaterThanOrEqual(500000 * 12);
+      // Memory holds a bounded head + tail, not 6 MB.
+      expect(s.service.getProcessOutput(r.handle).length).toBeLessThan(2 * 1024 * 1024);
+    }
+  });
+
+  it('tailBytes returns the end of a view', async () => {
+    const r = await s.service.run('seq 1 1000');
+    expect(s.service.getProcessOutput(r.handle, { tailBytes: 9 })).toBe('999\n1000\n');
+  });
+});
+
+describe('screen view', () => {
+  it('shows the emulated terminal after full-screen redraws', async () => {
+    const r = await s.service.run(String.raw`printf 'old text\n\e[2J\e[Htop\e[3;5Hmiddle'`, { cols: 40, rows: 5 });
+    expect(s.service.getProcessOutput(r.handle, { view: 'screen' })).toBe('top\n\n    middle');
+  });
+
+  it('renders vim as a person sees it', async () => {
+    const file = join(s.root, 'vim.txt');
+    require('node:fs').writeFileSync(file, 'first line\nsecond line\n');
+    const r = await s.service.run('vim -u NONE -N vim.txt', { callbackPattern: 'second line', timeoutMs: 20_000 });
+    expect(r.status).toBe('running');
+    const screen = s.service.getProcessOutput(r.handle, { view: 'screen' });
+    expect(screen.split('\n')[0]).toBe('first line');
+    expect(screen).toMatch(/~/);
+    await s.service.sendInput(r.handle, ':q!', { appendNewline: false, keys: ['Enter'], delayMs: 100 });
+    await s.service.waitFor(r.handle, { timeoutMs: 10_000 });
+    expect(s.service.isPtyActive(r.handle)).toBe(false);
+  });
+});
+
+describe('every byte before the exit', () => {
+  // 100 000 random bytes in base64: 133 336 characters in 1 755 lines of 76.
+  const expected = 133_336 + 1_755;
+  for (const mode of ['pty', 'pipes'] as const) {
+    it(`200 runs in ${mode} mode deliver all of it, then exit 3`, async () => {
+      const runs: Promise<void>[] = [];
+      let done = 0;
+      const one = async () => {
+        const r = await s.service.run('head -c 100000 /dev/urandom | base64; exit 3', { mode });
+        expect(r.exitCode).toBe(3);
+        expect(readFileSync(join(r.outputDir!, 'stdout.txt'), 'utf8').length).toBe(expected);
+        const text = s.service.getProcessOutput(r.handle);
+        expect(text.endsWith('\n')).toBe(true);
+        s.service.removeProcess(r.handle);
+        done += 1;
+      };
+      for (let worker = 0; worker < 4; worker += 1) {
+        runs.push(
+          (async () => {
+            for (let i = 0; i < 50; i += 1) await one();
+          })(),
+        );
+      }
+      await Promise.all(runs);
+      expect(done).toBe(200);
+    });
+  }
+});
