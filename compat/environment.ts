@@ -1,0 +1,94 @@
+// The command line and environment upstream's ShellExecutionService hands to its
+// sandbox manager, rebuilt here (same variables, same git overrides), so that the
+// sandbox manager the caller passes prepares the same command for the native service.
+import type { ShellExecutionConfig, SandboxedCommand, SandboxRequest } from './types.js';
+
+/** Bash options upstream turns off in front of every command. */
+const SHOPT_GUARD = 'shopt -u promptvars nullglob extglob nocaseglob dotglob;';
+
+/** Git settings that could prompt, run hooks or page; upstream neutralises the same list. */
+const GIT_OVERRIDES: ReadonlyArray<readonly [string, string]> = [
+  ['credential.helper', ''],
+  ['core.fsmonitor', ''],
+  ['core.hooksPath', ''],
+  ['core.sshCommand', ''],
+  ['core.pager', 'cat'],
+  ['core.editor', ''],
+  ['sequence.editor', ''],
+  ['diff.external', ''],
+];
+
+const NO_PROMPTS: Readonly<Record<string, string>> = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: '',
+  SSH_ASKPASS: '',
+  GH_PROMPT_DISABLED: '1',
+  GCM_INTERACTIVE: 'never',
+  DISPLAY: '',
+  DBUS_SESSION_BUS_ADDRESS: '',
+};
+
+export function guardCommand(command: string): string {
+  return command.trimStart().startsWith(SHOPT_GUARD) ? command : `${SHOPT_GUARD} ${command}`;
+}
+
+/** The request upstream would pass to `sandboxManager.prepareCommand`. */
+export function sandboxRequest(command: string, cwd: string, config: ShellExecutionConfig): SandboxRequest {
+  const source: Record<string, string | undefined> = config.env ?? process.env;
+  const gitKeys = Object.keys(source).filter((k) => k.startsWith('GIT_CONFIG_'));
+  const allowed = [...(config.sanitizationConfig?.allowedEnvironmentVariables ?? []), ...gitKeys];
+  const env: Record<string, string | undefined> = { ...source };
+  env.GEMINI_CLI = '1';
+  env.TERM = 'xterm-256color';
+  env.PAGER = config.pager ?? 'cat';
+  env.GIT_PAGER = config.pager ?? 'cat';
+  env.GIT_CONFIG_GLOBAL = '/dev/null';
+  env.GIT_CONFIG_SYSTEM = '/dev/null';
+  env.GIT_CONFIG_NOSYSTEM = '1';
+  allowed.push('GIT_CONFIG_COUNT', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM');
+  let count = Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10) || 0;
+  for (const [key, value] of GIT_OVERRIDES) {
+    env[`GIT_CONFIG_KEY_${count}`] = key;
+    env[`GIT_CONFIG_VALUE_${count}`] = value;
+    allowed.push(`GIT_CONFIG_KEY_${count}`, `GIT_CONFIG_VALUE_${count}`);
+    count += 1;
+  }
+  env.GIT_CONFIG_COUNT = String(count);
+  Object.assign(env, NO_PROMPTS);
+  const sanitizationConfig = config.sanitizationConfig
+    ? { ...config.sanitizationConfig, allowedEnvironmentVariables: allowed }
+    : undefined;
+  return {
+    command: 'bash',
+    args: ['-c', guardCommand(command)],
+    env,
+    cwd,
+    policy: {
+      ...config,
+      ...(config.sandboxConfig ?? {}),
+      sanitizationConfig,
+      additionalPermissions: config.additionalPermissions,
+    } as SandboxRequest['policy'],
+  };
+}
+
+/** Asks the caller's sandbox manager (if any) to prepare the request. */
+export async function prepare(command: string, cwd: string, config: ShellExecutionConfig): Promise<SandboxedCommand> {
+  const request = sandboxRequest(command, cwd, config);
+  if (config.sandboxManager) return config.sandboxManager.prepareCommand(request);
+  return { program: request.command, args: request.args, env: request.env };
+}
+
+/**
+ * The argv that runs `prepared` with exactly its environment: the native service
+ * adds to the inherited environment, so `env -i` clears it first and sets the
+ * prepared variables (a sanitising sandbox manager may have removed some).
+ */
+export function exactEnvArgv(prepared: SandboxedCommand): { program: string; args: string[] } {
+  const assignments: string[] = [];
+  for (const [key, value] of Object.entries(prepared.env)) {
+    if (value === undefined || key === '' || key.includes('=')) continue;
+    assignments.push(`${key}=${value}`);
+  }
+  return { program: '/usr/bin/env', args: ['-i', ...assignments, prepared.program, ...prepared.args] };
+}

@@ -1,0 +1,657 @@
+// native-shell-service/gemini-compat: the static API of `@google/gemini-cli-core@0.61.0`'s
+// ShellExecutionService, run by the native service. The Gemini CLI switches by changing
+// the module it imports `ShellExecutionService` from; see docs/gemini-compat.md.
+//
+// Every execution is one native job. Callers still name it by its pid (upstream's key);
+// the native handle behind it is available from `getHandle(pid)`.
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join, relative, resolve as resolvePath } from 'node:path';
+
+import { exactEnvArgv, prepare } from './environment.js';
+import {
+  defaultNativeOptions,
+  loadAddon,
+  type NativeProcessInfo,
+  type NativeService,
+  type NativeServiceOptions,
+} from './native.js';
+import type {
+  AnsiOutput,
+  BackgroundProcess,
+  BackgroundProcessRecord,
+  ExecutionMethod,
+  ShellExecutionConfig,
+  ShellExecutionHandle,
+  ShellExecutionResult,
+  ShellOutputEvent,
+} from './types.js';
+import { inAlternateScreen, LineDeltas, looksBinary, pipesOutput, ptyOutput, toAnsiOutput } from './views.js';
+
+export * from './types.js';
+export type { NativeServiceOptions } from './native.js';
+
+export const GEMINI_CLI_IDENTIFICATION_ENV_VAR = 'GEMINI_CLI';
+export const GEMINI_CLI_IDENTIFICATION_ENV_VAR_VALUE = '1';
+export const SCROLLBACK_LIMIT = 300000;
+
+/** Upstream's cadence for `data` events (one render per 68 ms at most). */
+export const RENDER_INTERVAL_MS = 68;
+/** Upstream's cap on a pipes-mode result (it keeps the last 16 MB). */
+const MAX_PIPES_OUTPUT = 16 * 1024 * 1024;
+/** How long a finished execution's exit status is remembered for `onExit`. */
+const EXIT_INFO_TTL_MS = 5 * 60 * 1000;
+const MAX_BACKGROUND_HISTORY = 100;
+/** Bytes of text read per render; the grid shows at most `maxSerializedLines` of them. */
+const RENDER_TAIL_BYTES = 256 * 1024;
+/** Bytes upstream sniffs for binary output. */
+const SNIFF_BYTES = 512;
+const PTY_METHOD: ExecutionMethod = 'lydell-node-pty';
+const PIPES_METHOD: ExecutionMethod = 'child_process';
+
+type Listener = (event: ShellOutputEvent) => void;
+
+interface Job {
+  pid: number;
+  handle: number;
+  pty: boolean;
+  command: string;
+  sessionId: string | undefined;
+  config: ShellExecutionConfig;
+  onOutputEvent: Listener;
+  abortSignal: AbortSignal;
+  outputDir: string | null;
+  listeners: Set<Listener>;
+  running: boolean;
+  /** The result promise has been resolved (exit, background or kill). */
+  resolved: boolean;
+  /** Lifecycle listeners have been told about the end (exit or kill). */
+  ended: boolean;
+  resolve: (result: ShellExecutionResult) => void;
+  /** Raw bytes seen at the last render. */
+  seenBytes: number;
+  binary: 'unknown' | 'text' | 'binary';
+  /** PTY: output has started (a non-blank line was seen), so renders are emitted. */
+  started: boolean;
+  /** Pipes: the text handed out in `data` events so far. */
+  streamed: string;
+  deltas: LineDeltas;
+  log: WriteStream | undefined;
+  logDeltas: LineDeltas | undefined;
+  scroll: number;
+  cleanup: (() => void) | undefined;
+  abortHandler: (() => void) | undefined;
+}
+
+let nativeOptions: NativeServiceOptions = {};
+let nativeService: NativeService | undefined;
+
+function native(): NativeService {
+  if (!nativeService) {
+    nativeService = new (loadAddon().ShellExecutionService)({ ...defaultNativeOptions(), ...nativeOptions });
+  }
+  return nativeService;
+}
+
+function globalTempDir(): string {
+  const home = homedir();
+  if (process.env['SANDBOX'] === 'sandbox-exec' && home) return join(home, '.cache', '.gemini', 'tmp');
+  return join(home ? join(home, '.gemini') : join(tmpdir(), '.gemini'), 'tmp');
+}
+
+function failedResult(error: Error): ShellExecutionResult {
+  return {
+    error,
+    rawOutput: Buffer.from(''),
+    output: '',
+    exitCode: 1,
+    signal: null,
+    aborted: false,
+    pid: undefined,
+    executionMethod: 'none',
+  };
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+export class ShellExecutionService {
+  private static jobs = new Map<number, Job>();
+  private static exitInfo = new Map<number, { exitCode: number; signal: number | undefined }>();
+  private static backgroundHistory = new Map<string, Map<number, BackgroundProcessRecord>>();
+  private static timer: NodeJS.Timeout | undefined;
+
+  /**
+   * Options for the native service behind the static API (root, ioDir, sessionId,
+   * maxJobs). Takes effect when the service is first used, or after `shutdown()`.
+   */
+  static configure(options: NativeServiceOptions): void {
+    nativeOptions = { ...options };
+  }
+
+  /** Kills every job and releases the native service (a new one starts on next use). */
+  static async shutdown(): Promise<void> {
+    const service = nativeService;
+    nativeService = undefined;
+    if (service) await service.shutdown();
+  }
+
+  /** The native handle of the execution with this pid (handles are never reused). */
+  static getHandle(pid: number): number | undefined {
+    return this.jobs.get(pid)?.handle;
+  }
+
+  static getLogDir(): string {
+    return join(globalTempDir(), 'background-processes');
+  }
+
+  static getLogFilePath(pid: number): string {
+    return join(this.getLogDir(), `background-${pid}.log`);
+  }
+
+  /**
+   * Runs `commandToExecute` with `bash -c` in `cwd`, in a PTY when `shouldUseNodePty`,
+   * streaming events to `onOutputEvent`; resolves with the pid and a result promise.
+   */
+  static async execute(
+    commandToExecute: string,
+    cwd: string,
+    onOutputEvent: (event: ShellOutputEvent) => void,
+    abortSignal: AbortSignal,
+    shouldUseNodePty: boolean,
+    shellExecutionConfig: ShellExecutionConfig,
+  ): Promise<ShellExecutionHandle> {
+    const config = shellExecutionConfig;
+    const pty = shouldUseNodePty;
+    let cleanup: (() => void) | undefined;
+    let started: { handle: number; pid: number | null; outputDir: string | null; error: string | null };
+    try {
+      const prepared = await prepare(commandToExecute, resolvePath(cwd), config);
+      cleanup = prepared.cleanup;
+      const argv = exactEnvArgv(prepared);
+      const directory = relative('/', resolvePath(prepared.cwd ?? cwd)) || '.';
+      started = await native().run(argv.program, {
+        args: argv.args,
+        mode: pty ? 'pty' : 'pipes',
+        directory,
+        cols: config.terminalWidth ?? 80,
+        rows: config.terminalHeight ?? 30,
+        callbackDelayMs: 0,
+        description: config.originalCommand ?? commandToExecute,
+      });
+    } catch (e) {
+      cleanup?.();
+      return { pid: undefined, result: Promise.resolve(failedResult(asError(e))) };
+    }
+    if (started.pid === null) {
+      cleanup?.();
+      try {
+        native().removeProcess(started.handle);
+      } catch {
+        // already gone
+      }
+      return { pid: undefined, result: Promise.resolve(failedResult(new Error(started.error ?? 'spawn failed'))) };
+    }
+
+    let resolve!: (result: ShellExecutionResult) => void;
+    const result = new Promise<ShellExecutionResult>((r) => {
+      resolve = r;
+    });
+    const job: Job = {
+      pid: started.pid,
+      handle: started.handle,
+      pty,
+      command: config.originalCommand ?? commandToExecute,
+      sessionId: config.sessionId,
+      config,
+      onOutputEvent,
+      abortSignal,
+      outputDir: started.outputDir,
+      listeners: new Set(),
+      running: true,
+      resolved: false,
+      ended: false,
+      resolve,
+      seenBytes: 0,
+      binary: 'unknown',
+      started: false,
+      streamed: '',
+      deltas: new LineDeltas(),
+      log: undefined,
+      logDeltas: undefined,
+      scroll: 0,
+      cleanup,
+      abortHandler: undefined,
+    };
+    this.jobs.set(job.pid, job);
+    this.exitInfo.delete(job.pid);
+
+    const onAbort = (): void => {
+      if (job.running) native().kill(job.handle, { graceMs: 200 }).catch(() => undefined);
+    };
+    job.abortHandler = onAbort;
+    if (abortSignal.aborted) onAbort();
+    else abortSignal.addEventListener('abort', onAbort, { once: true });
+
+    this.ensureTimer();
+    void this.awaitExit(job);
+    return { pid: job.pid, result };
+  }
+
+  // ---- output ----------------------------------------------------------------------
+
+  private static ensureTimer(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.renderAll(), RENDER_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private static renderAll(): void {
+    const running = [...this.jobs.values()].filter((j) => j.running);
+    if (running.length === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    let infos: Map<number, NativeProcessInfo>;
+    try {
+      infos = new Map(native().getActiveProcesses().map((p) => [p.handle, p]));
+    } catch {
+      return;
+    }
+    for (const job of running) {
+      const info = infos.get(job.handle);
+      if (!info || info.outputBytes === job.seenBytes) continue;
+      job.seenBytes = info.outputBytes;
+      try {
+        this.render(job, false);
+      } catch {
+        // the job was removed between the listing and the read
+      }
+    }
+  }
+
+  private static emit(job: Job, event: ShellOutputEvent): void {
+    job.onOutputEvent(event);
+    for (const listener of [...job.listeners]) listener(event);
+  }
+
+  /** Decides text or binary from the first bytes, as upstream does. */
+  private static sniff(job: Job, final: boolean): void {
+    if (job.binary !== 'unknown' || job.seenBytes === 0) return;
+    const raw = native().getProcessOutput(job.handle, { view: 'raw' });
+    const head = Buffer.from(raw.slice(0, SNIFF_BYTES * 2), 'utf8');
+    if (looksBinary(head, job.pty)) {
+      job.binary = 'binary';
+      this.emit(job, { type: 'binary_detected' });
+    } else if (final || head.length >= SNIFF_BYTES) {
+      job.binary = 'text';
+    }
+  }
+
+  /** The grid a PTY job shows: the screen for full-screen programs, else the last lines. */
+  private static grid(job: Job): { grid: AnsiOutput; blank: boolean } {
+    const service = native();
+    const maxLines = job.config.maxSerializedLines ?? 2000;
+    const rawTail = service.getProcessOutput(job.handle, { view: 'raw', tailBytes: 64 * 1024 });
+    let lines: string[];
+    if (inAlternateScreen(rawTail)) {
+      lines = service.getProcessOutput(job.handle, { view: 'screen' }).split('\n');
+      while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+    } else {
+      const text = service.getProcessOutput(job.handle, { view: 'text', tailBytes: RENDER_TAIL_BYTES });
+      lines = text.split('\n');
+      if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+      if (!job.config.disableDynamicLineTrimming) {
+        while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+      }
+      if (lines.length > maxLines) lines = lines.slice(lines.length - maxLines);
+    }
+    const blank = lines.every((l) => l.trim() === '');
+    return { grid: toAnsiOutput(lines), blank };
+  }
+
+  private static render(job: Job, final: boolean): void {
+    this.sniff(job, final);
+    if (job.binary === 'binary') {
+      if (!final) this.emit(job, { type: 'binary_progress', bytesReceived: job.seenBytes });
+      return;
+    }
+    if (job.log && job.logDeltas) {
+      const text = native().getProcessOutput(job.handle, { view: 'text' });
+      const fresh = job.logDeltas.next(text, final);
+      if (fresh) job.log.write(fresh);
+    }
+    if (job.pty) {
+      const { grid, blank } = this.grid(job);
+      if (!job.started) {
+        if (blank) return;
+        job.started = true;
+      }
+      this.emit(job, { type: 'data', chunk: grid });
+    } else {
+      const text = native().getProcessOutput(job.handle, { view: 'text' });
+      const fresh = job.deltas.next(text, final);
+      if (fresh) {
+        job.streamed += fresh;
+        this.emit(job, { type: 'data', chunk: fresh });
+      }
+    }
+  }
+
+  /** The whole text of a job: memory holds head + tail, the output file holds it all. */
+  private static async fullText(job: Job): Promise<string> {
+    const text = native().getProcessOutput(job.handle, { view: 'text' });
+    if (!/\[\.\.\. \d+ bytes omitted \.\.\.\]\n/.test(text) || !job.outputDir) return text;
+    const stdoutPath = join(job.outputDir, 'stdout.txt');
+    const stderrPath = join(job.outputDir, 'stderr.txt');
+    try {
+      if (!job.pty) {
+        // Pipes mode saves the streams apart; their order is only known in memory.
+        const stderrSize = await stat(stderrPath).then((s) => s.size, () => 0);
+        if (stderrSize > 0) return text;
+      }
+      return await readFile(stdoutPath, 'utf8');
+    } catch {
+      return text;
+    }
+  }
+
+  private static currentOutput(job: Job): string {
+    if (job.pty) {
+      const text = native().getProcessOutput(job.handle, { view: 'text' });
+      return ptyOutput(text, job.config.scrollback ?? SCROLLBACK_LIMIT);
+    }
+    return job.streamed;
+  }
+
+  // ---- exit ------------------------------------------------------------------------
+
+  private static async awaitExit(job: Job): Promise<void> {
+    let exitCode: number | null = null;
+    let signal: number | null = null;
+    let error: Error | null = null;
+    for (;;) {
+      try {
+        const r = await native().waitFor(job.handle, { timeoutMs: 3_600_000, maxOutputSize: 0 });
+        if (!r.running) {
+          exitCode = r.exitCode;
+          signal = r.signal;
+          break;
+        }
+      } catch (e) {
+        error = asError(e);
+        break;
+      }
+    }
+    job.running = false;
+    if (job.abortHandler) job.abortSignal.removeEventListener('abort', job.abortHandler);
+    job.cleanup?.();
+
+    let output = '';
+    let ansiOutput: AnsiOutput | undefined;
+    try {
+      const info = native().getActiveProcesses().find((p) => p.handle === job.handle);
+      if (info) job.seenBytes = info.outputBytes;
+      this.render(job, true);
+      if (job.binary === 'binary') {
+        output = job.pty ? '' : pipesOutput(job.streamed);
+      } else {
+        const text = await this.fullText(job);
+        if (job.pty) {
+          output = ptyOutput(text, job.config.scrollback ?? SCROLLBACK_LIMIT);
+        } else {
+          output = pipesOutput(text.length > MAX_PIPES_OUTPUT ? text.slice(text.length - MAX_PIPES_OUTPUT) : text);
+          if (text.length > MAX_PIPES_OUTPUT) {
+            output += `\n[GEMINI_CLI_WARNING: Output truncated. The buffer is limited to ${MAX_PIPES_OUTPUT / (1024 * 1024)}MB.]`;
+          }
+        }
+      }
+      if (job.pty) ansiOutput = this.grid(job).grid;
+    } catch (e) {
+      error ??= asError(e);
+    }
+
+    // node-pty reports signal 0 for a normal exit and exit code 0 for a signalled one;
+    // the PTY path keeps that convention so results compare equal to upstream's.
+    if (job.pty) {
+      exitCode = signal !== null ? 0 : exitCode;
+      signal = signal ?? 0;
+    }
+    this.emitExitToCaller(job, exitCode, signal);
+    this.finishHistory(job, exitCode, signal);
+    await this.closeLog(job);
+
+    const result: ShellExecutionResult = {
+      rawOutput: Buffer.from(''),
+      output,
+      ...(job.pty ? { ansiOutput: ansiOutput ?? [] } : {}),
+      exitCode,
+      signal,
+      error,
+      aborted: job.abortSignal.aborted,
+      pid: job.pid,
+      executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
+    };
+    this.settle(job, result);
+    this.jobs.delete(job.pid);
+    try {
+      native().removeProcess(job.handle);
+    } catch {
+      // already gone (service shut down)
+    }
+  }
+
+  private static emitExitToCaller(job: Job, exitCode: number | null, signal: number | null): void {
+    job.onOutputEvent({ type: 'exit', exitCode, signal });
+  }
+
+  /** Resolves the result (once) and tells lifecycle listeners the execution ended (once). */
+  private static settle(job: Job, result: ShellExecutionResult): void {
+    if (!job.resolved) {
+      job.resolved = true;
+      job.resolve(result);
+    }
+    if (!job.ended) {
+      job.ended = true;
+      const event: ShellOutputEvent = { type: 'exit', exitCode: result.exitCode, signal: result.signal };
+      for (const listener of [...job.listeners]) listener(event);
+      job.listeners.clear();
+      this.rememberExit(job.pid, result.exitCode ?? 0, result.signal ?? undefined);
+    }
+  }
+
+  private static rememberExit(pid: number, exitCode: number, signal: number | undefined): void {
+    this.exitInfo.set(pid, { exitCode, signal });
+    setTimeout(() => {
+      if (this.exitInfo.get(pid)?.exitCode === exitCode) this.exitInfo.delete(pid);
+    }, EXIT_INFO_TTL_MS).unref();
+  }
+
+  private static finishHistory(job: Job, exitCode: number | null, signal: number | null): void {
+    const history = this.backgroundHistory.get(job.sessionId ?? 'default');
+    const item = history?.get(job.pid);
+    if (item) {
+      item.status = 'exited';
+      item.exitCode = exitCode ?? undefined;
+      item.signal = signal ?? undefined;
+      item.endTime = Date.now();
+    }
+  }
+
+  private static async closeLog(job: Job): Promise<void> {
+    const log = job.log;
+    job.log = undefined;
+    job.logDeltas = undefined;
+    if (log) await new Promise<void>((r) => log.end(() => r()));
+  }
+
+  // ---- the rest of the static API ----------------------------------------------------
+
+  /** Writes to the job's terminal (PTY) or stdin (pipes: upstream drops this input). */
+  static writeToPty(pid: number, input: string): void {
+    const job = this.jobs.get(pid);
+    if (!job?.running) return;
+    try {
+      native().writeToPty(job.handle, input);
+    } catch {
+      // exited meanwhile
+    }
+  }
+
+  /** True while the execution with this pid runs (false for pids it never started). */
+  static isPtyActive(pid: number): boolean {
+    const job = this.jobs.get(pid);
+    return !!job && job.running && !job.ended;
+  }
+
+  /** Calls back once the execution exits; at once if it exited in the last 5 minutes. */
+  static onExit(pid: number, callback: (exitCode: number, signal?: number) => void): () => void {
+    const job = this.jobs.get(pid);
+    if (job && !job.ended) {
+      const listener: Listener = (event) => {
+        if (event.type === 'exit') {
+          job.listeners.delete(listener);
+          callback(event.exitCode ?? 0, event.signal ?? undefined);
+        }
+      };
+      job.listeners.add(listener);
+      return () => job.listeners.delete(listener);
+    }
+    const info = this.exitInfo.get(pid);
+    if (info) callback(info.exitCode, info.signal);
+    return () => undefined;
+  }
+
+  /**
+   * Kills the execution's process group. As upstream, the result resolves at once as
+   * cancelled (exit code 130, `aborted`), and subscribers get that exit.
+   */
+  static async kill(pid: number): Promise<void> {
+    const job = this.jobs.get(pid);
+    if (!job) return;
+    await this.closeLog(job);
+    if (job.ended || !job.running) return;
+    native().kill(job.handle, { graceMs: 0 }).catch(() => undefined);
+    const output = this.currentOutput(job);
+    this.settle(job, {
+      rawOutput: Buffer.from(output, 'utf8'),
+      output,
+      exitCode: 130,
+      signal: null,
+      error: new Error('Operation cancelled by user.'),
+      aborted: true,
+      pid,
+      executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
+    });
+  }
+
+  /**
+   * Resolves the execution's result now (`backgrounded: true`) and keeps it running;
+   * its output goes on to `getLogFilePath(pid)` and it is listed for its session.
+   */
+  static background(pid: number, sessionId?: string, command?: string): void {
+    const job = this.jobs.get(pid);
+    const session = sessionId ?? job?.sessionId;
+    if (!session) throw new Error('Session ID is required for background operations');
+    if (!job || !job.running || job.ended) return;
+    const history = this.backgroundHistory.get(session) ?? new Map<number, BackgroundProcessRecord>();
+    if (history.size >= MAX_BACKGROUND_HISTORY) {
+      const oldest = history.keys().next().value;
+      if (oldest !== undefined) history.delete(oldest);
+    }
+    history.set(pid, { command: command ?? job.command, status: 'running', startTime: Date.now() });
+    this.backgroundHistory.set(session, history);
+    job.sessionId = session;
+
+    if (!job.log) {
+      try {
+        mkdirSync(this.getLogDir(), { recursive: true, mode: 0o700 });
+        const log = createWriteStream(this.getLogFilePath(pid), { flags: 'wx' });
+        log.on('error', () => undefined);
+        job.log = log;
+        job.logDeltas = new LineDeltas();
+        const fresh = job.logDeltas.next(native().getProcessOutput(job.handle, { view: 'text' }), false);
+        if (fresh) log.write(fresh);
+      } catch {
+        // logging is best effort, as upstream
+      }
+    }
+    if (!job.resolved) {
+      job.resolved = true;
+      job.resolve({
+        rawOutput: Buffer.from(''),
+        output: this.currentOutput(job),
+        exitCode: null,
+        signal: null,
+        error: null,
+        aborted: false,
+        pid,
+        executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
+        backgrounded: true,
+      });
+    }
+  }
+
+  /** Streams the execution's events to `listener`, starting with the current output. */
+  static subscribe(pid: number, listener: (event: ShellOutputEvent) => void): () => void {
+    const job = this.jobs.get(pid);
+    if (!job || job.ended) return () => undefined;
+    job.listeners.add(listener);
+    if (job.binary !== 'binary') {
+      if (job.pty) {
+        const { grid } = this.grid(job);
+        if (grid.length > 0) listener({ type: 'data', chunk: grid });
+      } else if (job.streamed.length > 0) {
+        listener({ type: 'data', chunk: job.streamed });
+      }
+    }
+    return () => job.listeners.delete(listener);
+  }
+
+  /** Resizes the job's terminal and sends subscribers the re-laid-out grid. */
+  static resizePty(pid: number, cols: number, rows: number): void {
+    const job = this.jobs.get(pid);
+    if (!job?.running || !job.pty) return;
+    try {
+      native().resizePty(job.handle, cols, rows);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
+      throw e;
+    }
+    const { grid } = this.grid(job);
+    for (const listener of [...job.listeners]) listener({ type: 'data', chunk: grid });
+  }
+
+  /**
+   * Moves the job's viewport by `lines`. Upstream renders from fixed line ranges, so
+   * scrolling changes no event there either; the offset is kept for parity only.
+   */
+  static scrollPty(pid: number, lines: number): void {
+    const job = this.jobs.get(pid);
+    if (!job?.running || !job.pty) return;
+    job.scroll = Math.min(0, job.scroll + lines);
+  }
+
+  static listBackgroundProcesses(sessionId: string): BackgroundProcess[] {
+    if (!sessionId) throw new Error('Session ID is required');
+    const history = this.backgroundHistory.get(sessionId);
+    if (!history) return [];
+    return [...history.entries()].map(([pid, item]) => ({
+      pid,
+      command: item.command,
+      status: item.status,
+      exitCode: item.exitCode,
+      signal: item.signal,
+    }));
+  }
+
+  /** Forgets all bookkeeping (running jobs are left to the native service). */
+  static resetForTest(): void {
+    this.jobs.clear();
+    this.exitInfo.clear();
+    this.backgroundHistory.clear();
+  }
+}
