@@ -1,0 +1,22 @@
+// Loads the native addon by the package's own name (self-reference through `exports`),
+// so the same code works from `tools/` (tests) and from `dist/tools/` (published).
+import { createRequire } from 'node:module';
+
+import type * as Addon from 'native-shell-service';
+
+let cached: typeof Addon | null = null;
+
+export function loadAddon(): typeof Addon {
+  if (cached) return cached;
+  // Compiled, this file is CommonJS and has `require`; under a test runner's ESM
+  // transform it may not, and the package root (the working directory) resolves the name.
+  const load: NodeRequire = typeof require === 'function' ? require : createRequire(`${process.cwd()}/package.json`);
+  cached = load('native-shell-service') as typeof Addon;
+  return cached;
+}
+
+export type ShellExecutionService = Addon.ShellExecutionService;
+export type RunResult = Addon.RunResult;
+export type InteractionResult = Addon.InteractionResult;
+export type ProcessInfo = Addon.ProcessInfo;
+export type ServiceOptions = Addon.ServiceOptions;

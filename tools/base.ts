@@ -1,0 +1,315 @@
+// The one shape every tool has: a declaration, `validate`, `build` → an invocation with
+// a policy decision, a confirmation and `execute(signal)`; plus the state tools share.
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { ProcessInfo, ShellExecutionService } from './addon.js';
+import type { CommandPolicy } from './policy.js';
+import {
+  type ConfirmationDetails,
+  type FunctionDeclaration,
+  type PolicyDecision,
+  type ToolName,
+  type ToolResult,
+  ToolErrorType,
+} from './types.js';
+import { validateParams } from './validate.js';
+
+export interface ShellToolsConfig {
+  /** `run_shell_command`'s llmContent: seed 001's labelled text (default) or seed 000's JSON. */
+  format?: 'text' | 'json';
+  /** Allow and deny lists in the Gemini CLI syntax, e.g. `run_shell_command(git)`. */
+  policy?: CommandPolicy;
+  /**
+   * What a policy `ask` means: `confirm` (default) asks the user through
+   * `shouldConfirmExecute`; `allow` runs (a host that confirms on its own, e.g. an MCP
+   * client); `deny` refuses (a strict allowlist).
+   */
+  onAsk?: 'confirm' | 'allow' | 'deny';
+  /** How long send_input waits for `ai_callback_pattern` (default 30000 ms). */
+  patternTimeoutMs?: number;
+  /** The service's project root, for absolute `cwd` values of shell_cmd (found out when absent). */
+  projectRoot?: string;
+  /** SIGTERM → SIGKILL grace period for kill and aborts (default: the service's). */
+  killGraceMs?: number;
+}
+
+/** What is remembered about a job after the tools stopped tracking it. */
+export interface FinishedJob {
+  handle: number;
+  command: string;
+  status: ProcessInfo['status'];
+  exitCode: number | null;
+  signal: number | null;
+}
+
+/** State shared by all tools built on the same service (one agent session). */
+export interface SharedState {
+  /** Jobs that finished and were removed from the service, newest last (bounded). */
+  finished: Map<number, FinishedJob>;
+  /** Jobs that finished but that `jobs` has not reported yet. */
+  unreported: Set<number>;
+  /** `run_shell_command(<root>)` entries the user approved for the session. */
+  sessionApprovals: Set<string>;
+  /** Handles already tied to a run call (for locating a job to kill on abort). */
+  claimed: Set<number>;
+  /** The service's project root, once found out. */
+  projectRoot?: string;
+}
+
+const states = new WeakMap<object, SharedState>();
+
+export function sharedState(service: ShellExecutionService): SharedState {
+  let state = states.get(service);
+  if (!state) {
+    state = { finished: new Map(), unreported: new Set(), sessionApprovals: new Set(), claimed: new Set() };
+    states.set(service, state);
+  }
+  return state;
+}
+
+/** Thrown by `build` when the parameters are invalid. */
+export class ToolParamsError extends Error {
+  readonly type = ToolErrorType.INVALID_PARAMS;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolParamsError';
+  }
+}
+
+export abstract class ShellTool<P extends object> {
+  abstract readonly declaration: FunctionDeclaration;
+  /** Whether the Gemini CLI should show the output as markdown. */
+  readonly isOutputMarkdown = false;
+
+  constructor(
+    readonly service: ShellExecutionService,
+    readonly config: ShellToolsConfig = {},
+  ) {}
+
+  get name(): ToolName {
+    return this.declaration.name;
+  }
+
+  get description(): string {
+    return this.declaration.description;
+  }
+
+  get state(): SharedState {
+    return sharedState(this.service);
+  }
+
+  /** Null when the parameters are valid, otherwise a message the model can act on. */
+  validate(params: unknown): string | null {
+    return validateParams(this.declaration, params) ?? this.validateValues((params ?? {}) as P);
+  }
+
+  /** Checks beyond the schema (cross-field, values). */
+  protected validateValues(_params: P): string | null {
+    return null;
+  }
+
+  /** Validates and binds the parameters; throws `ToolParamsError` when they are invalid. */
+  build(params: unknown): ShellToolInvocation<P> {
+    const problem = this.validate(params);
+    if (problem) throw new ToolParamsError(problem);
+    return this.createInvocation(stripNulls((params ?? {}) as P));
+  }
+
+  /**
+   * For hosts without a confirmation step (or that confirmed already): validate, apply
+   * the policy (`deny` refuses; `ask` follows `config.onAsk`, where `confirm` counts
+   * as consent given), execute. Never rejects.
+   */
+  async buildAndExecute(params: unknown, signal: AbortSignal = new AbortController().signal): Promise<ToolResult> {
+    let invocation: ShellToolInvocation<P>;
+    try {
+      invocation = this.build(params);
+    } catch (e) {
+      return errorResult(ToolErrorType.INVALID_PARAMS, (e as Error).message);
+    }
+    return invocation.execute(signal);
+  }
+
+  protected abstract createInvocation(params: P): ShellToolInvocation<P>;
+}
+
+export abstract class ShellToolInvocation<P extends object> {
+  constructor(
+    readonly tool: ShellTool<P>,
+    readonly params: P,
+  ) {}
+
+  get service(): ShellExecutionService {
+    return this.tool.service;
+  }
+
+  get config(): ShellToolsConfig {
+    return this.tool.config;
+  }
+
+  get state(): SharedState {
+    return this.tool.state;
+  }
+
+  /** One line saying what the call will do. */
+  abstract getDescription(): string;
+
+  /** `allow` runs, `deny` is refused by `execute`, `ask` needs the user (see `shouldConfirmExecute`). */
+  policy(): PolicyDecision {
+    return { decision: 'allow', reason: 'this tool needs no confirmation', roots: [] };
+  }
+
+  /**
+   * The confirmation a host must show before `execute`, or false when none is needed
+   * (allowed, or refused: `execute` then reports the refusal).
+   */
+  async shouldConfirmExecute(_signal?: AbortSignal): Promise<ConfirmationDetails | false> {
+    const decision = this.policy();
+    if (decision.decision !== 'ask' || (this.config.onAsk ?? 'confirm') !== 'confirm') return false;
+    return this.confirmationDetails(decision);
+  }
+
+  protected confirmationDetails(decision: PolicyDecision): ConfirmationDetails {
+    return {
+      type: 'info',
+      title: `Confirm ${this.tool.name}`,
+      prompt: `${this.getDescription()} (${decision.reason})`,
+      onConfirm: async () => {},
+    };
+  }
+
+  /** Runs the call. Never rejects: failures come back as `error`. */
+  abstract execute(signal: AbortSignal): Promise<ToolResult>;
+}
+
+// ---------------------------------------------------------------------------------
+// Helpers shared by the tools.
+
+export function errorResult(
+  type: ToolErrorType,
+  message: string,
+  llmContent = `Error (${type}): ${message}`,
+  data?: Record<string, unknown>,
+): ToolResult {
+  return { llmContent, returnDisplay: `Error: ${message}`, error: { message, type }, ...(data ? { data } : {}) };
+}
+
+const SERVICE_CODES: Record<string, ToolErrorType> = {
+  PROCESS_NOT_FOUND: ToolErrorType.PROCESS_NOT_FOUND,
+  INVALID_PATTERN: ToolErrorType.INVALID_PATTERN,
+  INVALID_DIRECTORY: ToolErrorType.INVALID_DIRECTORY,
+  SPAWN_FAILED: ToolErrorType.SPAWN_FAILED,
+  LIMIT_REACHED: ToolErrorType.LIMIT_REACHED,
+  INVALID_ARGUMENT: ToolErrorType.INVALID_PARAMS,
+};
+
+/** Turns an error thrown by the service (with its stable `code`) into a tool error result. */
+export function serviceErrorResult(e: unknown, fallback = ToolErrorType.EXECUTION_FAILED): ToolResult {
+  const err = e as Error & { code?: string };
+  const type = (err.code && SERVICE_CODES[err.code]) || fallback;
+  return errorResult(type, err.message ?? String(e));
+}
+
+export function cancelledBeforeStart(): ToolResult {
+  return {
+    llmContent: 'The call was cancelled before it started; nothing ran.',
+    returnDisplay: 'Cancelled.',
+    cancelled: true,
+  };
+}
+
+/** True while a process exists and is not a zombie. */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return true; // no /proc (macOS): kill(0) said it exists
+  }
+}
+
+export function findJob(service: ShellExecutionService, handle: number): ProcessInfo | undefined {
+  return service.getActiveProcesses().find((p) => p.handle === handle);
+}
+
+export function liveBackgroundPids(info: Pick<ProcessInfo, 'backgroundPids'>): number[] {
+  return info.backgroundPids.filter(pidAlive);
+}
+
+const FINISHED_LIMIT = 200;
+
+/**
+ * Once a job has exited and left nothing running behind, stop tracking it in the service
+ * (so `jobs` stays short) and remember its outcome for later questions about its handle.
+ * `reported`: the model has already seen that it finished.
+ */
+export function settle(tool: { service: ShellExecutionService; state: SharedState }, handle: number, reported: boolean): void {
+  const info = findJob(tool.service, handle);
+  if (!info || info.status === 'running' || liveBackgroundPids(info).length > 0) return;
+  const { finished, unreported } = tool.state;
+  finished.set(handle, {
+    handle,
+    command: info.command,
+    status: info.status,
+    exitCode: info.exitCode,
+    signal: info.signal,
+  });
+  if (!reported) unreported.add(handle);
+  while (finished.size > FINISHED_LIMIT) {
+    const oldest = finished.keys().next().value as number;
+    finished.delete(oldest);
+    unreported.delete(oldest);
+  }
+  try {
+    tool.service.removeProcess(handle);
+  } catch {
+    // already removed
+  }
+}
+
+/** Kills a job because the call was aborted; resolves when the kill is done. */
+export async function killForAbort(tool: { service: ShellExecutionService; config: ShellToolsConfig }, handle: number): Promise<void> {
+  try {
+    await tool.service.kill(handle, tool.config.killGraceMs !== undefined ? { graceMs: tool.config.killGraceMs } : undefined);
+  } catch {
+    // gone already
+  }
+}
+
+function stripNulls<P extends object>(params: P): P {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) out[k] = v;
+  return out as P;
+}
+
+/**
+ * Workaround for the service returning a truncated text with its head and marker but no
+ * tail (seen when the total is under ~100 KB): take the tail from the persisted file.
+ */
+export function withTail(text: string, truncated: boolean, outputDir: string | null, file: string, maxBytes: number): string {
+  if (!truncated || !outputDir || !/\[\.\.\. \d+ bytes omitted[^\n]*\.\.\.\]\n?$/.test(text)) return text;
+  const want = Math.max(1, Math.floor(maxBytes / 2));
+  let fd: number | null = null;
+  try {
+    fd = openSync(join(outputDir, file), 'r');
+    const size = fstatSync(fd).size;
+    const length = Math.min(want, size);
+    const buf = Buffer.alloc(length);
+    readSync(fd, buf, 0, length, size - length);
+    let tail = buf.toString('utf8');
+    const firstBreak = tail.indexOf('\n');
+    if (length < size && firstBreak >= 0 && firstBreak < tail.length - 1) tail = tail.slice(firstBreak + 1);
+    return (text.endsWith('\n') ? text : `${text}\n`) + tail;
+  } catch {
+    return text;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}

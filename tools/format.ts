@@ -1,0 +1,227 @@
+// What the model reads: the texts of run_shell_command (seed 001 / seed 000 JSON),
+// send_input, jobs, kill and shell_cmd (seed 004).
+import { constants } from 'node:os';
+import { join } from 'node:path';
+
+import type { InteractionResult, ProcessInfo, RunResult } from './addon.js';
+
+const SIGNAL_NAMES = new Map<number, string>(
+  Object.entries(constants.signals).map(([name, num]) => [num as number, name]),
+);
+
+export function signalText(signal: number | null): string {
+  if (signal === null) return '(none)';
+  const name = SIGNAL_NAMES.get(signal);
+  return name ? `${signal} (${name})` : String(signal);
+}
+
+function block(text: string): string {
+  if (text === '') return '(empty)';
+  return text.endsWith('\n') ? text.slice(0, -1) : text;
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${Math.round(ms / 100) / 10}s` : `${Math.round(ms / 1000)}s`;
+}
+
+/** The how-to-continue line for a job that is still running. */
+export function continueLine(handle: number): string {
+  return `The process is still running as handle ${handle}: use send_input(handle=${handle}, input="...") to interact with it, jobs to check on it, or kill(handle=${handle}) to stop it.`;
+}
+
+export interface RunFacts {
+  result: RunResult;
+  /** Background PIDs still alive when the call returned. */
+  liveBackground: number[];
+  delaySeconds: number;
+  pattern: string | undefined;
+  cancelled: boolean;
+}
+
+export function runStatusLine(f: RunFacts): string {
+  const r = f.result;
+  if (f.cancelled) return 'cancelled by the user; the process was killed. The output below is what it printed before that.';
+  switch (r.status) {
+    case 'running':
+      return r.matched !== null
+        ? `running (ai_callback_pattern ${JSON.stringify(f.pattern ?? '')} matched ${JSON.stringify(r.matched)})`
+        : `running (still running after ai_callback_delay of ${f.delaySeconds}s)`;
+    case 'exited': {
+      const base = r.exitCode === 0 ? 'exited successfully (exit code 0)' : `exited with code ${r.exitCode}`;
+      return f.liveBackground.length > 0
+        ? `${base}; its background processes are still running (PIDs ${f.liveBackground.join(', ')})`
+        : base;
+    }
+    case 'killed':
+      return `killed by signal ${signalText(r.signal)}`;
+    case 'timed_out':
+      return 'timed out and was killed';
+    case 'failed':
+      return 'failed to start';
+  }
+}
+
+export function truncationLine(r: { truncated: boolean; totalBytes: number; outputDir: string | null }): string | null {
+  if (!r.truncated) return null;
+  const where = r.outputDir ? join(r.outputDir, 'stdout.txt') : '(output persistence is off)';
+  return `Output truncated: ${r.totalBytes} bytes in total; the middle was left out above. The whole output is in ${where}`;
+}
+
+/** Seed 001's fields plus a status line, the how-to-continue line and the truncation note. */
+export function formatRunText(f: RunFacts): string {
+  const r = f.result;
+  const lines = [
+    `Handle: ${r.handle}`,
+    `Command: ${r.command}`,
+    `Directory: ${r.directory === '.' || r.directory === '' ? '(root)' : r.directory}`,
+    `Status: ${runStatusLine(f)}`,
+    `Stdout: ${block(r.stdout)}`,
+    `Stderr: ${block(r.stderr)}`,
+    `Error: ${r.error ?? '(none)'}`,
+    `Exit Code: ${r.exitCode ?? '(none)'}`,
+    `Signal: ${signalText(r.signal)}`,
+    `Background PIDs: ${r.backgroundPids.length > 0 ? r.backgroundPids.join(', ') : '(none)'}`,
+  ];
+  if (r.status === 'running') lines.push(continueLine(r.handle));
+  else if (f.liveBackground.length > 0) {
+    lines.push(`Its background processes keep running: use kill(handle=${r.handle}) to stop them, jobs to check on them.`);
+  }
+  const t = truncationLine(r);
+  if (t) lines.push(t);
+  return lines.join('\n');
+}
+
+/**
+ * Seed 000's object (`stdout, stderr, exitCode, signal, error, pid, backgroundPids`;
+ * signal and error omitted when empty, exitCode null after a signal), plus `handle` and
+ * `status` so a running job can be continued, and `outputFile` when truncated.
+ */
+export function formatRunJson(f: RunFacts): string {
+  const r = f.result;
+  const out: Record<string, unknown> = {
+    stdout: r.stdout,
+    stderr: r.stderr,
+    exitCode: r.exitCode,
+  };
+  if (r.signal !== null) out.signal = r.signal;
+  if (r.error !== null) out.error = r.error;
+  else if (f.cancelled) out.error = 'cancelled by the user; the process was killed';
+  if (r.pid !== null) out.pid = r.pid;
+  if (r.backgroundPids.length > 0) out.backgroundPids = r.backgroundPids;
+  out.handle = r.handle;
+  out.status = f.cancelled ? 'cancelled' : r.status;
+  if (r.truncated && r.outputDir) out.outputFile = join(r.outputDir, 'stdout.txt');
+  return JSON.stringify(out);
+}
+
+export interface InteractionFacts {
+  result: InteractionResult;
+  input: string;
+  keys: string[];
+  appendNewline: boolean;
+  pattern: string | undefined;
+  delaySeconds: number;
+  patternTimeoutMs: number;
+  cancelled: boolean;
+  outputDir: string | null;
+}
+
+export function interactionStatusLine(f: InteractionFacts): string {
+  const r = f.result;
+  if (f.cancelled) return 'cancelled by the user; the process was killed';
+  switch (r.status) {
+    case 'matched':
+      return `ai_callback_pattern ${JSON.stringify(f.pattern ?? '')} matched ${JSON.stringify(r.matched)}`;
+    case 'delay_elapsed':
+      return `waited ${f.delaySeconds}s (ai_callback_delay)`;
+    case 'timed_out':
+      return `ai_callback_pattern ${JSON.stringify(f.pattern ?? '')} did not appear within ${seconds(f.patternTimeoutMs)}`;
+    case 'exited':
+      return r.signal !== null
+        ? `the process was ended by signal ${signalText(r.signal)}`
+        : `the process exited with code ${r.exitCode}`;
+  }
+}
+
+export function formatInteraction(f: InteractionFacts): string {
+  const r = f.result;
+  const sent = JSON.stringify(f.input + (f.appendNewline ? '\n' : ''));
+  const lines = [
+    `Handle: ${r.handle}`,
+    `Input: ${sent}${f.keys.length > 0 ? ` then keys ${f.keys.join(' ')}` : ''}`,
+    `Status: ${interactionStatusLine(f)}`,
+    `Output: ${block(r.output)}`,
+  ];
+  if (r.running) lines.push(continueLine(r.handle));
+  else lines.push(`The process is no longer running (exit code ${r.exitCode ?? '(none)'}, signal ${signalText(r.signal)}).`);
+  if (r.truncated) {
+    lines.push(
+      `Output truncated: the middle was left out above.${f.outputDir ? ` The whole output is in ${join(f.outputDir, 'stdout.txt')}` : ''}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function formatJob(p: ProcessInfo, liveBackground: number[], now: number): string {
+  const lines = [
+    `Handle: ${p.handle}`,
+    `PID: ${p.pid}`,
+    `Command: ${p.command}`,
+  ];
+  if (p.description) lines.push(`Description: ${p.description}`);
+  lines.push(`Directory: ${p.directory === '.' ? '(root)' : p.directory}`);
+  lines.push(`Duration: ${Math.max(0, Math.floor((now - p.startedAt) / 1000))}s`);
+  if (p.status === 'running') lines.push('Status: running');
+  else {
+    lines.push(
+      `Status: ${p.status === 'exited' ? `exited with code ${p.exitCode}` : `${p.status} (signal ${signalText(p.signal)})`}; background processes still running`,
+    );
+  }
+  if (liveBackground.length > 0) lines.push(`Background PIDs: ${liveBackground.join(', ')}`);
+  if (p.lastLine) lines.push(`Last output: ${p.lastLine}`);
+  return lines.join('\n');
+}
+
+export interface ShellCmdFacts {
+  command: string;
+  parameters: string[];
+  result: RunResult;
+  timeoutMs: number;
+  cancelled: boolean;
+}
+
+/** Quotes a word for display the way a shell would need it. */
+export function shellQuote(word: string): string {
+  if (word !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  // Control characters read best (and stay one line) in bash's $'...' form.
+  if (/[\x00-\x1f\x7f]/.test(word)) {
+    const escaped = word.replace(/[\\']/g, (c) => `\\${c}`).replace(/[\x00-\x1f\x7f]/g, (c) => {
+      const named: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+      return named[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+    });
+    return `$'${escaped}'`;
+  }
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Seed 004's text. */
+export function formatShellCmd(f: ShellCmdFacts): string {
+  const r = f.result;
+  const lines = [
+    `Command: ${[f.command, ...f.parameters].map(shellQuote).join(' ')}`,
+    `Executed at: ${new Date(r.startedAt).toISOString()}`,
+    `Duration: ${r.durationMs}ms`,
+  ];
+  if (f.cancelled) lines.push('Error: Command was cancelled by the user and killed');
+  else if (r.status === 'failed') lines.push(`Error: ${r.error ?? 'the command could not be started'}`);
+  else if (r.status === 'timed_out') lines.push(`Error: Command timed out after ${f.timeoutMs}ms and was killed`);
+  else if (r.signal !== null) lines.push(`Error: Command was terminated by signal ${signalText(r.signal)}`);
+  else if (r.exitCode !== 0) lines.push(`Error: Command exited with code ${r.exitCode}`);
+  else lines.push('Exit code: 0');
+  if (r.stdout !== '') lines.push('', 'Standard Output:', block(r.stdout));
+  if (r.stderr !== '') lines.push('', 'Standard Error:', block(r.stderr));
+  if (r.stdout === '' && r.stderr === '' && r.status !== 'failed') lines.push('', '(no output)');
+  const t = truncationLine(r);
+  if (t) lines.push('', t);
+  return lines.join('\n');
+}

@@ -1,0 +1,110 @@
+// send_input: text (and named keys) to a running job, then wait for a pattern, a delay
+// or its exit; returns only what the job printed after the input.
+import type { InteractionResult } from './addon.js';
+import {
+  cancelledBeforeStart,
+  errorResult,
+  findJob,
+  killForAbort,
+  serviceErrorResult,
+  settle,
+  ShellTool,
+  ShellToolInvocation,
+  type SharedState,
+} from './base.js';
+import { DEFAULTS, SEND_INPUT } from './declarations.js';
+import { formatInteraction, signalText } from './format.js';
+import { type FunctionDeclaration, type ToolResult, ToolErrorType } from './types.js';
+
+export interface SendInputParams {
+  handle: number;
+  input: string;
+  /** Default true (false when `keys` are given). */
+  append_newline?: boolean;
+  /** Seconds (default 3). */
+  ai_callback_delay?: number;
+  ai_callback_pattern?: string;
+  keys?: string[];
+}
+
+export class SendInputTool extends ShellTool<SendInputParams> {
+  static readonly Name = 'send_input';
+  readonly declaration: FunctionDeclaration = SEND_INPUT;
+
+  protected createInvocation(params: SendInputParams): SendInputInvocation {
+    return new SendInputInvocation(this, params);
+  }
+}
+
+/** The error for a handle that has no running job, saying what happened to it if known. */
+export function notRunningResult(state: SharedState, handle: number, info?: { status: string; exitCode: number | null; signal: number | null }): ToolResult {
+  const known = info ?? state.finished.get(handle);
+  const message = known
+    ? `Process ${handle} is not running: it ${known.status === 'exited' ? `exited with code ${known.exitCode}` : `was ${known.status.replace('_', ' ')} (signal ${signalText(known.signal)})`}. Start it again with run_shell_command if you still need it.`
+    : `No process has handle ${handle}. Use jobs to list the running processes and their handles.`;
+  return errorResult(ToolErrorType.PROCESS_NOT_FOUND, message, message);
+}
+
+export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
+  getDescription(): string {
+    const keys = this.params.keys?.length ? ` + ${this.params.keys.join(' ')}` : '';
+    return `send ${JSON.stringify(this.params.input)}${keys} to handle ${this.params.handle}`;
+  }
+
+  async execute(signal: AbortSignal): Promise<ToolResult> {
+    const p = this.params;
+    const info = findJob(this.service, p.handle);
+    if (!info || info.status !== 'running') {
+      if (info) settle(this, p.handle, true);
+      return notRunningResult(this.state, p.handle, info);
+    }
+    if (signal.aborted) return cancelledBeforeStart();
+
+    const keys = p.keys ?? [];
+    const appendNewline = p.append_newline ?? keys.length === 0;
+    const delaySeconds = p.ai_callback_delay ?? DEFAULTS.sendInputCallbackDelaySeconds;
+    const patternTimeoutMs = this.config.patternTimeoutMs ?? DEFAULTS.patternTimeoutMs;
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      void killForAbort(this, p.handle);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    let result: InteractionResult;
+    try {
+      result = await this.service.sendInput(p.handle, p.input, {
+        appendNewline,
+        delayMs: Math.round(delaySeconds * 1000),
+        pattern: p.ai_callback_pattern,
+        timeoutMs: patternTimeoutMs,
+        keys,
+      });
+    } catch (e) {
+      const err = e as { code?: string };
+      if (err.code === 'PROCESS_NOT_FOUND') return notRunningResult(this.state, p.handle);
+      return serviceErrorResult(e);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    const cancelled = aborted && !result.running && result.status === 'exited';
+    const outputDir = `${this.service.outputDir}/${p.handle}`;
+    const llmContent = formatInteraction({
+      result,
+      input: p.input,
+      keys,
+      appendNewline,
+      pattern: p.ai_callback_pattern,
+      delaySeconds,
+      patternTimeoutMs,
+      cancelled,
+      outputDir,
+    });
+    if (!result.running) settle(this, p.handle, true);
+    const returnDisplay = cancelled
+      ? `Cancelled; handle ${p.handle} was killed.`
+      : result.output.trim() === ''
+        ? `Sent to handle ${p.handle} (${result.status.replace('_', ' ')}).`
+        : result.output;
+    return { llmContent, returnDisplay, ...(cancelled ? { cancelled: true } : {}), data: { ...result, cancelled } };
+  }
+}

@@ -1,0 +1,166 @@
+// shell_cmd (seed 004): one program with literal arguments, no shell; waits for it to
+// finish or time out; seed 004's text.
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
+
+import type { RunResult } from './addon.js';
+import {
+  cancelledBeforeStart,
+  errorResult,
+  killForAbort,
+  serviceErrorResult,
+  settle,
+  ShellTool,
+  withTail,
+  ShellToolInvocation,
+} from './base.js';
+import { DEFAULTS, SHELL_CMD } from './declarations.js';
+import { formatShellCmd, shellQuote } from './format.js';
+import { blockedResult, commandDecision } from './run-shell-command.js';
+import { type ConfirmationDetails, ConfirmationOutcome, type FunctionDeclaration, type PolicyDecision, type ToolResult, ToolErrorType } from './types.js';
+
+export interface ShellCmdParams {
+  command: string;
+  parameters?: string[];
+  /** Milliseconds (default 30000). */
+  timeout?: number;
+  cwd?: string;
+}
+
+export class ShellCmdTool extends ShellTool<ShellCmdParams> {
+  static readonly Name = 'shell_cmd';
+  readonly declaration: FunctionDeclaration = SHELL_CMD;
+
+  protected createInvocation(params: ShellCmdParams): ShellCmdInvocation {
+    return new ShellCmdInvocation(this, params);
+  }
+}
+
+export class ShellCmdInvocation extends ShellToolInvocation<ShellCmdParams> {
+  /** The call as one shell-quoted line: what the policy checks and the text shows. */
+  get commandLine(): string {
+    return [this.params.command, ...(this.params.parameters ?? [])].map(shellQuote).join(' ');
+  }
+
+  getDescription(): string {
+    return this.commandLine + (this.params.cwd ? ` [in ${this.params.cwd}]` : '');
+  }
+
+  override policy(): PolicyDecision {
+    const { check: _check, ...decision } = commandDecision(this, this.commandLine);
+    return decision;
+  }
+
+  protected override confirmationDetails(decision: PolicyDecision): ConfirmationDetails {
+    return {
+      type: 'exec',
+      title: 'Confirm Command',
+      prompt: `Run this program? ${this.commandLine}`,
+      command: this.commandLine,
+      rootCommand: decision.roots.join(', '),
+      rootCommands: decision.roots,
+      onConfirm: async (outcome) => {
+        if (outcome === ConfirmationOutcome.ProceedAlways) {
+          for (const root of decision.roots) this.state.sessionApprovals.add(`run_shell_command(${root})`);
+        }
+      },
+    };
+  }
+
+  /** `cwd` relative to the project root; an absolute path must lie inside it. */
+  private async directory(): Promise<{ directory?: string; error?: string }> {
+    const cwd = this.params.cwd;
+    if (cwd === undefined || cwd === '') return {};
+    if (!isAbsolute(cwd)) return { directory: cwd };
+    const root = await this.projectRoot();
+    const rel = relative(root, real(cwd));
+    if (rel.startsWith('..') || isAbsolute(rel)) {
+      return { error: `cwd ${JSON.stringify(cwd)} is outside the project root ${root}.` };
+    }
+    return { directory: rel === '' ? '.' : rel };
+  }
+
+  private async projectRoot(): Promise<string> {
+    if (this.config.projectRoot) return real(this.config.projectRoot);
+    // The service does not expose its root; `pwd` run with no directory prints it.
+    if (this.state.projectRoot === undefined) {
+      const r = await this.service.run('pwd', { args: ['-P'], mode: 'pipes', timeoutMs: 10_000 });
+      settle(this, r.handle, true);
+      this.state.projectRoot = r.stdout.trim();
+    }
+    return this.state.projectRoot;
+  }
+
+  async execute(signal: AbortSignal): Promise<ToolResult> {
+    const p = this.params;
+    const decision = this.policy();
+    if (decision.decision === 'deny') return blockedResult(this.commandLine, decision);
+    const dir = await this.directory();
+    if (dir.error) return errorResult(ToolErrorType.INVALID_DIRECTORY, dir.error);
+    if (signal.aborted) return cancelledBeforeStart();
+
+    const timeoutMs = p.timeout ?? DEFAULTS.shellCmdTimeoutMs;
+    let handle: number | null = null;
+    let aborted = false;
+    const before = new Set(this.service.getActiveProcesses().map((j) => j.handle));
+    const onAbort = () => {
+      aborted = true;
+      void (async () => {
+        for (let i = 0; i < 200 && handle === null; i++) {
+          const job = this.service
+            .getActiveProcesses()
+            .find((j) => !before.has(j.handle) && j.command === p.command && !this.state.claimed.has(j.handle));
+          if (job) {
+            this.state.claimed.add(job.handle);
+            await killForAbort(this, job.handle);
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      })();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    let result: RunResult;
+    try {
+      result = await this.service.run(p.command, {
+        args: p.parameters ?? [],
+        mode: 'pipes',
+        timeoutMs,
+        directory: dir.directory,
+        maxOutputSize: DEFAULTS.maxOutputSize,
+      });
+    } catch (e) {
+      return serviceErrorResult(e);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    handle = result.handle;
+    result = {
+      ...result,
+      stdout: withTail(result.stdout, result.truncated, result.outputDir, 'stdout.txt', DEFAULTS.maxOutputSize),
+      stderr: withTail(result.stderr, result.truncated, result.outputDir, 'stderr.txt', DEFAULTS.maxOutputSize),
+    };
+    this.state.claimed.add(handle);
+    const cancelled = aborted && result.status === 'killed';
+    settle(this, handle, true);
+    const llmContent = formatShellCmd({ command: p.command, parameters: p.parameters ?? [], result, timeoutMs, cancelled });
+    const data = { ...result, cancelled };
+    if (result.status === 'failed') {
+      return errorResult(ToolErrorType.SPAWN_FAILED, result.error ?? `could not start ${p.command}`, llmContent, data);
+    }
+    const returnDisplay = cancelled
+      ? 'Cancelled; the program was killed.'
+      : result.status === 'timed_out'
+        ? `Timed out after ${timeoutMs}ms.`
+        : result.stdout || `Exit code ${result.exitCode}.`;
+    return { llmContent, returnDisplay, ...(cancelled ? { cancelled: true } : {}), data };
+  }
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
