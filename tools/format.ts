@@ -47,7 +47,9 @@ export function runStatusLine(f: RunFacts): string {
         ? `running (ai_callback_pattern ${JSON.stringify(f.pattern ?? '')} matched ${JSON.stringify(r.matched)})`
         : `running (still running after ai_callback_delay of ${f.delaySeconds}s)`;
     case 'exited': {
-      const base = r.exitCode === 0 ? 'exited successfully (exit code 0)' : `exited with code ${r.exitCode}`;
+      const base = r.signal !== null
+        ? `ended by signal ${signalText(r.signal)}`
+        : r.exitCode === 0 ? 'exited successfully (exit code 0)' : `exited with code ${r.exitCode}`;
       return f.liveBackground.length > 0
         ? `${base}; its background processes are still running (PIDs ${f.liveBackground.join(', ')})`
         : base;

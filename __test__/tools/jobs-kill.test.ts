@@ -1,0 +1,104 @@
+// jobs and kill through the tool classes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { ToolErrorType } from '../../tools/index';
+import { alive, eventually } from '../helpers';
+import { field, handleOf, type ToolScratch, toolScratch } from './setup';
+
+let s: ToolScratch;
+beforeAll(() => {
+  s = toolScratch({ onAsk: 'allow', killGraceMs: 300 });
+});
+afterAll(() => s.cleanup());
+
+describe('jobs', () => {
+  it('says so when nothing runs', async () => {
+    const r = await s.call('jobs', {});
+    expect(r.llmContent).toBe('No running background processes.');
+    expect(r.returnDisplay).toBe('No jobs');
+  });
+
+  it('lists running jobs with handle, pid, command, description, duration, status, last line', async () => {
+    const a = await s.call('run_shell_command', { command: 'echo alpha-ready; sleep 30', ai_callback_pattern: 'alpha-ready', description: 'the alpha job' });
+    const b = await s.call('run_shell_command', { command: 'sleep 40 &' });
+    const r = await s.call('jobs', {});
+    expect(r.returnDisplay).toBe('2 process(es) running');
+    const [head, ...entries] = r.llmContent.split('\n\n');
+    expect(head).toBe('Running Processes:');
+    const first = entries.find((e) => e.startsWith(`Handle: ${handleOf(a)}\n`))!;
+    expect(field(first, 'PID')).toMatch(/^\d+$/);
+    expect(field(first, 'Command')).toBe('echo alpha-ready; sleep 30');
+    expect(field(first, 'Description')).toBe('the alpha job');
+    expect(field(first, 'Directory')).toBe('(root)');
+    expect(field(first, 'Duration')).toMatch(/^\d+s$/);
+    expect(field(first, 'Status')).toBe('running');
+    expect(field(first, 'Last output')).toBe('alpha-ready');
+    const second = entries.find((e) => e.startsWith(`Handle: ${handleOf(b)}\n`))!;
+    expect(field(second, 'Status')).toBe('exited with code 0; background processes still running');
+    expect(field(second, 'Background PIDs')).toBe(field(b.llmContent, 'Background PIDs'));
+    await s.call('kill', { handle: handleOf(a) });
+    await s.call('kill', { handle: handleOf(b) });
+    expect((await s.call('jobs', {})).llmContent).toBe('No running background processes.');
+  });
+
+  it('reports once a job that finished on its own since it was started', async () => {
+    const r = await s.call('run_shell_command', { command: 'sleep 0.3; exit 7', ai_callback_delay: 0 });
+    const h = handleOf(r);
+    await eventually(() => !s.service.isPtyActive(h));
+    const first = await s.call('jobs', {});
+    expect(first.llmContent).toBe(`No running background processes.\n\nFinished since last checked:\nHandle ${h}: sleep 0.3; exit 7 — exited with code 7`);
+    expect((await s.call('jobs', {})).llmContent).toBe('No running background processes.');
+  });
+});
+
+describe('kill', () => {
+  it('terminates a running job and its process group, and it leaves jobs', async () => {
+    const r = await s.call('run_shell_command', { command: 'sleep 50 & echo child=$!; wait', ai_callback_pattern: 'child=\\d+' });
+    const h = handleOf(r);
+    const child = Number(/child=(\d+)/.exec(r.llmContent)![1]);
+    const k = await s.call('kill', { handle: h });
+    expect(k.error).toBeUndefined();
+    expect(k.llmContent).toBe(`Process ${h} (sleep 50 & echo child=$!; wait) terminated successfully (signal 15 (SIGTERM)).\nLast output: child=${child}`);
+    expect(k.returnDisplay).toBe('Process terminated');
+    expect(await eventually(() => !alive(child))).toBe(true);
+    expect(s.service.getActiveProcesses().find((p) => p.handle === h)).toBeUndefined();
+  });
+
+  it('escalates to SIGKILL when SIGTERM is ignored', async () => {
+    const r = await s.call('run_shell_command', { command: "trap '' TERM; echo stubborn; while :; do sleep 1; done", ai_callback_pattern: 'stubborn' });
+    const h = handleOf(r);
+    const pid = (r.data as { pid: number }).pid;
+    const k = await s.call('kill', { handle: h });
+    expect(k.llmContent).toMatch(new RegExp(`^Process ${h} \\(.*\\) did not stop on SIGTERM and was killed with SIGKILL\\.`));
+    expect(await eventually(() => !alive(pid))).toBe(true);
+  });
+
+  it('kills the background processes of a finished `cmd &` job', async () => {
+    const r = await s.call('run_shell_command', { command: 'sleep 60 &' });
+    const pid = Number(field(r.llmContent, 'Background PIDs'));
+    const k = await s.call('kill', { handle: handleOf(r) });
+    expect(k.llmContent).toContain(`had already exited (exit code 0).\nIts background processes were terminated: PIDs ${pid}.`);
+    expect(await eventually(() => !alive(pid))).toBe(true);
+  });
+
+  it('a job that already ended is a status, not an error; an unknown handle is PROCESS_NOT_FOUND', async () => {
+    const r = await s.call('run_shell_command', { command: 'echo done' });
+    const k = await s.call('kill', { handle: handleOf(r) });
+    expect(k.error).toBeUndefined();
+    expect(k.llmContent).toBe(`Process ${handleOf(r)} (echo done) is not running (already terminated: it exited with code 0); nothing to kill.`);
+    const unknown = await s.call('kill', { handle: 4242 });
+    expect(unknown.error?.type).toBe(ToolErrorType.PROCESS_NOT_FOUND);
+    const bad = await s.call('kill', { handle: 'one' });
+    expect(bad.error?.type).toBe(ToolErrorType.INVALID_PARAMS);
+  });
+
+  it('a job removed between build and execute is PROCESS_NOT_FOUND, not a crash', async () => {
+    const r = await s.call('run_shell_command', { command: 'sleep 30', ai_callback_delay: 0 });
+    const h = handleOf(r);
+    const invocation = s.tools.kill.build({ handle: h });
+    await s.service.kill(h);
+    s.service.removeProcess(h);
+    const k = await invocation.execute(new AbortController().signal);
+    expect(k.error?.type).toBe(ToolErrorType.PROCESS_NOT_FOUND);
+  });
+});
