@@ -357,8 +357,11 @@ impl Service {
         let pattern = req.pattern.as_deref().map(compile_pattern).transpose()?;
         let pty = job.meta.mode == Mode::Pty;
         let mut writes: Vec<Input> = Vec::new();
+        // The newline goes with text, or alone (an empty line is Enter); keys alone
+        // (`C-c`) get none, so a key is never followed by a stray Enter.
+        let newline = req.append_newline && (!req.input.is_empty() || req.keys.is_empty());
         let mut data = req.input.into_bytes();
-        if req.append_newline && !data.is_empty() {
+        if newline {
             data.push(b'\n');
         }
         if data.len() > MAX_INPUT_BYTES {
