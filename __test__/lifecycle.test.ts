@@ -1,0 +1,136 @@
+// Lifecycle: kill of whole trees, background processes, history, and no orphans.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { alive, eventually, type Scratch, scratch } from './helpers';
+
+let s: Scratch;
+beforeAll(() => {
+  s = scratch({ historyLimit: 5 });
+});
+afterAll(() => s.cleanup());
+
+/** The pids a test command printed as `p <pid>` lines. */
+function pidsIn(output: string): number[] {
+  return [...output.matchAll(/p (\d+)/g)].map((m) => Number(m[1]));
+}
+
+describe('kill', () => {
+  for (const mode of ['pty', 'pipes'] as const) {
+    it(`ends a tree with background and setsid children, leaving no survivor (${mode})`, async () => {
+      const r = await s.service.run(
+        'sleep 1000 & echo "p $!"; setsid sleep 1000 & echo "p $!"; (setsid sleep 1000 & echo "p $!"); echo ready; sleep 1000',
+        { mode, callbackPattern: 'ready' },
+      );
+      const pids = [...pidsIn(r.output), r.pid!];
+      expect(pids.length).toBe(4);
+      expect(pids.every(alive)).toBe(true);
+      const k = await s.service.kill(r.handle);
+      expect(k.status).toBe('killed');
+      expect(k.signal).toBe(15);
+      expect(k.exitCode).toBeNull();
+      expect(await eventually(() => pids.every((p) => !alive(p)))).toBe(true);
+    });
+  }
+
+  it('escalates to SIGKILL when SIGTERM is ignored', async () => {
+    const r = await s.service.run("trap '' TERM; echo ready; while :; do sleep 0.05; done", {
+      callbackPattern: 'ready',
+      mode: 'pipes',
+    });
+    const k = await s.service.kill(r.handle, { graceMs: 100 });
+    expect(k.escalated).toBe(true);
+    expect(k.signal).toBe(9);
+    expect(alive(r.pid!)).toBe(false);
+  });
+
+  it('a finished job reports its final status, not an error, and stays listed', async () => {
+    const r = await s.service.run('exit 5');
+    const k = await s.service.kill(r.handle);
+    expect(k).toMatchObject({ status: 'exited', exitCode: 5, escalated: false });
+    const killedTwice = await s.service.kill(r.handle);
+    expect(killedTwice.status).toBe('exited');
+    expect(s.service.getActiveProcesses().some((p) => p.handle === r.handle)).toBe(true);
+  });
+});
+
+describe('background processes', () => {
+  for (const mode of ['pty', 'pipes'] as const) {
+    it(`run returns when the shell exits, lists the background pids, and kill ends them (${mode})`, async () => {
+      const r = await s.service.run('sleep 1000 & echo "p $!"; python3 -c "import time; time.sleep(1000)" & echo started', { mode });
+      expect(r.status).toBe('exited');
+      expect(r.exitCode).toBe(0);
+      expect(r.backgroundPids.length).toBe(2);
+      expect(r.backgroundPids).toContain(pidsIn(r.output)[0]);
+      expect(r.backgroundPids.every(alive)).toBe(true);
+      expect(s.service.getActiveProcesses().find((p) => p.handle === r.handle)?.backgroundPids).toEqual(r.backgroundPids);
+      const k = await s.service.kill(r.handle);
+      expect(k.status).toBe('exited');
+      expect(await eventually(() => r.backgroundPids.every((p) => !alive(p)))).toBe(true);
+    });
+  }
+
+  it('keeps collecting what a background process prints after its shell exited', async () => {
+    const r = await s.service.run('(sleep 0.3; echo "late line") & echo now');
+    expect(r.output).toBe('now\n');
+    expect(await eventually(() => s.service.getProcessOutput(r.handle).includes('late line'))).toBe(true);
+  });
+});
+
+describe('history', () => {
+  it('records finished jobs newest first, capped at historyLimit', async () => {
+    s.service.clearExecutionHistory();
+    await s.service.run('echo one');
+    await s.service.run('printf', { args: ['%s', 'two'], directory: '.' });
+    await s.service.run('kill -9 $$');
+    const h = s.service.getExecutionHistory();
+    expect(h.map((e) => e.command)).toEqual(['kill -9 $$', 'printf', 'echo one']);
+    expect(h[1]).toMatchObject({ args: ['%s', 'two'], output: 'two', exitCode: 0, directory: '.' });
+    expect(h[0]).toMatchObject({ signal: 9, exitCode: null, status: 'exited' });
+    expect(h[2].durationMs).toBeGreaterThanOrEqual(0);
+    expect(h[2].startedAt).toBeGreaterThan(0);
+    expect(s.service.getExecutionHistory(1).length).toBe(1);
+    const failed = await s.service.run('definitely-not-here', { args: [] });
+    expect(s.service.getExecutionHistory(1)[0]).toMatchObject({ status: 'failed', error: failed.error });
+    for (let i = 0; i < 6; i += 1) await s.service.run(`echo ${i}`);
+    expect(s.service.getExecutionHistory().length).toBe(5);
+    expect(s.service.getExecutionHistory()[0].output).toBe('5\n');
+    expect(s.service.clearExecutionHistory()).toBe(5);
+    expect(s.service.getExecutionHistory()).toEqual([]);
+  });
+
+  it('keeps the first 1 KiB of the output', async () => {
+    await s.service.run('seq 1 10000');
+    expect(s.service.getExecutionHistory(1)[0].output.length).toBe(1024);
+  });
+});
+
+describe('no orphans', () => {
+  const owner = join(__dirname, 'fixtures', 'owner.cjs');
+  for (const how of ['exit', 'throw', 'SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
+    it(`nothing survives when the owning Node process ends by ${how}`, async () => {
+      const child = spawn(process.execPath, [owner, how === 'exit' || how === 'throw' ? how : 'wait', join(s.root, 'owner-io')], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      const line = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', () => out.includes('\n') && resolve(out.split('\n')[0]));
+        child.once('exit', () => (out.includes('\n') ? resolve(out.split('\n')[0]) : reject(new Error(`owner died early: ${out}`))));
+      });
+      const { pids } = JSON.parse(line) as { pids: number[] };
+      expect(pids.length).toBeGreaterThanOrEqual(9);
+      if (how !== 'exit' && how !== 'throw') child.kill(how);
+      await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
+      expect(await eventually(() => pids.every((p) => !alive(p)), 3000)).toBe(true);
+    });
+  }
+});
+
+it('info.json of a killed job says so', async () => {
+  const r = await s.service.run('sleep 100', { callbackDelayMs: 0 });
+  await s.service.kill(r.handle);
+  expect(JSON.parse(readFileSync(join(r.outputDir!, 'info.json'), 'utf8')).status).toBe('killed');
+});
