@@ -1,6 +1,9 @@
 // The command line and environment upstream's ShellExecutionService hands to its
 // sandbox manager, rebuilt here (same variables, same git overrides), so that the
 // sandbox manager the caller passes prepares the same command for the native service.
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
 import type { ShellExecutionConfig, SandboxedCommand, SandboxRequest } from './types.js';
 
 /** Bash options upstream turns off in front of every command. */
@@ -32,8 +35,39 @@ export function guardCommand(command: string): string {
   return command.trimStart().startsWith(SHOPT_GUARD) ? command : `${SHOPT_GUARD} ${command}`;
 }
 
+/**
+ * Pipes mode: stderr joins stdout at the source, so the result interleaves them in
+ * the order they were written (two pipes read apart can reorder); and, unless asked
+ * to keep it open for `writeToPty`, stdin reads EOF at once, as upstream's
+ * `stdio: 'ignore'` does, so a command that reads stdin cannot hang.
+ */
+export function pipesPrefix(keepStdinOpen: boolean): string {
+  return keepStdinOpen ? 'exec 2>&1; ' : 'exec </dev/null 2>&1; ';
+}
+
+/** `name` looked up in PATH, as upstream resolves its shell (so `$0` is the full path). */
+export function resolveExecutable(name: string, path = process.env['PATH'] ?? ''): string {
+  if (isAbsolute(name)) return name;
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return name;
+}
+
 /** The request upstream would pass to `sandboxManager.prepareCommand`. */
-export function sandboxRequest(command: string, cwd: string, config: ShellExecutionConfig): SandboxRequest {
+export function sandboxRequest(
+  command: string,
+  cwd: string,
+  config: ShellExecutionConfig,
+  pty: boolean,
+): SandboxRequest {
   const source: Record<string, string | undefined> = config.env ?? process.env;
   const gitKeys = Object.keys(source).filter((k) => k.startsWith('GIT_CONFIG_'));
   const allowed = [...(config.sanitizationConfig?.allowedEnvironmentVariables ?? []), ...gitKeys];
@@ -59,8 +93,8 @@ export function sandboxRequest(command: string, cwd: string, config: ShellExecut
     ? { ...config.sanitizationConfig, allowedEnvironmentVariables: allowed }
     : undefined;
   return {
-    command: 'bash',
-    args: ['-c', guardCommand(command)],
+    command: resolveExecutable('bash'),
+    args: ['-c', guardCommand(pty ? command : pipesPrefix(config.keepStdinOpen === true) + command)],
     env,
     cwd,
     policy: {
@@ -73,8 +107,13 @@ export function sandboxRequest(command: string, cwd: string, config: ShellExecut
 }
 
 /** Asks the caller's sandbox manager (if any) to prepare the request. */
-export async function prepare(command: string, cwd: string, config: ShellExecutionConfig): Promise<SandboxedCommand> {
-  const request = sandboxRequest(command, cwd, config);
+export async function prepare(
+  command: string,
+  cwd: string,
+  config: ShellExecutionConfig,
+  pty: boolean,
+): Promise<SandboxedCommand> {
+  const request = sandboxRequest(command, cwd, config, pty);
   if (config.sandboxManager) return config.sandboxManager.prepareCommand(request);
   return { program: request.command, args: request.args, env: request.env };
 }

@@ -27,7 +27,7 @@ import type {
   ShellExecutionResult,
   ShellOutputEvent,
 } from './types.js';
-import { inAlternateScreen, LineDeltas, looksBinary, pipesOutput, ptyOutput, toAnsiOutput } from './views.js';
+import { gridLines, inAlternateScreen, LineDeltas, looksBinary, pipesOutput, ptyOutput, toAnsiOutput } from './views.js';
 
 export * from './types.js';
 export type { NativeServiceOptions } from './native.js';
@@ -76,6 +76,10 @@ interface Job {
   started: boolean;
   /** Pipes: the text handed out in `data` events so far. */
   streamed: string;
+  /** Raw bytes reported by the last `binary_progress` event. */
+  progressBytes: number;
+  /** PTY: the last grid emitted (what upstream's terminal showed before binary came). */
+  lastGrid: AnsiOutput;
   deltas: LineDeltas;
   log: WriteStream | undefined;
   logDeltas: LineDeltas | undefined;
@@ -168,7 +172,7 @@ export class ShellExecutionService {
     let cleanup: (() => void) | undefined;
     let started: { handle: number; pid: number | null; outputDir: string | null; error: string | null };
     try {
-      const prepared = await prepare(commandToExecute, resolvePath(cwd), config);
+      const prepared = await prepare(commandToExecute, resolvePath(cwd), config, pty);
       cleanup = prepared.cleanup;
       const argv = exactEnvArgv(prepared);
       const directory = relative('/', resolvePath(prepared.cwd ?? cwd)) || '.';
@@ -218,6 +222,8 @@ export class ShellExecutionService {
       binary: 'unknown',
       started: false,
       streamed: '',
+      progressBytes: 0,
+      lastGrid: [],
       deltas: new LineDeltas(),
       log: undefined,
       logDeltas: undefined,
@@ -316,7 +322,10 @@ export class ShellExecutionService {
   private static render(job: Job, final: boolean): void {
     this.sniff(job, final);
     if (job.binary === 'binary') {
-      if (!final) this.emit(job, { type: 'binary_progress', bytesReceived: job.seenBytes });
+      if (job.seenBytes !== job.progressBytes) {
+        job.progressBytes = job.seenBytes;
+        this.emit(job, { type: 'binary_progress', bytesReceived: job.seenBytes });
+      }
       return;
     }
     if (job.log && job.logDeltas) {
@@ -330,6 +339,7 @@ export class ShellExecutionService {
         if (blank) return;
         job.started = true;
       }
+      job.lastGrid = grid;
       this.emit(job, { type: 'data', chunk: grid });
     } else {
       const text = native().getProcessOutput(job.handle, { view: 'text' });
@@ -397,7 +407,7 @@ export class ShellExecutionService {
       if (info) job.seenBytes = info.outputBytes;
       this.render(job, true);
       if (job.binary === 'binary') {
-        output = job.pty ? '' : pipesOutput(job.streamed);
+        output = job.pty ? gridLines(job.lastGrid) : pipesOutput(job.streamed);
       } else {
         const text = await this.fullText(job);
         if (job.pty) {

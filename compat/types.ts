@@ -105,6 +105,11 @@ export interface ShellExecutionConfig {
   originalCommand?: string;
   sessionId?: string;
   env?: Record<string, string | undefined>;
+  /**
+   * Adapter extension. Pipes mode only: keep stdin open so `writeToPty` reaches the
+   * program (upstream's pipes mode gives it /dev/null; so does the adapter by default).
+   */
+  keepStdinOpen?: boolean;
 }
 
 export type BackgroundProcess = {

@@ -21,6 +21,13 @@ export function toAnsiOutput(lines: readonly string[]): AnsiOutput {
   return lines.map((line): AnsiLine => (line.length > 0 ? [token(line)] : []));
 }
 
+/** The text of a grid, one line per row, trailing empty rows dropped. */
+export function gridLines(grid: AnsiOutput): string {
+  const lines = grid.map((line) => line.map((t) => t.text).join(''));
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines.join('\n');
+}
+
 /** The last `max` lines of `text`, trailing blank lines dropped unless `keepTrailing`. */
 export function lastLines(text: string, max: number, keepTrailing = false): string[] {
   const lines = text.split('\n');
@@ -30,9 +37,9 @@ export function lastLines(text: string, max: number, keepTrailing = false): stri
   return lines.length > max ? lines.slice(lines.length - max) : lines;
 }
 
-/** Upstream's PTY `output`: lines right-trimmed, trailing blank lines dropped. */
+/** Upstream's PTY `output`: the lines as written, trailing empty lines dropped. */
 export function ptyOutput(text: string, maxLines: number): string {
-  const lines = text.split('\n').map((l) => l.replace(/\s+$/u, ''));
+  const lines = text.split('\n');
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return (lines.length > maxLines ? lines.slice(lines.length - maxLines) : lines).join('\n');
 }

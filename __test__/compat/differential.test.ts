@@ -1,0 +1,86 @@
+// Differential test: the corpus through upstream's ShellExecutionService and through
+// the adapter, in PTY and pipes mode. Fields must be equal unless the case lists a
+// documented difference; the tally of exact matches is printed per mode.
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { type CorpusCase, corpus, type Field } from './corpus';
+import { Compat, observe, type Observed, removeProject } from './harness';
+
+const FIELDS: Field[] = ['output', 'exitCode', 'signal', 'aborted', 'kinds'];
+
+interface Row {
+  name: string;
+  exact: boolean;
+  differing: string[];
+  upstream: Partial<Observed>;
+  compat: Partial<Observed>;
+}
+
+const report: Record<'pty' | 'pipes', Row[]> = { pty: [], pipes: [] };
+
+function summary(o: Observed): Partial<Observed> {
+  const output = o.output.length > 400 ? `${o.output.slice(0, 200)}…(${o.output.length} chars)…${o.output.slice(-100)}` : o.output;
+  return { output, exitCode: o.exitCode, signal: o.signal, aborted: o.aborted, kinds: o.kinds, error: o.error };
+}
+
+function same(field: Field, a: Observed, b: Observed): boolean {
+  return JSON.stringify(a[field]) === JSON.stringify(b[field]);
+}
+
+afterAll(async () => {
+  await Compat.shutdown();
+  removeProject();
+  const lines: string[] = [];
+  for (const mode of ['pty', 'pipes'] as const) {
+    const rows = report[mode];
+    if (rows.length === 0) continue;
+    const exact = rows.filter((r) => r.exact).length;
+    lines.push(`${mode}: ${exact}/${rows.length} exact matches`);
+    for (const r of rows.filter((x) => !x.exact)) lines.push(`  ${r.name}: ${r.differing.join(', ')}`);
+  }
+  const file = join(tmpdir(), 'gemini-compat-differential.json');
+  writeFileSync(file, JSON.stringify(report, null, 2));
+  console.log(`${lines.join('\n')}\n(details: ${file})`);
+});
+
+describe.each([
+  ['pty', true],
+  ['pipes', false],
+] as const)('differential corpus, %s mode', (mode, pty) => {
+  it.each(corpus.map((c) => [c.name, c] as [string, CorpusCase]))('%s', async (_name, c) => {
+    const upstream = await observe('upstream', c, pty);
+    const compat = await observe('compat', c, pty);
+    if (c.normalize) {
+      upstream.output = c.normalize(upstream.output);
+      compat.output = c.normalize(compat.output);
+    }
+    const allowed = { ...((pty ? c.differs?.pty : c.differs?.pipes) ?? {}) };
+    const differing = FIELDS.filter((f) => !same(f, upstream, compat));
+    // Shape checks that hold for every command.
+    expect(compat.pid).toBeGreaterThan(0);
+    expect(compat.executionMethod).toBe(upstream.executionMethod);
+    expect(compat.kinds[compat.kinds.length - 1]).toBe('exit');
+    // node-pty can lose the end of the output at exit (or on abort, where upstream stops
+    // reading at once): upstream's PTY output is then a strict prefix of the adapter's.
+    const lostAtExit = pty && compat.output !== upstream.output && compat.output.startsWith(upstream.output);
+    if (lostAtExit) allowed.output ??= 'D5';
+    report[mode].push({
+      name: c.name,
+      exact: differing.length === 0,
+      differing: differing.map((f) => `${f}${allowed[f] ? ` (${allowed[f]})` : ' (UNEXPECTED)'}`),
+      upstream: summary(upstream),
+      compat: summary(compat),
+    });
+    for (const field of FIELDS) {
+      if (allowed[field]) continue;
+      expect({ field, value: compat[field] }).toEqual({ field, value: upstream[field] });
+    }
+    for (const [field, value] of Object.entries((pty ? c.compat?.pty : c.compat?.pipes) ?? {})) {
+      expect({ field, value: compat[field as Field] }).toEqual({ field, value });
+    }
+  });
+});
