@@ -61,6 +61,15 @@ describe('run', () => {
     expect(r.stdout).toBe('inherited svc call call 1 cat cat 0\n');
   });
 
+  it('drops inherited credential prompters so git and ssh fail fast', async () => {
+    process.env.GIT_ASKPASS = '/usr/bin/some-gui-askpass';
+    process.env.SSH_ASKPASS = '/usr/bin/some-gui-askpass';
+    const r = await s.service.run('echo "[${GIT_ASKPASS-unset}] [${SSH_ASKPASS-unset}] $GCM_INTERACTIVE"', { mode: 'pipes' });
+    delete process.env.GIT_ASKPASS;
+    delete process.env.SSH_ASKPASS;
+    expect(r.stdout).toBe('[unset] [unset] never\n');
+  });
+
   it('runs in a directory relative to the project root', async () => {
     const r = await s.service.run('pwd', { directory: 'sub/deeper', mode: 'pipes' });
     expect(r.stdout.trim()).toBe(join(s.root, 'sub', 'deeper'));

@@ -20,7 +20,14 @@ const FIXED: &[(&str, &str)] = &[
     ("PAGER", "cat"),
     ("GIT_PAGER", "cat"),
     ("GIT_TERMINAL_PROMPT", "0"),
+    // Git Credential Manager's own switch for "never prompt".
+    ("GCM_INTERACTIVE", "never"),
 ];
+
+/// Inherited variables that would make a job stop and ask for credentials in a
+/// window or terminal nobody watches (an editor's askpass helper, say). Without
+/// them git and ssh fail fast instead of hanging the job.
+const REMOVED: &[&str] = &["GIT_ASKPASS", "SSH_ASKPASS"];
 
 pub fn validate_pairs(pairs: &[(String, String)]) -> Result<()> {
     for (key, value) in pairs {
@@ -48,6 +55,9 @@ pub struct EnvLayers<'a> {
 
 pub fn build(layers: &EnvLayers<'_>) -> Vec<(OsString, OsString)> {
     let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    for name in REMOVED {
+        env.remove(std::ffi::OsStr::new(name));
+    }
     for (k, v) in layers.service.iter().chain(layers.call) {
         env.insert(k.into(), v.into());
     }
