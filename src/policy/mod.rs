@@ -174,7 +174,7 @@ fn roots_of(analysis: &Analysis) -> Vec<String> {
 /// The text a view stands for, for reasons.
 fn view_text(command: &parse::SimpleCommand, view: View) -> String {
     if view.start >= view.end {
-        return format!("code that `{}` runs but is only known at run time", command.text);
+        return format!("the code `{}` runs (only known at run time)", command.text);
     }
     let words = command.words.get(view.start..view.end).unwrap_or(&[]);
     let text = words.iter().map(|w| w.written.as_str()).collect::<Vec<_>>().join(" ");

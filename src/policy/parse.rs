@@ -173,7 +173,7 @@ impl Analyzer {
         let mut visited = 0u32;
         while let Some((node, ctx)) = stack.pop() {
             visited = visited.wrapping_add(1);
-            if visited % 1024 == 0 && Instant::now() > self.deadline {
+            if visited.is_multiple_of(1024) && Instant::now() > self.deadline {
                 return false;
             }
             if node.is_error() || node.is_missing() {
@@ -227,7 +227,9 @@ impl Analyzer {
                 // for `<<E"O"F`): quoted if the start before it says so, otherwise
                 // scanned as expanded text.
                 "heredoc_body" => {
-                    let quoted = node.prev_sibling().is_some_and(|s| s.kind() == "heredoc_start" && is_quoted_delimiter(s, src));
+                    let quoted = node
+                        .prev_sibling()
+                        .is_some_and(|s| s.kind() == "heredoc_start" && is_quoted_delimiter(s, src));
                     if !quoted {
                         if let Some(c) = scan(node_text(node, src), Mode::DoubleQuoted) {
                             self.substitution(c);
