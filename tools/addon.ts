@@ -6,12 +6,18 @@ import type * as Addon from 'native-shell-service';
 
 let cached: typeof Addon | null = null;
 
-export function loadAddon(): typeof Addon {
-  if (cached) return cached;
-  // Compiled, this file is CommonJS and has `require`; under a test runner's ESM
-  // transform it may not, and the package root (the working directory) resolves the name.
+/**
+ * `require` for this package's own modules. Compiled, this file is CommonJS and has
+ * `require`; under a test runner's ESM transform it may not, and the package root (the
+ * working directory) resolves the package's name.
+ */
+export function requireOwn(id: string): unknown {
   const load: NodeRequire = typeof require === 'function' ? require : createRequire(`${process.cwd()}/package.json`);
-  cached = load('native-shell-service') as typeof Addon;
+  return load(id);
+}
+
+export function loadAddon(): typeof Addon {
+  cached ??= requireOwn('native-shell-service') as typeof Addon;
   return cached;
 }
 

@@ -15,6 +15,12 @@ export function signalText(signal: number | null): string {
   return name ? `${signal} (${name})` : String(signal);
 }
 
+/** `SIGTERM`, or `signal N` for a number without a name, or `no signal`. */
+export function signalName(signal: number | null): string {
+  if (signal === null) return 'no signal';
+  return SIGNAL_NAMES.get(signal) ?? `signal ${signal}`;
+}
+
 function block(text: string): string {
   if (text === '') return '(empty)';
   return text.endsWith('\n') ? text.slice(0, -1) : text;

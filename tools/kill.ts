@@ -12,7 +12,7 @@ import {
   ShellToolInvocation,
 } from './base.js';
 import { KILL } from './declarations.js';
-import { signalText } from './format.js';
+import { signalName, signalText } from './format.js';
 import { notRunningResult } from './send-input.js';
 import { type ConfirmationDetails, type FunctionDeclaration, type PolicyDecision, type ToolResult, ToolErrorType } from './types.js';
 
@@ -86,7 +86,7 @@ export class KillInvocation extends ShellToolInvocation<KillParams> {
       lines.push(
         result.escalated
           ? `Process ${handle} (${job.command}) did not stop on SIGTERM and was killed with SIGKILL.`
-          : `Process ${handle} (${job.command}) terminated successfully (signal ${signalText(result.signal)}).`,
+          : `Process ${handle} (${job.command}) terminated successfully (${signalName(result.signal)}).`,
       );
     } else {
       lines.push(`Process ${handle} (${job.command}) had already exited (exit code ${job.exitCode ?? '(none)'}).`);

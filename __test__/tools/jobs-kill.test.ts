@@ -58,7 +58,7 @@ describe('kill', () => {
     const child = Number(/child=(\d+)/.exec(r.llmContent)![1]);
     const k = await s.call('kill', { handle: h });
     expect(k.error).toBeUndefined();
-    expect(k.llmContent).toBe(`Process ${h} (sleep 50 & echo child=$!; wait) terminated successfully (signal 15 (SIGTERM)).\nLast output: child=${child}`);
+    expect(k.llmContent).toBe(`Process ${h} (sleep 50 & echo child=$!; wait) terminated successfully (SIGTERM).\nLast output: child=${child}`);
     expect(k.returnDisplay).toBe('Process terminated');
     expect(await eventually(() => !alive(child))).toBe(true);
     expect(s.service.getActiveProcesses().find((p) => p.handle === h)).toBeUndefined();
