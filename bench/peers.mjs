@@ -1,0 +1,445 @@
+// The peers the benchmark compares, behind one small interface:
+//   exec(cmd)      run `bash -c cmd` to the end: { exitMs, readableMs, bytes, text }
+//                  (exitMs: the caller learns of the exit; readableMs: the text view is
+//                  in hand; bytes: what the caller received, in the peer's own unit;
+//                  text: the end of what a reader would see, for verification)
+//   repl()         a Python REPL: { ready, roundTrip(k) -> ms, close() }
+//   idle(cmd)      start a job that stays quiet: { stop() }
+//   close()
+// Each peer is constructed inside its own child process (see worker.mjs).
+import { spawn as spawnChild } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const require = createRequire(import.meta.url);
+const now = () => performance.now();
+const COLS = 80;
+const ROWS = 24;
+const PROMPT = '>>> ';
+
+function scratchDir() {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-bench-')));
+  mkdirSync(join(base, 'project'));
+  return base;
+}
+
+/** The last `n` characters of a growing string, cheaply. */
+function keepTail(tail, chunk, n = 512) {
+  const joined = tail + chunk;
+  return joined.length > n ? joined.slice(joined.length - n) : joined;
+}
+
+// ---------------------------------------------------------------- this addon
+class Addon {
+  /** view: 'text' | 'screen'; mode: 'pty' | 'pipes' */
+  constructor({ view = 'text', mode = 'pty' } = {}) {
+    const { ShellExecutionService } = require('../index.js');
+    this.base = scratchDir();
+    this.view = view;
+    this.mode = mode;
+    this.svc = new ShellExecutionService({
+      projectRoot: join(this.base, 'project'),
+      ioDir: join(this.base, 'io'),
+      sessionId: 'bench',
+      maxJobs: 4096,
+    });
+  }
+
+  async exec(cmd) {
+    const t0 = now();
+    const r = await this.svc.run(cmd, { mode: this.mode, cols: COLS, rows: ROWS });
+    const exitMs = now() - t0;
+    const text = this.svc.getProcessOutput(r.handle, { view: this.view });
+    const readableMs = now() - t0;
+    this.svc.removeProcess(r.handle);
+    return { exitMs, readableMs, bytes: r.totalBytes, text: text.slice(-512), outputDir: r.outputDir };
+  }
+
+  async repl() {
+    const r = await this.svc.run('python3 -q -i', { cols: COLS, rows: ROWS, callbackPattern: '>>> $' });
+    if (r.status !== 'running') throw new Error(`the REPL did not start: ${r.status} ${r.output}`);
+    const handle = r.handle;
+    return {
+      roundTrip: async (k) => {
+        const t0 = now();
+        const out = await this.svc.sendInput(handle, `print(${k})`, { pattern: '>>> $', timeoutMs: 10_000 });
+        const ms = now() - t0;
+        if (out.status !== 'matched' || !out.output.includes(`\n${k}\n`)) {
+          throw new Error(`round trip ${k}: ${out.status} ${JSON.stringify(out.output)}`);
+        }
+        return ms;
+      },
+      close: () => this.svc.kill(handle, { graceMs: 100 }),
+    };
+  }
+
+  /** The seed design's loop: write, then look at the output every 100 ms. */
+  async pollingRepl() {
+    const r = await this.svc.run('python3 -q -i', { cols: COLS, rows: ROWS, callbackPattern: '>>> $' });
+    const handle = r.handle;
+    const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+    return {
+      roundTrip: async (k) => {
+        const t0 = now();
+        this.svc.writeToPty(handle, `print(${k})\n`);
+        for (;;) {
+          await sleep(100);
+          const out = this.svc.getProcessOutput(handle, { view: 'text', tailBytes: 256 });
+          if (out.endsWith(`\n${k}\n${PROMPT}`)) return now() - t0;
+        }
+      },
+      close: () => this.svc.kill(handle, { graceMs: 100 }),
+    };
+  }
+
+  async idle(cmd) {
+    const r = await this.svc.run(cmd, { mode: this.mode, cols: COLS, rows: ROWS, callbackDelayMs: 1 });
+    if (r.status !== 'running') throw new Error(`idle job ended: ${r.status}`);
+    return { stop: () => this.svc.kill(r.handle, { graceMs: 100 }) };
+  }
+
+  async close() {
+    await this.svc.shutdown();
+    rmSync(this.base, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------- node-pty (raw)
+function loadPty() {
+  return require('@lydell/node-pty');
+}
+
+function ptySpawn(pty, file, args, cwd) {
+  return pty.spawn(file, args, { name: 'xterm-256color', cols: COLS, rows: ROWS, cwd, env: process.env });
+}
+
+class NodePty {
+  constructor() {
+    this.pty = loadPty();
+    this.base = scratchDir();
+    this.cwd = join(this.base, 'project');
+  }
+
+  exec(cmd) {
+    return new Promise((resolve) => {
+      const t0 = now();
+      const p = ptySpawn(this.pty, 'bash', ['-c', cmd], this.cwd);
+      let bytes = 0;
+      let tail = '';
+      const data = p.onData((d) => {
+        bytes += Buffer.byteLength(d);
+        tail = keepTail(tail, d);
+      });
+      p.onExit(() => {
+        // What a caller that resolves on the exit event has: node-pty may deliver data
+        // after it, and that data is what the Gemini CLI loses.
+        const exitMs = now() - t0;
+        data.dispose();
+        resolve({ exitMs, readableMs: exitMs, bytes, text: tail });
+      });
+    });
+  }
+
+  async repl() {
+    const p = ptySpawn(this.pty, 'python3', ['-q', '-i'], this.cwd);
+    let seen = '';
+    let want = null;
+    let done = null;
+    p.onData((d) => {
+      seen += d;
+      if (want && seen.endsWith(want)) {
+        want = null;
+        done();
+      }
+    });
+    await new Promise((res) => {
+      want = PROMPT;
+      done = res;
+      if (seen.endsWith(PROMPT)) {
+        want = null;
+        res();
+      }
+    });
+    return {
+      roundTrip: (k) =>
+        new Promise((res) => {
+          seen = '';
+          const t0 = now();
+          want = `\r\n${k}\r\n${PROMPT}`;
+          done = () => res(now() - t0);
+          p.write(`print(${k})\r`);
+        }),
+      close: () => p.kill('SIGKILL'),
+    };
+  }
+
+  async idle(cmd) {
+    const p = ptySpawn(this.pty, 'bash', ['-c', cmd], this.cwd);
+    p.onData(() => {});
+    return { stop: () => p.kill('SIGKILL') };
+  }
+
+  async close() {
+    rmSync(this.base, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------- node-pty + @xterm/headless
+function lastContentLine(term) {
+  const buffer = term.buffer.active;
+  for (let i = buffer.length - 1; i >= 0; i--) {
+    const text = buffer.getLine(i)?.translateToString(true) ?? '';
+    if (text.length > 0) return { index: i, text };
+  }
+  return { index: -1, text: '' };
+}
+
+class Xterm extends NodePty {
+  constructor() {
+    super();
+    this.Terminal = require('@xterm/headless').Terminal;
+  }
+
+  newTerminal() {
+    return new this.Terminal({ cols: COLS, rows: ROWS, scrollback: 300_000, allowProposedApi: true });
+  }
+
+  exec(cmd) {
+    return new Promise((resolve) => {
+      const t0 = now();
+      const term = this.newTerminal();
+      const p = ptySpawn(this.pty, 'bash', ['-c', cmd], this.cwd);
+      let bytes = 0;
+      const data = p.onData((d) => {
+        bytes += Buffer.byteLength(d);
+        term.write(d);
+      });
+      p.onExit(() => {
+        const exitMs = now() - t0;
+        data.dispose();
+        // Readable once the terminal has parsed everything queued so far.
+        term.write('', () => {
+          const text = lastContentLine(term).text;
+          const readableMs = now() - t0;
+          term.dispose();
+          resolve({ exitMs, readableMs, bytes, text });
+        });
+      });
+    });
+  }
+
+  async repl() {
+    const p = ptySpawn(this.pty, 'python3', ['-q', '-i'], this.cwd);
+    const term = this.newTerminal();
+    let check = null;
+    p.onData((d) => term.write(d, () => check?.()));
+    const promptAfter = (k) => {
+      const { index, text } = lastContentLine(term);
+      if (text !== PROMPT.trimEnd()) return false;
+      if (k === undefined) return true;
+      return term.buffer.active.getLine(index - 1)?.translateToString(true) === String(k);
+    };
+    await new Promise((res) => {
+      check = () => promptAfter() && res();
+    });
+    return {
+      roundTrip: (k) =>
+        new Promise((res) => {
+          const t0 = now();
+          check = () => {
+            if (promptAfter(k)) {
+              check = null;
+              res(now() - t0);
+            }
+          };
+          p.write(`print(${k})\r`);
+        }),
+      close: () => {
+        p.kill('SIGKILL');
+        term.dispose();
+      },
+    };
+  }
+
+  async idle(cmd) {
+    const p = ptySpawn(this.pty, 'bash', ['-c', cmd], this.cwd);
+    const term = this.newTerminal();
+    p.onData((d) => term.write(d));
+    return {
+      stop: () => {
+        p.kill('SIGKILL');
+        term.dispose();
+      },
+    };
+  }
+}
+
+// ---------------------------------------------------------------- Gemini CLI's ShellExecutionService
+class Gemini {
+  async init() {
+    const m = await import('@google/gemini-cli-core/dist/src/services/shellExecutionService.js');
+    const s = await import('@google/gemini-cli-core/dist/src/services/sandboxManager.js');
+    this.Service = m.ShellExecutionService;
+    this.base = scratchDir();
+    this.cwd = join(this.base, 'project');
+    this.config = {
+      sessionId: 'bench',
+      terminalWidth: COLS,
+      terminalHeight: ROWS,
+      pager: 'cat',
+      showColor: false,
+      sanitizationConfig: {
+        enableEnvironmentVariableRedaction: false,
+        allowedEnvironmentVariables: [],
+        blockedEnvironmentVariables: [],
+      },
+      sandboxManager: new s.NoopSandboxManager(),
+    };
+    return this;
+  }
+
+  async start(cmd, onEvent = () => {}) {
+    const abort = new AbortController();
+    const handle = await this.Service.execute(cmd, this.cwd, onEvent, abort.signal, true, this.config);
+    return { ...handle, abort };
+  }
+
+  async exec(cmd) {
+    const t0 = now();
+    let exitMs = null;
+    const { pid, result } = await this.start(cmd);
+    this.Service.onExit(pid, () => {
+      exitMs = now() - t0;
+    });
+    const r = await result;
+    const readableMs = now() - t0;
+    if (r.executionMethod === 'child_process') throw new Error('Gemini fell back to child_process');
+    return { exitMs: exitMs ?? readableMs, readableMs, bytes: r.output.length, text: r.output.slice(-512) };
+  }
+
+  async repl() {
+    let check = null;
+    const lines = (chunk) =>
+      Array.isArray(chunk)
+        ? chunk.map((line) => (Array.isArray(line) ? line.map((t) => t.text).join('') : String(line)).trimEnd())
+        : String(chunk).split('\n');
+    const onEvent = (e) => {
+      if (e.type === 'data') check?.(lines(e.chunk).filter((l) => l.length > 0));
+    };
+    const { pid, abort } = await this.start('python3 -q -i', onEvent);
+    await new Promise((res) => {
+      check = (ls) => ls.at(-1) === PROMPT.trimEnd() && res();
+    });
+    return {
+      roundTrip: (k) =>
+        new Promise((res) => {
+          const t0 = now();
+          check = (ls) => {
+            if (ls.at(-1) === PROMPT.trimEnd() && ls.at(-2) === String(k)) {
+              check = null;
+              res(now() - t0);
+            }
+          };
+          this.Service.writeToPty(pid, `print(${k})\r`);
+        }),
+      close: () => abort.abort(),
+    };
+  }
+
+  async idle(cmd) {
+    const { abort } = await this.start(cmd);
+    return { stop: () => abort.abort() };
+  }
+
+  async close() {
+    rmSync(this.base, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------- child_process pipes
+class Pipes {
+  constructor() {
+    this.base = scratchDir();
+    this.cwd = join(this.base, 'project');
+  }
+
+  exec(cmd) {
+    return new Promise((resolve, reject) => {
+      const t0 = now();
+      const child = spawnChild('bash', ['-c', cmd], { cwd: this.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      let bytes = 0;
+      let tail = '';
+      const take = (d) => {
+        bytes += d.length;
+        tail = keepTail(tail, d.toString('latin1'));
+      };
+      child.stdout.on('data', take);
+      child.stderr.on('data', take);
+      child.on('error', reject);
+      child.on('close', () => {
+        const ms = now() - t0;
+        resolve({ exitMs: ms, readableMs: ms, bytes, text: tail });
+      });
+    });
+  }
+
+  async repl() {
+    const child = spawnChild('python3', ['-q', '-i', '-u'], { cwd: this.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let check = () => {};
+    child.stdout.on('data', (d) => {
+      out += d;
+      check();
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+      check();
+    });
+    await new Promise((res) => {
+      check = () => err.endsWith(PROMPT) && res();
+      check();
+    });
+    return {
+      roundTrip: (k) =>
+        new Promise((res) => {
+          out = '';
+          err = '';
+          const t0 = now();
+          check = () => {
+            if (out.includes(`${k}\n`) && err.endsWith(PROMPT)) {
+              check = () => {};
+              res(now() - t0);
+            }
+          };
+          child.stdin.write(`print(${k})\n`);
+        }),
+      close: () => child.kill('SIGKILL'),
+    };
+  }
+
+  async idle(cmd) {
+    const child = spawnChild('bash', ['-c', cmd], { cwd: this.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', () => {});
+    child.stderr.on('data', () => {});
+    return { stop: () => child.kill('SIGKILL') };
+  }
+
+  async close() {
+    rmSync(this.base, { recursive: true, force: true });
+  }
+}
+
+/** Peer name → constructor. The `limit-*` peers are not Node code (see worker.mjs). */
+export const PEERS = {
+  'addon-text': async () => new Addon({ view: 'text' }),
+  'addon-screen': async () => new Addon({ view: 'screen' }),
+  'addon-pipes': async () => new Addon({ view: 'text', mode: 'pipes' }),
+  'node-pty': async () => new NodePty(),
+  xterm: async () => new Xterm(),
+  gemini: async () => new Gemini().init(),
+  pipes: async () => new Pipes(),
+};

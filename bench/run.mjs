@@ -1,0 +1,311 @@
+#!/usr/bin/env node
+// The side-by-side benchmark: this addon against node-pty, node-pty + @xterm/headless,
+// the Gemini CLI's ShellExecutionService, child_process pipes and the physical limit.
+//
+//   npm run bench                 the full run (the sizes of issue 8)
+//   npm run bench -- --quick      smaller sizes, fewer repetitions (under two minutes)
+//   options: --reps=N  --only=spawn,cat,...  --peers=addon-text,gemini,...
+//            --json=FILE (all raw results)  --md=FILE (the table as Markdown)
+//
+// Every (scenario, peer, repetition) runs in a fresh Node process (worker.mjs), so
+// the memory and event-loop numbers of one peer never include another's.
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? true];
+  }),
+);
+const quick = Boolean(args.quick);
+const MiB = 1024 * 1024;
+
+// ------------------------------------------------------------------ sizes
+const SIZES = quick
+  ? { catMiB: 8, seqLines: 200_000, spawnN: 30, rttN: 50, idleN: 50, idleSeconds: 2, concN: 200, lostRuns: 10, reps: 2, heavyReps: 1 }
+  : { catMiB: 64, seqLines: 2_000_000, spawnN: 200, rttN: 200, idleN: 50, idleSeconds: 10, concN: 200, lostRuns: 100, reps: 5, heavyReps: 3 };
+if (args.reps) SIZES.reps = SIZES.heavyReps = Number(args.reps);
+const LINE = 64; // bytes per line of the generated text file, newline included
+const HEAD_BYTES = 1_000_000; // `head -c` in the completeness runs: 15625 whole lines
+
+const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'node-pty', 'xterm', 'gemini', 'pipes', 'limit-pty', 'limit-pipe'];
+const LABEL = {
+  'addon-text': 'addon PTY, text view',
+  'addon-screen': 'addon PTY, screen view',
+  'addon-pipes': 'addon pipes',
+  'addon-poll': 'addon, 100 ms polling',
+  'node-pty': 'node-pty raw',
+  xterm: 'node-pty + xterm 300k',
+  gemini: 'Gemini CLI 0.61.0',
+  pipes: 'child_process pipes',
+  'limit-pty': 'limit: PTY',
+  'limit-pipe': 'limit: pipe',
+};
+const peers = args.peers ? String(args.peers).split(',') : ALL_PEERS;
+const HEAVY = new Set(['xterm', 'gemini']);
+
+// ------------------------------------------------------------------ set-up
+function line(i) {
+  const head = `${String(i).padStart(8, '0')} `;
+  return head + 'the quick brown fox jumps over the lazy dog 0123456789'.padEnd(LINE - head.length - 1, '.') + '\n';
+}
+
+function makeData(dir, mib) {
+  const path = join(dir, `text-${mib}MiB.txt`);
+  const lines = (mib * MiB) / LINE;
+  const fd = openSync(path, 'w');
+  const batch = 16384;
+  for (let i = 0; i < lines; i += batch) {
+    let chunk = '';
+    for (let j = i; j < Math.min(lines, i + batch); j++) chunk += line(j);
+    writeSync(fd, chunk);
+  }
+  closeSync(fd);
+  return { path, lines, lastLine: line(lines - 1).trimEnd() };
+}
+
+function buildLimit() {
+  execFileSync(
+    'cargo',
+    ['build', '--release', '--quiet', '--offline', '--manifest-path', join(here, 'limit', 'Cargo.toml'), '--target-dir', join(root, 'target', 'bench-limit')],
+    { stdio: 'inherit' },
+  );
+  return join(root, 'target', 'bench-limit', 'release', 'nss-bench-limit');
+}
+
+function runWorker(peer, scenario, params) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--expose-gc', join(here, 'worker.mjs'), peer, scenario, JSON.stringify(params)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), params.timeoutMs ?? 600_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const m = /^RESULT (.*)$/m.exec(out);
+      if (code === 0 && m) return resolve(JSON.parse(m[1]));
+      const why = `${peer}/${scenario} failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ')}`;
+      console.error(`  ! ${why}`);
+      resolve({ error: why });
+    });
+  });
+}
+
+// ------------------------------------------------------------------ statistics
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+function quantile(xs, q) {
+  const s = sorted(xs);
+  if (s.length === 0) return NaN;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
+const median = (xs) => {
+  const s = sorted(xs);
+  const n = s.length;
+  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+
+/** One repeated value: median over repetitions, with min and max. */
+function stat(values) {
+  const v = values.filter((x) => Number.isFinite(x));
+  if (v.length === 0) return null;
+  return { median: median(v), min: Math.min(...v), max: Math.max(...v), n: v.length };
+}
+
+// ------------------------------------------------------------------ the scenarios
+function scenarios(data, limitBin) {
+  const cat = `cat ${data.path}`;
+  const seq = `seq 1 ${SIZES.seqLines}`;
+  const head = `head -c ${HEAD_BYTES} ${data.path}`;
+  const headLines = HEAD_BYTES / LINE;
+  const common = { limitBin };
+  return [
+    { id: 'spawn', worker: 'spawn', params: { ...common, n: SIZES.spawnN } },
+    { id: 'cat', worker: 'stream', params: { ...common, cmd: cat, lastLine: data.lastLine }, heavy: true },
+    { id: 'seq', worker: 'stream', params: { ...common, cmd: seq, lastLine: String(SIZES.seqLines) }, heavy: true },
+    { id: 'rtt', worker: 'rtt', params: { ...common, n: SIZES.rttN, warmup: 5 } },
+    { id: 'rtt-poll', worker: 'rtt', peerAs: { 'addon-text': 'addon-poll' }, params: { ...common, n: Math.min(SIZES.rttN, quick ? 10 : 50), warmup: 1, polling: true }, only: ['addon-text'] },
+    { id: 'idle', worker: 'idle', params: { ...common, n: SIZES.idleN, seconds: SIZES.idleSeconds }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'] },
+    { id: 'concurrency', worker: 'concurrency', params: { ...common, n: SIZES.concN, cmd: 'sleep 1; echo done' }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'] },
+    { id: 'lost', worker: 'lost', params: { ...common, cmd: head, runs: SIZES.lostRuns, textBytes: HEAD_BYTES, ptyBytes: HEAD_BYTES + headLines }, skip: ['addon-screen'] },
+  ];
+}
+
+// ------------------------------------------------------------------ the table
+const fmt = (x, digits) => {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '—';
+  const d = digits ?? (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : Math.abs(x) >= 1 ? 2 : 3);
+  return x.toFixed(d);
+};
+const cell = (s, digits) => (s ? (s.n > 1 ? `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})` : fmt(s.median, digits)) : '—');
+
+/** Rows: [label, (peer) => stat | string]. */
+function rows(results) {
+  const get = (id, peer) => results[id]?.[peer] ?? [];
+  const ok = (r) => r && !r.error;
+  const perRep = (id, peer, f) => stat(get(id, peer).filter(ok).map(f));
+  const mibs = (id, key) => (peer) => perRep(id, peer, (r) => (SIZES.catMiB * MiB) / MiB / (r[key] / 1000));
+  const flag = (id) => (peer) => {
+    const bad = get(id, peer).filter((r) => ok(r) && r.ok === false).length;
+    return bad ? ` ⚠ ${bad}× incomplete` : '';
+  };
+  return [
+    [`spawn: \`bash -c true\` ×${SIZES.spawnN}, median ms per spawn`, (p) => perRep('spawn', p, (r) => median(r.samples))],
+    [`spawn: p99 ms`, (p) => perRep('spawn', p, (r) => quantile(r.samples, 0.99))],
+    [`cat ${SIZES.catMiB} MiB: MiB/s until exit`, mibs('cat', 'exitMs'), flag('cat')],
+    [`cat ${SIZES.catMiB} MiB: MiB/s until the text is readable`, mibs('cat', 'readableMs'), flag('cat')],
+    [`cat: event-loop delay p99, ms`, (p) => perRep('cat', p, (r) => r.loopP99Ms)],
+    [`cat: event-loop delay max, ms`, (p) => perRep('cat', p, (r) => r.loopMaxMs)],
+    [`cat: peak RSS growth, MiB`, (p) => perRep('cat', p, (r) => r.rssGrowthMiB)],
+    [`seq 1 ${SIZES.seqLines}: ms until the last line is readable`, (p) => perRep('seq', p, (r) => r.readableMs), flag('seq')],
+    [`seq: event-loop delay p99, ms`, (p) => perRep('seq', p, (r) => r.loopP99Ms)],
+    [`seq: peak RSS growth, MiB`, (p) => perRep('seq', p, (r) => r.rssGrowthMiB)],
+    [`Python round trip ×${SIZES.rttN}: median ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => median(r.samples))],
+    [`Python round trip: p99 ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => quantile(r.samples, 0.99))],
+    [`${SIZES.idleN} idle jobs: CPU ms over ${SIZES.idleSeconds} s`, (p) => perRep('idle', p, (r) => r.cpuMs)],
+    [`idle: RSS per job, KiB`, (p) => perRep('idle', p, (r) => r.rssPerJobKiB)],
+    [`idle: threads before → with ${SIZES.idleN} jobs`, (p) => {
+      const rs = get('idle', p).filter(ok);
+      return rs.length ? `${median(rs.map((r) => r.threads0))} → ${median(rs.map((r) => r.threads1))}` : '—';
+    }],
+    [`${SIZES.concN} × \`sleep 1; echo done\`: wall ms`, (p) => perRep('concurrency', p, (r) => r.wallMs), (p) => {
+      const bad = get('concurrency', p).filter((r) => ok(r) && r.okCount !== SIZES.concN).length;
+      return bad ? ` ⚠ ${bad}× missing output` : '';
+    }],
+    [`concurrency: peak RSS growth, MiB`, (p) => perRep('concurrency', p, (r) => r.rssGrowthMiB)],
+    [`concurrency: peak threads (before)`, (p) => {
+      const rs = get('concurrency', p).filter(ok);
+      return rs.length ? `${median(rs.map((r) => r.peakThreads))} (${median(rs.map((r) => r.threads0))})` : '—';
+    }],
+    [`concurrency: peak fds (before)`, (p) => {
+      const rs = get('concurrency', p).filter(ok);
+      return rs.length ? `${median(rs.map((r) => r.peakFds))} (${median(rs.map((r) => r.fds0))})` : '—';
+    }],
+    [`bytes lost at exit, ${SIZES.lostRuns} × \`head -c ${HEAD_BYTES}\` (runs with loss)`, (p) => {
+      const rs = get('lost', p).filter(ok);
+      if (!rs.length) return '—';
+      const lost = rs.reduce((a, r) => a + r.lostBytes, 0);
+      const runs = rs.reduce((a, r) => a + r.runsWithLoss, 0);
+      const total = rs.reduce((a, r) => a + r.runs, 0);
+      const file = rs.reduce((a, r) => a + (r.fileLoss ?? 0), 0);
+      return `${lost} (${runs}/${total})${rs.some((r) => r.fileLoss !== undefined && r.fileLoss !== 0) || (p.startsWith('addon') && file) ? `; on disk ${file}` : ''}`;
+    }],
+  ];
+}
+
+function table(results, columns) {
+  const head = `| scenario | ${columns.map((p) => LABEL[p]).join(' | ')} |`;
+  const sep = `|---|${columns.map(() => '---').join('|')}|`;
+  const body = rows(results).map(([label, f, note]) => {
+    const cells = columns.map((p) => {
+      const v = f(p);
+      const text = typeof v === 'string' ? v : cell(v);
+      return text + (note && text !== '—' ? note(p) : '');
+    });
+    return `| ${label} | ${cells.join(' | ')} |`;
+  });
+  return [head, sep, ...body].join('\n');
+}
+
+/** Ratios of the addon (text view) against each peer and the limit, from the medians. */
+function ratios(results) {
+  const r = rows(results);
+  const value = (label, peer) => {
+    const row = r.find(([l]) => l.startsWith(label));
+    const v = row?.[1](peer);
+    return v && typeof v === 'object' ? v.median : NaN;
+  };
+  const me = 'addon-text';
+  const lines = [];
+  const others = ['node-pty', 'xterm', 'gemini', 'pipes', 'limit-pty', 'limit-pipe', 'addon-pipes'];
+  const catLabel = `cat ${SIZES.catMiB} MiB: MiB/s until the text`;
+  const seqLabel = `seq 1 ${SIZES.seqLines}`;
+  lines.push('| addon PTY text view vs. | cat throughput (× faster) | seq time (× faster) | spawn (× faster) | round-trip median (× faster) | cat RSS growth (× less) |');
+  lines.push('|---|---|---|---|---|---|');
+  for (const p of others) {
+    const x = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : '—');
+    lines.push(
+      `| ${LABEL[p]} | ${x(value(catLabel, me), value(catLabel, p))} | ${x(value(seqLabel, p), value(seqLabel, me))} | ${x(value('spawn: `bash', p), value('spawn: `bash', me))} | ${x(value('Python round trip ×', p), value('Python round trip ×', me))} | ${x(value('cat: peak RSS', p), value('cat: peak RSS', me))} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+// ------------------------------------------------------------------ main
+async function main() {
+  const started = Date.now();
+  const limitBin = buildLimit();
+  require_addon();
+  const dir = mkdtempSync(join(tmpdir(), 'nss-bench-data-'));
+  try {
+    const data = makeData(dir, SIZES.catMiB);
+    const only = args.only ? new Set(String(args.only).split(',')) : null;
+    const list = scenarios(data, limitBin).filter((s) => !only || only.has(s.id));
+    const results = {};
+    const machine = {
+      nproc: cpus().length,
+      cpu: cpus()[0]?.model,
+      kernel: release(),
+      node: process.version,
+      rustc: execFileSync('rustc', ['--version'], { encoding: 'utf8' }).trim(),
+      loadBefore: loadavg().map((l) => l.toFixed(2)).join(' '),
+      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      quick,
+      sizes: SIZES,
+    };
+    console.error(`# ${machine.command}: ${machine.nproc} × ${machine.cpu}, Linux ${machine.kernel}, node ${machine.node}, load ${machine.loadBefore}`);
+    for (const s of list) {
+      results[s.id] = {};
+      const targets = peers.filter((p) => (!s.only || s.only.includes(p)) && !(s.skip ?? []).includes(p));
+      const reps = s.heavy ? SIZES.reps : SIZES.reps;
+      // Repetitions interleave the peers, so a burst of load hits all of them alike.
+      for (let rep = 0; rep < reps; rep++) {
+        for (const p of targets) {
+          if (s.heavy && HEAVY.has(p) && rep >= SIZES.heavyReps) continue;
+          const t = Date.now();
+          const r = await runWorker(p, s.worker, s.params);
+          if (r === null) continue;
+          (results[s.id][p] ??= []).push(r);
+          console.error(`  ${s.id} ${p} #${rep + 1}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        }
+      }
+    }
+    machine.loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
+    machine.seconds = Math.round((Date.now() - started) / 1000);
+    const columns = [...peers.filter((p) => p !== 'limit-pty' && p !== 'limit-pipe'), ...(peers.includes('addon-text') ? ['addon-poll'] : []), ...peers.filter((p) => p.startsWith('limit-'))];
+    const md = [
+      `Machine: ${machine.nproc} × ${machine.cpu}, Linux ${machine.kernel}, node ${machine.node}, ${machine.rustc}.`,
+      `Command: \`${machine.command}\`; load average (1/5/15 min) ${machine.loadBefore} before, ${machine.loadAfter} after; ${machine.seconds} s.`,
+      `Each cell: median over ${SIZES.reps} runs (${SIZES.heavyReps} for xterm and Gemini on the two floods), (min–max) across runs.`,
+      '',
+      table(results, columns),
+      '',
+      ratios(results),
+      '',
+    ].join('\n');
+    console.log(md);
+    if (args.md) writeFileSync(String(args.md), md);
+    if (args.json) writeFileSync(String(args.json), JSON.stringify({ machine, results }, null, 1));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function require_addon() {
+  try {
+    execFileSync(process.execPath, ['-e', "require('./index.js')"], { cwd: root, stdio: 'ignore' });
+  } catch {
+    throw new Error('the addon does not load: run `npm run build` first');
+  }
+}
+
+await main();
