@@ -53,6 +53,8 @@ const PIPES_METHOD: ExecutionMethod = 'child_process';
 type Listener = (event: ShellOutputEvent) => void;
 
 interface Job {
+  /** The native service that runs this job (a shutdown starts a new one for later jobs). */
+  service: NativeService;
   pid: number;
   handle: number;
   pty: boolean;
@@ -171,12 +173,13 @@ export class ShellExecutionService {
     const pty = shouldUseNodePty;
     let cleanup: (() => void) | undefined;
     let started: { handle: number; pid: number | null; outputDir: string | null; error: string | null };
+    const service = native();
     try {
       const prepared = await prepare(commandToExecute, resolvePath(cwd), config, pty);
       cleanup = prepared.cleanup;
       const argv = exactEnvArgv(prepared);
       const directory = relative('/', resolvePath(prepared.cwd ?? cwd)) || '.';
-      started = await native().run(argv.program, {
+      started = await service.run(argv.program, {
         args: argv.args,
         mode: pty ? 'pty' : 'pipes',
         directory,
@@ -192,7 +195,7 @@ export class ShellExecutionService {
     if (started.pid === null) {
       cleanup?.();
       try {
-        native().removeProcess(started.handle);
+        service.removeProcess(started.handle);
       } catch {
         // already gone
       }
@@ -204,6 +207,7 @@ export class ShellExecutionService {
       resolve = r;
     });
     const job: Job = {
+      service,
       pid: started.pid,
       handle: started.handle,
       pty,
@@ -235,7 +239,7 @@ export class ShellExecutionService {
     this.exitInfo.delete(job.pid);
 
     const onAbort = (): void => {
-      if (job.running) native().kill(job.handle, { graceMs: 200 }).catch(() => undefined);
+      if (job.running) job.service.kill(job.handle, { graceMs: 200 }).catch(() => undefined);
     };
     job.abortHandler = onAbort;
     if (abortSignal.aborted) onAbort();
@@ -261,13 +265,17 @@ export class ShellExecutionService {
       this.timer = undefined;
       return;
     }
-    let infos: Map<number, NativeProcessInfo>;
-    try {
-      infos = new Map(native().getActiveProcesses().map((p) => [p.handle, p]));
-    } catch {
-      return;
-    }
+    const listings = new Map<NativeService, Map<number, NativeProcessInfo>>();
     for (const job of running) {
+      let infos = listings.get(job.service);
+      if (!infos) {
+        try {
+          infos = new Map(job.service.getActiveProcesses().map((p) => [p.handle, p]));
+        } catch {
+          infos = new Map();
+        }
+        listings.set(job.service, infos);
+      }
       const info = infos.get(job.handle);
       if (!info || info.outputBytes === job.seenBytes) continue;
       job.seenBytes = info.outputBytes;
@@ -287,7 +295,7 @@ export class ShellExecutionService {
   /** Decides text or binary from the first bytes, as upstream does. */
   private static sniff(job: Job, final: boolean): void {
     if (job.binary !== 'unknown' || job.seenBytes === 0) return;
-    const raw = native().getProcessOutput(job.handle, { view: 'raw' });
+    const raw = job.service.getProcessOutput(job.handle, { view: 'raw' });
     const head = Buffer.from(raw.slice(0, SNIFF_BYTES * 2), 'utf8');
     if (looksBinary(head, job.pty)) {
       job.binary = 'binary';
@@ -299,7 +307,7 @@ export class ShellExecutionService {
 
   /** The grid a PTY job shows: the screen for full-screen programs, else the last lines. */
   private static grid(job: Job): { grid: AnsiOutput; blank: boolean } {
-    const service = native();
+    const service = job.service;
     const maxLines = job.config.maxSerializedLines ?? 2000;
     const rawTail = service.getProcessOutput(job.handle, { view: 'raw', tailBytes: 64 * 1024 });
     let lines: string[];
@@ -329,7 +337,7 @@ export class ShellExecutionService {
       return;
     }
     if (job.log && job.logDeltas) {
-      const text = native().getProcessOutput(job.handle, { view: 'text' });
+      const text = job.service.getProcessOutput(job.handle, { view: 'text' });
       const fresh = job.logDeltas.next(text, final);
       if (fresh) job.log.write(fresh);
     }
@@ -342,7 +350,7 @@ export class ShellExecutionService {
       job.lastGrid = grid;
       this.emit(job, { type: 'data', chunk: grid });
     } else {
-      const text = native().getProcessOutput(job.handle, { view: 'text' });
+      const text = job.service.getProcessOutput(job.handle, { view: 'text' });
       const fresh = job.deltas.next(text, final);
       if (fresh) {
         job.streamed += fresh;
@@ -353,7 +361,7 @@ export class ShellExecutionService {
 
   /** The whole text of a job: memory holds head + tail, the output file holds it all. */
   private static async fullText(job: Job): Promise<string> {
-    const text = native().getProcessOutput(job.handle, { view: 'text' });
+    const text = job.service.getProcessOutput(job.handle, { view: 'text' });
     if (!/\[\.\.\. \d+ bytes omitted \.\.\.\]\n/.test(text) || !job.outputDir) return text;
     const stdoutPath = join(job.outputDir, 'stdout.txt');
     const stderrPath = join(job.outputDir, 'stderr.txt');
@@ -371,7 +379,7 @@ export class ShellExecutionService {
 
   private static currentOutput(job: Job): string {
     if (job.pty) {
-      const text = native().getProcessOutput(job.handle, { view: 'text' });
+      const text = job.service.getProcessOutput(job.handle, { view: 'text' });
       return ptyOutput(text, job.config.scrollback ?? SCROLLBACK_LIMIT);
     }
     return job.streamed;
@@ -385,7 +393,7 @@ export class ShellExecutionService {
     let error: Error | null = null;
     for (;;) {
       try {
-        const r = await native().waitFor(job.handle, { timeoutMs: 3_600_000, maxOutputSize: 0 });
+        const r = await job.service.waitFor(job.handle, { timeoutMs: 3_600_000, maxOutputSize: 0 });
         if (!r.running) {
           exitCode = r.exitCode;
           signal = r.signal;
@@ -403,7 +411,7 @@ export class ShellExecutionService {
     let output = '';
     let ansiOutput: AnsiOutput | undefined;
     try {
-      const info = native().getActiveProcesses().find((p) => p.handle === job.handle);
+      const info = job.service.getActiveProcesses().find((p) => p.handle === job.handle);
       if (info) job.seenBytes = info.outputBytes;
       this.render(job, true);
       if (job.binary === 'binary') {
@@ -448,7 +456,7 @@ export class ShellExecutionService {
     this.settle(job, result);
     this.jobs.delete(job.pid);
     try {
-      native().removeProcess(job.handle);
+      job.service.removeProcess(job.handle);
     } catch {
       // already gone (service shut down)
     }
@@ -505,7 +513,7 @@ export class ShellExecutionService {
     const job = this.jobs.get(pid);
     if (!job?.running) return;
     try {
-      native().writeToPty(job.handle, input);
+      job.service.writeToPty(job.handle, input);
     } catch {
       // exited meanwhile
     }
@@ -544,7 +552,7 @@ export class ShellExecutionService {
     if (!job) return;
     await this.closeLog(job);
     if (job.ended || !job.running) return;
-    native().kill(job.handle, { graceMs: 0 }).catch(() => undefined);
+    job.service.kill(job.handle, { graceMs: 0 }).catch(() => undefined);
     const output = this.currentOutput(job);
     this.settle(job, {
       rawOutput: Buffer.from(output, 'utf8'),
@@ -583,7 +591,7 @@ export class ShellExecutionService {
         log.on('error', () => undefined);
         job.log = log;
         job.logDeltas = new LineDeltas();
-        const fresh = job.logDeltas.next(native().getProcessOutput(job.handle, { view: 'text' }), false);
+        const fresh = job.logDeltas.next(job.service.getProcessOutput(job.handle, { view: 'text' }), false);
         if (fresh) log.write(fresh);
       } catch {
         // logging is best effort, as upstream
@@ -626,7 +634,7 @@ export class ShellExecutionService {
     const job = this.jobs.get(pid);
     if (!job?.running || !job.pty) return;
     try {
-      native().resizePty(job.handle, cols, rows);
+      job.service.resizePty(job.handle, cols, rows);
     } catch (e) {
       if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
       throw e;

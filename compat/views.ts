@@ -85,6 +85,7 @@ export function looksBinary(head: Buffer, pty: boolean): boolean {
 
 const OMITTED = /\n?\[\.\.\. (\d+) bytes omitted \.\.\.\]\n/;
 const SIGNATURE = 256;
+const GAP_MARKER = '[... output omitted ...]\n';
 
 /**
  * Follows a text view that only grows at its end (the committed lines) and yields
@@ -102,26 +103,29 @@ export class LineDeltas {
     const end = final ? view.length : view.lastIndexOf('\n') + 1;
     if (end <= 0) return '';
     const omitted = OMITTED.exec(view);
-    let start: number;
     if (!omitted && !this.bounded) {
-      start = Math.min(this.taken, end);
-    } else {
-      this.bounded = true;
-      const tailStart = omitted ? omitted.index + omitted[0].length : 0;
-      const found = this.signature ? view.lastIndexOf(this.signature, end) : -1;
-      if (found >= tailStart || (found >= 0 && !omitted)) {
-        start = found + this.signature.length;
-      } else {
-        const marker = '[... output omitted ...]\n';
-        const fresh = view.slice(tailStart, end);
-        this.remember(fresh);
-        return marker + fresh;
-      }
+      const start = Math.min(this.taken, end);
+      return this.take(view.slice(start, end), end);
     }
-    if (start >= end) return '';
-    const fresh = view.slice(start, end);
+    const headEnd = omitted ? omitted.index : 0;
+    const tailStart = omitted ? omitted.index + omitted[0].length : 0;
+    if (!this.bounded && omitted && this.taken <= headEnd) {
+      // First time bounded: the head is still where it was; only the middle is gone.
+      this.bounded = true;
+      const head = view.slice(this.taken, headEnd);
+      const gap = head.length > 0 && !head.endsWith('\n') ? '\n' : '';
+      return this.take(`${head}${gap}${GAP_MARKER}${view.slice(tailStart, end)}`, end);
+    }
+    this.bounded = true;
+    const found = this.signature ? view.lastIndexOf(this.signature, end - this.signature.length) : -1;
+    if (found >= tailStart) return this.take(view.slice(found + this.signature.length, end), end);
+    // What was handed out last has scrolled into the omitted middle.
+    return this.take(GAP_MARKER + view.slice(tailStart, end), end);
+  }
+
+  private take(fresh: string, end: number): string {
     this.taken = end;
-    this.remember(fresh);
+    if (fresh) this.remember(fresh);
     return fresh;
   }
 

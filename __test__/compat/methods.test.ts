@@ -1,0 +1,312 @@
+// Every static method of the adapter, on real processes; where upstream answers the
+// same question, its answer is checked too.
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { AnsiOutput, ShellExecutionResult, ShellOutputEvent } from '../../compat/gemini-compat';
+import { Compat, config, gridText, project, removeProject, Upstream } from './harness';
+
+const never = new AbortController().signal;
+let home: string;
+const savedHome = process.env.HOME;
+
+beforeAll(() => {
+  home = realpathSync(mkdtempSync(join(tmpdir(), 'nss-compat-home-')));
+  process.env.HOME = home;
+});
+afterAll(async () => {
+  await Compat.shutdown();
+  process.env.HOME = savedHome;
+  rmSync(home, { recursive: true, force: true });
+  removeProject();
+});
+
+async function until(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(predicate()).toBe(true);
+}
+
+function lastGrid(events: ShellOutputEvent[]): string {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === 'data' && typeof e.chunk !== 'string') return gridText(e.chunk);
+  }
+  return '';
+}
+
+async function start(cmd: string, pty: boolean, extra = {}) {
+  const events: ShellOutputEvent[] = [];
+  const h = await Compat.execute(cmd, project(), (e) => events.push(e), never, pty, config(extra));
+  expect(h.pid).toBeGreaterThan(0);
+  return { pid: h.pid!, result: h.result, events };
+}
+
+describe('execute', () => {
+  it('returns the real pid and a result with upstream field set', async () => {
+    const { pid, result, events } = await start('echo "pid=$$"', true);
+    const r = await result;
+    expect(r.pid).toBe(pid);
+    expect(r.output).toBe(`pid=${pid}`);
+    expect(Object.keys(r).sort()).toEqual(
+      ['aborted', 'ansiOutput', 'error', 'executionMethod', 'exitCode', 'output', 'pid', 'rawOutput', 'signal'].sort(),
+    );
+    expect(r.rawOutput).toBeInstanceOf(Buffer);
+    expect(gridText(r.ansiOutput as AnsiOutput)).toBe(`pid=${pid}`);
+    expect(events.map((e) => e.type)).toEqual(['data', 'exit']);
+    expect(Compat.getHandle(pid)).toBeUndefined(); // forgotten once finished
+  });
+
+  it('PTY data events carry the whole current grid; pipes events carry the new text', async () => {
+    const pty = await start('for i in 1 2 3; do echo "line $i"; sleep 0.2; done', true);
+    await pty.result;
+    const grids = pty.events.filter((e) => e.type === 'data').map((e) => gridText(e.chunk as AnsiOutput));
+    expect(grids.length).toBeGreaterThanOrEqual(2);
+    expect(grids[grids.length - 1]).toBe('line 1\nline 2\nline 3');
+    for (const g of grids) expect('line 1\nline 2\nline 3'.startsWith(g)).toBe(true);
+
+    const pipes = await start('for i in 1 2 3; do echo "line $i"; sleep 0.2; done', false);
+    await pipes.result;
+    const chunks = pipes.events.filter((e) => e.type === 'data').map((e) => e.chunk as string);
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    expect(chunks.join('')).toBe('line 1\nline 2\nline 3\n');
+  });
+
+  it('coalesces a flood into few events and loses nothing', async () => {
+    const { result, events } = await start('seq 1 300000', false);
+    const r = await result;
+    const data = events.filter((e) => e.type === 'data');
+    expect(data.length).toBeLessThan(1000);
+    // The result is whole (read back from the job's output file when memory kept
+    // only head + tail); events skip what scrolled out of memory, with a marker.
+    const expected = Array.from({ length: 300000 }, (_, i) => String(i + 1)).join('\n');
+    expect(r.output).toBe(expected);
+    const joined = data.map((e) => e.chunk as string).join('');
+    expect(joined.startsWith('1\n2\n3\n')).toBe(true);
+    expect(joined.endsWith('\n299999\n300000\n')).toBe(true);
+    if (joined !== `${expected}\n`) expect(joined).toContain('[... output omitted ...]');
+  });
+
+  it('a directory that does not exist gives a failed result without a pid, as upstream', async () => {
+    const missing = join(project(), 'no', 'such', 'dir');
+    const mine = await Compat.execute('echo hi', missing, () => undefined, never, false, config());
+    expect(mine.pid).toBeUndefined();
+    const r = await mine.result;
+    expect(r.error).toBeInstanceOf(Error);
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toBe('');
+    expect(r.executionMethod).toBe('none');
+  });
+
+  it('an abort signal that has already fired kills the command at once', async () => {
+    const c = new AbortController();
+    c.abort();
+    const h = await Compat.execute('sleep 30; echo never', project(), () => undefined, c.signal, false, config());
+    const r = await h.result;
+    expect(r.aborted).toBe(true);
+    expect(r.output).toBe('');
+    expect(r.signal).not.toBeNull();
+  });
+
+  it('hands the environment through the sandbox manager (redaction applies)', async () => {
+    const env = { ...process.env, COMPAT_API_TOKEN: 'secret-value', COMPAT_PLAIN: 'plain' };
+    const cfg = config({
+      env,
+      sanitizationConfig: { allowedEnvironmentVariables: [], blockedEnvironmentVariables: [], enableEnvironmentVariableRedaction: true },
+    });
+    const cmd = 'echo "[$COMPAT_API_TOKEN] [$COMPAT_PLAIN]"';
+    const mine = await (await Compat.execute(cmd, project(), () => undefined, never, false, cfg)).result;
+    const theirs = await (await Upstream.execute(cmd, project(), () => undefined, never, false, cfg as never)).result;
+    expect(mine.output).toBe(theirs.output);
+    expect(mine.output).not.toContain('secret-value');
+  });
+});
+
+describe('writeToPty', () => {
+  it('feeds a PTY program', async () => {
+    const { pid, result } = await start('read -r a; read -r b; echo "got $a and $b"', true);
+    Compat.writeToPty(pid, 'one\n');
+    Compat.writeToPty(pid, 'two\n');
+    expect((await result).output).toContain('got one and two');
+  });
+
+  it('pipes mode: stdin reads EOF as upstream, or takes input with keepStdinOpen', async () => {
+    const closed = await start('read -r a; echo "read=$? a=[$a]"', false);
+    expect((await closed.result).output).toBe('read=1 a=[]');
+    const open = await start('read -r a; echo "a=[$a]"', false, { keepStdinOpen: true });
+    Compat.writeToPty(open.pid, 'typed\n');
+    expect((await open.result).output).toBe('a=[typed]');
+  });
+
+  it('is a no-op for an unknown or finished pid', async () => {
+    const { pid, result } = await start('true', true);
+    await result;
+    expect(() => Compat.writeToPty(pid, 'x')).not.toThrow();
+    expect(() => Compat.writeToPty(999_999_999, 'x')).not.toThrow();
+  });
+});
+
+describe('isPtyActive, onExit', () => {
+  it('tracks a running job and reports its exit, also to late callers', async () => {
+    const { pid, result } = await start('read -r x; exit 5', true);
+    expect(Compat.isPtyActive(pid)).toBe(true);
+    const seen: Array<[number, number | undefined]> = [];
+    const off = Compat.onExit(pid, (code, signal) => seen.push([code, signal]));
+    expect(typeof off).toBe('function');
+    Compat.writeToPty(pid, '\n');
+    await result;
+    expect(seen).toEqual([[5, 0]]);
+    expect(Compat.isPtyActive(pid)).toBe(false);
+    const late: number[] = [];
+    Compat.onExit(pid, (code) => late.push(code));
+    expect(late).toEqual([5]);
+  });
+
+  it('an unsubscribed exit callback is not called; unknown pids are inactive', async () => {
+    const { pid, result } = await start('sleep 0.2', false);
+    const seen: number[] = [];
+    const off = Compat.onExit(pid, (c) => seen.push(c));
+    off();
+    await result;
+    expect(seen).toEqual([]);
+    expect(Compat.isPtyActive(process.pid)).toBe(false);
+    expect(Compat.isPtyActive(999_999_999)).toBe(false);
+  });
+});
+
+describe('kill', () => {
+  it('resolves the result as cancelled, as upstream, and ends the process group', async () => {
+    const { pid, result, events } = await start('echo up; sleep 30 & sleep 30; echo never', true);
+    await until(() => lastGrid(events).includes('up'));
+    const subscriberEvents: ShellOutputEvent[] = [];
+    Compat.subscribe(pid, (e) => subscriberEvents.push(e));
+    await Compat.kill(pid);
+    const r = await result;
+    expect(r).toMatchObject({ exitCode: 130, signal: null, aborted: true, pid, output: 'up' });
+    expect(r.error?.message).toBe('Operation cancelled by user.');
+    expect(subscriberEvents[subscriberEvents.length - 1]).toEqual({ type: 'exit', exitCode: 130, signal: null });
+    // The caller's stream still ends with the real exit.
+    await until(() => events.some((e) => e.type === 'exit'));
+    await until(() => {
+      try {
+        process.kill(-pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+  });
+
+  it('is a no-op for unknown and finished pids', async () => {
+    await expect(Compat.kill(999_999_999)).resolves.toBeUndefined();
+    const { pid, result } = await start('true', false);
+    await result;
+    await expect(Compat.kill(pid)).resolves.toBeUndefined();
+  });
+});
+
+describe('background, listBackgroundProcesses, getLogDir, getLogFilePath', () => {
+  it('share upstream log locations', () => {
+    expect(Compat.getLogDir()).toBe(Upstream.getLogDir());
+    expect(Compat.getLogFilePath(1234)).toBe(Upstream.getLogFilePath(1234));
+    expect(Compat.getLogDir()).toBe(join(home, '.gemini', 'tmp', 'background-processes'));
+  });
+
+  it('resolves early, keeps running, logs output and lists the job for its session', async () => {
+    const { pid, result, events } = await start(
+      'echo first; read -r x; echo "second $x"; sleep 0.1; exit 3',
+      true,
+      { sessionId: 'bg-session' },
+    );
+    await until(() => lastGrid(events).includes('first'));
+    Compat.background(pid, undefined, 'my command');
+    const r: ShellExecutionResult = await result;
+    expect(r).toMatchObject({ backgrounded: true, exitCode: null, signal: null, aborted: false, pid, output: 'first' });
+    expect(Compat.isPtyActive(pid)).toBe(true);
+    expect(Compat.listBackgroundProcesses('bg-session')).toEqual([
+      { pid, command: 'my command', status: 'running', exitCode: undefined, signal: undefined },
+    ]);
+    const exited = new Promise<number>((r2) => Compat.onExit(pid, (code) => r2(code)));
+    Compat.writeToPty(pid, 'later\n');
+    expect(await exited).toBe(3);
+    await until(() => Compat.listBackgroundProcesses('bg-session')[0]?.status === 'exited');
+    expect(Compat.listBackgroundProcesses('bg-session')[0]).toMatchObject({ pid, status: 'exited', exitCode: 3 });
+    const log = Compat.getLogFilePath(pid);
+    await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('second later'));
+    expect(readFileSync(log, 'utf8')).toContain('first\n');
+    expect(Compat.listBackgroundProcesses('other-session')).toEqual([]);
+  });
+
+  it('needs a session id, as upstream', async () => {
+    expect(() => Compat.listBackgroundProcesses('')).toThrow('Session ID is required');
+    const { pid, result } = await start('sleep 0.3', false, { sessionId: undefined });
+    expect(() => Compat.background(pid)).toThrow('Session ID is required for background operations');
+    await result;
+  });
+});
+
+describe('subscribe, resizePty, scrollPty', () => {
+  it('subscribe starts with the current view and follows to the exit', async () => {
+    const { pid, result } = await start('echo one; read -r x; echo two', false, { keepStdinOpen: true });
+    await until(() => Compat.getHandle(pid) !== undefined);
+    await new Promise((r) => setTimeout(r, 300));
+    const seen: ShellOutputEvent[] = [];
+    const off = Compat.subscribe(pid, (e) => seen.push(e));
+    expect(seen[0]).toEqual({ type: 'data', chunk: 'one\n' });
+    Compat.writeToPty(pid, '\n');
+    await result;
+    expect(seen.map((e) => e.type)).toEqual(['data', 'data', 'exit']);
+    expect(seen[1]).toEqual({ type: 'data', chunk: 'two\n' });
+    off();
+    expect(Compat.subscribe(pid, () => undefined)).toBeTypeOf('function');
+  });
+
+  it('resizePty changes the terminal size and sends subscribers the grid', async () => {
+    const { pid, result } = await start('echo ready; read -r x; stty size', true);
+    const seen: ShellOutputEvent[] = [];
+    await until(() => Compat.getHandle(pid) !== undefined);
+    Compat.subscribe(pid, (e) => seen.push(e));
+    Compat.resizePty(pid, 100, 40);
+    expect(seen.some((e) => e.type === 'data')).toBe(true);
+    Compat.scrollPty(pid, -5);
+    Compat.scrollPty(pid, 10);
+    Compat.writeToPty(pid, '\n');
+    expect((await result).output).toMatch(/40 100$/);
+    expect(() => Compat.resizePty(pid, 80, 24)).not.toThrow(); // finished: ignored
+    expect(() => Compat.scrollPty(pid, 1)).not.toThrow();
+  });
+
+  it('a full-screen program is shown from the emulated screen', async () => {
+    const { pid, result, events } = await start(
+      'printf "\\033[?1049h\\033[HFULL SCREEN"; read -r x; printf "\\033[?1049l"; echo after',
+      true,
+    );
+    await until(() => lastGrid(events).includes('FULL SCREEN'));
+    Compat.writeToPty(pid, '\n');
+    await result;
+    expect(lastGrid(events)).toContain('after');
+  });
+});
+
+describe('resetForTest, configure, shutdown', () => {
+  it('forgets bookkeeping, and the native service restarts after shutdown', async () => {
+    const { pid, result } = await start('sleep 0.2; echo x', false, { sessionId: 'reset' });
+    Compat.background(pid);
+    await result;
+    expect(Compat.listBackgroundProcesses('reset')).toHaveLength(1);
+    Compat.resetForTest();
+    expect(Compat.listBackgroundProcesses('reset')).toEqual([]);
+    await Compat.shutdown();
+    const io = realpathSync(mkdtempSync(join(tmpdir(), 'nss-compat-io-')));
+    Compat.configure({ ioDir: io, sessionId: 'configured' });
+    const again = await start('echo again', false);
+    expect((await again.result).output).toBe('again');
+    expect(existsSync(join(io, 'configured'))).toBe(true);
+    await Compat.shutdown();
+    Compat.configure({});
+    rmSync(io, { recursive: true, force: true });
+  });
+});
