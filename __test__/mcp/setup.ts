@@ -1,0 +1,85 @@
+// Builds dist/tools when the TypeScript sources are newer, and connects the MCP SDK's own
+// client to `native-shell-service mcp` over stdio.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const ROOT = resolve(__dirname, '..', '..');
+export const BIN = join(ROOT, 'bin', 'native-shell-service.js');
+
+/** Compiles tools/ to dist/tools/ unless the build is up to date. */
+export function ensureBuilt(): void {
+  const out = join(ROOT, 'dist', 'tools', 'cli.js');
+  const newest = Math.max(
+    ...readdirSync(join(ROOT, 'tools')).map((f) => statSync(join(ROOT, 'tools', f)).mtimeMs),
+    statSync(join(ROOT, 'tsconfig.json')).mtimeMs,
+  );
+  if (existsSync(out) && statSync(out).mtimeMs >= newest) return;
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.json')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+}
+
+export interface McpSession {
+  root: string;
+  ioDir: string;
+  client: Client;
+  transport: StdioClientTransport;
+  /** Text of a tool result, and whether it is an error. */
+  call(name: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<{ text: string; isError: boolean }>;
+  close(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export async function connect(extraArgs: string[] = []): Promise<McpSession> {
+  ensureBuilt();
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-mcp-')));
+  const root = join(base, 'project');
+  const ioDir = join(base, 'io');
+  mkdirSync(root);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--project-root', root, '--io-dir', ioDir, ...extraArgs],
+    cwd: root,
+    env: { ...process.env } as Record<string, string>,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'nss-test', version: '0.0.0' });
+  await client.connect(transport);
+  const session: McpSession = {
+    root,
+    ioDir,
+    client,
+    transport,
+    async call(name, args = {}, options = {}) {
+      const r = await client.callTool({ name, arguments: args }, undefined, options);
+      const content = r.content as Array<{ type: string; text: string }>;
+      return { text: content.map((c) => c.text).join('\n'), isError: r.isError === true };
+    },
+    close: () => client.close(),
+    async cleanup() {
+      await client.close().catch(() => {});
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+  return session;
+}
+
+/** Resolves when the process with this pid is gone (bounded). */
+export async function exited(pid: number, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}
