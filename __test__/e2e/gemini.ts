@@ -1,0 +1,152 @@
+// Runs the real Gemini CLI offline against a scratch project whose .gemini/settings.json
+// registers `native-shell-service mcp` as the server "shell", with scripted model turns.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { BIN, ensureBuilt, ROOT } from '../mcp/setup';
+
+export const GEMINI = join(ROOT, 'node_modules', '.bin', 'gemini');
+/** MCP tools appear to the model as mcp_<server>_<tool>; the server name has no `_`. */
+export const SERVER = 'shell';
+
+export type Turn = { call: string; args: Record<string, unknown> } | { text: string };
+
+export interface StreamEvent {
+  type: string;
+  tool_name?: string;
+  tool_id?: string;
+  parameters?: Record<string, unknown>;
+  status?: string;
+  output?: string;
+  error?: { type?: string; message?: string };
+  content?: string;
+  [key: string]: unknown;
+}
+
+export interface GeminiRun {
+  root: string;
+  events: StreamEvent[];
+  /** tool_use events joined with their tool_result, in order. */
+  calls: Array<{ name: string; args: Record<string, unknown>; status: string; output: string }>;
+  code: number | null;
+  stderr: string;
+  durationMs: number;
+}
+
+export interface GeminiProject {
+  base: string;
+  root: string;
+  run(turns: Turn[], prompt: string): Promise<GeminiRun>;
+  /** The raw text of every session transcript the CLI wrote (what the model was sent). */
+  transcript(): string;
+  cleanup(): void;
+}
+
+function responseLine(turn: Turn): string {
+  const part = 'call' in turn ? { functionCall: { name: `mcp_${SERVER}_${turn.call}`, args: turn.args } } : { text: turn.text };
+  return JSON.stringify({
+    method: 'generateContentStream',
+    response: [{ candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }] }],
+  });
+}
+
+export function geminiProject(serverArgs: string[] = []): GeminiProject {
+  ensureBuilt();
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-e2e-')));
+  const home = join(base, 'home');
+  const root = join(base, 'project');
+  const tmp = join(base, 'tmp');
+  for (const dir of [join(home, '.gemini'), join(root, '.gemini'), tmp]) mkdirSync(dir, { recursive: true });
+  // Without these the CLI tries the network for usage statistics and telemetry.
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify({ privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }, null, 2),
+  );
+  writeFileSync(
+    join(root, '.gemini', 'settings.json'),
+    JSON.stringify(
+      {
+        mcpServers: {
+          [SERVER]: {
+            command: process.execPath,
+            args: [BIN, 'mcp', '--project-root', root, '--io-dir', join(base, 'io'), ...serverArgs],
+            trust: true,
+          },
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  let runs = 0;
+  return {
+    base,
+    root,
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+    transcript() {
+      const files: string[] = [];
+      const walk = (dir: string) => {
+        for (const entry of readdirSync(dir, { withFileTypes: true })) {
+          const path = join(dir, entry.name);
+          if (entry.isDirectory()) walk(path);
+          else if (/^session-.*\.jsonl?$/.test(entry.name)) files.push(path);
+        }
+      };
+      walk(join(home, '.gemini'));
+      return files.map((f) => readFileSync(f, 'utf8')).join('\n');
+    },
+    run(turns, prompt) {
+      const file = join(base, `turns-${++runs}.jsonl`);
+      writeFileSync(file, `${turns.map(responseLine).join('\n')}\n`);
+      const env: Record<string, string> = {
+        ...(process.env as Record<string, string>),
+        HOME: home,
+        TMPDIR: tmp,
+        GEMINI_API_KEY: 'dummy',
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        NO_COLOR: '1',
+      };
+      delete env.GOOGLE_API_KEY;
+      delete env.GOOGLE_CLOUD_PROJECT;
+      const started = Date.now();
+      return new Promise((resolve, reject) => {
+        const child = spawn(
+          GEMINI,
+          ['-m', 'gemini-2.5-flash', '--yolo', '-o', 'stream-json', '--fake-responses', file, '-p', prompt],
+          { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          const events: StreamEvent[] = [];
+          for (const line of stdout.split('\n')) {
+            if (!line.trim().startsWith('{')) continue;
+            try {
+              events.push(JSON.parse(line) as StreamEvent);
+            } catch {
+              // not an event line
+            }
+          }
+          const results = new Map(events.filter((e) => e.type === 'tool_result').map((e) => [e.tool_id, e]));
+          const calls = events
+            .filter((e) => e.type === 'tool_use')
+            .map((e) => {
+              const r = results.get(e.tool_id);
+              return {
+                name: (e.tool_name ?? '').replace(`mcp_${SERVER}_`, ''),
+                args: e.parameters ?? {},
+                status: r?.status ?? 'missing',
+                output: r?.output ?? r?.error?.message ?? '',
+              };
+            });
+          resolve({ root, events, calls, code, stderr, durationMs: Date.now() - started });
+        });
+      });
+    },
+  };
+}
