@@ -36,6 +36,8 @@ export const corpus: CorpusCase[] = [
   { name: 'long line wraps', cmd: 'printf "%0200d\\n" 7' },
   { name: 'very long line', cmd: 'printf "%5000s\\n" "" | tr " " x' },
   { name: 'yes | head', cmd: 'yes y | head -n 5' },
+  { name: 'delayed output', cmd: 'sleep 0.3; echo done' },
+  { name: 'hidden cursor', cmd: 'printf "\\033[?25lno cursor\\033[?25h\\n"' },
   { name: 'paced output', cmd: 'for i in 1 2 3; do echo tick $i; sleep 0.15; done' },
   // colours and escapes
   { name: 'red', cmd: 'printf "\\033[31mred\\033[0m\\n"' },
@@ -85,7 +87,7 @@ export const corpus: CorpusCase[] = [
   {
     name: 'child killed',
     cmd: 'sleep 5 & kill -9 $!; wait $!; echo "status=$?"',
-    normalize: (o) => o.replace(/line 1: \d+ Killed/, 'line 1: PID Killed'),
+    normalize: (o) => o.replace(/line 1: +\d+ Killed +/, 'line 1: PID Killed '),
   },
   // Unicode, tabs and wide characters
   { name: 'CJK', cmd: 'echo 日本語のテキスト' },
@@ -139,6 +141,18 @@ export const corpus: CorpusCase[] = [
   { name: 'export', cmd: 'export X=41; X=$((X+1)); echo $X' },
   { name: 'env prefix', cmd: 'FOO=bar sh -c "echo \\$FOO"' },
   { name: 'custom env', cmd: 'echo "$COMPAT_CUSTOM"', config: { env: { ...process.env, COMPAT_CUSTOM: 'custom-value' } } },
+  {
+    name: 'redacted secret',
+    cmd: 'echo "[$COMPAT_API_TOKEN] [$COMPAT_PLAIN]"',
+    config: {
+      env: { ...process.env, COMPAT_API_TOKEN: 'secret-value', COMPAT_PLAIN: 'plain' },
+      sanitizationConfig: {
+        allowedEnvironmentVariables: [],
+        blockedEnvironmentVariables: ['COMPAT_PLAIN'],
+        enableEnvironmentVariableRedaction: true,
+      },
+    },
+  },
   { name: 'dotglob off', cmd: 'touch .hidden visible; echo *; rm -f .hidden visible' },
   // terminal
   { name: 'is a tty', cmd: 'test -t 1 && echo tty || echo notty' },
@@ -151,11 +165,21 @@ export const corpus: CorpusCase[] = [
     input: [{ after: /name\?/, delayMs: 1500, text: 'bob\n' }],
   },
   {
+    name: 'less, quit with q',
+    cmd: 'printf "l1\\nl2\\n" | less',
+    input: [{ after: /l2/, delayMs: 3000, text: 'q' }],
+    differs: { pty: { output: 'D2' } },
+    compat: { pty: { output: 'l1\nl2' }, pipes: { output: 'l1\nl2' } },
+  },
+  {
     name: 'cat echo',
     cmd: 'head -n 2',
     input: [
       { delayMs: 400, text: 'first\n' },
       { delayMs: 400, text: 'second\n' },
     ],
+    // node-pty sometimes reports this exit as SIGHUP (the terminal hung up on it).
+    differs: { pty: { signal: 'D3' } },
+    compat: { pty: { output: 'first\nfirst\nsecond\nsecond', exitCode: 0, signal: 0 } },
   },
 ];
