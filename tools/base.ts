@@ -91,6 +91,17 @@ export abstract class ShellTool<P extends object> {
     return this.declaration.name;
   }
 
+  /** The declaration under the name the Gemini CLI's tools use for it. */
+  get schema(): FunctionDeclaration {
+    return this.declaration;
+  }
+
+  /** A title for people (the Gemini CLI shows it next to each call). */
+  abstract readonly displayName: string;
+
+  /** The Gemini CLI's tool kind: `execute` runs things, `read` only looks. */
+  abstract readonly kind: 'execute' | 'read';
+
   get description(): string {
     return this.declaration.description;
   }

@@ -42,6 +42,8 @@ export interface RunFacts {
   delaySeconds: number;
   pattern: string | undefined;
   cancelled: boolean;
+  /** How the command ran (run_shell_command uses a terminal). */
+  mode: 'pty' | 'pipes';
 }
 
 export function runStatusLine(f: RunFacts): string {
@@ -84,7 +86,8 @@ export function formatRunText(f: RunFacts): string {
     `Directory: ${r.directory === '.' || r.directory === '' ? '(root)' : r.directory}`,
     `Status: ${runStatusLine(f)}`,
     `Stdout: ${block(r.stdout)}`,
-    `Stderr: ${block(r.stderr)}`,
+    // A terminal has one output stream: say so rather than claim stderr was empty.
+    `Stderr: ${r.stderr === '' && f.mode === 'pty' && r.stdout !== '' ? '(in a terminal, stderr is part of Stdout)' : block(r.stderr)}`,
     `Error: ${r.error ?? '(none)'}`,
     `Exit Code: ${r.exitCode ?? '(none)'}`,
     `Signal: ${signalText(r.signal)}`,

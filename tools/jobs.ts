@@ -2,13 +2,15 @@
 // what finished since it was last seen.
 import { liveBackgroundPids, settle, ShellTool, ShellToolInvocation } from './base.js';
 import { JOBS } from './declarations.js';
-import { formatJob, signalText } from './format.js';
+import { formatJob, signalName } from './format.js';
 import type { FunctionDeclaration, ToolResult } from './types.js';
 
 export type JobsParams = Record<string, never>;
 
 export class JobsTool extends ShellTool<JobsParams> {
   static readonly Name = 'jobs';
+  readonly displayName = 'Jobs';
+  readonly kind = 'read' as const;
   readonly declaration: FunctionDeclaration = JOBS;
 
   protected createInvocation(params: JobsParams): JobsInvocation {
@@ -38,7 +40,7 @@ export class JobsInvocation extends ShellToolInvocation<JobsParams> {
       .map((h) => this.state.finished.get(h))
       .filter((f) => f !== undefined)
       .map((f) => {
-        const how = f.status === 'exited' ? `exited with code ${f.exitCode}` : `${f.status.replace('_', ' ')} (signal ${signalText(f.signal)})`;
+        const how = f.status === 'exited' ? `exited with code ${f.exitCode}` : `${f.status.replace('_', ' ')} (${signalName(f.signal)})`;
         return `Handle ${f.handle}: ${f.command} — ${how}`;
       });
     this.state.unreported.clear();

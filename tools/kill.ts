@@ -22,6 +22,8 @@ export interface KillParams {
 
 export class KillTool extends ShellTool<KillParams> {
   static readonly Name = 'kill';
+  readonly displayName = 'Kill';
+  readonly kind = 'execute' as const;
   readonly declaration: FunctionDeclaration = KILL;
 
   protected createInvocation(params: KillParams): KillInvocation {

@@ -38,6 +38,8 @@ export interface RunShellCommandParams {
 
 export class RunShellCommandTool extends ShellTool<RunShellCommandParams> {
   static readonly Name = 'run_shell_command';
+  readonly displayName = 'Shell';
+  readonly kind = 'execute' as const;
   readonly declaration: FunctionDeclaration = RUN_SHELL_COMMAND;
 
   protected createInvocation(params: RunShellCommandParams): RunShellCommandInvocation {
@@ -146,7 +148,7 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     const info = findJob(this.service, result.handle);
     const liveBackground = liveBackgroundPids(info ?? result);
     settle(this, result.handle, true);
-    const facts: RunFacts = { result, liveBackground, delaySeconds, pattern: this.params.ai_callback_pattern, cancelled };
+    const facts: RunFacts = { result, liveBackground, delaySeconds, pattern: this.params.ai_callback_pattern, cancelled, mode: 'pty' };
     const llmContent = this.config.format === 'json' ? formatRunJson(facts) : formatRunText(facts);
     const data = { ...result, liveBackgroundPids: liveBackground, cancelled };
     if (result.status === 'failed' && !cancelled) {

@@ -13,7 +13,7 @@ import {
   type SharedState,
 } from './base.js';
 import { DEFAULTS, SEND_INPUT } from './declarations.js';
-import { formatInteraction, signalText } from './format.js';
+import { formatInteraction, signalName } from './format.js';
 import { type FunctionDeclaration, type ToolResult, ToolErrorType } from './types.js';
 
 export interface SendInputParams {
@@ -29,6 +29,8 @@ export interface SendInputParams {
 
 export class SendInputTool extends ShellTool<SendInputParams> {
   static readonly Name = 'send_input';
+  readonly displayName = 'SendInput';
+  readonly kind = 'execute' as const;
   readonly declaration: FunctionDeclaration = SEND_INPUT;
 
   protected createInvocation(params: SendInputParams): SendInputInvocation {
@@ -40,7 +42,7 @@ export class SendInputTool extends ShellTool<SendInputParams> {
 export function notRunningResult(state: SharedState, handle: number, info?: { status: string; exitCode: number | null; signal: number | null }): ToolResult {
   const known = info ?? state.finished.get(handle);
   const message = known
-    ? `Process ${handle} is not running: it ${known.status === 'exited' ? `exited with code ${known.exitCode}` : `was ${known.status.replace('_', ' ')} (signal ${signalText(known.signal)})`}. Start it again with run_shell_command if you still need it.`
+    ? `Process ${handle} is not running: it ${known.status === 'exited' ? `exited with code ${known.exitCode}` : `was ${known.status.replace('_', ' ')} (${signalName(known.signal)})`}. Start it again with run_shell_command if you still need it.`
     : `No process has handle ${handle}. Use jobs to list the running processes and their handles.`;
   return errorResult(ToolErrorType.PROCESS_NOT_FOUND, message, message);
 }

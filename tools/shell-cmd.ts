@@ -29,6 +29,8 @@ export interface ShellCmdParams {
 
 export class ShellCmdTool extends ShellTool<ShellCmdParams> {
   static readonly Name = 'shell_cmd';
+  readonly displayName = 'ShellCmd';
+  readonly kind = 'execute' as const;
   readonly declaration: FunctionDeclaration = SHELL_CMD;
 
   protected createInvocation(params: ShellCmdParams): ShellCmdInvocation {

@@ -29,7 +29,7 @@ describe('run_shell_command', () => {
     expect(field(text, 'Directory')).toBe('(root)');
     expect(field(text, 'Status')).toBe('exited with code 3');
     expect(text).toContain('Stdout: out\n1\n');
-    expect(field(text, 'Stderr')).toBe('(empty)');
+    expect(field(text, 'Stderr')).toBe('(in a terminal, stderr is part of Stdout)');
     expect(field(text, 'Error')).toBe('(none)');
     expect(field(text, 'Exit Code')).toBe('3');
     expect(field(text, 'Signal')).toBe('(none)');
