@@ -17,6 +17,7 @@ import {
   type NativeService,
   type NativeServiceOptions,
 } from './native.js';
+import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
 import type {
   AnsiOutput,
   BackgroundProcess,
@@ -30,6 +31,7 @@ import type {
 import { gridLines, inAlternateScreen, LineDeltas, looksBinary, pipesOutput, ptyOutput, toAnsiOutput } from './views.js';
 
 export * from './types.js';
+export * from './lifecycle.js';
 export type { NativeServiceOptions } from './native.js';
 
 export const GEMINI_CLI_IDENTIFICATION_ENV_VAR = 'GEMINI_CLI';
@@ -64,13 +66,9 @@ interface Job {
   onOutputEvent: Listener;
   abortSignal: AbortSignal;
   outputDir: string | null;
-  listeners: Set<Listener>;
+  /** Where results and events are reported (fixed for the job's life). */
+  lifecycle: Lifecycle;
   running: boolean;
-  /** The result promise has been resolved (exit, background or kill). */
-  resolved: boolean;
-  /** Lifecycle listeners have been told about the end (exit or kill). */
-  ended: boolean;
-  resolve: (result: ShellExecutionResult) => void;
   /** Raw bytes seen at the last render. */
   seenBytes: number;
   binary: 'unknown' | 'text' | 'binary';
@@ -119,13 +117,21 @@ function failedResult(error: Error): ShellExecutionResult {
   };
 }
 
+/** Upstream's text for a finished background command, with its own truncation. */
+function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max).join('')}...[TRUNCATED]`;
+}
+
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
 export class ShellExecutionService {
   private static jobs = new Map<number, Job>();
-  private static exitInfo = new Map<number, { exitCode: number; signal: number | undefined }>();
+  private static localLifecycle = new LocalLifecycle();
+  private static lifecycle: Lifecycle = ShellExecutionService.localLifecycle;
   private static backgroundHistory = new Map<string, Map<number, BackgroundProcessRecord>>();
   private static timer: NodeJS.Timeout | undefined;
 
@@ -142,6 +148,20 @@ export class ShellExecutionService {
     const service = nativeService;
     nativeService = undefined;
     if (service) await service.shutdown();
+  }
+
+  /**
+   * Reports executions to `lifecycle`: pass gemini-cli-core's `ExecutionLifecycleService`
+   * so the Gemini CLI's background-task UI (which calls it directly) sees them. Without
+   * an argument, the adapter's own lifecycle is used again. Affects later executions.
+   */
+  static useLifecycle(lifecycle?: Lifecycle): void {
+    this.lifecycle = lifecycle ?? this.localLifecycle;
+  }
+
+  /** The lifecycle in use: `onBackground`/`onBackgroundComplete` live on the local one. */
+  static getLifecycle(): Lifecycle {
+    return this.lifecycle;
   }
 
   /** The native handle of the execution with this pid (handles are never reused). */
@@ -202,10 +222,6 @@ export class ShellExecutionService {
       return { pid: undefined, result: Promise.resolve(failedResult(new Error(started.error ?? 'spawn failed'))) };
     }
 
-    let resolve!: (result: ShellExecutionResult) => void;
-    const result = new Promise<ShellExecutionResult>((r) => {
-      resolve = r;
-    });
     const job: Job = {
       service,
       pid: started.pid,
@@ -217,11 +233,8 @@ export class ShellExecutionService {
       onOutputEvent,
       abortSignal,
       outputDir: started.outputDir,
-      listeners: new Set(),
+      lifecycle: this.lifecycle,
       running: true,
-      resolved: false,
-      ended: false,
-      resolve,
       seenBytes: 0,
       binary: 'unknown',
       started: false,
@@ -235,8 +248,15 @@ export class ShellExecutionService {
       cleanup,
       abortHandler: undefined,
     };
+    let result: Promise<ShellExecutionResult>;
+    try {
+      result = job.lifecycle.attachExecution(job.pid, this.registration(job)).result;
+    } catch (e) {
+      job.service.kill(job.handle, { graceMs: 0 }).catch(() => undefined);
+      cleanup?.();
+      return { pid: undefined, result: Promise.resolve(failedResult(asError(e))) };
+    }
     this.jobs.set(job.pid, job);
-    this.exitInfo.delete(job.pid);
 
     const onAbort = (): void => {
       if (job.running) job.service.kill(job.handle, { graceMs: 200 }).catch(() => undefined);
@@ -248,6 +268,38 @@ export class ShellExecutionService {
     this.ensureTimer();
     void this.awaitExit(job);
     return { pid: job.pid, result };
+  }
+
+  private static registration(job: Job): Parameters<Lifecycle['attachExecution']>[1] {
+    const behavior = job.config.backgroundCompletionBehavior ?? 'silent';
+    return {
+      executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
+      getBackgroundOutput: () => (job.running ? this.currentOutput(job) : ''),
+      getSubscriptionSnapshot: () => {
+        if (!job.running || job.binary === 'binary') return undefined;
+        if (!job.pty) return job.streamed || undefined;
+        const { grid } = this.grid(job);
+        return grid.length > 0 ? grid : undefined;
+      },
+      writeInput: (input) => {
+        if (!job.running) return;
+        try {
+          job.service.writeToPty(job.handle, input);
+        } catch {
+          // exited meanwhile
+        }
+      },
+      kill: () => {
+        if (job.running) job.service.kill(job.handle, { graceMs: 0 }).catch(() => undefined);
+      },
+      isActive: () => job.running,
+      formatInjection: (output, error) => {
+        const status = error ? `with error: ${error.message}` : 'successfully';
+        const head = `[Background command completed ${status}. Output saved to ${this.getLogFilePath(job.pid)}]`;
+        return behavior === 'inject' ? `${head}\n\n${truncate(output, 5000)}` : head;
+      },
+      completionBehavior: behavior,
+    };
   }
 
   // ---- output ----------------------------------------------------------------------
@@ -289,7 +341,7 @@ export class ShellExecutionService {
 
   private static emit(job: Job, event: ShellOutputEvent): void {
     job.onOutputEvent(event);
-    for (const listener of [...job.listeners]) listener(event);
+    job.lifecycle.emitEvent(job.pid, event);
   }
 
   /** Decides text or binary from the first bytes, as upstream does. */
@@ -438,7 +490,7 @@ export class ShellExecutionService {
       exitCode = signal !== null ? 0 : exitCode;
       signal = signal ?? 0;
     }
-    this.emitExitToCaller(job, exitCode, signal);
+    job.onOutputEvent({ type: 'exit', exitCode, signal });
     this.finishHistory(job, exitCode, signal);
     await this.closeLog(job);
 
@@ -453,39 +505,13 @@ export class ShellExecutionService {
       pid: job.pid,
       executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
     };
-    this.settle(job, result);
     this.jobs.delete(job.pid);
+    job.lifecycle.completeWithResult(job.pid, result);
     try {
       job.service.removeProcess(job.handle);
     } catch {
       // already gone (service shut down)
     }
-  }
-
-  private static emitExitToCaller(job: Job, exitCode: number | null, signal: number | null): void {
-    job.onOutputEvent({ type: 'exit', exitCode, signal });
-  }
-
-  /** Resolves the result (once) and tells lifecycle listeners the execution ended (once). */
-  private static settle(job: Job, result: ShellExecutionResult): void {
-    if (!job.resolved) {
-      job.resolved = true;
-      job.resolve(result);
-    }
-    if (!job.ended) {
-      job.ended = true;
-      const event: ShellOutputEvent = { type: 'exit', exitCode: result.exitCode, signal: result.signal };
-      for (const listener of [...job.listeners]) listener(event);
-      job.listeners.clear();
-      this.rememberExit(job.pid, result.exitCode ?? 0, result.signal ?? undefined);
-    }
-  }
-
-  private static rememberExit(pid: number, exitCode: number, signal: number | undefined): void {
-    this.exitInfo.set(pid, { exitCode, signal });
-    setTimeout(() => {
-      if (this.exitInfo.get(pid)?.exitCode === exitCode) this.exitInfo.delete(pid);
-    }, EXIT_INFO_TTL_MS).unref();
   }
 
   private static finishHistory(job: Job, exitCode: number | null, signal: number | null): void {
@@ -508,39 +534,19 @@ export class ShellExecutionService {
 
   // ---- the rest of the static API ----------------------------------------------------
 
-  /** Writes to the job's terminal (PTY) or stdin (pipes: upstream drops this input). */
+  /** Writes to the job's terminal (PTY) or stdin (pipes, with `keepStdinOpen`). */
   static writeToPty(pid: number, input: string): void {
-    const job = this.jobs.get(pid);
-    if (!job?.running) return;
-    try {
-      job.service.writeToPty(job.handle, input);
-    } catch {
-      // exited meanwhile
-    }
+    this.lifecycleOf(pid).writeInput(pid, input);
   }
 
-  /** True while the execution with this pid runs (false for pids it never started). */
+  /** True while the execution with this pid runs. */
   static isPtyActive(pid: number): boolean {
-    const job = this.jobs.get(pid);
-    return !!job && job.running && !job.ended;
+    return this.lifecycleOf(pid).isActive(pid);
   }
 
   /** Calls back once the execution exits; at once if it exited in the last 5 minutes. */
   static onExit(pid: number, callback: (exitCode: number, signal?: number) => void): () => void {
-    const job = this.jobs.get(pid);
-    if (job && !job.ended) {
-      const listener: Listener = (event) => {
-        if (event.type === 'exit') {
-          job.listeners.delete(listener);
-          callback(event.exitCode ?? 0, event.signal ?? undefined);
-        }
-      };
-      job.listeners.add(listener);
-      return () => job.listeners.delete(listener);
-    }
-    const info = this.exitInfo.get(pid);
-    if (info) callback(info.exitCode, info.signal);
-    return () => undefined;
+    return this.lifecycleOf(pid).onExit(pid, callback);
   }
 
   /**
@@ -549,21 +555,8 @@ export class ShellExecutionService {
    */
   static async kill(pid: number): Promise<void> {
     const job = this.jobs.get(pid);
-    if (!job) return;
-    await this.closeLog(job);
-    if (job.ended || !job.running) return;
-    job.service.kill(job.handle, { graceMs: 0 }).catch(() => undefined);
-    const output = this.currentOutput(job);
-    this.settle(job, {
-      rawOutput: Buffer.from(output, 'utf8'),
-      output,
-      exitCode: 130,
-      signal: null,
-      error: new Error('Operation cancelled by user.'),
-      aborted: true,
-      pid,
-      executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
-    });
+    if (job) await this.closeLog(job);
+    this.lifecycleOf(pid).kill(pid);
   }
 
   /**
@@ -574,7 +567,7 @@ export class ShellExecutionService {
     const job = this.jobs.get(pid);
     const session = sessionId ?? job?.sessionId;
     if (!session) throw new Error('Session ID is required for background operations');
-    if (!job || !job.running || job.ended) return;
+    if (!job || !job.running) return;
     const history = this.backgroundHistory.get(session) ?? new Map<number, BackgroundProcessRecord>();
     if (history.size >= MAX_BACKGROUND_HISTORY) {
       const oldest = history.keys().next().value;
@@ -597,36 +590,12 @@ export class ShellExecutionService {
         // logging is best effort, as upstream
       }
     }
-    if (!job.resolved) {
-      job.resolved = true;
-      job.resolve({
-        rawOutput: Buffer.from(''),
-        output: this.currentOutput(job),
-        exitCode: null,
-        signal: null,
-        error: null,
-        aborted: false,
-        pid,
-        executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
-        backgrounded: true,
-      });
-    }
+    job.lifecycle.background(pid);
   }
 
   /** Streams the execution's events to `listener`, starting with the current output. */
   static subscribe(pid: number, listener: (event: ShellOutputEvent) => void): () => void {
-    const job = this.jobs.get(pid);
-    if (!job || job.ended) return () => undefined;
-    job.listeners.add(listener);
-    if (job.binary !== 'binary') {
-      if (job.pty) {
-        const { grid } = this.grid(job);
-        if (grid.length > 0) listener({ type: 'data', chunk: grid });
-      } else if (job.streamed.length > 0) {
-        listener({ type: 'data', chunk: job.streamed });
-      }
-    }
-    return () => job.listeners.delete(listener);
+    return this.lifecycleOf(pid).subscribe(pid, listener);
   }
 
   /** Resizes the job's terminal and sends subscribers the re-laid-out grid. */
@@ -639,8 +608,7 @@ export class ShellExecutionService {
       if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
       throw e;
     }
-    const { grid } = this.grid(job);
-    for (const listener of [...job.listeners]) listener({ type: 'data', chunk: grid });
+    job.lifecycle.emitEvent(pid, { type: 'data', chunk: this.grid(job).grid });
   }
 
   /**
@@ -669,7 +637,11 @@ export class ShellExecutionService {
   /** Forgets all bookkeeping (running jobs are left to the native service). */
   static resetForTest(): void {
     this.jobs.clear();
-    this.exitInfo.clear();
     this.backgroundHistory.clear();
+    this.localLifecycle.reset();
+  }
+
+  private static lifecycleOf(pid: number): Lifecycle {
+    return this.jobs.get(pid)?.lifecycle ?? this.lifecycle;
   }
 }

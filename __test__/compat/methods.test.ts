@@ -310,3 +310,57 @@ describe('resetForTest, configure, shutdown', () => {
     rmSync(io, { recursive: true, force: true });
   });
 });
+
+describe('useLifecycle: reporting to gemini-cli-core ExecutionLifecycleService', () => {
+  it('the CLI UI calls (onBackground, subscribe, onExit, kill) see adapter executions', async () => {
+    const { ExecutionLifecycleService: Upstream } = await import(
+      '@google/gemini-cli-core/dist/src/services/executionLifecycleService.js'
+    );
+    Compat.useLifecycle(Upstream);
+    try {
+      const started: number[] = [];
+      const onStart = (info: { executionId: number }) => started.push(info.executionId);
+      Upstream.onBackground(onStart);
+      const { pid, result, events } = await start('echo hello; sleep 30', true, {
+        sessionId: 'ui',
+        backgroundCompletionBehavior: 'notify',
+      });
+      await until(() => lastGrid(events).includes('hello'));
+      expect(Upstream.isActive(pid)).toBe(true);
+      const seen: ShellOutputEvent[] = [];
+      Upstream.subscribe(pid, (e: ShellOutputEvent) => seen.push(e));
+      expect(gridText(seen[0]!.type === 'data' ? (seen[0]!.chunk as AnsiOutput) : [])).toBe('hello');
+      Compat.background(pid);
+      expect(await result).toMatchObject({ backgrounded: true, output: 'hello', pid });
+      expect(started).toEqual([pid]);
+      const codes: number[] = [];
+      Upstream.onExit(pid, (code: number) => codes.push(code));
+      Upstream.kill(pid);
+      expect(codes).toEqual([130]);
+      await until(() => events.some((e) => e.type === 'exit'));
+      expect(Compat.isPtyActive(pid)).toBe(false);
+      Upstream.offBackground(onStart);
+    } finally {
+      Compat.useLifecycle();
+    }
+  });
+
+  it('the local lifecycle reports background start and completion', async () => {
+    const local = Compat.getLifecycle() as import('../../compat/gemini-compat').LocalLifecycle;
+    const starts: string[] = [];
+    const done: Array<string | null> = [];
+    local.onBackground((i) => starts.push(i.label));
+    local.onBackgroundComplete((i) => done.push(i.injectionText));
+    const { pid, result } = await start('sleep 0.3; echo finished', false, {
+      sessionId: 's',
+      backgroundCompletionBehavior: 'inject',
+    });
+    Compat.background(pid);
+    await result;
+    await until(() => done.length === 1);
+    expect(starts).toEqual([`child_process (ID: ${pid})`]);
+    expect(done[0]).toBe(
+      `[Background command completed successfully. Output saved to ${Compat.getLogFilePath(pid)}]\n\nfinished`,
+    );
+  });
+});
