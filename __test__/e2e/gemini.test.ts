@@ -158,4 +158,24 @@ describe('Gemini CLI end to end', () => {
     expect(pids.every((p) => p > 0)).toBe(true);
     for (const pid of pids) expect(await eventually(() => !alive(pid), 15_000)).toBe(true);
   });
+
+  it('with the documented settings, the built-in shell is hidden and this server is used', async () => {
+    const documented = geminiProject([], { tools: { exclude: ['ShellTool'] } });
+    try {
+      const run = await documented.run(
+        [
+          { call: 'run_shell_command', args: { command: 'echo builtin > builtin.txt' }, builtin: true },
+          { call: 'run_shell_command', args: { command: 'echo ours > ours.txt' } },
+          { text: 'Done.' },
+        ],
+        'Write two files.',
+      );
+      record('documented settings', run);
+      expect(run.calls.map((c) => c.status)).toEqual(['error', 'success']);
+      expect(existsSync(join(documented.root, 'builtin.txt'))).toBe(false);
+      expect(readFileSync(join(documented.root, 'ours.txt'), 'utf8')).toBe('ours\n');
+    } finally {
+      documented.cleanup();
+    }
+  });
 });

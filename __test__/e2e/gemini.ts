@@ -11,7 +11,8 @@ export const GEMINI = join(ROOT, 'node_modules', '.bin', 'gemini');
 /** MCP tools appear to the model as mcp_<server>_<tool>; the server name has no `_`. */
 export const SERVER = 'shell';
 
-export type Turn = { call: string; args: Record<string, unknown> } | { text: string };
+/** A scripted model turn: a call of one of this server's tools (or, with `builtin`, of a Gemini CLI tool), or the final text. */
+export type Turn = { call: string; args: Record<string, unknown>; builtin?: boolean } | { text: string };
 
 export interface StreamEvent {
   type: string;
@@ -45,14 +46,17 @@ export interface GeminiProject {
 }
 
 function responseLine(turn: Turn): string {
-  const part = 'call' in turn ? { functionCall: { name: `mcp_${SERVER}_${turn.call}`, args: turn.args } } : { text: turn.text };
+  const part =
+    'call' in turn
+      ? { functionCall: { name: turn.builtin ? turn.call : `mcp_${SERVER}_${turn.call}`, args: turn.args } }
+      : { text: turn.text };
   return JSON.stringify({
     method: 'generateContentStream',
     response: [{ candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }] }],
   });
 }
 
-export function geminiProject(serverArgs: string[] = []): GeminiProject {
+export function geminiProject(serverArgs: string[] = [], projectSettings: Record<string, unknown> = {}): GeminiProject {
   ensureBuilt();
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-e2e-')));
   const home = join(base, 'home');
@@ -68,6 +72,7 @@ export function geminiProject(serverArgs: string[] = []): GeminiProject {
     join(root, '.gemini', 'settings.json'),
     JSON.stringify(
       {
+        ...projectSettings,
         mcpServers: {
           [SERVER]: {
             command: process.execPath,
