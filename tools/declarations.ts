@@ -12,6 +12,18 @@ export const DEFAULTS = {
   patternTimeoutMs: 30000,
 } as const;
 
+/** Upper bounds the service accepts. */
+export const LIMITS = {
+  /** A day, in seconds. */
+  delaySeconds: 86400,
+  /** 64 MiB. */
+  maxOutputSize: 64 * 1024 * 1024,
+  /** A day, in milliseconds. */
+  timeoutMs: 86400000,
+  /** The longest command (bytes) the service and the policy accept. */
+  commandBytes: 128 * 1024,
+} as const;
+
 /** The key names the service understands, in a canonical spelling. */
 export const KEY_NAMES: readonly string[] = [
   ...'abcdefghijklmnopqrstuvwxyz'.split('').map((c) => `C-${c}`),
@@ -66,6 +78,7 @@ export const RUN_SHELL_COMMAND: FunctionDeclaration = {
       ai_callback_delay: {
         type: 'number',
         minimum: 0,
+        maximum: LIMITS.delaySeconds,
         default: DEFAULTS.runCallbackDelaySeconds,
         description:
           'Seconds to wait before returning if the command has not exited and the pattern has not appeared (default: 5). The command keeps running after that.',
@@ -78,6 +91,7 @@ export const RUN_SHELL_COMMAND: FunctionDeclaration = {
       max_output_size: {
         type: 'integer',
         minimum: 1,
+        maximum: LIMITS.maxOutputSize,
         default: DEFAULTS.maxOutputSize,
         description:
           'Most bytes of output returned (default: 16384). Longer output keeps its beginning and end; the whole output is saved to a file whose path is given.',
@@ -113,6 +127,7 @@ export const SEND_INPUT: FunctionDeclaration = {
       ai_callback_delay: {
         type: 'number',
         minimum: 0,
+        maximum: LIMITS.delaySeconds,
         default: DEFAULTS.sendInputCallbackDelaySeconds,
         description:
           'Seconds to wait for output before returning when no ai_callback_pattern is given (default: 3). Use small values for quick interactive replies.',
@@ -182,6 +197,7 @@ export const SHELL_CMD: FunctionDeclaration = {
       timeout: {
         type: 'integer',
         minimum: 1,
+        maximum: LIMITS.timeoutMs,
         default: DEFAULTS.shellCmdTimeoutMs,
         description: 'Timeout in milliseconds (default: 30000); the program is killed when it is reached.',
       },

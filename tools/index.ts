@@ -8,7 +8,7 @@ import { SendInputTool } from './send-input.js';
 import { ShellCmdTool } from './shell-cmd.js';
 
 export * from './types.js';
-export { DECLARATIONS, DEFAULTS, JOBS, KEY_NAMES, KILL, RUN_SHELL_COMMAND, SEND_INPUT, SHELL_CMD } from './declarations.js';
+export { DECLARATIONS, DEFAULTS, LIMITS, JOBS, KEY_NAMES, KILL, RUN_SHELL_COMMAND, SEND_INPUT, SHELL_CMD } from './declarations.js';
 export {
   errorResult,
   sharedState,

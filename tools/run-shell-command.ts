@@ -13,7 +13,7 @@ import {
   withTail,
   ShellToolInvocation,
 } from './base.js';
-import { DEFAULTS, RUN_SHELL_COMMAND } from './declarations.js';
+import { DEFAULTS, LIMITS, RUN_SHELL_COMMAND } from './declarations.js';
 import { formatRunJson, formatRunText, type RunFacts } from './format.js';
 import { checkCommand, type CommandCheck } from './policy.js';
 import {
@@ -42,9 +42,20 @@ export class RunShellCommandTool extends ShellTool<RunShellCommandParams> {
   readonly kind = 'execute' as const;
   readonly declaration: FunctionDeclaration = RUN_SHELL_COMMAND;
 
+  protected override validateValues(p: RunShellCommandParams): string | null {
+    return commandTooLong(p.command);
+  }
+
   protected createInvocation(params: RunShellCommandParams): RunShellCommandInvocation {
     return new RunShellCommandInvocation(this, params);
   }
+}
+
+export function commandTooLong(command: string): string | null {
+  const bytes = Buffer.byteLength(command);
+  return bytes > LIMITS.commandBytes
+    ? `Invalid parameter 'command': it is ${bytes} bytes; at most ${LIMITS.commandBytes} are accepted. Put long scripts in a file and run the file.`
+    : null;
 }
 
 /** Applies the policy of `config` plus the session's approvals to a shell command. */

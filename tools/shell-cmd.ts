@@ -16,7 +16,7 @@ import {
 } from './base.js';
 import { DEFAULTS, SHELL_CMD } from './declarations.js';
 import { formatShellCmd, shellQuote } from './format.js';
-import { blockedResult, commandDecision } from './run-shell-command.js';
+import { blockedResult, commandDecision, commandTooLong } from './run-shell-command.js';
 import { type ConfirmationDetails, ConfirmationOutcome, type FunctionDeclaration, type PolicyDecision, type ToolResult, ToolErrorType } from './types.js';
 
 export interface ShellCmdParams {
@@ -32,6 +32,10 @@ export class ShellCmdTool extends ShellTool<ShellCmdParams> {
   readonly displayName = 'ShellCmd';
   readonly kind = 'execute' as const;
   readonly declaration: FunctionDeclaration = SHELL_CMD;
+
+  protected override validateValues(p: ShellCmdParams): string | null {
+    return commandTooLong([p.command, ...(p.parameters ?? [])].join(' '));
+  }
 
   protected createInvocation(params: ShellCmdParams): ShellCmdInvocation {
     return new ShellCmdInvocation(this, params);

@@ -52,6 +52,7 @@ export interface JsonSchema {
   enum?: string[];
   default?: unknown;
   minimum?: number;
+  maximum?: number;
   minLength?: number;
 }
 

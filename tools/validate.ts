@@ -56,6 +56,9 @@ function check(value: unknown, schema: JsonSchema, where: string): string | null
       if (schema.minimum !== undefined && value < schema.minimum) {
         return `${where}: must be at least ${schema.minimum}, got ${value}.`;
       }
+      if (schema.maximum !== undefined && value > schema.maximum) {
+        return `${where}: must be at most ${schema.maximum}, got ${value}.`;
+      }
       return null;
     }
     case 'array': {

@@ -89,6 +89,8 @@ describe('declarations', () => {
     [SHELL_CMD, { command: 'ls', parameters: '-la' }, false],
     [SHELL_CMD, { command: 'ls', parameters: [1] }, false],
     [SHELL_CMD, { command: 'ls', timeout: 0 }, false],
+    [SHELL_CMD, { command: 'ls', timeout: 1e12 }, false],
+    [SEND_INPUT, { handle: 1, input: 'x', ai_callback_delay: 1e6 }, false],
   ];
   it.each(samples.map(([d, p, ok]) => [d.name, JSON.stringify(p), d, p, ok] as const))(
     '%s %s: ajv and validate() agree',

@@ -130,6 +130,9 @@ describe('run_shell_command', () => {
       [{ command: 'ls', ai_callback_delay: 'soon' }, /'ai_callback_delay': expected a number/],
       [{ command: 'ls', max_output_size: 0 }, /'max_output_size': must be at least 1/],
       [{ command: 'ls', dir_path: 'x' }, /Unknown parameter 'dir_path'.*directory/],
+      [{ command: 'ls', ai_callback_delay: 1e9 }, /'ai_callback_delay': must be at most 86400/],
+      [{ command: 'ls', max_output_size: 1e12 }, /'max_output_size': must be at most 67108864/],
+      [{ command: `echo ${'x'.repeat(200_000)}` }, /'command': it is 200005 bytes; at most 131072/],
       ['ls', /expects an object/],
     ];
     for (const [params, message] of cases) {
