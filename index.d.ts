@@ -30,6 +30,35 @@ export declare class ShellExecutionService {
 }
 export type JsShellExecutionService = ShellExecutionService
 
+/**
+ * Synchronous and fast (microseconds for a typical command); parses with a bash
+ * grammar. Throws `INVALID_ARGUMENT` for a command over the size limit.
+ */
+export declare function checkCommand(command: string, policy?: CommandPolicy | undefined | null): CommandCheck
+
+export interface CommandCheck {
+  decision: 'allow' | 'deny' | 'ask'
+  /** Command names, first-seen order, wrappers and what they run (`sudo`, `rm`). */
+  roots: Array<string>
+  /** The text of every simple command. */
+  subcommands: Array<string>
+  /** `$(...)`, backticks, `<(...)`, `>(...)` or `${x@P}` was found. */
+  hasSubstitution: boolean
+  /** Output goes to a file (`/dev/null` excepted). */
+  hasRedirection: boolean
+  reason: string
+}
+
+/** The Gemini CLI's tool lists, e.g. `run_shell_command(git)`. */
+export interface CommandPolicy {
+  /** Denylist: a command matching any entry is refused (`deny`). */
+  excludeTools?: Array<string>
+  /** Allowlist: a command is `allow`ed only if every part matches an entry. */
+  coreTools?: Array<string>
+  /** Entries the user approved earlier in the session; they allow like `coreTools`. */
+  sessionApprovals?: Array<string>
+}
+
 export interface HistoryEntry {
   handle: number
   command: string

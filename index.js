@@ -837,3 +837,4 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.ShellExecutionService = nativeBinding.ShellExecutionService
 module.exports.JsShellExecutionService = nativeBinding.JsShellExecutionService
+module.exports.checkCommand = nativeBinding.checkCommand

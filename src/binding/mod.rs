@@ -2,6 +2,6 @@
 //! arguments, call the core, convert results, map errors to stable codes.
 
 mod errors;
-
+mod policy;
 mod service;
 mod types;
