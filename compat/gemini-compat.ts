@@ -429,10 +429,15 @@ export class ShellExecutionService {
     }
   }
 
+  /** Lines upstream's terminal buffer holds: the scrollback plus the screen. */
+  private static bufferLines(job: Job): number {
+    return (job.config.scrollback ?? SCROLLBACK_LIMIT) + (job.config.terminalHeight ?? 30);
+  }
+
   private static currentOutput(job: Job): string {
     if (job.pty) {
       const text = job.service.getProcessOutput(job.handle, { view: 'text' });
-      return ptyOutput(text, job.config.scrollback ?? SCROLLBACK_LIMIT);
+      return ptyOutput(text, this.bufferLines(job));
     }
     return job.streamed;
   }
@@ -471,7 +476,7 @@ export class ShellExecutionService {
       } else {
         const text = await this.fullText(job);
         if (job.pty) {
-          output = ptyOutput(text, job.config.scrollback ?? SCROLLBACK_LIMIT);
+          output = ptyOutput(text, this.bufferLines(job));
         } else {
           output = pipesOutput(text.length > MAX_PIPES_OUTPUT ? text.slice(text.length - MAX_PIPES_OUTPUT) : text);
           if (text.length > MAX_PIPES_OUTPUT) {

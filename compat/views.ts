@@ -37,11 +37,15 @@ export function lastLines(text: string, max: number, keepTrailing = false): stri
   return lines.length > max ? lines.slice(lines.length - max) : lines;
 }
 
-/** Upstream's PTY `output`: the lines as written, trailing empty lines dropped. */
+/**
+ * Upstream's PTY `output`: the last `maxLines` lines of the terminal buffer (the line
+ * the cursor sits on counts), as written, trailing empty lines dropped.
+ */
 export function ptyOutput(text: string, maxLines: number): string {
-  const lines = text.split('\n');
+  let lines = text.split('\n');
+  if (lines.length > maxLines) lines = lines.slice(lines.length - maxLines);
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return (lines.length > maxLines ? lines.slice(lines.length - maxLines) : lines).join('\n');
+  return lines.join('\n');
 }
 
 /** Upstream's pipes `output`: the whole text trimmed. */

@@ -56,6 +56,9 @@ describe('execute', () => {
     );
     expect(r.rawOutput).toBeInstanceOf(Buffer);
     expect(gridText(r.ansiOutput as AnsiOutput)).toBe(`pid=${pid}`);
+    expect(r.ansiOutput![0]).toEqual([
+      { text: `pid=${pid}`, bold: false, italic: false, underline: false, dim: false, inverse: false, isUninitialized: false, fg: '', bg: '' },
+    ]);
     expect(events.map((e) => e.type)).toEqual(['data', 'exit']);
     expect(Compat.getHandle(pid)).toBeUndefined(); // forgotten once finished
   });
@@ -238,6 +241,14 @@ describe('background, listBackgroundProcesses, getLogDir, getLogFilePath', () =>
     await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('second later'));
     expect(readFileSync(log, 'utf8')).toContain('first\n');
     expect(Compat.listBackgroundProcesses('other-session')).toEqual([]);
+  });
+
+  it('backgrounding a finished pid adds no history row', async () => {
+    const { pid, result } = await start('true', false, { sessionId: 'finished' });
+    await result;
+    Compat.background(pid, 'finished');
+    expect(Compat.listBackgroundProcesses('finished')).toEqual([]);
+    expect(() => Compat.background(pid)).toThrow('Session ID is required');
   });
 
   it('needs a session id, as upstream', async () => {
