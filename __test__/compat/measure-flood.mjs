@@ -1,0 +1,41 @@
+// Measures one command through upstream's ShellExecutionService or the adapter:
+// wall time, JS CPU, data events, event-loop delay, RSS. Not a test (no assertions).
+//   npm run build:compat && node __test__/compat/measure-flood.mjs compat|upstream pty|pipes 'seq 1 1000000'
+import { createRequire } from 'node:module';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const require = createRequire(import.meta.url);
+const [which = 'compat', mode = 'pty', command = 'seq 1 1000000'] = process.argv.slice(2);
+const core = '@google/gemini-cli-core/dist/src/services';
+const Service =
+  which === 'upstream'
+    ? (await import(`${core}/shellExecutionService.js`)).ShellExecutionService
+    : require('../../dist/compat/gemini-compat.js').ShellExecutionService;
+const { NoopSandboxManager } = await import(`${core}/sandboxManager.js`);
+const config = {
+  sanitizationConfig: { allowedEnvironmentVariables: [], blockedEnvironmentVariables: [], enableEnvironmentVariableRedaction: false },
+  sandboxManager: new NoopSandboxManager(),
+  sessionId: 'measure',
+};
+const delay = monitorEventLoopDelay({ resolution: 10 });
+delay.enable();
+const cpu0 = process.cpuUsage();
+const t0 = Date.now();
+let events = 0;
+const handle = await Service.execute(command, process.cwd(), () => events++, new AbortController().signal, mode === 'pty', config);
+const result = await handle.result;
+const cpu = process.cpuUsage(cpu0);
+console.log(JSON.stringify({
+  which,
+  mode,
+  wallMs: Date.now() - t0,
+  jsCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+  dataEvents: events - 1,
+  outputChars: result.output.length,
+  outputTail: result.output.slice(-16),
+  delayP99Ms: Math.round(delay.percentile(99) / 1e6),
+  delayMaxMs: Math.round(delay.max / 1e6),
+  rssMB: Math.round(process.memoryUsage().rss / 1e6),
+}));
+if (Service.shutdown) await Service.shutdown();
+process.exit(0);
