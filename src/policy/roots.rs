@@ -368,7 +368,15 @@ fn shell(words: &[Word], view: View, stdin: &Stdin, out: &mut Unwrapped) {
     if command_string {
         match words.get(i).filter(|_| i < view.end) {
             Some(w) => match w.literal() {
-                Some(s) => out.code.push(Code::Script(s.to_string())),
+                Some(s) => {
+                    out.code.push(Code::Script(s.to_string()));
+                    // `find -exec sh -c 'x {}'` and `xargs -I{} sh -c 'x {}'` paste
+                    // file names or input into the script text itself, so what
+                    // runs is partly unknown.
+                    if view.then_anything || s.contains("{}") {
+                        out.code.push(Code::Unknown);
+                    }
+                }
                 None => out.code.push(Code::Unknown),
             },
             // The script would come from the input `xargs` appends.

@@ -123,6 +123,9 @@ const CASES: &[Case] = &[
     ("env -S 'rm -rf x'", ALL, NONE, Allow, &["env", "rm"]),
     ("fish -c 'ls'", &["fish", "ls"], NONE, Ask, &["fish"]),
     ("ls | xargs bash -c", &["ls", "xargs", "bash"], NONE, Ask, &["ls", "xargs", "bash"]),
+    ("find . -exec sh -c 'echo {}' \\;", &["find", "sh", "echo"], NONE, Ask, &["find", "sh", "echo"]),
+    ("ls | xargs -I{} sh -c 'echo {}'", &["ls", "xargs", "sh", "echo"], NONE, Ask, &["ls", "xargs", "sh", "echo"]),
+    ("sh -c 'echo \"$1\"' _ x", &["sh", "echo"], NONE, Allow, &["sh", "echo"]),
     // ── Allow and deny lists ──────────────────────────────────────────────────
     ("git status", &["git"], NONE, Allow, &["git"]),
     ("git status", &["git status"], NONE, Allow, &["git"]),
