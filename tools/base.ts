@@ -13,7 +13,7 @@ import {
   type ToolResult,
   ToolErrorType,
 } from './types.js';
-import { validateParams } from './validate.js';
+import { validateParams, withoutHostParameters } from './validate.js';
 
 export interface ShellToolsConfig {
   /** `run_shell_command`'s llmContent: seed 001's labelled text (default) or seed 000's JSON. */
@@ -112,7 +112,7 @@ export abstract class ShellTool<P extends object> {
 
   /** Null when the parameters are valid, otherwise a message the model can act on. */
   validate(params: unknown): string | null {
-    return validateParams(this.declaration, params) ?? this.validateValues((params ?? {}) as P);
+    return validateParams(this.declaration, params) ?? this.validateValues(withoutHostParameters((params ?? {}) as P));
   }
 
   /** Checks beyond the schema (cross-field, values). */
@@ -124,7 +124,7 @@ export abstract class ShellTool<P extends object> {
   build(params: unknown): ShellToolInvocation<P> {
     const problem = this.validate(params);
     if (problem) throw new ToolParamsError(problem);
-    return this.createInvocation(stripNulls((params ?? {}) as P));
+    return this.createInvocation(stripNulls(withoutHostParameters((params ?? {}) as P)));
   }
 
   /**

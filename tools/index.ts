@@ -20,7 +20,7 @@ export {
   type ShellToolsConfig,
 } from './base.js';
 export { checkCommand, fallbackCheckCommand, nativeCheckCommand, type CommandCheck, type CommandPolicy } from './policy.js';
-export { validateParams } from './validate.js';
+export { HOST_PARAMETERS, validateParams, withoutHostParameters } from './validate.js';
 export { JobsTool, JobsInvocation, type JobsParams } from './jobs.js';
 export { KillTool, KillInvocation, type KillParams } from './kill.js';
 export { RunShellCommandTool, RunShellCommandInvocation, type RunShellCommandParams } from './run-shell-command.js';
@@ -45,3 +45,4 @@ export function createShellTools(service: ShellExecutionService, config: ShellTo
     shell_cmd: new ShellCmdTool(service, config),
   };
 }
+export { createGeminiCliTools, type GeminiCliCore } from './gemini-cli.js';

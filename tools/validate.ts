@@ -2,6 +2,21 @@
 // with messages a model can act on.
 import type { FunctionDeclaration, JsonSchema } from './types.js';
 
+/**
+ * Parameters hosts add to every tool on their own, which the tools ignore: the Gemini CLI
+ * adds `wait_for_previous` (a scheduling hint) to each declaration and forwards it, to
+ * MCP servers too.
+ */
+export const HOST_PARAMETERS: readonly string[] = ['wait_for_previous'];
+
+/** `params` without the host's own parameters. */
+export function withoutHostParameters<P>(params: P): P {
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return params;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) if (!HOST_PARAMETERS.includes(k)) out[k] = v;
+  return out as P;
+}
+
 /** Returns null when `params` fit the declaration, otherwise one clear sentence. */
 export function validateParams(declaration: FunctionDeclaration, params: unknown): string | null {
   const schema = declaration.parametersJsonSchema;
@@ -9,7 +24,7 @@ export function validateParams(declaration: FunctionDeclaration, params: unknown
   if (typeof params !== 'object' || Array.isArray(params)) {
     return `${declaration.name} expects an object of parameters, got ${describe(params)}.`;
   }
-  const record = params as Record<string, unknown>;
+  const record = withoutHostParameters(params as Record<string, unknown>);
   const properties = schema.properties ?? {};
   const known = Object.keys(properties);
   for (const name of Object.keys(record)) {

@@ -159,13 +159,14 @@ describe('Gemini CLI end to end', () => {
     for (const pid of pids) expect(await eventually(() => !alive(pid), 15_000)).toBe(true);
   });
 
-  it('with the documented settings, the built-in shell is hidden and this server is used', async () => {
+  it('with the documented settings, the built-in shell is hidden and this server is used (wait_for_previous accepted)', async () => {
     const documented = geminiProject([], { tools: { exclude: ['ShellTool'] } });
     try {
       const run = await documented.run(
         [
           { call: 'run_shell_command', args: { command: 'echo builtin > builtin.txt' }, builtin: true },
-          { call: 'run_shell_command', args: { command: 'echo ours > ours.txt' } },
+          // The CLI adds wait_for_previous to every declaration and forwards it to MCP servers.
+          { call: 'run_shell_command', args: { command: 'echo ours > ours.txt', wait_for_previous: true } },
           { text: 'Done.' },
         ],
         'Write two files.',

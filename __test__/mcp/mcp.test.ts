@@ -54,6 +54,12 @@ describe('mcp server', () => {
     expect((await m.call('jobs')).text).toBe('No running background processes.');
   });
 
+  it("accepts and ignores the Gemini CLI's wait_for_previous hint", async () => {
+    const r = await m.call('run_shell_command', { command: 'echo hinted', wait_for_previous: true });
+    expect(r.isError).toBe(false);
+    expect(r.text).toContain('Stdout: hinted');
+  });
+
   it('shell_cmd returns seed 004 text', async () => {
     const r = await m.call('shell_cmd', { command: 'printf', parameters: ['%s', '$(id)'] });
     expect(r.isError).toBe(false);

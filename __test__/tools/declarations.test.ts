@@ -73,6 +73,8 @@ describe('declarations', () => {
     [RUN_SHELL_COMMAND, { command: 'ls', ai_callback_delay: -1 }, false],
     [RUN_SHELL_COMMAND, { command: 'ls', max_output_size: 1.5 }, false],
     [RUN_SHELL_COMMAND, { command: 'ls', dir_path: 'x' }, false],
+    // What the host adds on its own (the Gemini CLI's wait_for_previous) is accepted and ignored.
+    [{ ...RUN_SHELL_COMMAND, parametersJsonSchema: { ...RUN_SHELL_COMMAND.parametersJsonSchema, properties: { ...RUN_SHELL_COMMAND.parametersJsonSchema.properties, wait_for_previous: { type: 'boolean' } } } }, { command: 'ls', wait_for_previous: true }, true],
     [SEND_INPUT, { handle: 1, input: '' }, true],
     [SEND_INPUT, { handle: 1, input: 'x', append_newline: false, ai_callback_delay: 0, ai_callback_pattern: '>>> ', keys: ['C-c', 'Enter'] }, true],
     [SEND_INPUT, { handle: 1 }, false],
