@@ -395,7 +395,9 @@ export class ShellExecutionService {
     }
     if (job.pty) {
       const { grid, blank } = this.grid(job);
-      if (!job.started) {
+      // Upstream waits for non-blank output before its first render, unless told not
+      // to trim (then every render is sent).
+      if (!job.started && !job.config.disableDynamicLineTrimming) {
         if (blank) return;
         job.started = true;
       }

@@ -11,6 +11,8 @@ export interface CorpusCase extends Case {
   differs?: { pty?: Diff; pipes?: Diff };
   /** What the adapter must give where it differs (so a difference is never unchecked). */
   compat?: { pty?: Partial<Record<Field, unknown>>; pipes?: Partial<Record<Field, unknown>> };
+  /** Only these modes (a full-screen editor needs a terminal). */
+  modes?: Array<'pty' | 'pipes'>;
   /** Applied to both outputs before comparing (pids and the like). */
   normalize?: (output: string) => string;
 }
@@ -170,6 +172,18 @@ export const corpus: CorpusCase[] = [
     input: [{ after: /l2/, delayMs: 3000, text: 'q' }],
     differs: { pty: { output: 'D2' } },
     compat: { pty: { output: 'l1\nl2' }, pipes: { output: 'l1\nl2' } },
+  },
+  {
+    name: 'vim: insert, write, quit',
+    cmd: 'rm -f v.txt; vim -u NONE -N -n v.txt && cat v.txt && rm v.txt',
+    modes: ['pty'],
+    input: [
+      { after: /~/, delayMs: 3000, text: 'ihello from vim\x1b' },
+      { delayMs: 300, text: ':wq\r' },
+    ],
+    // vim's last message line, drawn after it left the alternate screen, stays in the text log.
+    differs: { pty: { output: 'D2' } },
+    compat: { pty: { output: '"v.txt" [New] 1L, 15B written\nhello from vim', exitCode: 0 } },
   },
   {
     name: 'cat echo',

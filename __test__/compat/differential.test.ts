@@ -51,7 +51,8 @@ describe.each([
   ['pty', true],
   ['pipes', false],
 ] as const)('differential corpus, %s mode', (mode, pty) => {
-  it.each(corpus.map((c) => [c.name, c] as [string, CorpusCase]))('%s', async (_name, c) => {
+  const cases = corpus.filter((c) => !c.modes || c.modes.includes(mode));
+  it.each(cases.map((c) => [c.name, c] as [string, CorpusCase]))('%s', async (_name, c) => {
     const upstream = await observe('upstream', c, pty);
     const compat = await observe('compat', c, pty);
     if (c.normalize) {
