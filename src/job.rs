@@ -169,6 +169,26 @@ impl Job {
         self.finished.send_replace(true);
     }
 
+    /// The reader died without publishing an exit (a bug): the job is reported as
+    /// failed, so no caller waits forever on it.
+    pub fn abandon(&self, error: String) {
+        {
+            let mut state = self.state();
+            if state.status != JobStatus::Running {
+                return;
+            }
+            state.status = JobStatus::Failed;
+            state.error = Some(error);
+            state.ended_at = Some(SystemTime::now());
+            state.duration = Some(self.meta.started.elapsed());
+            for waiter in state.waiters.iter_mut() {
+                waiter.mark_exited();
+            }
+            self.write_info(&state);
+        }
+        self.finished.send_replace(true);
+    }
+
     pub fn write_info(&self, state: &JobState) {
         if let Some(files) = state.output.files() {
             // info.json is a convenience copy; a failed write must not fail the job.

@@ -271,17 +271,20 @@ impl Service {
                 let fd = Arc::new(fd);
                 let job = Arc::new(Job::new(meta, output, tx, Some(master)));
                 inner.runtime.spawn(driver::write_pty(fd.clone(), rx));
-                inner
+                let reader = inner
                     .runtime
                     .spawn(driver::drive_pty(job.clone(), spawned.child, fd, on_exit));
+                supervise(&inner.runtime, &job, reader);
                 job
             }
             ProcessIo::Pipes { stdin, stdout, stderr } => {
                 let job = Arc::new(Job::new(meta, output, tx, None));
                 inner.runtime.spawn(driver::write_pipe(stdin, rx));
-                inner
-                    .runtime
-                    .spawn(driver::drive_pipes(job.clone(), spawned.child, stdout, stderr, on_exit));
+                let reader =
+                    inner
+                        .runtime
+                        .spawn(driver::drive_pipes(job.clone(), spawned.child, stdout, stderr, on_exit));
+                supervise(&inner.runtime, &job, reader);
                 job
             }
         };
@@ -513,6 +516,23 @@ impl Drop for Service {
         // A service dropped without shutdown still leaves no process behind.
         kill_all_jobs_now(&self.inner);
     }
+}
+
+/// If a reader task panics (a bug), its job is failed and its processes killed, so
+/// no caller waits forever and nothing is left running unseen.
+fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<()>) {
+    let job = job.clone();
+    runtime.spawn(async move {
+        if let Err(e) = reader.await {
+            if e.is_panic() {
+                kill_now(&job);
+                job.abandon(format!(
+                    "internal error: the output reader of job {} stopped",
+                    job.meta.handle
+                ));
+            }
+        }
+    });
 }
 
 fn kill_all_jobs_now(inner: &Inner) {

@@ -34,7 +34,7 @@ fn handle_arg(handle: f64) -> core_error::Result<u32> {
 
 #[napi]
 impl JsShellExecutionService {
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, options: Option<ServiceOptions>) -> napi::Result<Self> {
         register_exit_hook(&env);
         let create = || -> core_error::Result<Service> {
@@ -108,7 +108,7 @@ impl JsShellExecutionService {
         Ok(result.await.into())
     }
 
-    #[napi(ts_return_type = "void")]
+    #[napi(ts_return_type = "void", catch_unwind)]
     pub fn write_to_pty(&self, handle: f64, data: Either<String, Buffer>) -> Settled<()> {
         let bytes = match data {
             Either::A(s) => s.into_bytes(),
@@ -117,17 +117,17 @@ impl JsShellExecutionService {
         handle_arg(handle).and_then(|h| self.inner.write_input(h, bytes)).into()
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn is_pty_active(&self, handle: f64) -> bool {
         handle_arg(handle).map(|h| self.inner.is_active(h)).unwrap_or(false)
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn get_active_processes(&self) -> Vec<ProcessInfo> {
         self.inner.list().into_iter().map(ProcessInfo::from).collect()
     }
 
-    #[napi(ts_return_type = "string")]
+    #[napi(ts_return_type = "string", catch_unwind)]
     pub fn get_process_output(&self, handle: f64, options: Option<OutputOptions>) -> Settled<String> {
         let (view, tail) = match options {
             Some(o) => (o.view, o.tail_bytes),
@@ -150,7 +150,7 @@ impl JsShellExecutionService {
         get().into()
     }
 
-    #[napi(ts_return_type = "void")]
+    #[napi(ts_return_type = "void", catch_unwind)]
     pub fn resize_pty(&self, handle: f64, cols: f64, rows: f64) -> Settled<()> {
         let resize = || -> core_error::Result<()> {
             let cols = whole("cols", Some(cols), f64::from(u16::MAX))?.unwrap_or(0) as u16;
@@ -173,12 +173,12 @@ impl JsShellExecutionService {
         Ok(result.await.into())
     }
 
-    #[napi(ts_return_type = "void")]
+    #[napi(ts_return_type = "void", catch_unwind)]
     pub fn remove_process(&self, handle: f64) -> Settled<()> {
         handle_arg(handle).and_then(|h| self.inner.remove(h)).into()
     }
 
-    #[napi(ts_return_type = "Array<HistoryEntry>")]
+    #[napi(ts_return_type = "Array<HistoryEntry>", catch_unwind)]
     pub fn get_execution_history(&self, limit: Option<f64>) -> Settled<Vec<HistoryEntry>> {
         let limit = whole("limit", limit, 1e9).map(|l| l.map(|v| v as usize));
         limit
@@ -186,7 +186,7 @@ impl JsShellExecutionService {
             .into()
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn clear_execution_history(&self) -> u32 {
         self.inner.clear_history() as u32
     }
