@@ -104,7 +104,8 @@ function globalTempDir(): string {
   return join(home ? join(home, '.gemini') : join(tmpdir(), '.gemini'), 'tmp');
 }
 
-function failedResult(error: Error): ShellExecutionResult {
+/** A command that could not start: upstream's pipes-mode shape (no pid, exit code 1). */
+function failedResult(error: Error, pty: boolean): ShellExecutionResult {
   return {
     error,
     rawOutput: Buffer.from(''),
@@ -113,7 +114,7 @@ function failedResult(error: Error): ShellExecutionResult {
     signal: null,
     aborted: false,
     pid: undefined,
-    executionMethod: 'none',
+    executionMethod: pty ? 'none' : PIPES_METHOD,
   };
 }
 
@@ -210,7 +211,7 @@ export class ShellExecutionService {
       });
     } catch (e) {
       cleanup?.();
-      return { pid: undefined, result: Promise.resolve(failedResult(asError(e))) };
+      return { pid: undefined, result: Promise.resolve(failedResult(asError(e), pty)) };
     }
     if (started.pid === null) {
       cleanup?.();
@@ -219,7 +220,7 @@ export class ShellExecutionService {
       } catch {
         // already gone
       }
-      return { pid: undefined, result: Promise.resolve(failedResult(new Error(started.error ?? 'spawn failed'))) };
+      return { pid: undefined, result: Promise.resolve(failedResult(new Error(started.error ?? 'spawn failed'), pty)) };
     }
 
     const job: Job = {
@@ -254,7 +255,7 @@ export class ShellExecutionService {
     } catch (e) {
       job.service.kill(job.handle, { graceMs: 0 }).catch(() => undefined);
       cleanup?.();
-      return { pid: undefined, result: Promise.resolve(failedResult(asError(e))) };
+      return { pid: undefined, result: Promise.resolve(failedResult(asError(e), pty)) };
     }
     this.jobs.set(job.pid, job);
 

@@ -93,15 +93,22 @@ describe('execute', () => {
     if (joined !== `${expected}\n`) expect(joined).toContain('[... output omitted ...]');
   });
 
-  it('a directory that does not exist gives a failed result without a pid, as upstream', async () => {
+  it('a directory that does not exist gives a failed result without a pid, as upstream pipes mode', async () => {
     const missing = join(project(), 'no', 'such', 'dir');
-    const mine = await Compat.execute('echo hi', missing, () => undefined, never, false, config());
-    expect(mine.pid).toBeUndefined();
-    const r = await mine.result;
-    expect(r.error).toBeInstanceOf(Error);
-    expect(r.exitCode).toBe(1);
-    expect(r.output).toBe('');
-    expect(r.executionMethod).toBe('none');
+    for (const pty of [false, true]) {
+      const events: ShellOutputEvent[] = [];
+      const mine = await Compat.execute('echo hi', missing, (e) => events.push(e), never, pty, config());
+      expect(mine.pid).toBeUndefined();
+      const r = await mine.result;
+      expect(r.error).toBeInstanceOf(Error);
+      expect((r.error as Error & { code?: string }).code).toBe('INVALID_DIRECTORY');
+      expect(r).toMatchObject({ exitCode: 1, signal: null, output: '', aborted: false, pid: undefined });
+      expect(r.executionMethod).toBe(pty ? 'none' : 'child_process');
+      expect(events).toEqual([]);
+    }
+    const theirs = await Upstream.execute('echo hi', missing, () => undefined, never, false, config() as never);
+    expect(theirs.pid).toBeUndefined();
+    expect(await theirs.result).toMatchObject({ exitCode: 1, signal: null, output: '', executionMethod: 'child_process' });
   });
 
   it('an abort signal that has already fired kills the command at once', async () => {
