@@ -409,6 +409,8 @@ export class ShellExecutionService {
       const fresh = job.deltas.next(text, final);
       if (fresh) {
         job.streamed += fresh;
+        // Kept for subscription snapshots and `background`; bounded like upstream's buffer.
+        if (job.streamed.length > MAX_PIPES_OUTPUT) job.streamed = job.streamed.slice(-MAX_PIPES_OUTPUT);
         this.emit(job, { type: 'data', chunk: fresh });
       }
     }
@@ -642,11 +644,14 @@ export class ShellExecutionService {
     }));
   }
 
-  /** Forgets all bookkeeping (running jobs are left to the native service). */
+  /**
+   * Forgets the adapter's own bookkeeping (pid map, background history), as upstream's
+   * does; running jobs still finish and report to their lifecycle. The local lifecycle
+   * has its own `reset()`, like upstream's `ExecutionLifecycleService.resetForTest()`.
+   */
   static resetForTest(): void {
     this.jobs.clear();
     this.backgroundHistory.clear();
-    this.localLifecycle.reset();
   }
 
   private static lifecycleOf(pid: number): Lifecycle {
