@@ -19,7 +19,7 @@ export {
   type SharedState,
   type ShellToolsConfig,
 } from './base.js';
-export { checkCommand, fallbackCheckCommand, nativeCheckCommand, type CommandCheck, type CommandPolicy } from './policy.js';
+export { checkCommand, type CommandCheck, type CommandPolicy } from './policy.js';
 export { HOST_PARAMETERS, validateParams, withoutHostParameters } from './validate.js';
 export { JobsTool, JobsInvocation, type JobsParams } from './jobs.js';
 export { KillTool, KillInvocation, type KillParams } from './kill.js';

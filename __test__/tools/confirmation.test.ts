@@ -1,14 +1,12 @@
-// Policy and confirmation decisions of the tool classes (native checkCommand when the
-// addon has it, the fallback otherwise; both are exercised).
+// Policy and confirmation decisions of the tool classes (the addon's checkCommand).
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
   ConfirmationOutcome,
+  checkCommand,
   createShellTools,
-  fallbackCheckCommand,
-  nativeCheckCommand,
   type ShellToolsConfig,
   ToolErrorType,
 } from '../../tools/index';
@@ -134,35 +132,33 @@ describe('confirmation decisions', () => {
   });
 });
 
-describe('fallback policy (used while the addon has no checkCommand)', () => {
+describe('the policy is the addon\'s checkCommand (a bash parser)', () => {
+  const tools = () => toolsWith({ policy: { coreTools: ['run_shell_command(echo)', 'run_shell_command(git status)'], excludeTools: ['run_shell_command(rm)'] } });
+
   it.each([
     ['echo $(id)', 'deny'],
     ['echo `id`', 'deny'],
     ['diff <(ls) x', 'deny'],
     ['tee >(cat)', 'deny'],
     ['echo "$(id)"', 'deny'],
-    ["echo '$(id)'", 'ask'],
+    ["echo '$(id)'", 'allow'],
+    // `\$(` is no substitution, but the `(` that follows is a bash syntax error: ask.
     ['echo \\$(id)', 'ask'],
-    ['echo "a\\`b"', 'ask'],
+    ['echo \\$HOME', 'allow'],
+    ['echo hi && git status --short', 'allow'],
+    ['FOO=1 git status | echo x', 'allow'],
+    ['git statusx', 'ask'],
+    ['ls & rm -f x', 'deny'],
+    ['sudo rm -rf x', 'deny'],
+    ["bash -c 'rm -rf x'", 'deny'],
+    ['echo ok # $(id) in a comment', 'allow'],
   ])('%s → %s', (command, decision) => {
-    expect(fallbackCheckCommand(command).decision).toBe(decision);
+    expect(tools().run_shell_command.build({ command }).policy().decision).toBe(decision);
   });
 
-  it('splits chains and pipes into commands, ignores assignments, matches whole words', () => {
-    const policy = { coreTools: ['run_shell_command(git status)', 'run_shell_command(ls)'], excludeTools: ['run_shell_command(rm)'] };
-    const c = fallbackCheckCommand('FOO=1 git status && ls -la | wc -l', policy);
-    expect(c.roots).toEqual(['git', 'ls', 'wc']);
-    expect(c.decision).toBe('ask');
-    expect(fallbackCheckCommand('git status; ls', policy).decision).toBe('allow');
-    expect(fallbackCheckCommand('git statusx', policy).decision).toBe('ask');
-    expect(fallbackCheckCommand('ls & rm -f x', policy).decision).toBe('deny');
-    expect(fallbackCheckCommand('echo x > out.txt', { coreTools: ['run_shell_command(echo)'] })).toMatchObject({ decision: 'allow', hasRedirection: true });
-    expect(fallbackCheckCommand('echo x 2>/dev/null').hasRedirection).toBe(false);
-  });
-
-  it('the native checker is used when the addon exports one', () => {
-    const native = nativeCheckCommand();
-    if (native) expect(native('echo $(id)').decision).toBe('deny');
-    else expect(native).toBeNull();
+  it('checkCommand is exported and is the native one', () => {
+    expect(checkCommand('echo $(id)')).toMatchObject({ decision: 'deny', hasSubstitution: true });
+    expect(checkCommand('echo x > out.txt', { coreTools: ['run_shell_command(echo)'] })).toMatchObject({ decision: 'allow', hasRedirection: true });
+    expect(checkCommand).not.toBe(undefined);
   });
 });
