@@ -55,6 +55,7 @@ export const RUN_SHELL_COMMAND: FunctionDeclaration = {
     'Runs a shell command with `bash -c` (`cmd.exe /c` on Windows) in a terminal and returns Handle, Command, Directory, Status, Stdout, Stderr, Error, Exit Code, Signal and Background PIDs. In a terminal, stderr is interleaved with stdout.',
     'The call returns when the command exits, when `ai_callback_pattern` appears in its output, or after `ai_callback_delay` seconds (default 5), whichever comes first. A command still running then keeps running under its Handle: talk to it with `send_input`, list it with `jobs`, stop it with `kill`.',
     "For interactive programs start them with their prompt as the pattern, e.g. `ed -p 'ED> ' file.txt` with ai_callback_pattern `ED> `, or `python3` with `>>> `. Servers and watchers can run in the foreground (they stay alive under the Handle) or with a trailing `&` (their PIDs are reported); kill them with `kill` when done.",
+    'For long builds or tests pass a larger ai_callback_delay (e.g. 300), or keep waiting later with send_input(handle, input="", append_newline=false, ai_callback_delay=60).',
     'Each call is a fresh shell: `cd` and variables do not carry over (use `directory`). Command substitution ($(), backticks, <(), >()) is refused. Avoid commands that wait for input you do not intend to send.',
   ].join(' '),
   parametersJsonSchema: {
@@ -106,7 +107,7 @@ export const SEND_INPUT: FunctionDeclaration = {
   name: 'send_input',
   description: [
     'Sends input to a running process started with run_shell_command (an interactive program such as ed, a python REPL, gdb, mysql) and returns only the output produced after the input.',
-    'A newline is appended unless append_newline is false. With `ai_callback_pattern` (usually the prompt, e.g. `ED> ` or `>>> `) the call returns as soon as the pattern appears (or the process exits; it gives up after 30 seconds); without it, after `ai_callback_delay` seconds (default 3) or when the process exits.',
+    'A newline is appended unless append_newline is false. With `ai_callback_pattern` (usually the prompt, e.g. `ED> ` or `>>> `) the call returns as soon as the pattern appears or the process exits, giving up after `ai_callback_delay` seconds if you pass one, else after 30 seconds; without a pattern it returns after `ai_callback_delay` seconds (default 3) or when the process exits.',
     'Use `keys` for special keys such as C-c (interrupt), C-d (end of input), Escape, Up; they are sent after `input`. Some programs print no prompt in some states (ed after `a` waits for text lines without a prompt): send those lines without a pattern and with a short delay.',
     'To just wait for more output, send an empty input with append_newline false.',
   ].join(' '),
@@ -130,7 +131,7 @@ export const SEND_INPUT: FunctionDeclaration = {
         maximum: LIMITS.delaySeconds,
         default: DEFAULTS.sendInputCallbackDelaySeconds,
         description:
-          'Seconds to wait for output before returning when no ai_callback_pattern is given (default: 3). Use small values for quick interactive replies.',
+          'Seconds to wait for output before returning (default: 3). With ai_callback_pattern it is the most to wait for the pattern (default then: 30). Use small values for quick interactive replies.',
       },
       ai_callback_pattern: {
         type: 'string',

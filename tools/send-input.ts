@@ -65,7 +65,12 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
     const keys = p.keys ?? [];
     const appendNewline = p.append_newline ?? keys.length === 0;
     const delaySeconds = p.ai_callback_delay ?? DEFAULTS.sendInputCallbackDelaySeconds;
-    const patternTimeoutMs = this.config.patternTimeoutMs ?? DEFAULTS.patternTimeoutMs;
+    // With a pattern, an explicit ai_callback_delay bounds the wait (as in
+    // run_shell_command: whichever comes first); without one the seed's 30 s apply.
+    const patternTimeoutMs =
+      p.ai_callback_pattern !== undefined && p.ai_callback_delay !== undefined
+        ? Math.round(p.ai_callback_delay * 1000)
+        : (this.config.patternTimeoutMs ?? DEFAULTS.patternTimeoutMs);
     let aborted = false;
     const onAbort = () => {
       aborted = true;

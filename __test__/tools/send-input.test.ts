@@ -62,6 +62,24 @@ describe('send_input', () => {
     await s.service.kill(h);
   });
 
+  it('with a pattern, an explicit ai_callback_delay bounds the wait', async () => {
+    const h = await startRepl();
+    const r = await s.call('send_input', { handle: h, input: 'z', ai_callback_pattern: 'NEVER-SEEN', ai_callback_delay: 0.2 });
+    expect(field(r.llmContent, 'Status')).toBe('ai_callback_pattern "NEVER-SEEN" did not appear within 0.2s');
+    expect(r.llmContent).toContain('got[z]');
+    await s.service.kill(h);
+  });
+
+  it('an empty input without a newline only waits for more output', async () => {
+    const r0 = await s.call('run_shell_command', { command: 'echo first; sleep 0.3; echo second; sleep 30', ai_callback_pattern: 'first' });
+    const h = handleOf(r0);
+    const r = await s.call('send_input', { handle: h, input: '', append_newline: false, ai_callback_pattern: 'second' });
+    expect(field(r.llmContent, 'Input')).toBe('""');
+    expect(field(r.llmContent, 'Status')).toBe('ai_callback_pattern "second" matched "second"');
+    expect(r.llmContent).toContain('Output: second');
+    await s.service.kill(h);
+  });
+
   it('keys: C-c interrupts, C-d ends input; append_newline defaults to false with keys', async () => {
     const sleeper = await s.call('run_shell_command', { command: 'echo sleeping; sleep 30; echo woke', ai_callback_pattern: 'sleeping' });
     const hs = handleOf(sleeper);
