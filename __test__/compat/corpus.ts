@@ -90,6 +90,8 @@ export const corpus: CorpusCase[] = [
     name: 'child killed',
     cmd: 'sleep 5 & kill -9 $!; wait $!; echo "status=$?"',
     normalize: (o) => o.replace(/line 1: +\d+ Killed +/, 'line 1: PID Killed '),
+    differs: { pipes: { output: 'D6' } },
+    compat: { pipes: { output: '/usr/bin/bash: line 1: PID Killed sleep 5\nstatus=137' } },
   },
   // Unicode, tabs and wide characters
   { name: 'CJK', cmd: 'echo 日本語のテキスト' },
