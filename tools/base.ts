@@ -273,6 +273,7 @@ export function settle(tool: { service: ShellExecutionService; state: SharedStat
     signal: info.signal,
   });
   if (!reported) unreported.add(handle);
+  tool.state.claimed.delete(handle);
   while (finished.size > FINISHED_LIMIT) {
     const oldest = finished.keys().next().value as number;
     finished.delete(oldest);

@@ -6,6 +6,7 @@ import {
   errorResult,
   findJob,
   killForAbort,
+  liveBackgroundPids,
   serviceErrorResult,
   settle,
   ShellTool,
@@ -39,11 +40,23 @@ export class SendInputTool extends ShellTool<SendInputParams> {
 }
 
 /** The error for a handle that has no running job, saying what happened to it if known. */
-export function notRunningResult(state: SharedState, handle: number, info?: { status: string; exitCode: number | null; signal: number | null }): ToolResult {
+export function notRunningResult(
+  state: SharedState,
+  handle: number,
+  info?: { status: string; exitCode: number | null; signal: number | null; backgroundPids?: number[] },
+): ToolResult {
   const known = info ?? state.finished.get(handle);
-  const message = known
-    ? `Process ${handle} is not running: it ${known.status === 'exited' ? `exited with code ${known.exitCode}` : `was ${known.status.replace('_', ' ')} (${signalName(known.signal)})`}. Start it again with run_shell_command if you still need it.`
-    : `No process has handle ${handle}. Use jobs to list the running processes and their handles.`;
+  const background = info?.backgroundPids ? liveBackgroundPids({ backgroundPids: info.backgroundPids }) : [];
+  const how = known
+    ? known.status === 'exited' && known.signal === null
+      ? `exited with code ${known.exitCode}`
+      : `was ${known.status === 'exited' ? 'ended' : known.status.replace('_', ' ')} (${signalName(known.signal)})`
+    : '';
+  const message = !known
+    ? `No process has handle ${handle}. Use jobs to list the running processes and their handles.`
+    : background.length > 0
+      ? `Process ${handle} is not running: its shell ${how}; its background processes (PIDs ${background.join(', ')}) still run but do not read input from here. Use kill(handle=${handle}) to stop them.`
+      : `Process ${handle} is not running: it ${how}. Start it again with run_shell_command if you still need it.`;
   return errorResult(ToolErrorType.PROCESS_NOT_FOUND, message, message);
 }
 

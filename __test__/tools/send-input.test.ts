@@ -110,6 +110,18 @@ describe('send_input', () => {
     expect(again.llmContent).toBe(`Process ${h} is not running: it exited with code 0. Start it again with run_shell_command if you still need it.`);
   });
 
+  it('the handle of a finished `cmd &` job says its background processes do not read input', async () => {
+    const r = await s.call('run_shell_command', { command: 'sleep 60 &' });
+    const h = handleOf(r);
+    const pid = field(r.llmContent, 'Background PIDs');
+    const again = await s.call('send_input', { handle: h, input: 'x' });
+    expect(again.error?.type).toBe(ToolErrorType.PROCESS_NOT_FOUND);
+    expect(again.llmContent).toBe(
+      `Process ${h} is not running: its shell exited with code 0; its background processes (PIDs ${pid}) still run but do not read input from here. Use kill(handle=${h}) to stop them.`,
+    );
+    await s.call('kill', { handle: h });
+  });
+
   it('an unknown handle is PROCESS_NOT_FOUND pointing at jobs', async () => {
     const r = await s.call('send_input', { handle: 9999, input: 'x' });
     expect(r.error?.type).toBe(ToolErrorType.PROCESS_NOT_FOUND);
