@@ -100,7 +100,8 @@ export interface ShellExecutionConfig {
   disableDynamicLineTrimming?: boolean;
   scrollback?: number;
   maxSerializedLines?: number;
-  sandboxConfig?: { enabled?: boolean; command?: string; networkAccess?: boolean; [key: string]: unknown };
+  /** Passed to the sandbox manager's policy (upstream `SandboxConfig`; only these fields are read here). */
+  sandboxConfig?: { enabled?: boolean; command?: string; networkAccess?: boolean };
   backgroundCompletionBehavior?: 'inject' | 'notify' | 'silent';
   originalCommand?: string;
   sessionId?: string;

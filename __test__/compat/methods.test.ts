@@ -1,8 +1,9 @@
 // Every static method of the adapter, on real processes; where upstream answers the
 // same question, its answer is checked too.
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -380,5 +381,39 @@ describe('useLifecycle: reporting to gemini-cli-core ExecutionLifecycleService',
     expect(done[0]).toBe(
       `[Background command completed successfully. Output saved to ${Compat.getLogFilePath(pid)}]\n\nfinished`,
     );
+  });
+});
+
+describe('the public API', () => {
+  it('has every public static of upstream', () => {
+    const names = ['execute', 'writeToPty', 'isPtyActive', 'onExit', 'kill', 'background', 'subscribe', 'resizePty',
+      'scrollPty', 'listBackgroundProcesses', 'resetForTest', 'getLogDir', 'getLogFilePath'];
+    for (const name of names) {
+      expect(typeof (Upstream as unknown as Record<string, unknown>)[name]).toBe('function');
+      expect(typeof (Compat as unknown as Record<string, unknown>)[name]).toBe('function');
+    }
+  });
+
+  it('type-checks against upstream both ways (tsc on api-types.ts)', () => {
+    const root = resolve(__dirname, '..', '..');
+    const dir = mkdtempSync(join(tmpdir(), 'nss-compat-tsc-'));
+    const tsconfig = join(dir, 'tsconfig.json');
+    writeFileSync(tsconfig, JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022', module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true,
+        skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')],
+      },
+      files: [join(root, '__test__', 'compat', 'api-types.ts')],
+    }));
+    try {
+      execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
+    } catch (e) {
+      throw new Error(`tsc failed:\n${(e as { stdout?: string }).stdout ?? e}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
