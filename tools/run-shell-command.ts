@@ -147,6 +147,7 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
       return serviceErrorResult(e);
     }
     this.state.claimed.add(result.handle);
+    result = recoverMissedMatch(result, p.ai_callback_pattern);
     const cancelled = await cancel.stop(result);
     if (cancelled) result = cancelled;
     const max = p.max_output_size ?? DEFAULTS.maxOutputSize;
@@ -172,6 +173,23 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     else returnDisplay = `${result.status} (handle ${result.handle}).`;
     return { llmContent, returnDisplay, ...(cancelled ? { cancelled: true } : {}), data };
   }
+}
+
+/**
+ * Workaround for a service race: `run` sometimes misses a `callbackPattern` that its
+ * output already holds (output that arrives right after the spawn) and resolves at the
+ * delay instead. If the pattern is in the output, report the match it should have been.
+ */
+export function recoverMissedMatch(result: RunResult, pattern: string | undefined): RunResult {
+  if (pattern === undefined || result.status !== 'running' || result.matched !== null) return result;
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern);
+  } catch {
+    return result; // valid for the service's regex engine only; leave it be
+  }
+  const m = regex.exec(result.output);
+  return m ? { ...result, matched: m[0] } : result;
 }
 
 /**

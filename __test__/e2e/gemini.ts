@@ -66,7 +66,15 @@ export function geminiProject(serverArgs: string[] = [], projectSettings: Record
   // Without these the CLI tries the network for usage statistics and telemetry.
   writeFileSync(
     join(home, '.gemini', 'settings.json'),
-    JSON.stringify({ privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }, null, 2),
+    JSON.stringify(
+      {
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+      },
+      null,
+      2,
+    ),
   );
   writeFileSync(
     join(root, '.gemini', 'settings.json'),

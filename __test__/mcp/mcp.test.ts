@@ -151,12 +151,12 @@ describe('mcp server options and lifecycle', () => {
     await s.cleanup();
   });
 
-  it('SIGTERM to the server kills its jobs', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s to the server kills its jobs', async (signal) => {
     const s = await connect();
     const serverPid = s.transport.pid!;
     const fg = await s.call('run_shell_command', { command: 'echo pid=$$; exec sleep 300', ai_callback_pattern: 'pid=\\d+' });
     const pid = Number(/pid=(\d+)/.exec(fg.text)![1]);
-    process.kill(serverPid, 'SIGTERM');
+    process.kill(serverPid, signal);
     expect(await exited(serverPid)).toBe(true);
     expect(await eventually(() => !alive(pid), 10_000)).toBe(true);
     await s.cleanup();
