@@ -95,31 +95,46 @@ impl Inner {
         let mut run = Run::new(self.rows);
         // Where the escape sequence being read began.
         let mut seq_begin = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if self.scan.state == State::Ground && plain(b) {
-                // The common case: text, `\r`, `\n` in ground state.
-                if run.start.is_none() && self.scan.after_ascii {
+        let n = bytes.len();
+        let mut i = 0;
+        while i < n {
+            if self.scan.state == State::Ground {
+                // A run starts only where no UTF-8 character is half read.
+                let after_ascii = if i == 0 { self.scan.after_ascii } else { bytes[i - 1] < 0x80 };
+                if run.start.is_none() && after_ascii {
                     run.start = Some(i);
                 }
-                if run.start.is_some() {
-                    let after_cr = i > 0 && bytes[i - 1] == b'\r';
-                    run.plain(b, i, after_cr);
+                // The hot loop: text, `\r`, `\n`, `\b`, `\t` in ground state.
+                while i < n {
+                    let b = bytes[i];
+                    if b >= 0x20 && b != 0x7f {
+                        run.last_text = i;
+                    } else if b == b'\n' {
+                        if run.start.is_some() {
+                            run.feed(i, i > 0 && bytes[i - 1] == b'\r');
+                        } else {
+                            run.start = Some(i + 1);
+                        }
+                    } else if !matches!(b, b'\r' | 0x08 | b'\t') {
+                        break;
+                    }
+                    i += 1;
                 }
-                self.scan.after_ascii = b < 0x80;
-                continue;
-            }
-            if self.scan.state == State::Ground {
+                if i == n {
+                    break;
+                }
                 seq_begin = i;
             }
-            match self.scan.step(b) {
+            match self.scan.step(bytes[i]) {
                 Step::Within | Step::Benign => {}
                 Step::Other => fed = self.end_run(&bytes, fed, &mut run, seq_begin),
             }
             if std::mem::take(&mut self.scan.reset) {
                 self.deep = false;
             }
-            self.scan.after_ascii = b < 0x80;
+            i += 1;
         }
+        self.scan.after_ascii = bytes[n - 1] < 0x80;
         fed = self.end_run(&bytes, fed, &mut run, bytes.len());
         self.parser.process(&bytes[fed..]);
         // Keep the allocation for the next batch unless it grew far beyond one.
@@ -166,12 +181,6 @@ impl Inner {
     }
 }
 
-/// In ground state, is `b` plain (a run goes on through it)?
-#[inline]
-fn plain(b: u8) -> bool {
-    (b >= 0x20 && b != 0x7f) || matches!(b, b'\n' | b'\r' | 0x08 | b'\t')
-}
-
 /// A stretch of plain bytes: text (any byte but controls and ESC), `\r`, `\n`, `\b`,
 /// `\t`, and the CSI sequences that only move the cursor along its row, erase in it,
 /// or set colours (`m`, `K`, `G`, `C`, `D`). Such bytes change nothing but cells,
@@ -196,17 +205,14 @@ impl Run {
         Self { start: None, rows, feeds: Default::default(), total_feeds: 0, last_text: 0 }
     }
 
+    /// A line feed at `i`.
     #[inline]
-    fn plain(&mut self, b: u8, i: usize, after_cr: bool) {
-        if b == b'\n' {
-            if self.feeds.len() == 2 * self.rows + 1 {
-                self.feeds.pop_front();
-            }
-            self.feeds.push_back((i + 1, after_cr));
-            self.total_feeds += 1;
-        } else if b >= 0x20 {
-            self.last_text = i;
+    fn feed(&mut self, i: usize, after_cr: bool) {
+        if self.feeds.len() == 2 * self.rows + 1 {
+            self.feeds.pop_front();
         }
+        self.feeds.push_back((i + 1, after_cr));
+        self.total_feeds += 1;
     }
 
     /// `(start, resume)`: the part `[start, resume)` may be skipped.
