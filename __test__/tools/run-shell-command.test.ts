@@ -184,7 +184,7 @@ describe('run_shell_command', () => {
 
   it('a pattern the service missed in output it already had is still reported as matched (workaround)', async () => {
     // A real result of a call that returned at its delay, with a pattern given afterwards.
-    const real = (await s.call('run_shell_command', { command: 'printf "ready> "; sleep 30', ai_callback_delay: 0.3 })).data as Parameters<typeof recoverMissedMatch>[0];
+    const real = (await s.call('run_shell_command', { command: 'printf "ready> "; sleep 30', ai_callback_delay: 0.3 })).data as unknown as Parameters<typeof recoverMissedMatch>[0];
     expect(real.matched).toBeNull();
     expect(recoverMissedMatch(real, 'ready> ').matched).toBe('ready> ');
     expect(recoverMissedMatch(real, 'absent').matched).toBeNull();
