@@ -120,8 +120,9 @@ export async function until(predicate: () => boolean, timeoutMs: number): Promis
 }
 
 /** Resolves with the snapshot once fds, ptmx and zombies are back to `before` and the
- * thread count is at most `before`'s (tokio's idle blocking threads linger ~10 s). */
-export async function settle(before: Snapshot, timeoutMs = 20_000): Promise<Snapshot> {
+ * thread count (unless `threads` is false) is at most `before`'s (tokio's idle blocking
+ * threads linger ~10 s). */
+export async function settle(before: Snapshot, timeoutMs = 20_000, threads = true): Promise<Snapshot> {
   let now = snapshot();
   await until(() => {
     now = snapshot();
@@ -129,7 +130,7 @@ export async function settle(before: Snapshot, timeoutMs = 20_000): Promise<Snap
       now.fds <= before.fds &&
       now.ptmx <= before.ptmx &&
       now.zombies <= before.zombies &&
-      now.threads <= before.threads &&
+      (!threads || now.threads <= before.threads) &&
       now.descendants <= before.descendants
     );
   }, timeoutMs);

@@ -1,0 +1,136 @@
+// Process trees that try to outlive their job: `sleep &`, `nohup`, `setsid`, a double
+// fork, job control (`bash -i`, `set -m`), processes that ignore SIGTERM or are
+// stopped. After `kill`, none survives.
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { alive, eventually, type Scratch, scratch } from '../helpers';
+import { fmt, pidsIn, report, scaled, settle, snapshot } from './common';
+
+const ROUNDS = scaled(10, 2);
+
+let s: Scratch;
+beforeAll(async () => {
+  s = scratch();
+  await s.service.run('true'); // the watchdog exists before the first baseline
+});
+afterAll(() => s.cleanup());
+
+const IGNORE_TERM_PY =
+  "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('p', os.getpid(), flush=True); time.sleep(1000)";
+
+/** name → command; each prints `p <pid>` for every process it starts, then `ready`. */
+const trees: Record<string, string> = {
+  'sleep &': 'sleep 1000 & echo "p $!"; sleep 1000 & echo "p $!"; echo ready; wait',
+  nohup: 'nohup sleep 1000 >/dev/null 2>&1 & echo "p $!"; echo ready; wait',
+  setsid: 'setsid sleep 1000 & echo "p $!"; setsid -f sleep 1000; echo ready; wait',
+  'double fork': '( (sleep 1000 & echo "p $!") & ); ( (setsid sleep 1000 & echo "p $!") & ); echo ready; sleep 1000',
+  'set -m job control': 'set -m; sleep 1000 & echo "p $!"; (sleep 1000 | cat) & echo "p $!"; echo ready; wait',
+  'ignores SIGTERM': `trap '' TERM; sleep 1000 & echo "p $!"; python3 -c "${IGNORE_TERM_PY}" & echo ready; wait`,
+  'setsid + ignores SIGTERM + orphaned': `(setsid python3 -c "${IGNORE_TERM_PY}" &); echo ready; sleep 1000`,
+  'exits, leaving a tree': '(trap "" TERM HUP; sleep 1000 & echo "p $!"; sleep 1000) & echo ready',
+};
+
+/** Every process whose environment carries this job's marker, from /proc. */
+function marked(token: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(token) && alive(Number(name))) found.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+describe('kill leaves no survivor', () => {
+  for (const [name, command] of Object.entries(trees)) {
+    for (const mode of ['pty', 'pipes'] as const) {
+      it(`${name} (${mode})`, async () => {
+        const before = snapshot();
+        let killed = 0;
+        let escalated = 0;
+        const all: number[] = [];
+        for (let round = 0; round < ROUNDS; round += 1) {
+          const r = await s.service.run(command, { mode, callbackPattern: 'ready', timeoutMs: 20_000 });
+          // Give the printing processes a moment to print their pids (python starts slowly).
+          await new Promise((res) => setTimeout(res, 300));
+          const text = s.service.getProcessOutput(r.handle);
+          const printed = [...(r.pid ? [r.pid] : []), ...pidsIn(text)];
+          const marker = `NATIVE_SHELL_JOB=${printed.map(readMarker).find(Boolean) ?? 'unknown'}`;
+          const pids = [...new Set([...printed, ...marked(marker)])];
+          all.push(...pids);
+          const k = await s.service.kill(r.handle, { graceMs: 300 });
+          if (k.status === 'killed') killed += 1;
+          if (k.escalated) escalated += 1;
+          const gone = await eventually(() => pids.every((p) => !alive(p)) && marked(marker).length === 0, 5000);
+          if (!gone) {
+            const left = [...pids.filter(alive), ...marked(marker)];
+            throw new Error(`${name} (${mode}) round ${round}: survivors ${left.join(' ')}; output ${JSON.stringify(text)}`);
+          }
+          s.service.removeProcess(r.handle);
+        }
+        const after = await settle(before, 10_000, false);
+        report(`tree ${name} ${mode}`, { rounds: ROUNDS, processes: all.length, killed, escalated, before: fmt(before), after: fmt(after) });
+        expect(after.zombies).toBe(0);
+        expect(after.descendants).toBeLessThanOrEqual(before.descendants);
+      });
+    }
+  }
+
+  it('bash -i with job control, a stopped job and a background pipeline (pty)', async () => {
+    const before = snapshot();
+    const r = await s.service.run('bash --norc --noprofile -i', { callbackPattern: '[#$] $', timeoutMs: 20_000 });
+    await s.service.sendInput(r.handle, "PS1='PROMPT> '", { pattern: 'PROMPT> ' });
+    await s.service.sendInput(r.handle, 'sleep 1000 & echo "p $!"', { pattern: 'PROMPT> ' });
+    await s.service.sendInput(r.handle, 'sleep 1001 | sleep 1002 &', { pattern: 'PROMPT> ' });
+    await s.service.sendInput(r.handle, 'setsid sleep 1003 & echo "p $!"', { pattern: 'PROMPT> ' });
+    // A foreground job stopped with C-z: SIGTERM stays pending until it is continued.
+    await s.service.sendInput(r.handle, 'sleep 1004', { delayMs: 300 });
+    await s.service.sendInput(r.handle, '', { appendNewline: false, keys: ['C-z'], pattern: 'PROMPT> ' });
+    const jobs = await s.service.sendInput(r.handle, 'jobs -l', { pattern: 'PROMPT> ' });
+    const text = s.service.getProcessOutput(r.handle);
+    const pids = [...new Set([...pidsIn(text), ...[...jobs.output.matchAll(/^\[\d+\][+-]?\s+(\d+)/gm)].map((m) => Number(m[1])), r.pid!])];
+    const marker = `NATIVE_SHELL_JOB=${readMarker(r.pid!) ?? ''}`;
+    const tree = [...new Set([...pids, ...marked(marker)])];
+    expect(jobs.output).toMatch(/Stopped/);
+    const k = await s.service.kill(r.handle, { graceMs: 300 });
+    const gone = await eventually(() => tree.every((p) => !alive(p)) && marked(marker).length === 0, 5000);
+    report('tree bash -i job control pty', { processes: tree.length, status: k.status, escalated: k.escalated, before: fmt(before) });
+    expect(gone).toBe(true);
+    s.service.removeProcess(r.handle);
+  });
+});
+
+function readMarker(pid: number): string | undefined {
+  try {
+    const env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    return env
+      .split('\0')
+      .find((e) => e.startsWith('NATIVE_SHELL_JOB='))
+      ?.slice('NATIVE_SHELL_JOB='.length);
+  } catch {
+    return undefined;
+  }
+}
+
+describe('limits of finding a tree', () => {
+  // A process that (1) clears its environment, (2) leaves the session and (3) is
+  // orphaned before the kill carries none of the three things `process_tree` finds
+  // processes by (session/group, a parent link to the job, the NATIVE_SHELL_JOB
+  // marker). Only a kernel-side container (a cgroup per job) or making Node a child
+  // subreaper (orphans reparent to Node) would reach it. Kept to document the limit.
+  it.fails('an orphaned setsid process with an emptied environment is killed too', async () => {
+    const r = await s.service.run('(setsid env -i /bin/sleep 1000 & echo "p $!"); echo ready; sleep 1000', {
+      callbackPattern: 'ready',
+      mode: 'pipes',
+    });
+    const [escapee] = pidsIn(r.output);
+    await s.service.kill(r.handle);
+    const gone = await eventually(() => !alive(escapee), 3000);
+    if (!gone) process.kill(escapee, 'SIGKILL');
+    expect(gone).toBe(true);
+  });
+});
