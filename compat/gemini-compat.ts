@@ -28,7 +28,7 @@ import type {
   ShellExecutionResult,
   ShellOutputEvent,
 } from './types.js';
-import { gridLines, inAlternateScreen, LineDeltas, looksBinary, pipesOutput, ptyOutput, toAnsiOutput } from './views.js';
+import { gridLines, inAlternateScreen, LineDeltas, wrapLine, looksBinary, pipesOutput, ptyOutput, toAnsiOutput } from './views.js';
 
 export * from './types.js';
 export * from './lifecycle.js';
@@ -60,6 +60,8 @@ interface Job {
   pid: number;
   handle: number;
   pty: boolean;
+  /** Terminal width, for wrapping the grid (follows resizePty). */
+  cols: number;
   command: string;
   sessionId: string | undefined;
   config: ShellExecutionConfig;
@@ -228,6 +230,7 @@ export class ShellExecutionService {
       pid: started.pid,
       handle: started.handle,
       pty,
+      cols: config.terminalWidth ?? 80,
       command: config.originalCommand ?? commandToExecute,
       sessionId: config.sessionId,
       config,
@@ -374,6 +377,15 @@ export class ShellExecutionService {
       if (!job.config.disableDynamicLineTrimming) {
         while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
       }
+      // Wrapped to the terminal's width, from the end until the grid is full.
+      const rows: string[][] = [];
+      let count = 0;
+      for (let i = lines.length - 1; i >= 0 && count < maxLines; i--) {
+        const wrapped = wrapLine(lines[i]!, job.cols);
+        rows.push(wrapped);
+        count += wrapped.length;
+      }
+      lines = rows.reverse().flat();
       if (lines.length > maxLines) lines = lines.slice(lines.length - maxLines);
     }
     const blank = lines.every((l) => l.trim() === '');
@@ -614,6 +626,7 @@ export class ShellExecutionService {
     if (!job?.running || !job.pty) return;
     try {
       job.service.resizePty(job.handle, cols, rows);
+      job.cols = cols;
     } catch (e) {
       if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
       throw e;

@@ -16,6 +16,64 @@ function token(text: string): AnsiToken {
   };
 }
 
+// Code points a terminal draws two cells wide (East Asian Wide/Fullwidth, emoji).
+const WIDE: ReadonlyArray<readonly [number, number]> = [
+  [0x1100, 0x115f], [0x231a, 0x231b], [0x2329, 0x232a], [0x23e9, 0x23ec], [0x23f0, 0x23f0],
+  [0x23f3, 0x23f3], [0x25fd, 0x25fe], [0x2614, 0x2615], [0x2648, 0x2653], [0x267f, 0x267f],
+  [0x2693, 0x2693], [0x26a1, 0x26a1], [0x26aa, 0x26ab], [0x26bd, 0x26be], [0x26c4, 0x26c5],
+  [0x26ce, 0x26ce], [0x26d4, 0x26d4], [0x26ea, 0x26ea], [0x26f2, 0x26f3], [0x26f5, 0x26f5],
+  [0x26fa, 0x26fa], [0x26fd, 0x26fd], [0x2705, 0x2705], [0x270a, 0x270b], [0x2728, 0x2728],
+  [0x274c, 0x274c], [0x274e, 0x274e], [0x2753, 0x2755], [0x2757, 0x2757], [0x2795, 0x2797],
+  [0x27b0, 0x27b0], [0x27bf, 0x27bf], [0x2b1b, 0x2b1c], [0x2b50, 0x2b50], [0x2b55, 0x2b55],
+  [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xa000, 0xa4cf],
+  [0xa960, 0xa97f], [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe10, 0xfe19], [0xfe30, 0xfe6f],
+  [0xff00, 0xff60], [0xffe0, 0xffe6], [0x1f004, 0x1f004], [0x1f0cf, 0x1f0cf], [0x1f18e, 0x1f18e],
+  [0x1f191, 0x1f19a], [0x1f200, 0x1f251], [0x1f300, 0x1f64f], [0x1f680, 0x1f6ff], [0x1f7e0, 0x1f7eb],
+  [0x1f90c, 0x1f9ff], [0x1fa70, 0x1faff], [0x20000, 0x3fffd],
+];
+const ZERO_WIDTH = /^[\p{M}\u200b-\u200f\u2060\ufe00-\ufe0f]$/u;
+
+/** Cells a terminal gives one code point. */
+export function cellWidth(ch: string): number {
+  if (ZERO_WIDTH.test(ch)) return 0;
+  const cp = ch.codePointAt(0) ?? 0;
+  if (cp < 0x1100) return 1;
+  let lo = 0;
+  let hi = WIDE.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [a, b] = WIDE[mid]!;
+    if (cp < a) hi = mid - 1;
+    else if (cp > b) lo = mid + 1;
+    else return 2;
+  }
+  return 1;
+}
+
+/**
+ * Splits a text line into the rows a terminal `cols` wide shows it on (the grid of a
+ * PTY job wraps like upstream's emulated terminal; the text output does not).
+ */
+export function wrapLine(line: string, cols: number): string[] {
+  if (cols <= 0 || line.length <= cols / 2) return [line];
+  const rows: string[] = [];
+  let row = '';
+  let col = 0;
+  for (const ch of line) {
+    let w = ch === '\t' ? 8 - (col % 8) : cellWidth(ch);
+    if (col + w > cols && col > 0) {
+      rows.push(row);
+      row = '';
+      col = 0;
+      if (ch === '\t') w = 8;
+    }
+    row += ch;
+    col += w;
+  }
+  rows.push(row);
+  return rows;
+}
+
 /** One AnsiLine per text line (no colours: the native views carry none yet). */
 export function toAnsiOutput(lines: readonly string[]): AnsiOutput {
   return lines.map((line): AnsiLine => (line.length > 0 ? [token(line)] : []));
