@@ -151,7 +151,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
       process.stderr.write(`native-shell-service: ${e.message}\n\n${USAGE}`);
       return 2;
     }
-    process.stderr.write(`native-shell-service: ${(e as Error).stack ?? String(e)}\n`);
+    const err = e as Error & { code?: unknown };
+    // The service's errors carry a stable code and a message meant for people.
+    if (typeof err.code === 'string') process.stderr.write(`native-shell-service: ${err.message} (${err.code})\n`);
+    else process.stderr.write(`native-shell-service: ${err.stack ?? String(e)}\n`);
     return 1;
   }
 }

@@ -63,6 +63,14 @@ describe('native-shell-service command', () => {
     expect(r.stdout).toMatch(/^Command blocked, nothing was run/);
   });
 
+  it('a project root that does not exist is a one-line error', async () => {
+    for (const args of [['run', '--project-root', '/nonexistent-root', 'true'], ['mcp', '--project-root', '/nonexistent-root']]) {
+      const r = await cli(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^native-shell-service: project root \/nonexistent-root cannot be used: .* \((INVALID_DIRECTORY|INVALID_ARGUMENT)\)\n$/);
+    }
+  });
+
   it('help, version and bad usage', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
