@@ -25,9 +25,27 @@ pub const CURSOR_LEFT: char = '\x08';
 const MAX_CURSOR_LEFT: u16 = 4096;
 
 /// Turns raw output bytes into the clean stream, keeping parser state across reads.
+///
+/// Most output is plain text, and vte hands it over one character at a time. So while
+/// the parser is known to rest in its ground state (no sequence open, no UTF-8
+/// character half read), the text up to the next ESC is converted here directly, with
+/// exactly vte's rules (see `ground_text`), and only the rest goes through vte.
 #[derive(Default)]
 pub struct Decoder {
     parser: Parser,
+    known: Known,
+}
+
+/// What is known of vte's state after the bytes given to it so far.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+enum Known {
+    /// Ground state, no partial UTF-8 character.
+    #[default]
+    Ground,
+    /// Ground state; a UTF-8 character may be half read.
+    GroundPartial,
+    /// Inside a sequence, or not known.
+    Unknown,
 }
 
 impl Decoder {
@@ -37,8 +55,132 @@ impl Decoder {
 
     /// Decodes `bytes`, appending the clean stream to `out`.
     pub fn decode(&mut self, bytes: &[u8], out: &mut String) {
+        let mut rest = bytes;
+        if self.known == Known::Ground {
+            let esc = rest.iter().position(|&b| b == 0x1b).unwrap_or(rest.len());
+            let text = match std::str::from_utf8(&rest[..esc]) {
+                Ok(text) => text,
+                // The invalid or incomplete bytes (and all after) are vte's to judge.
+                Err(e) => std::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or_default(),
+            };
+            ground_text(text, out);
+            rest = &rest[text.len()..];
+            if rest.is_empty() {
+                return;
+            }
+        }
         let mut sink = CleanText { out };
-        self.parser.advance(&mut sink, bytes);
+        self.parser.advance(&mut sink, rest);
+        self.known = state_after(self.known, rest);
+    }
+}
+
+/// vte's state after `bytes`, given what was known before them.
+fn state_after(before: Known, bytes: &[u8]) -> Known {
+    let ground_from = match bytes.iter().rposition(|&b| b == 0x1b) {
+        // No ESC: ground stays ground, anything else stays unknown.
+        None if before == Known::Unknown => return Known::Unknown,
+        None => 0,
+        // Every state goes to Escape on ESC; from the last one on, follow the grammar.
+        Some(at) => match sequence_end(&bytes[at..]) {
+            Some(len) => at + len,
+            None => return Known::Unknown,
+        },
+    };
+    match bytes[ground_from..].last() {
+        Some(&b) if b >= 0x80 => Known::GroundPartial,
+        _ => Known::Ground,
+    }
+}
+
+/// `seq` starts with ESC and holds no other: the length after which vte is back in
+/// its ground state, if it is by the end of `seq`. (vte's transitions, reduced to
+/// "where does it return to ground".)
+fn sequence_end(seq: &[u8]) -> Option<usize> {
+    enum S {
+        Escape,
+        EscapeIntermediate,
+        Csi,
+        Osc,
+        /// DCS, SOS, PM, APC: only CAN and SUB end them without an ESC. (vte also
+        /// ends a DCS on 0x9C; not following that only makes this answer "unknown".)
+        Str,
+    }
+    let mut state = S::Escape;
+    for (i, &b) in seq.iter().enumerate().skip(1) {
+        if b == 0x18 || b == 0x1a {
+            return Some(i + 1);
+        }
+        state = match state {
+            S::Escape => match b {
+                0x20..=0x2f => S::EscapeIntermediate,
+                b'[' => S::Csi,
+                b']' => S::Osc,
+                b'P' | b'X' | b'^' | b'_' => S::Str,
+                0x30..=0x7e => return Some(i + 1),
+                _ => S::Escape,
+            },
+            S::EscapeIntermediate => match b {
+                0x30..=0x7e => return Some(i + 1),
+                _ => S::EscapeIntermediate,
+            },
+            S::Csi => match b {
+                0x40..=0x7e => return Some(i + 1),
+                _ => S::Csi,
+            },
+            S::Osc => match b {
+                0x07 => return Some(i + 1),
+                _ => S::Osc,
+            },
+            S::Str => S::Str,
+        };
+    }
+    None
+}
+
+/// Valid UTF-8 text in ground state, as vte would hand it over (controls and the C1
+/// characters U+0080..=U+009F executed, the rest printed) and [`CleanText`] would
+/// keep it — but copied in runs instead of character by character.
+fn ground_text(text: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // 0xC2 leads the two-byte encodings of U+0080..=U+00BF; U+0080..=U+009F are C1.
+        let special = b < 0x20 || b == 0x7f || (b == 0xc2 && matches!(bytes.get(i + 1), Some(0x80..=0x9f)));
+        if !special {
+            i += 1;
+            continue;
+        }
+        out.push_str(&text[run..i]);
+        if b == 0xc2 {
+            out.push(char::REPLACEMENT_CHARACTER);
+            i += 2;
+        } else {
+            if let Some(c) = control(b) {
+                out.push(c);
+            }
+            i += 1;
+        }
+        run = i;
+    }
+    out.push_str(&text[run..]);
+}
+
+/// What an executed control byte becomes in the clean stream.
+fn control(byte: u8) -> Option<char> {
+    match byte {
+        b'\n' | 0x0b | 0x0c => Some('\n'),
+        b'\r' => Some('\r'),
+        b'\t' => Some('\t'),
+        0x08 => Some(CURSOR_LEFT),
+        // vte hands a lone byte 0x80..=0x9F (invalid UTF-8) to `execute` as a C1
+        // control; for text it is an unreadable byte, and those are replaced, never
+        // silently dropped.
+        0x80..=0x9f => Some(char::REPLACEMENT_CHARACTER),
+        // BEL, NUL, SO/SI and the other C0 controls draw nothing.
+        _ => None,
     }
 }
 
@@ -55,17 +197,8 @@ impl Perform for CleanText<'_> {
     }
 
     fn execute(&mut self, byte: u8) {
-        match byte {
-            b'\n' | 0x0b | 0x0c => self.out.push('\n'),
-            b'\r' => self.out.push('\r'),
-            b'\t' => self.out.push('\t'),
-            0x08 => self.out.push(CURSOR_LEFT),
-            // vte hands a lone byte 0x80..=0x9F (invalid UTF-8) to `execute` as a C1
-            // control; for text it is an unreadable byte, and those are replaced, never
-            // silently dropped.
-            0x80..=0x9f => self.out.push(char::REPLACEMENT_CHARACTER),
-            // BEL, NUL, SO/SI and the other C0 controls draw nothing.
-            _ => {}
+        if let Some(c) = control(byte) {
+            self.out.push(c);
         }
     }
 
@@ -137,5 +270,51 @@ mod tests {
     #[test]
     fn drops_other_controls() {
         assert_eq!(decode_all(b"a\x07\x00b\x7f"), "ab");
+    }
+
+    /// vte alone, character by character: what the fast path must reproduce exactly.
+    fn reference(chunks: &[&[u8]]) -> String {
+        let mut parser = Parser::new();
+        let mut out = String::new();
+        for chunk in chunks {
+            parser.advance(&mut CleanText { out: &mut out }, chunk);
+        }
+        out
+    }
+
+    #[test]
+    fn fast_path_matches_vte_on_random_streams_and_cuts() {
+        const PIECES: &[&[u8]] = &[
+            b"plain text ", b"\r\n", b"\n", b"\r", b"\t", b"\x08", b"\x7f", b"\x00", b"\x07", b"\x0b",
+            b"\x18", b"\x1a", "é€🙂漢".as_bytes(), "\u{85}\u{9f}\u{a0}".as_bytes(), b"\x80", b"\x9b", b"\xff",
+            b"\xe2\x82", b"\xc2", b"\x1b[31m", b"\x1b[2K", b"\x1b[5D", b"\x1b[G", b"\x1b[", b"\x1b[1;", b"\x1b",
+            b"\x1b]0;title\x07", b"\x1b]8;;u\x1b\\", b"\x1b]2;open", b"\x1bPq#0\x1b\\", b"\x1bP1$r", b"\x1b_apc",
+            b"\x1b(B", b"\x1b(", b"\x1bc", b"\x1b[?25l", b"\x1b[1\n2m", b"\x1b\x9c", b"\x1bP\x9c",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for round in 0..3000 {
+            let mut stream = Vec::new();
+            for _ in 0..next(40) {
+                stream.extend_from_slice(PIECES[next(PIECES.len())]);
+            }
+            let mut cuts = vec![0, stream.len()];
+            for _ in 0..next(6) {
+                cuts.push(next(stream.len() + 1));
+            }
+            cuts.sort_unstable();
+            let chunks: Vec<&[u8]> = cuts.windows(2).map(|w| &stream[w[0]..w[1]]).collect();
+            let mut d = Decoder::new();
+            let mut out = String::new();
+            for chunk in &chunks {
+                d.decode(chunk, &mut out);
+            }
+            assert_eq!(out, reference(&chunks), "round {round}: {stream:?} cut at {cuts:?}");
+        }
     }
 }
