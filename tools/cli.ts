@@ -80,10 +80,11 @@ async function mcp(argv: string[]): Promise<number> {
     onAsk: onAsk as 'allow' | 'deny' | undefined,
   });
   const stop = (signal: string) => {
-    void server.close().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    void server.close().then(() => process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15)));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGHUP', () => stop('SIGHUP'));
   await server.closed;
   return 0;
 }

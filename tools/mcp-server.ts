@@ -143,6 +143,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
     })();
     return closing;
   };
+  server.onerror = (e) => log(`native-shell-service mcp: protocol error: ${e.message}`);
   transport.onclose = () => void close('the client disconnected');
   stdin.once('end', () => void close('the client closed stdin'));
   stdin.once('close', () => void close('stdin closed'));

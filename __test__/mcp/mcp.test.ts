@@ -151,7 +151,7 @@ describe('mcp server options and lifecycle', () => {
     await s.cleanup();
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to the server kills its jobs', async (signal) => {
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('%s to the server kills its jobs', async (signal) => {
     const s = await connect();
     const serverPid = s.transport.pid!;
     const fg = await s.call('run_shell_command', { command: 'echo pid=$$; exec sleep 300', ai_callback_pattern: 'pid=\\d+' });
