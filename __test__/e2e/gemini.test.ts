@@ -80,7 +80,7 @@ describe('Gemini CLI end to end', () => {
     expect(readFileSync(join(g.root, 'fib.txt'), 'utf8')).toBe('55');
   });
 
-  it('starts a server in the background, lists it with jobs, and kills it', async () => {
+  it('starts servers in the background (foreground job and `&`), lists them with jobs, and kills them', async () => {
     const run = await g.run(
       [
         {
@@ -92,10 +92,13 @@ describe('Gemini CLI end to end', () => {
           },
         },
         { call: 'run_shell_command', args: { command: 'echo checking the server' } },
+        // The seed's form: a trailing & (handle 3).
+        { call: 'run_shell_command', args: { command: 'python3 -m http.server 0 --bind 127.0.0.1 &', ai_callback_delay: 1 } },
         { call: 'jobs', args: {} },
         { call: 'kill', args: { handle: 1 } },
+        { call: 'kill', args: { handle: 3 } },
         { call: 'jobs', args: {} },
-        { text: 'The server ran and is stopped now.' },
+        { text: 'The servers ran and are stopped now.' },
       ],
       'Start a dev server, check it is running, then stop it.',
     );
@@ -103,20 +106,28 @@ describe('Gemini CLI end to end', () => {
     expect(run.calls.map((c) => [c.name, c.status])).toEqual([
       ['run_shell_command', 'success'],
       ['run_shell_command', 'success'],
+      ['run_shell_command', 'success'],
       ['jobs', 'success'],
+      ['kill', 'success'],
       ['kill', 'success'],
       ['jobs', 'success'],
     ]);
+    const background = Number(/^Background PIDs: (\d+)$/m.exec(run.calls[2]!.output)?.[1]);
+    expect(background).toBeGreaterThan(0);
+    expect(run.calls[3]!.output).toContain(`Handle: 3\n`);
+    expect(run.calls[3]!.output).toContain(`Background PIDs: ${background}`);
+    expect(run.calls[5]!.output).toContain(`Its background processes were terminated: PIDs ${background}.`);
+    expect(await eventually(() => !alive(background), 10_000)).toBe(true);
     const port = Number(/port (\d+)/.exec(run.calls[0]!.output)?.[1]);
     expect(port).toBeGreaterThan(0);
-    const jobs = run.calls[2]!.output;
+    const jobs = run.calls[3]!.output;
     expect(jobs).toContain('Handle: 1\n');
     expect(jobs).toContain('Command: python3 -m http.server 0 --bind 127.0.0.1');
     expect(jobs).toContain('Description: dev server');
     expect(jobs).toContain('Status: running');
     const pid = Number(/^PID: (\d+)$/m.exec(jobs)?.[1]);
-    expect(run.calls[3]!.output).toMatch(/^Process 1 \(python3 -m http\.server 0 --bind 127\.0\.0\.1\) terminated successfully/);
-    expect(run.calls[4]!.output).toBe('No running background processes.');
+    expect(run.calls[4]!.output).toMatch(/^Process 1 \(python3 -m http\.server 0 --bind 127\.0\.0\.1\) terminated successfully/);
+    expect(run.calls[6]!.output).toBe('No running background processes.');
     expect(await eventually(() => !alive(pid), 10_000)).toBe(true);
     expect(await portOpen(port)).toBe(false);
   });
