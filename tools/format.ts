@@ -21,6 +21,22 @@ export function signalName(signal: number | null): string {
   return SIGNAL_NAMES.get(signal) ?? `signal ${signal}`;
 }
 
+/** How a job ended, as the end of "it ..." (`exited with code 0`, `was killed (SIGTERM)`). */
+export function endText(end: { status: string; exitCode: number | null; signal: number | null }): string {
+  switch (end.status) {
+    case 'exited':
+      return end.signal === null ? `exited with code ${end.exitCode}` : `was ended by ${signalName(end.signal)}`;
+    case 'killed':
+      return `was killed (${signalName(end.signal)})`;
+    case 'timed_out':
+      return `timed out and was killed (${signalName(end.signal)})`;
+    case 'failed':
+      return 'failed to start';
+    default:
+      return `is ${end.status}`;
+  }
+}
+
 function block(text: string): string {
   if (text === '') return '(empty)';
   return text.endsWith('\n') ? text.slice(0, -1) : text;
@@ -185,7 +201,7 @@ export function formatJob(p: ProcessInfo, liveBackground: number[], now: number)
   if (p.status === 'running') lines.push('Status: running');
   else {
     lines.push(
-      `Status: ${p.status === 'exited' ? `exited with code ${p.exitCode}` : `${p.status} (signal ${signalText(p.signal)})`}; background processes still running`,
+      `Status: its shell ${endText(p)}; background processes still running`,
     );
   }
   if (liveBackground.length > 0) lines.push(`Background PIDs: ${liveBackground.join(', ')}`);

@@ -2,7 +2,7 @@
 // what finished since it was last seen.
 import { liveBackgroundPids, settle, ShellTool, ShellToolInvocation } from './base.js';
 import { JOBS } from './declarations.js';
-import { formatJob, signalName } from './format.js';
+import { endText, formatJob } from './format.js';
 import type { FunctionDeclaration, ToolResult } from './types.js';
 
 export type JobsParams = Record<string, never>;
@@ -40,8 +40,7 @@ export class JobsInvocation extends ShellToolInvocation<JobsParams> {
       .map((h) => this.state.finished.get(h))
       .filter((f) => f !== undefined)
       .map((f) => {
-        const how = f.status === 'exited' ? `exited with code ${f.exitCode}` : `${f.status.replace('_', ' ')} (${signalName(f.signal)})`;
-        return `Handle ${f.handle}: ${f.command} — ${how}`;
+        return `Handle ${f.handle}: ${f.command} — ${endText(f).replace(/^was /, '')}`;
       });
     this.state.unreported.clear();
 

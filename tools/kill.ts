@@ -12,7 +12,7 @@ import {
   ShellToolInvocation,
 } from './base.js';
 import { KILL } from './declarations.js';
-import { signalName, signalText } from './format.js';
+import { endText, signalName } from './format.js';
 import { notRunningResult } from './send-input.js';
 import { type ConfirmationDetails, type FunctionDeclaration, type PolicyDecision, type ToolResult, ToolErrorType } from './types.js';
 
@@ -57,7 +57,7 @@ export class KillInvocation extends ShellToolInvocation<KillParams> {
     if (!job) {
       const finished = this.state.finished.get(handle);
       if (!finished) return notRunningResult(this.state, handle);
-      const how = finished.status === 'exited' ? `exited with code ${finished.exitCode}` : `was ${finished.status.replace('_', ' ')}`;
+      const how = endText(finished);
       return {
         llmContent: `Process ${handle} (${finished.command}) is not running (already terminated: it ${how}); nothing to kill.`,
         returnDisplay: 'Process already terminated',

@@ -14,7 +14,7 @@ import {
   type SharedState,
 } from './base.js';
 import { DEFAULTS, SEND_INPUT } from './declarations.js';
-import { formatInteraction, signalName } from './format.js';
+import { endText, formatInteraction } from './format.js';
 import { type FunctionDeclaration, type ToolResult, ToolErrorType } from './types.js';
 
 export interface SendInputParams {
@@ -47,11 +47,7 @@ export function notRunningResult(
 ): ToolResult {
   const known = info ?? state.finished.get(handle);
   const background = info?.backgroundPids ? liveBackgroundPids({ backgroundPids: info.backgroundPids }) : [];
-  const how = known
-    ? known.status === 'exited' && known.signal === null
-      ? `exited with code ${known.exitCode}`
-      : `was ${known.status === 'exited' ? 'ended' : known.status.replace('_', ' ')} (${signalName(known.signal)})`
-    : '';
+  const how = known ? endText(known) : '';
   const message = !known
     ? `No process has handle ${handle}. Use jobs to list the running processes and their handles.`
     : background.length > 0

@@ -34,7 +34,7 @@ describe('jobs', () => {
     expect(field(first, 'Status')).toBe('running');
     expect(field(first, 'Last output')).toBe('alpha-ready');
     const second = entries.find((e) => e.startsWith(`Handle: ${handleOf(b)}\n`))!;
-    expect(field(second, 'Status')).toBe('exited with code 0; background processes still running');
+    expect(field(second, 'Status')).toBe('its shell exited with code 0; background processes still running');
     expect(field(second, 'Background PIDs')).toBe(field(b.llmContent, 'Background PIDs'));
     await s.call('kill', { handle: handleOf(a) });
     await s.call('kill', { handle: handleOf(b) });
