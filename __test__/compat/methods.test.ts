@@ -136,6 +136,14 @@ describe('execute', () => {
   });
 });
 
+describe('without a sandbox manager', () => {
+  it('passes the environment as built: nothing redacted (D16)', async () => {
+    const cfg = config({ env: { ...process.env, COMPAT_API_TOKEN: 'visible' }, sandboxManager: undefined });
+    const r = await (await Compat.execute('echo "[$COMPAT_API_TOKEN] $GEMINI_CLI"', project(), () => undefined, never, false, cfg)).result;
+    expect(r.output).toBe('[visible] 1');
+  });
+});
+
 describe('writeToPty', () => {
   it('feeds a PTY program', async () => {
     const { pid, result } = await start('read -r a; read -r b; echo "got $a and $b"', true);
