@@ -110,12 +110,14 @@ impl LineAssembler {
             CURSOR_LEFT => {
                 let col = self.column();
                 self.cursor = col.saturating_sub(1);
-                self.at_end = self.cursor >= self.line.chars().count();
+                // Past the end of the text (after an erase) is not "at the end": writing
+                // there pads with spaces.
+                self.at_end = self.cursor == self.line.chars().count();
             }
             ERASE_TO_END if !self.at_end => {
                 let keep: String = self.line.chars().take(self.cursor).collect();
                 self.line = keep;
-                self.at_end = self.line.chars().count() <= self.cursor;
+                self.at_end = self.line.chars().count() == self.cursor;
             }
             ERASE_LINE => {
                 self.cursor = self.column();
@@ -216,6 +218,69 @@ mod tests {
             a.feed(&clean, &mut out);
             a.finish(&mut out);
             assert_eq!(out, whole, "cut at {cut}");
+        }
+    }
+
+    /// The line model in its plainest form: a vector of characters and a cursor.
+    fn naive(chunks: &[&str]) -> String {
+        let (mut out, mut line, mut cursor) = (String::new(), Vec::<char>::new(), 0usize);
+        for c in chunks.iter().flat_map(|c| c.chars()) {
+            match c {
+                '\n' => {
+                    out.extend(line.drain(..));
+                    out.push('\n');
+                    cursor = 0;
+                }
+                '\r' => cursor = 0,
+                CURSOR_LEFT => cursor = cursor.saturating_sub(1),
+                ERASE_TO_END => line.truncate(cursor.min(line.len())),
+                ERASE_LINE => line.clear(),
+                c => {
+                    if line.len() < cursor {
+                        line.resize(cursor, ' ');
+                    }
+                    if cursor < line.len() {
+                        line[cursor] = c;
+                    } else {
+                        line.push(c);
+                    }
+                    cursor += 1;
+                }
+            }
+        }
+        out.extend(line);
+        out
+    }
+
+    #[test]
+    fn matches_the_plain_model_on_random_streams_and_cuts() {
+        const PIECES: &[&str] = &[
+            "abc", "hello world", "é€", "漢字", "\t", "\n", "\r\n", "\r", "\x08", "\x1b", "\x1c", "12%", "  ",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for round in 0..5000 {
+            let mut stream = String::new();
+            for _ in 0..next(30) {
+                stream.push_str(PIECES[next(PIECES.len())]);
+            }
+            let mut cuts: Vec<usize> = (0..next(5)).map(|_| next(stream.len() + 1)).collect();
+            cuts.extend([0, stream.len()]);
+            cuts.retain(|&c| stream.is_char_boundary(c));
+            cuts.sort_unstable();
+            let chunks: Vec<&str> = cuts.windows(2).map(|w| &stream[w[0]..w[1]]).collect();
+            let mut a = LineAssembler::new(usize::MAX);
+            let mut out = String::new();
+            for chunk in &chunks {
+                a.feed(chunk, &mut out);
+            }
+            a.finish(&mut out);
+            assert_eq!(out, naive(&chunks), "round {round}: {stream:?} cut at {cuts:?}");
         }
     }
 }
