@@ -45,6 +45,21 @@ impl LineAssembler {
             // byte scan finds them without decoding characters.
             let rel = bytes[start..].iter().position(|&b| b < 0x20 && b != b'\t');
             let end = rel.map_or(bytes.len(), |r| start + r);
+            // The commonest case by far: a whole line, ended by `\n` or `\r\n`, written
+            // onto an empty line. It goes straight to `committed`.
+            if self.at_end && self.line.is_empty() && end < bytes.len() {
+                let newline = match (bytes[end], bytes.get(end + 1)) {
+                    (b'\n', _) => Some(end),
+                    (b'\r', Some(b'\n')) => Some(end + 1),
+                    _ => None,
+                };
+                if let Some(newline) = newline {
+                    committed.push_str(&clean[start..end]);
+                    committed.push('\n');
+                    start = newline + 1;
+                    continue;
+                }
+            }
             if end > start {
                 self.put_text(&clean[start..end], committed);
             }
@@ -77,7 +92,25 @@ impl LineAssembler {
             }
             return;
         }
-        // Overwrite from the cursor, as a terminal does after `\r` or a backspace.
+        // Overwrite from the cursor, as a terminal does after `\r` or a backspace. In
+        // ASCII a character is a byte, and the line is edited in place.
+        if text.is_ascii() && self.line.is_ascii() {
+            let at = self.cursor;
+            if self.line.len() < at {
+                let pad = at - self.line.len();
+                self.line.extend(std::iter::repeat_n(' ', pad));
+            }
+            let end = at + text.len();
+            if end <= self.line.len() {
+                self.line.replace_range(at..end, text);
+            } else {
+                self.line.truncate(at);
+                self.line.push_str(text);
+            }
+            self.cursor = end;
+            self.at_end = end >= self.line.len();
+            return;
+        }
         let mut chars: Vec<char> = self.line.chars().collect();
         if chars.len() < self.cursor {
             chars.resize(self.cursor, ' ');
