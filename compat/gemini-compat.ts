@@ -28,7 +28,16 @@ import type {
   ShellExecutionResult,
   ShellOutputEvent,
 } from './types.js';
-import { gridLines, inAlternateScreen, LineDeltas, wrapLine, looksBinary, pipesOutput, ptyOutput, toAnsiOutput } from './views.js';
+import {
+  gridLines,
+  inAlternateScreen,
+  LineDeltas,
+  looksBinary,
+  pipesOutput,
+  ptyOutput,
+  toAnsiOutput,
+  wrapLine,
+} from './views.js';
 
 export * from './types.js';
 export * from './lifecycle.js';
@@ -42,8 +51,6 @@ export const SCROLLBACK_LIMIT = 300000;
 export const RENDER_INTERVAL_MS = 68;
 /** Upstream's cap on a pipes-mode result (it keeps the last 16 MB). */
 const MAX_PIPES_OUTPUT = 16 * 1024 * 1024;
-/** How long a finished execution's exit status is remembered for `onExit`. */
-const EXIT_INFO_TTL_MS = 5 * 60 * 1000;
 const MAX_BACKGROUND_HISTORY = 100;
 /** Bytes of text read per render; the grid shows at most `maxSerializedLines` of them. */
 const RENDER_TAIL_BYTES = 256 * 1024;

@@ -86,15 +86,6 @@ export function gridLines(grid: AnsiOutput): string {
   return lines.join('\n');
 }
 
-/** The last `max` lines of `text`, trailing blank lines dropped unless `keepTrailing`. */
-export function lastLines(text: string, max: number, keepTrailing = false): string[] {
-  const lines = text.split('\n');
-  if (!keepTrailing) {
-    while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
-  }
-  return lines.length > max ? lines.slice(lines.length - max) : lines;
-}
-
 /**
  * Upstream's PTY `output`: the last `maxLines` lines of the terminal buffer (the line
  * the cursor sits on counts), as written, trailing empty lines dropped.
@@ -165,33 +156,26 @@ export class LineDeltas {
     const end = final ? view.length : view.lastIndexOf('\n') + 1;
     if (end <= 0) return '';
     const omitted = OMITTED.exec(view);
-    if (!omitted && !this.bounded) {
-      const start = Math.min(this.taken, end);
-      return this.take(view.slice(start, end), end);
-    }
-    const headEnd = omitted ? omitted.index : 0;
     const tailStart = omitted ? omitted.index + omitted[0].length : 0;
-    if (!this.bounded && omitted && this.taken <= headEnd) {
+    let fresh: string;
+    if (!omitted && !this.bounded) {
+      fresh = view.slice(Math.min(this.taken, end), end);
+    } else if (!this.bounded && omitted && this.taken <= omitted.index) {
       // First time bounded: the head is still where it was; only the middle is gone.
-      this.bounded = true;
-      const head = view.slice(this.taken, headEnd);
+      const head = view.slice(this.taken, omitted.index);
       const gap = head.length > 0 && !head.endsWith('\n') ? '\n' : '';
-      return this.take(`${head}${gap}${GAP_MARKER}${view.slice(tailStart, end)}`, end);
+      fresh = `${head}${gap}${GAP_MARKER}${view.slice(tailStart, end)}`;
+    } else {
+      const sig = this.signature;
+      const found = sig ? view.lastIndexOf(sig, end - sig.length) : tailStart;
+      if (found >= tailStart) fresh = view.slice(found + sig.length, end);
+      // What was handed out last has scrolled into the omitted middle.
+      else fresh = GAP_MARKER + view.slice(tailStart, end);
     }
-    this.bounded = true;
-    const found = this.signature ? view.lastIndexOf(this.signature, end - this.signature.length) : -1;
-    if (found >= tailStart) return this.take(view.slice(found + this.signature.length, end), end);
-    // What was handed out last has scrolled into the omitted middle.
-    return this.take(GAP_MARKER + view.slice(tailStart, end), end);
-  }
-
-  private take(fresh: string, end: number): string {
+    this.bounded ||= !!omitted;
     this.taken = end;
-    if (fresh) this.remember(fresh);
+    // The text just before the resume point, as the view holds it (never the marker).
+    this.signature = view.slice(Math.max(tailStart, end - SIGNATURE), end);
     return fresh;
-  }
-
-  private remember(fresh: string): void {
-    this.signature = (this.signature + fresh).slice(-SIGNATURE);
   }
 }
