@@ -136,6 +136,23 @@ describe('execute', () => {
   });
 });
 
+describe('concurrency', () => {
+  it('runs executions side by side, each with its own events and result', async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        start(`for j in 1 2 3; do echo "job${i} line $j"; sleep 0.05; done; exit ${i}`, i % 2 === 0),
+      ),
+    );
+    const results = await Promise.all(runs.map((r) => r.result));
+    results.forEach((r, i) => {
+      expect(r.exitCode).toBe(i);
+      expect(r.output).toBe(`job${i} line 1\njob${i} line 2\njob${i} line 3`);
+      const events = runs[i]!.events;
+      expect(events[events.length - 1]).toEqual({ type: 'exit', exitCode: i, signal: i % 2 === 0 ? 0 : null });
+    });
+  });
+});
+
 describe('without a sandbox manager', () => {
   it('passes the environment as built: nothing redacted (D16)', async () => {
     const cfg = config({ env: { ...process.env, COMPAT_API_TOKEN: 'visible' }, sandboxManager: undefined });
