@@ -117,6 +117,17 @@ describe('patterns, keys and terminals', () => {
     await s.service.kill(sh.handle);
   });
 
+  it("run's pattern sees the very first byte of output (the waiter exists before the reader)", async () => {
+    for (const mode of ['pty', 'pipes'] as const) {
+      for (let i = 0; i < 50; i += 1) {
+        const r = await s.service.run('echo first-line; exec sleep 30', { mode, callbackPattern: '^first-line' });
+        expect(r.status).toBe('running');
+        expect(r.matched).toBe('first-line');
+        s.service.removeProcess(r.handle);
+      }
+    }
+  });
+
   it('a prompt already on screen never satisfies a new wait', async () => {
     const py = await s.service.run('python3 -q', { callbackPattern: '>>> ' });
     const stale = await s.service.waitFor(py.handle, { pattern: '>>> ', timeoutMs: 400 });

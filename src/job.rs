@@ -260,17 +260,32 @@ impl Job {
     /// Registers a waiter now; only output ingested after this call can satisfy it.
     /// Await [`PendingWait::outcome`] for the result.
     pub fn begin_wait(self: &Arc<Self>, spec: WaitSpec) -> PendingWait<'_> {
+        let ticket = self.register_waiter(spec.pattern.clone());
+        self.pending(ticket, spec)
+    }
+
+    /// Registers a waiter without waiting yet: `run` does this before the reader
+    /// starts, so not even the first byte of output can slip past the pattern.
+    pub fn register_waiter(&self, pattern: Option<regex::Regex>) -> WaitTicket {
         let id = self.next_waiter.fetch_add(1, Ordering::Relaxed);
         let mut state = self.state();
-        let mut waiter = Waiter::new(id, spec.pattern.clone());
+        let mut waiter = Waiter::new(id, pattern);
         if state.status != JobStatus::Running {
             waiter.mark_exited();
         }
         let notify = waiter.notify.clone();
         state.waiters.push(waiter);
+        WaitTicket { id, notify }
+    }
+
+    /// The wait of a registered waiter.
+    pub fn pending(self: &Arc<Self>, ticket: WaitTicket, spec: WaitSpec) -> PendingWait<'_> {
         PendingWait {
-            guard: WaiterGuard { job: self, id },
-            notify,
+            guard: WaiterGuard {
+                job: self,
+                id: ticket.id,
+            },
+            notify: ticket.notify,
             spec,
         }
     }
@@ -293,6 +308,12 @@ async fn sleep_or_never(d: Option<Duration>) {
         Some(d) => tokio::time::sleep(d).await,
         None => std::future::pending().await,
     }
+}
+
+/// A registered waiter, not yet awaited.
+pub struct WaitTicket {
+    id: u64,
+    notify: Arc<Notify>,
 }
 
 /// A registered wait; dropping it unregisters the waiter.

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use crate::driver;
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::history::{preview, History, HistoryEntry, DEFAULT_HISTORY_LIMIT, OUTPUT_PREVIEW_BYTES};
-use crate::job::{Input, Job, JobMeta, JobState, JobStatus};
+use crate::job::{Input, Job, JobMeta, JobState, JobStatus, WaitTicket};
 use crate::keys::{parse_key, Key};
 use crate::kill::{kill_job, kill_now, KillReport};
 use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
@@ -197,8 +197,8 @@ impl Service {
         }
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
-        let job = match self.start_job(handle, &req, &workdir) {
-            Ok(job) => job,
+        let (job, ticket) = match self.start_job(handle, &req, &workdir, pattern.clone()) {
+            Ok(started) => started,
             Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
         };
         let spec = WaitSpec {
@@ -207,14 +207,21 @@ impl Service {
             timeout: req.timeout,
             max_output: req.max_output_size,
         };
-        let outcome = job.begin_wait(spec).outcome().await;
+        let outcome = job.pending(ticket, spec).outcome().await;
         if outcome.status == WaitStatus::TimedOut {
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
         }
         Ok(run_result(&job, req.max_output_size, outcome.matched))
     }
 
-    fn start_job(&self, handle: u32, req: &RunRequest, workdir: &directory::WorkingDir) -> std::io::Result<Arc<Job>> {
+    /// Spawns the job and registers `run`'s waiter before its reader starts.
+    fn start_job(
+        &self,
+        handle: u32,
+        req: &RunRequest,
+        workdir: &directory::WorkingDir,
+        pattern: Option<regex::Regex>,
+    ) -> std::io::Result<(Arc<Job>, WaitTicket)> {
         let inner = &self.inner;
         let owner = owner_entry();
         watchdog::ensure_started(&owner);
@@ -263,29 +270,31 @@ impl Service {
         };
         let (tx, rx) = mpsc::unbounded_channel();
         let on_exit = self.history_recorder();
-        let job = match spawned.io {
+        let (job, ticket) = match spawned.io {
             ProcessIo::Pty { master, fd } => {
                 // SAFETY: the OwnedFd moves into the AsyncFd and stays open, unchanged,
                 // for its whole life.
                 let fd = unsafe { AsyncFd::register(fd) }.map_err(|e| std::io::Error::other(e.to_string()))?;
                 let fd = Arc::new(fd);
                 let job = Arc::new(Job::new(meta, output, tx, Some(master)));
+                let ticket = job.register_waiter(pattern);
                 inner.runtime.spawn(driver::write_pty(fd.clone(), rx));
                 let reader = inner
                     .runtime
                     .spawn(driver::drive_pty(job.clone(), spawned.child, fd, on_exit));
                 supervise(&inner.runtime, &job, reader);
-                job
+                (job, ticket)
             }
             ProcessIo::Pipes { stdin, stdout, stderr } => {
                 let job = Arc::new(Job::new(meta, output, tx, None));
+                let ticket = job.register_waiter(pattern);
                 inner.runtime.spawn(driver::write_pipe(stdin, rx));
                 let reader =
                     inner
                         .runtime
                         .spawn(driver::drive_pipes(job.clone(), spawned.child, stdout, stderr, on_exit));
                 supervise(&inner.runtime, &job, reader);
-                job
+                (job, ticket)
             }
         };
         {
@@ -293,7 +302,7 @@ impl Service {
             job.write_info(&state);
         }
         lock(&inner.jobs).insert(handle, job.clone());
-        Ok(job)
+        Ok((job, ticket))
     }
 
     fn history_recorder(&self) -> driver::OnExit {
