@@ -14,6 +14,8 @@
 
 use vte::{Params, Parser, Perform};
 
+use super::line::next_control;
+
 /// Clean-stream control: erase from the cursor to the end of the line.
 pub const ERASE_TO_END: char = '\x1b';
 /// Clean-stream control: erase the whole line, keeping the cursor column.
@@ -144,6 +146,18 @@ fn sequence_end(seq: &[u8]) -> Option<usize> {
 fn ground_text(text: &str, out: &mut String) {
     let bytes = text.as_bytes();
     let mut run = 0;
+    if text.is_ascii() {
+        // Only controls and DEL are special in ASCII.
+        loop {
+            let at = next_control(bytes, run);
+            out.push_str(&text[run..at]);
+            let Some(&b) = bytes.get(at) else { return };
+            if let Some(c) = control(b) {
+                out.push(c);
+            }
+            run = at + 1;
+        }
+    }
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];

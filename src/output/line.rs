@@ -43,8 +43,11 @@ impl LineAssembler {
         while start < bytes.len() {
             // Every control of the clean stream is ASCII below 0x20 (tab is text), so a
             // byte scan finds them without decoding characters.
-            let rel = bytes[start..].iter().position(|&b| b < 0x20 && b != b'\t');
-            let end = rel.map_or(bytes.len(), |r| start + r);
+            let mut end = next_control(bytes, start);
+            while end < bytes.len() && !is_control(bytes[end]) {
+                end = next_control(bytes, end + 1);
+            }
+            let rel = (end < bytes.len()).then_some(end);
             // The commonest case by far: a whole line, ended by `\n` or `\r\n`, written
             // onto an empty line. It goes straight to `committed`.
             if self.at_end && self.line.is_empty() && end < bytes.len() {
@@ -168,6 +171,36 @@ impl LineAssembler {
             self.cursor
         }
     }
+}
+
+fn is_control(b: u8) -> bool {
+    b < 0x20 && b != b'\t'
+}
+
+/// The index of the first byte at or after `from` that is below 0x20 or is 0x7F (DEL),
+/// or `bytes.len()`. Eight bytes are tested at a time; text between controls is what
+/// every stage of the output pipeline spends its time scanning.
+pub(crate) fn next_control(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while i + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[i..i + 8]);
+        let x = u64::from_le_bytes(word);
+        // Some byte below 0x20 (a byte with its high bit set never counts), or some
+        // byte equal to 0x7F. Either test may point at the wrong byte, never miss one.
+        let below = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let del = (x ^ (ONES * 0x7f)).wrapping_sub(ONES) & !(x ^ (ONES * 0x7f)) & HIGH;
+        if below | del != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && bytes[i] >= 0x20 && bytes[i] != 0x7f {
+        i += 1;
+    }
+    i
 }
 
 /// What a person would read from a whole clean stream: lines as they finally show.
@@ -314,6 +347,27 @@ mod tests {
             }
             a.finish(&mut out);
             assert_eq!(out, naive(&chunks), "round {round}: {stream:?} cut at {cuts:?}");
+        }
+    }
+
+    #[test]
+    fn next_control_finds_every_control_and_del() {
+        let mut state = 0x1234_5678_9ABC_DEF1u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 40) as usize;
+            let mut bytes: Vec<u8> = (0..len).map(|k| 0x20 + ((state >> (k % 56)) as u8 % 0x5f)).collect();
+            for k in 0..len {
+                if (state >> (k % 61)).is_multiple_of(9) {
+                    bytes[k] = [0x00, 0x09, 0x0a, 0x1f, 0x7f, 0x80, 0xc2, 0xff, 0x20][k % 9];
+                }
+            }
+            for from in 0..=len {
+                let expected = (from..len).find(|&k| bytes[k] < 0x20 || bytes[k] == 0x7f).unwrap_or(len);
+                assert_eq!(next_control(&bytes, from), expected, "{bytes:?} from {from}");
+            }
         }
     }
 }

@@ -13,6 +13,7 @@
 use std::cell::RefCell;
 use std::num::NonZeroU16;
 
+use super::line::next_control;
 use crate::service::MAX_TERMINAL_SIZE;
 
 /// Queued bytes are emulated once this many are waiting.
@@ -106,10 +107,16 @@ impl Inner {
                 }
                 // The hot loop: text, `\r`, `\n`, `\b`, `\t` in ground state.
                 while i < n {
+                    let text_end = next_control(&bytes, i);
+                    if text_end > i {
+                        run.last_text = text_end - 1;
+                        i = text_end;
+                        if i == n {
+                            break;
+                        }
+                    }
                     let b = bytes[i];
-                    if b >= 0x20 && b != 0x7f {
-                        run.last_text = i;
-                    } else if b == b'\n' {
+                    if b == b'\n' {
                         if run.start.is_some() {
                             run.feed(i, i > 0 && bytes[i - 1] == b'\r');
                         } else {
