@@ -51,21 +51,28 @@ export function cellWidth(ch: string): number {
 }
 
 /**
- * Splits a text line into the rows a terminal `cols` wide shows it on (the grid of a
- * PTY job wraps like upstream's emulated terminal; the text output does not).
+ * Splits a text line into the rows a terminal `cols` wide shows it on, tabs expanded to
+ * their stops: the grid of a PTY job is a display, laid out like upstream's emulated
+ * terminal (the text output keeps the tabs).
  */
 export function wrapLine(line: string, cols: number): string[] {
-  if (cols <= 0 || line.length <= cols / 2) return [line];
+  if (cols <= 0 || (line.length <= cols / 2 && !line.includes('\t'))) return [line];
   const rows: string[] = [];
   let row = '';
   let col = 0;
   for (const ch of line) {
-    let w = ch === '\t' ? 8 - (col % 8) : cellWidth(ch);
+    if (ch === '\t') {
+      // To the next stop, but never past the last column (xterm does not wrap on a tab).
+      const target = Math.max(col, Math.min(col + 8 - (col % 8), cols - 1));
+      row += ' '.repeat(target - col);
+      col = target;
+      continue;
+    }
+    const w = cellWidth(ch);
     if (col + w > cols && col > 0) {
       rows.push(row);
       row = '';
       col = 0;
-      if (ch === '\t') w = 8;
     }
     row += ch;
     col += w;

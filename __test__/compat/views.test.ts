@@ -38,7 +38,9 @@ describe('wrapLine, cellWidth', () => {
     expect(wrapLine('x'.repeat(200), 80).map((r) => r.length)).toEqual([80, 80, 40]);
     expect(wrapLine('日'.repeat(50), 80)).toEqual(['日'.repeat(40), '日'.repeat(10)]);
     expect(wrapLine('short', 80)).toEqual(['short']);
-    expect(wrapLine(`${'x'.repeat(76)}\tyz`, 80)).toEqual([`${'x'.repeat(76)}\t`, 'yz']);
+    expect(wrapLine('a\tb', 80)).toEqual(['a       b']);
+    expect(wrapLine('日本\tx', 80)).toEqual(['日本    x']);
+    expect(wrapLine(`${'x'.repeat(76)}\tyz`, 80)).toEqual([`${'x'.repeat(76)}   y`, 'z']);
     expect(cellWidth('a')).toBe(1);
     expect(cellWidth('語')).toBe(2);
     expect(cellWidth('🎉')).toBe(2);
