@@ -317,6 +317,11 @@ impl Analyzer {
         let Some(name) = node.child_by_field_name("name") else {
             return;
         };
+        // The grammar's error recovery can invent an empty command (`ls &&`); the
+        // syntax error is already recorded.
+        if name.is_missing() || name.start_byte() == name.end_byte() {
+            return;
+        }
         let mut cursor = node.walk();
         let mut parts = vec![name];
         parts.extend(node.children_by_field_name("argument", &mut cursor));

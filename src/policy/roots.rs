@@ -215,6 +215,9 @@ fn wrapper(name: &str) -> Option<Spec> {
 /// `sudo -u bob rm x` → adds the view `rm x`.
 fn wrapped(words: &[Word], view: View, name: &str, spec: &Spec, out: &mut Unwrapped) {
     let mut i = view.start + 1;
+    // `sudo -s` / `sudo -i` / `doas -s` with no command start an interactive shell.
+    let mut shell_mode = false;
+    let runs_shell = |opt: char| matches!((name, opt), ("sudo", 's' | 'i') | ("doas", 's'));
     while i < view.end {
         // A word we cannot read ends the options: it is (or could be) the command.
         let Some(s) = words[i].literal() else { break };
@@ -247,6 +250,7 @@ fn wrapped(words: &[Word], view: View, name: &str, spec: &Spec, out: &mut Unwrap
                 split_string(words, view, string, after, out);
                 return;
             }
+            shell_mode |= name == "sudo" && matches!(opt, "shell" | "login");
             i += if value.is_none() && spec.long_with_arg.contains(&opt) {
                 2
             } else {
@@ -262,6 +266,7 @@ fn wrapped(words: &[Word], view: View, name: &str, spec: &Spec, out: &mut Unwrap
             }
             let mut takes_next = false;
             for (at, c) in cluster.char_indices() {
+                shell_mode |= runs_shell(c);
                 let rest = &cluster[at + c.len_utf8()..];
                 if spec.short_with_arg.contains(c) {
                     if name == "env" && c == 'S' {
@@ -293,6 +298,8 @@ fn wrapped(words: &[Word], view: View, name: &str, spec: &Spec, out: &mut Unwrap
             end: view.end,
             then_anything,
         });
+    } else if shell_mode {
+        out.code.push(Code::Unknown);
     } else if view.then_anything {
         // e.g. `... | xargs sudo`: the command itself comes from the input.
         out.views.push(View {

@@ -142,15 +142,37 @@ fn definite(rule: &Rule, ws: &[Word], deny: bool) -> bool {
             .all(|(i, (r, w))| w.literal().is_some_and(|v| same_word(v, r, i == 0, deny)))
 }
 
-/// Whether some expansion of the words could start with the rule's words. A small
-/// automaton: `state[k]` means "the first k rule words can be matched so far".
+/// Whether some expansion of the words could start with the rule's words, or could
+/// once options are skipped. A small automaton: `states[k]` means "the first k rule
+/// words can be matched so far"; `after_option[k]` means the same, with the previous
+/// word an option whose value this word may be.
+///
+/// Skipping options catches `git -C . push` and `git --no-pager push` for a rule
+/// `git push`: global options between a command and its subcommand. It only ever
+/// turns a non-match into "maybe" (→ `ask`); a `deny` needs an exact prefix.
 fn possible(rule: &Rule, ws: &[Word], then_anything: bool) -> bool {
     let n = rule.words.len();
     let mut states = vec![false; n + 1];
+    let mut after_option = vec![false; n + 1];
     states[0] = true;
     for w in ws {
         let mut next = vec![false; n + 1];
-        for s in (0..n).filter(|&s| states[s]) {
+        let mut next_after_option = vec![false; n + 1];
+        for s in (0..n).filter(|&s| states[s] || after_option[s]) {
+            if s > 0 {
+                // An option (or something that could be one) may be skipped, and so
+                // may the word after an option, which may be its value.
+                let optionish = match &w.form {
+                    Form::Literal(v) | Form::Pattern { literal: v, .. } => v.starts_with('-'),
+                    Form::Unknown { .. } => true,
+                };
+                if optionish {
+                    next_after_option[s] = true;
+                }
+                if after_option[s] {
+                    next[s] = true;
+                }
+            }
             match &w.form {
                 Form::Literal(v) => {
                     if same_word(v, &rule.words[s], s == 0, true) {
@@ -176,13 +198,14 @@ fn possible(rule: &Rule, ws: &[Word], then_anything: bool) -> bool {
         if next[n] {
             return true;
         }
-        if !next.contains(&true) {
+        if !next.contains(&true) && !next_after_option.contains(&true) {
             return false;
         }
         states = next;
+        after_option = next_after_option;
     }
     // Whatever is appended at run time could supply the remaining rule words.
-    then_anything && states.contains(&true)
+    then_anything && (states.contains(&true) || after_option.contains(&true))
 }
 
 #[cfg(test)]
