@@ -80,7 +80,7 @@ async function serverJobsKill(step: Step): Promise<string> {
   const start = await call(step, 'run_shell_command', {
     command: 'python3 -m http.server 0 --bind 127.0.0.1',
     description: 'static file server',
-    ai_callback_pattern: 'Serving HTTP on \\S+ port \\d+',
+    ai_callback_pattern: 'Serving HTTP on \\S+ port \\d+ \\(',
   });
   const h = handleOf(start);
   const port = Number(/port (\d+)/.exec(start.llmContent)?.[1]);

@@ -88,7 +88,7 @@ describe('Gemini CLI end to end', () => {
           args: {
             command: 'python3 -m http.server 0 --bind 127.0.0.1',
             description: 'dev server',
-            ai_callback_pattern: 'Serving HTTP on \\S+ port \\d+',
+            ai_callback_pattern: 'Serving HTTP on \\S+ port \\d+ \\(',
           },
         },
         { call: 'run_shell_command', args: { command: 'echo checking the server' } },
@@ -155,7 +155,7 @@ describe('Gemini CLI end to end', () => {
   it('jobs left running die when the CLI exits', async () => {
     const run = await g.run(
       [
-        { call: 'run_shell_command', args: { command: 'echo pid=$$; exec sleep 300', ai_callback_pattern: 'pid=\\d+' } },
+        { call: 'run_shell_command', args: { command: 'echo "pid=$$ ok"; exec sleep 300', ai_callback_pattern: 'pid=\\d+ ok' } },
         { call: 'run_shell_command', args: { command: 'sleep 301 &' } },
         { text: 'Started.' },
       ],

@@ -141,7 +141,7 @@ describe('mcp server options and lifecycle', () => {
   it('no process is left after the client closes', async () => {
     const s = await connect();
     const serverPid = s.transport.pid!;
-    const fg = await s.call('run_shell_command', { command: 'echo pid=$$; exec sleep 300', ai_callback_pattern: 'pid=\\d+' });
+    const fg = await s.call('run_shell_command', { command: 'echo "pid=$$ ok"; exec sleep 300', ai_callback_pattern: 'pid=\\d+ ok' });
     const bg = await s.call('run_shell_command', { command: 'sleep 301 &' });
     const pids = [Number(/pid=(\d+)/.exec(fg.text)![1]), Number(/^Background PIDs: (\d+)$/m.exec(bg.text)![1])];
     expect(pids.every(alive)).toBe(true);
@@ -154,7 +154,7 @@ describe('mcp server options and lifecycle', () => {
   it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('%s to the server kills its jobs', async (signal) => {
     const s = await connect();
     const serverPid = s.transport.pid!;
-    const fg = await s.call('run_shell_command', { command: 'echo pid=$$; exec sleep 300', ai_callback_pattern: 'pid=\\d+' });
+    const fg = await s.call('run_shell_command', { command: 'echo "pid=$$ ok"; exec sleep 300', ai_callback_pattern: 'pid=\\d+ ok' });
     const pid = Number(/pid=(\d+)/.exec(fg.text)![1]);
     process.kill(serverPid, signal);
     expect(await exited(serverPid)).toBe(true);

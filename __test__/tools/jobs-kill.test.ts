@@ -53,12 +53,12 @@ describe('jobs', () => {
 
 describe('kill', () => {
   it('terminates a running job and its process group, and it leaves jobs', async () => {
-    const r = await s.call('run_shell_command', { command: 'sleep 50 & echo child=$!; wait', ai_callback_pattern: 'child=\\d+' });
+    const r = await s.call('run_shell_command', { command: 'sleep 50 & echo "child=$! ok"; wait', ai_callback_pattern: 'child=\\d+ ok' });
     const h = handleOf(r);
     const child = Number(/child=(\d+)/.exec(r.llmContent)![1]);
     const k = await s.call('kill', { handle: h });
     expect(k.error).toBeUndefined();
-    expect(k.llmContent).toBe(`Process ${h} (sleep 50 & echo child=$!; wait) terminated successfully (SIGTERM).\nLast output: child=${child}`);
+    expect(k.llmContent).toBe(`Process ${h} (sleep 50 & echo "child=$! ok"; wait) terminated successfully (SIGTERM).\nLast output: child=${child} ok`);
     expect(k.returnDisplay).toBe('Process terminated');
     expect(await eventually(() => !alive(child))).toBe(true);
     expect(s.service.getActiveProcesses().find((p) => p.handle === h)).toBeUndefined();

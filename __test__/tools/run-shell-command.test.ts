@@ -48,13 +48,13 @@ describe('run_shell_command', () => {
 
   it('returns at ai_callback_pattern and leaves the job running, with how to continue', async () => {
     const r = await s.call('run_shell_command', {
-      command: "echo booting; sleep 0.2; echo 'ready on port 4242'; sleep 30",
-      ai_callback_pattern: 'ready on port \\d+',
+      command: "echo booting; sleep 0.2; echo 'ready on port 4242 (ok)'; sleep 30",
+      ai_callback_pattern: 'ready on port \\d+ \\(ok\\)',
       ai_callback_delay: 60,
     });
     const h = handleOf(r);
-    expect(field(r.llmContent, 'Status')).toBe('running (ai_callback_pattern "ready on port \\\\d+" matched "ready on port 4242")');
-    expect(r.llmContent).toContain('Stdout: booting\nready on port 4242');
+    expect(field(r.llmContent, 'Status')).toBe('running (ai_callback_pattern "ready on port \\\\d+ \\\\(ok\\\\)" matched "ready on port 4242 (ok)")');
+    expect(r.llmContent).toContain('Stdout: booting\nready on port 4242 (ok)');
     expect(r.llmContent).toContain(`The process is still running as handle ${h}: use send_input(handle=${h}`);
     expect(r.llmContent).toContain(`kill(handle=${h})`);
     expect(s.service.isPtyActive(h)).toBe(true);

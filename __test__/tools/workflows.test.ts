@@ -66,7 +66,7 @@ describe('seed workflows through the tools', () => {
   it('starts a server, lists it with jobs, kills it, and the port is freed', async () => {
     const start = await s.call('run_shell_command', {
       command: 'python3 -m http.server 0 --bind 127.0.0.1',
-      ai_callback_pattern: 'Serving HTTP on \\S+ port \\d+',
+      ai_callback_pattern: 'Serving HTTP on \\S+ port \\d+ \\(',
       description: 'static file server',
     });
     const h = handleOf(start);
