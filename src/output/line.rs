@@ -321,7 +321,19 @@ mod tests {
     #[test]
     fn matches_the_plain_model_on_random_streams_and_cuts() {
         const PIECES: &[&str] = &[
-            "abc", "hello world", "é€", "漢字", "\t", "\n", "\r\n", "\r", "\x08", "\x1b", "\x1c", "12%", "  ",
+            "abc",
+            "hello world",
+            "é€",
+            "漢字",
+            "\t",
+            "\n",
+            "\r\n",
+            "\r",
+            "\x08",
+            "\x1b",
+            "\x1c",
+            "12%",
+            "  ",
         ];
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = |n: usize| {
@@ -365,7 +377,9 @@ mod tests {
                 }
             }
             for from in 0..=len {
-                let expected = (from..len).find(|&k| bytes[k] < 0x20 || bytes[k] == 0x7f).unwrap_or(len);
+                let expected = (from..len)
+                    .find(|&k| bytes[k] < 0x20 || bytes[k] == 0x7f)
+                    .unwrap_or(len);
                 assert_eq!(next_control(&bytes, from), expected, "{bytes:?} from {from}");
             }
         }

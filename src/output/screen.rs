@@ -101,7 +101,11 @@ impl Inner {
         while i < n {
             if self.scan.state == State::Ground {
                 // A run starts only where no UTF-8 character is half read.
-                let after_ascii = if i == 0 { self.scan.after_ascii } else { bytes[i - 1] < 0x80 };
+                let after_ascii = if i == 0 {
+                    self.scan.after_ascii
+                } else {
+                    bytes[i - 1] < 0x80
+                };
                 if run.start.is_none() && after_ascii {
                     run.start = Some(i);
                 }
@@ -209,7 +213,13 @@ struct Run {
 
 impl Run {
     fn new(rows: usize) -> Self {
-        Self { start: None, rows, feeds: Default::default(), total_feeds: 0, last_text: 0 }
+        Self {
+            start: None,
+            rows,
+            feeds: Default::default(),
+            total_feeds: 0,
+            last_text: 0,
+        }
     }
 
     /// A line feed at `i`.
@@ -437,7 +447,9 @@ impl Scan {
             self.region = !params.is_empty();
         }
         if csi.private && !csi.intermediate && (f == b'h' || f == b'l') {
-            let switches = params.split(|&c| c == b';').any(|p| matches!(p, b"47" | b"1047" | b"1049"));
+            let switches = params
+                .split(|&c| c == b';')
+                .any(|p| matches!(p, b"47" | b"1047" | b"1049"));
             if switches {
                 self.alt = f == b'h';
             }
@@ -481,13 +493,55 @@ mod tests {
     /// plain lines (so that skips happen), and every kind of sequence the scan tracks.
     fn piece(rng: &mut Rng, out: &mut Vec<u8>) {
         const OTHER: &[&[u8]] = &[
-            b"\x1b[1;32m", b"\x1b[0m", b"\x1b[K", b"\x1b[2K", b"\x1b[5D", b"\x1b[G", b"\x1b[3C",
-            b"\x1b[5;3H", b"\x1b[2A", b"\x1b[2J", b"\x1b[H", b"\x1b[3;10r", b"\x1b[r", b"\x1b[?1049h",
-            b"\x1b[?1049l", b"\x1b[?47h", b"\x1b[?25l", b"\x1b]0;title\x07", b"\x1b]8;;http://x\x1b\\",
-            b"\x1bPqabc\x1b\\", b"\x1b_apc", b"\x1b]2;unterminated", "é€🙂".as_bytes(), "漢字".as_bytes(),
-            b"\xff", b"\xe2\x82", b"\x1bc", b"\x18", b"\x07", b"\t", b"\x08", b"\x1b[3b", b"\x1bM", b"\x1b7",
-            b"\x1b8", b"\x1b[2S", b"\x1b[4L", b"\x1b[?6h", b"\x1b[?6l", b"\x1b[?7l", b"\x1b[?7h", b"\x1b",
-            b"\x1b[", b"\x1b[1;", b"\x1b(B", b"\x1b[1\n2m", b"\x1b\n[m", b"\n", b"\r",
+            b"\x1b[1;32m",
+            b"\x1b[0m",
+            b"\x1b[K",
+            b"\x1b[2K",
+            b"\x1b[5D",
+            b"\x1b[G",
+            b"\x1b[3C",
+            b"\x1b[5;3H",
+            b"\x1b[2A",
+            b"\x1b[2J",
+            b"\x1b[H",
+            b"\x1b[3;10r",
+            b"\x1b[r",
+            b"\x1b[?1049h",
+            b"\x1b[?1049l",
+            b"\x1b[?47h",
+            b"\x1b[?25l",
+            b"\x1b]0;title\x07",
+            b"\x1b]8;;http://x\x1b\\",
+            b"\x1bPqabc\x1b\\",
+            b"\x1b_apc",
+            b"\x1b]2;unterminated",
+            "é€🙂".as_bytes(),
+            "漢字".as_bytes(),
+            b"\xff",
+            b"\xe2\x82",
+            b"\x1bc",
+            b"\x18",
+            b"\x07",
+            b"\t",
+            b"\x08",
+            b"\x1b[3b",
+            b"\x1bM",
+            b"\x1b7",
+            b"\x1b8",
+            b"\x1b[2S",
+            b"\x1b[4L",
+            b"\x1b[?6h",
+            b"\x1b[?6l",
+            b"\x1b[?7l",
+            b"\x1b[?7h",
+            b"\x1b",
+            b"\x1b[",
+            b"\x1b[1;",
+            b"\x1b(B",
+            b"\x1b[1\n2m",
+            b"\x1b\n[m",
+            b"\n",
+            b"\r",
         ];
         match rng.below(10) {
             0..=5 => {
@@ -557,7 +611,10 @@ mod tests {
             same(&screen, &reference, &format!("seed {seed}, end"));
             skipped += screen.inner.borrow().skipped;
         }
-        assert!(skipped > 1_000_000, "the streams exercise the skip: {skipped} bytes skipped");
+        assert!(
+            skipped > 1_000_000,
+            "the streams exercise the skip: {skipped} bytes skipped"
+        );
     }
 
     #[test]
