@@ -16,7 +16,8 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A scratch HOME: `run` keeps job output under ~/.gemini/io by default.
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, HOME: cwd }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -27,7 +27,7 @@ describe('package entry points', () => {
     const out = node(
       `import { createShellTools, DECLARATIONS, createGeminiCliTools, ToolErrorType } from 'native-shell-service/tools';
        import { ShellExecutionService } from 'native-shell-service';
-       const s = new ShellExecutionService({ projectRoot: process.cwd() });
+       const s = new ShellExecutionService({ projectRoot: process.cwd(), persistOutput: false });
        const t = createShellTools(s, { onAsk: 'allow' });
        const r = await t.shell_cmd.buildAndExecute({ command: 'echo', parameters: ['esm'] });
        console.log(DECLARATIONS.length, typeof createGeminiCliTools, ToolErrorType.COMMAND_BLOCKED, r.llmContent.split('\\n').at(-1));
@@ -41,7 +41,7 @@ describe('package entry points', () => {
     const out = node(
       `const t = require('native-shell-service/tools');
        const { ShellExecutionService } = require('native-shell-service');
-       const s = new ShellExecutionService({ projectRoot: process.cwd() });
+       const s = new ShellExecutionService({ projectRoot: process.cwd(), persistOutput: false });
        console.log(Object.keys(t.createShellTools(s)).join(','));
        s.shutdown();`,
       'commonjs',
