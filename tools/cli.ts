@@ -16,7 +16,8 @@ Usage:
       RULE uses the Gemini CLI syntax: 'run_shell_command(git)'. With --allow, only allowed
       commands run; --deny refuses matching commands. Every job is killed when the
       client disconnects or on SIGTERM/SIGINT.
-  native-shell-service run [--directory DIR] [--pattern REGEX] [--delay SECONDS] [--json] [--] <command...>
+  native-shell-service run [--directory DIR] [--pattern REGEX] [--delay SECONDS] [--json]
+                           [--project-root DIR] [--io-dir DIR] [--] <command...>
       Runs one command through the service (bash -c, in a terminal) and prints the result.
       Without --pattern/--delay it waits for the command to exit.
   native-shell-service --help | --version
@@ -90,14 +91,15 @@ async function mcp(argv: string[]): Promise<number> {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const p = parse(argv, ['directory', 'pattern', 'delay', 'project-root'], ['json']);
+  const p = parse(argv, ['directory', 'pattern', 'delay', 'project-root', 'io-dir'], ['json']);
   const command = p.rest.join(' ');
   if (command.trim() === '') throw new UsageError('run needs a command');
   const delay = one(p, 'delay');
   if (delay !== undefined && !(Number(delay) >= 0)) throw new UsageError('--delay is a number of seconds');
   const { ShellExecutionService } = loadAddon();
   const projectRoot = one(p, 'project-root') ?? process.cwd();
-  const service = new ShellExecutionService({ projectRoot });
+  const ioDir = one(p, 'io-dir');
+  const service = new ShellExecutionService({ projectRoot, ...(ioDir ? { ioDir } : {}) });
   const tools = createShellTools(service, { projectRoot, onAsk: 'allow', format: p.flags.has('json') ? 'json' : 'text' });
   const ac = new AbortController();
   const onSigint = () => ac.abort();
