@@ -180,7 +180,7 @@ export function formatInteraction(f: InteractionFacts): string {
     `Output: ${block(r.output)}`,
   ];
   if (r.running) lines.push(continueLine(r.handle));
-  else lines.push(`The process is no longer running (exit code ${r.exitCode ?? '(none)'}, signal ${signalText(r.signal)}).`);
+  else lines.push(`The process is no longer running: it ${endText({ status: 'exited', exitCode: r.exitCode, signal: r.signal })}.`);
   if (r.truncated) {
     lines.push(
       `Output truncated: the middle was left out above.${f.outputDir ? ` The whole output is in ${join(f.outputDir, 'stdout.txt')}` : ''}`,
