@@ -118,21 +118,19 @@ pub fn excerpt(head: &str, omitted: u64, tail: &str, limit: usize, whole_in: Opt
     }
     let front_budget = limit / 2;
     let back_budget = limit - front_budget;
-    // The front comes from the head, and from the tail only when nothing lies between.
-    let front_from_head = floor_boundary(head, front_budget.min(head.len()));
-    let mut front = head[..front_from_head].to_string();
-    let mut tail_used_front = 0;
-    if omitted == 0 && front_from_head == head.len() {
-        tail_used_front = floor_boundary(tail, (front_budget - front.len()).min(tail.len()));
-        front.push_str(&tail[..tail_used_front]);
-    }
-    let back_len = back_budget.min(tail.len() - tail_used_front);
-    let back_start = ceil_boundary(tail, tail.len() - back_len);
-    let back = &tail[back_start..];
-    let shown_from_head_and_tail = (front.len() + back.len()) as u64;
-    let dropped = (visible as u64 + omitted).saturating_sub(shown_from_head_and_tail);
+    // With nothing omitted, head and tail are one contiguous text: cut it as one.
+    let joined;
+    let (front_source, back_source) = if omitted == 0 {
+        joined = [head, tail].concat();
+        (joined.as_str(), joined.as_str())
+    } else {
+        (head, tail)
+    };
+    let front = &front_source[..front_end(front_source, front_budget)];
+    let back = &back_source[back_start(back_source, back_budget)..];
+    let dropped = (visible as u64 + omitted).saturating_sub((front.len() + back.len()) as u64);
     let mut text = String::with_capacity(front.len() + back.len() + 120);
-    text.push_str(&front);
+    text.push_str(front);
     if !front.is_empty() && !front.ends_with('\n') {
         text.push('\n');
     }
@@ -143,6 +141,29 @@ pub fn excerpt(head: &str, omitted: u64, tail: &str, limit: usize, whole_in: Opt
     text.push_str(" ...]\n");
     text.push_str(back);
     Excerpt { text, truncated: true }
+}
+
+/// Where the front part ends: within `budget` bytes, after the last whole line if
+/// the budget holds one (a reader gets lines, not a line cut in two).
+fn front_end(text: &str, budget: usize) -> usize {
+    let end = floor_boundary(text, budget.min(text.len()));
+    if end == text.len() {
+        return end;
+    }
+    text[..end].rfind('\n').map_or(end, |nl| nl + 1)
+}
+
+/// Where the back part starts: at most `budget` bytes from the end, at the start of
+/// a line if the budget holds one.
+fn back_start(text: &str, budget: usize) -> usize {
+    let start = ceil_boundary(text, text.len() - budget.min(text.len()));
+    if start == 0 || text.as_bytes()[start - 1] == b'\n' {
+        return start;
+    }
+    match text[start..].find('\n') {
+        Some(nl) if start + nl + 1 < text.len() => start + nl + 1,
+        _ => start,
+    }
 }
 
 /// The last `max` bytes of `text`, cut on a character boundary.
@@ -226,5 +247,18 @@ mod tests {
     fn excerpt_of_contiguous_text() {
         let e = excerpt("0123456789", 0, "abcdefghij", 10, None);
         assert!(e.text.starts_with("01234\n[... 10 bytes omitted ...]\nfghij"));
+    }
+
+    #[test]
+    fn excerpt_keeps_a_tail_when_everything_is_in_the_head() {
+        let text: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+        let e = excerpt(&text, 0, "", 200, None);
+        assert!(e.text.starts_with("1\n2\n"));
+        assert!(e.text.ends_with("4999\n5000\n"), "{}", e.text);
+        // Whole lines on both sides of the marker.
+        let after = e.text.split(" ...]\n").nth(1).unwrap();
+        assert!(after.lines().all(|l| l.parse::<u32>().is_ok_and(|n| n > 4900)), "{after}");
+        let before = e.text.split("[... ").next().unwrap();
+        assert!(before.lines().all(|l| l.parse::<u32>().is_ok_and(|n| n < 100)), "{before}");
     }
 }
