@@ -21,7 +21,9 @@ afterAll(() => s.cleanup());
 describe(`${RUNS} × 100 KB then exit`, () => {
   for (const mode of ['pipes', 'pty'] as const) {
     it(`delivers every byte before the exit (${mode})`, async () => {
-      await s.service.run('true', { mode }); // warm-up: watchdog, runtime threads
+      const warm = await s.service.run('true', { mode }); // warm-up: watchdog, runtime threads
+      s.service.removeProcess(warm.handle);
+      await new Promise((r) => setTimeout(r, 500)); // the removed job's descriptors close
       const before = snapshot();
       const started = Date.now();
       const failures: string[] = [];

@@ -128,6 +128,8 @@ describe('limits of finding a tree', () => {
       mode: 'pipes',
     });
     const [escapee] = pidsIn(r.output);
+    // Until `env -i` has exec'd, the process still carries the marker and is found.
+    expect(await eventually(() => readFileSync(`/proc/${escapee}/environ`, 'latin1') === '', 5000)).toBe(true);
     await s.service.kill(r.handle);
     const gone = await eventually(() => !alive(escapee), 3000);
     if (!gone) process.kill(escapee, 'SIGKILL');
