@@ -17,6 +17,7 @@ import {
   type NativeService,
   type NativeServiceOptions,
 } from './native.js';
+import { TerminalGrid } from './grid.js';
 import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
 import type {
   AnsiOutput,
@@ -35,6 +36,7 @@ import {
   looksBinary,
   pipesOutput,
   ptyOutput,
+  tailLines,
   toAnsiOutput,
   wrapLine,
 } from './views.js';
@@ -56,6 +58,8 @@ const MAX_BACKGROUND_HISTORY = 100;
 const RENDER_TAIL_BYTES = 256 * 1024;
 /** Bytes upstream sniffs for binary output. */
 const SNIFF_BYTES = 512;
+/** Bytes of the raw tail searched for the alternate-screen switch. */
+const ALT_SCREEN_SCAN = 64 * 1024;
 const PTY_METHOD: ExecutionMethod = 'lydell-node-pty';
 const PIPES_METHOD: ExecutionMethod = 'child_process';
 
@@ -67,8 +71,9 @@ interface Job {
   pid: number;
   handle: number;
   pty: boolean;
-  /** Terminal width, for wrapping the grid (follows resizePty). */
+  /** Terminal size, for the grid (follows resizePty). */
   cols: number;
+  rows: number;
   command: string;
   sessionId: string | undefined;
   config: ShellExecutionConfig;
@@ -238,6 +243,7 @@ export class ShellExecutionService {
       handle: started.handle,
       pty,
       cols: config.terminalWidth ?? 80,
+      rows: config.terminalHeight ?? 30,
       command: config.originalCommand ?? commandToExecute,
       sessionId: config.sessionId,
       config,
@@ -368,35 +374,54 @@ export class ShellExecutionService {
     }
   }
 
-  /** The grid a PTY job shows: the screen for full-screen programs, else the last lines. */
+  /**
+   * The grid a PTY job shows: for a full-screen program the native screen view, else
+   * the terminal model run over the raw tail (colours and attributes as upstream); the
+   * text view is the fallback should the model fail.
+   */
   private static grid(job: Job): { grid: AnsiOutput; blank: boolean } {
     const service = job.service;
     const maxLines = job.config.maxSerializedLines ?? 2000;
-    const rawTail = service.getProcessOutput(job.handle, { view: 'raw', tailBytes: 64 * 1024 });
-    let lines: string[];
-    if (inAlternateScreen(rawTail)) {
-      lines = service.getProcessOutput(job.handle, { view: 'screen' }).split('\n');
-      while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+    const trim = !job.config.disableDynamicLineTrimming;
+    const rawTail = service.getProcessOutput(job.handle, { view: 'raw', tailBytes: RENDER_TAIL_BYTES });
+    let grid: AnsiOutput | undefined;
+    if (inAlternateScreen(rawTail.slice(-ALT_SCREEN_SCAN))) {
+      const lines = service.getProcessOutput(job.handle, { view: 'screen' }).split('\n');
+      while (trim && lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+      grid = toAnsiOutput(lines);
     } else {
-      const text = service.getProcessOutput(job.handle, { view: 'text', tailBytes: RENDER_TAIL_BYTES });
-      lines = text.split('\n');
-      if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-      if (!job.config.disableDynamicLineTrimming) {
-        while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+      try {
+        // Only the lines the grid can show (cursor moves stay within the screen); a tail
+        // cut from a longer output starts inside a line, which is dropped.
+        let data = tailLines(rawTail, maxLines + job.rows);
+        if (data.length === rawTail.length && job.seenBytes > RENDER_TAIL_BYTES) data = data.slice(data.indexOf('\n') + 1);
+        const terminal = new TerminalGrid(job.cols, job.rows);
+        terminal.feed(data);
+        grid = terminal.toAnsiOutput(maxLines, !!job.config.showColor, trim);
+      } catch {
+        grid = undefined;
       }
-      // Wrapped to the terminal's width, from the end until the grid is full.
-      const rows: string[][] = [];
-      let count = 0;
-      for (let i = lines.length - 1; i >= 0 && count < maxLines; i--) {
-        const wrapped = wrapLine(lines[i]!, job.cols);
-        rows.push(wrapped);
-        count += wrapped.length;
-      }
-      lines = rows.reverse().flat();
-      if (lines.length > maxLines) lines = lines.slice(lines.length - maxLines);
+      grid ??= this.textGrid(job, maxLines, trim);
     }
-    const blank = lines.every((l) => l.trim() === '');
-    return { grid: toAnsiOutput(lines), blank };
+    const blank = grid.every((line) => line.every((t) => t.text.trim() === ''));
+    return { grid, blank };
+  }
+
+  /** The last lines of the text view, wrapped at the terminal width (no attributes). */
+  private static textGrid(job: Job, maxLines: number, trim: boolean): AnsiOutput {
+    const text = job.service.getProcessOutput(job.handle, { view: 'text', tailBytes: RENDER_TAIL_BYTES });
+    const lines = text.split('\n');
+    if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    while (trim && lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
+    const rows: string[][] = [];
+    let count = 0;
+    for (let i = lines.length - 1; i >= 0 && count < maxLines; i--) {
+      const wrapped = wrapLine(lines[i]!, job.cols);
+      rows.push(wrapped);
+      count += wrapped.length;
+    }
+    const flat = rows.reverse().flat();
+    return toAnsiOutput(flat.length > maxLines ? flat.slice(flat.length - maxLines) : flat);
   }
 
   private static render(job: Job, final: boolean): void {
@@ -634,6 +659,7 @@ export class ShellExecutionService {
     try {
       job.service.resizePty(job.handle, cols, rows);
       job.cols = cols;
+      job.rows = rows;
     } catch (e) {
       if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
       throw e;

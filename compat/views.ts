@@ -35,8 +35,9 @@ const ZERO_WIDTH = /^[\p{M}\u200b-\u200f\u2060\ufe00-\ufe0f]$/u;
 
 /** Cells a terminal gives one code point. */
 export function cellWidth(ch: string): number {
-  if (ZERO_WIDTH.test(ch)) return 0;
   const cp = ch.codePointAt(0) ?? 0;
+  if (cp < 0x300) return 1;
+  if (ZERO_WIDTH.test(ch)) return 0;
   if (cp < 0x1100) return 1;
   let lo = 0;
   let hi = WIDE.length - 1;
@@ -102,6 +103,16 @@ export function ptyOutput(text: string, maxLines: number): string {
   if (lines.length > maxLines) lines = lines.slice(lines.length - maxLines);
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines.join('\n');
+}
+
+/** The end of `text` holding its last `count` newline-ended lines (and the line after them). */
+export function tailLines(text: string, count: number): string {
+  let at = text.length;
+  for (let n = 0; n <= count; n++) {
+    at = text.lastIndexOf('\n', at - 1);
+    if (at < 0) return text;
+  }
+  return text.slice(at + 1);
 }
 
 /** Upstream's pipes `output`: the whole text trimmed. */

@@ -47,6 +47,15 @@ export const corpus: CorpusCase[] = [
   { name: 'red', cmd: 'printf "\\033[31mred\\033[0m\\n"' },
   { name: 'bold and underline', cmd: 'printf "\\033[1mbold\\033[0m \\033[4munder\\033[0m\\n"' },
   { name: '256 and truecolor', cmd: 'printf "\\033[38;5;202morange\\033[0m \\033[38;2;1;2;3mrgb\\033[0m\\n"' },
+  { name: 'background colours', cmd: 'printf "\\033[41;97m alert \\033[0m \\033[7minv\\033[27m \\033[2;3mdim italic\\033[0m\\n"' },
+  { name: 'erase in line', cmd: 'printf "old text\\r\\033[Knew\\n"', differs: { pipes: D4 }, compat: { pipes: { output: 'new' } } },
+  // A multi-line redraw: the grid applies it; the native text log is line based (D19).
+  {
+    name: 'cursor up redraw',
+    cmd: 'printf "a1\\nb1\\n\\033[2Aa2\\n\\033[1Bdone\\n"',
+    differs: { pty: { output: 'D19' } },
+    compat: { pty: { output: 'a1\nb1\na2\ndone' } },
+  },
   { name: 'ls --color', cmd: 'mkdir -p cdir && ls --color=always -d cdir && rmdir cdir' },
   { name: 'OSC title', cmd: 'printf "\\033]0;a title\\007visible\\n"' },
   { name: 'bell', cmd: 'printf "a\\007b\\n"', differs: { pipes: D4 }, compat: { pipes: { output: 'ab' } } },

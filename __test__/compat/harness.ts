@@ -50,10 +50,31 @@ export interface Observed {
   events: ShellOutputEvent[];
   /** The text of the last data event (joined string chunks, or the last grid's lines). */
   streamed: string;
+  /** PTY: the last grid sent, cell by cell with attributes (see `styledRows`). */
+  styled: string[];
 }
 
 export function gridText(grid: AnsiOutput): string {
   return grid.map((line) => line.map((t) => t.text).join('').replace(/\s+$/u, '')).join('\n');
+}
+
+/**
+ * A grid cell by cell: `char fg bg flags` per cell, so that two serialisations that
+ * split tokens differently compare equal. Trailing plain blanks (upstream pads rows to
+ * the terminal width) are dropped; the cursor cell is kept (it is drawn inverted).
+ */
+export function styledRows(grid: AnsiOutput): string[] {
+  const rows = grid.map((line) => {
+    const cells: string[] = [];
+    for (const t of line) {
+      const flags = `${t.bold ? 'b' : ''}${t.italic ? 'i' : ''}${t.underline ? 'u' : ''}${t.dim ? 'd' : ''}${t.inverse ? 'r' : ''}`;
+      for (const ch of t.text) cells.push(`${ch} ${t.fg || '-'} ${t.bg || '-'} ${flags || '-'}`);
+    }
+    while (cells.length > 0 && cells[cells.length - 1] === '  - - -') cells.pop();
+    return cells.join('|');
+  });
+  while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
+  return rows;
 }
 
 export function collapse(kinds: EventKind[]): EventKind[] {
@@ -84,6 +105,7 @@ export function config(extra: Partial<ShellExecutionConfig> = {}): ShellExecutio
     sessionId: 'compat-test',
     terminalWidth: 80,
     terminalHeight: 30,
+    showColor: true,
     ...extra,
   } as ShellExecutionConfig;
 }
@@ -94,10 +116,17 @@ export async function observe(impl: Impl, c: Case, pty: boolean): Promise<Observ
   const service = (impl === 'upstream' ? Upstream : Compat) as unknown as typeof Compat;
   const events: ShellOutputEvent[] = [];
   let seen = '';
+  let styled: string[] = [];
   const controller = new AbortController();
   const onEvent = (e: ShellOutputEvent): void => {
     events.push(e);
-    if (e.type === 'data') seen = typeof e.chunk === 'string' ? seen + e.chunk : gridText(e.chunk);
+    if (e.type === 'data') {
+      if (typeof e.chunk === 'string') seen += e.chunk;
+      else {
+        seen = gridText(e.chunk);
+        styled = styledRows(e.chunk);
+      }
+    }
   };
   const cwd = c.cwd ? join(project(), c.cwd) : project();
   const handle = await service.execute(c.cmd, cwd, onEvent, controller.signal, pty, config(c.config));
@@ -135,5 +164,6 @@ export async function observe(impl: Impl, c: Case, pty: boolean): Promise<Observ
     kinds: collapse(events.map((e) => e.type)),
     events,
     streamed: seen,
+    styled,
   };
 }

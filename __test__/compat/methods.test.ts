@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnsiOutput, ShellExecutionResult, ShellOutputEvent } from '../../compat/gemini-compat';
 import { Compat, config, gridText, project, removeProject, Upstream } from './harness';
 
+/** A grid's text without the trailing cursor row. */
+const shown = (grid: AnsiOutput): string => gridText(grid).replace(/\n+$/u, '');
+
 const never = new AbortController().signal;
 let home: string;
 const savedHome = process.env.HOME;
@@ -34,7 +37,7 @@ async function until(predicate: () => boolean, timeoutMs = 10_000): Promise<void
 function lastGrid(events: ShellOutputEvent[]): string {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
-    if (e.type === 'data' && typeof e.chunk !== 'string') return gridText(e.chunk);
+    if (e.type === 'data' && typeof e.chunk !== 'string') return shown(e.chunk);
   }
   return '';
 }
@@ -56,7 +59,7 @@ describe('execute', () => {
       ['aborted', 'ansiOutput', 'error', 'executionMethod', 'exitCode', 'output', 'pid', 'rawOutput', 'signal'].sort(),
     );
     expect(r.rawOutput).toBeInstanceOf(Buffer);
-    expect(gridText(r.ansiOutput as AnsiOutput)).toBe(`pid=${pid}`);
+    expect(shown(r.ansiOutput as AnsiOutput)).toBe(`pid=${pid}`);
     expect(r.ansiOutput![0]).toEqual([
       { text: `pid=${pid}`, bold: false, italic: false, underline: false, dim: false, inverse: false, isUninitialized: false, fg: '', bg: '' },
     ]);
@@ -67,7 +70,7 @@ describe('execute', () => {
   it('PTY data events carry the whole current grid; pipes events carry the new text', async () => {
     const pty = await start('for i in 1 2 3; do echo "line $i"; sleep 0.2; done', true);
     await pty.result;
-    const grids = pty.events.filter((e) => e.type === 'data').map((e) => gridText(e.chunk as AnsiOutput));
+    const grids = pty.events.filter((e) => e.type === 'data').map((e) => shown(e.chunk as AnsiOutput));
     expect(grids.length).toBeGreaterThanOrEqual(2);
     expect(grids[grids.length - 1]).toBe('line 1\nline 2\nline 3');
     for (const g of grids) expect('line 1\nline 2\nline 3'.startsWith(g)).toBe(true);
@@ -373,7 +376,7 @@ describe('useLifecycle: reporting to gemini-cli-core ExecutionLifecycleService',
       expect(Upstream.isActive(pid)).toBe(true);
       const seen: ShellOutputEvent[] = [];
       Upstream.subscribe(pid, (e: ShellOutputEvent) => seen.push(e));
-      expect(gridText(seen[0]!.type === 'data' ? (seen[0]!.chunk as AnsiOutput) : [])).toBe('hello');
+      expect(shown(seen[0]!.type === 'data' ? (seen[0]!.chunk as AnsiOutput) : [])).toBe('hello');
       Compat.background(pid);
       expect(await result).toMatchObject({ backgrounded: true, output: 'hello', pid });
       expect(started).toEqual([pid]);
