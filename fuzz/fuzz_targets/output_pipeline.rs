@@ -76,7 +76,11 @@ fuzz_target!(|data: &[u8]| {
     let pipes = config & 1 == 1;
     let mut o = JobOutput::new(limits, pipes, (!pipes).then_some((20, 5)), None);
     for (i, read) in reads(bytes, sizes, false).into_iter().enumerate() {
-        let stream = if pipes && i % 3 == 2 { Stream::Stderr } else { Stream::Stdout };
+        let stream = if pipes && i % 3 == 2 {
+            Stream::Stderr
+        } else {
+            Stream::Stdout
+        };
         let clean = o.ingest(stream, read).len();
         assert!(clean <= 4 * 4096 * read.len() + 16);
         let len = o.text_len();
@@ -88,7 +92,11 @@ fuzz_target!(|data: &[u8]| {
     }
     o.finish();
     let text = o.view(View::Text, None);
-    assert!(text.len() <= head + 2 * tail + 4 + 64, "{} bytes for {head}/{tail}", text.len());
+    assert!(
+        text.len() <= head + 2 * tail + 4 + 64,
+        "{} bytes for {head}/{tail}",
+        text.len()
+    );
     let raw = o.view(View::Raw, None);
     assert!(raw.len() <= 3 * (head + 2 * tail) + 64);
     let _ = o.view(View::Screen, Some(usize::from(sizes[2])));
@@ -103,7 +111,13 @@ fuzz_target!(|data: &[u8]| {
     let as_text = String::from_utf8_lossy(bytes);
     let cut = as_text.len() / 2;
     let cut = (0..=cut).rev().find(|&c| as_text.is_char_boundary(c)).unwrap_or(0);
-    let e = excerpt(&as_text[..cut], u64::from(sizes[4]), &as_text[cut..], usize::from(sizes[5]), Some("x"));
+    let e = excerpt(
+        &as_text[..cut],
+        u64::from(sizes[4]),
+        &as_text[cut..],
+        usize::from(sizes[5]),
+        Some("x"),
+    );
     assert!(e.truncated || e.text == as_text);
     let last = last_bytes(&as_text, usize::from(sizes[6]));
     assert!(last.len() <= usize::from(sizes[6]) && as_text.ends_with(last));
