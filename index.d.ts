@@ -13,8 +13,16 @@ export declare class ShellExecutionService {
   constructor(options?: ServiceOptions | undefined | null)
   /** The session's output directory (`<ioDir>/<sessionId>`). */
   get outputDir(): string
+  /** The canonical project root every `directory` is relative to. */
+  get projectRoot(): string
   get sessionId(): string
   run(command: string, options?: RunOptions | undefined | null): Promise<RunResult>
+  /**
+   * Starts a job and returns at once with `{ handle, pid }`; a program that
+   * cannot be started throws `SPAWN_FAILED`. Callback options do not apply: wait
+   * with `waitFor(handle, { pattern, fromStart: true })`.
+   */
+  start(command: string, options?: RunOptions | undefined | null): StartedJob
   sendInput(handle: number, input: string, options?: SendInputOptions | undefined | null): Promise<InteractionResult>
   waitFor(handle: number, options?: WaitOptions | undefined | null): Promise<InteractionResult>
   writeToPty(handle: number, data: string | Buffer): void
@@ -177,8 +185,19 @@ export interface ServiceOptions {
   persistOutput?: boolean
 }
 
+/** What `start()` returns: the job runs on, nothing was awaited. */
+export interface StartedJob {
+  handle: number
+  pid: number
+}
+
 export interface WaitOptions {
   pattern?: string
   timeoutMs?: number
   maxOutputSize?: number
+  /**
+   * Match output from the job's start too, not only what arrives after the call
+   * (pair with `start()`, which returns before any output is read).
+   */
+  fromStart?: boolean
 }

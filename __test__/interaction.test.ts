@@ -204,3 +204,36 @@ describe('patterns, keys and terminals', () => {
     expect(alive(cat.pid!)).toBe(false);
   });
 });
+
+describe('start and waitFor from the start', () => {
+  it('start() returns the handle at once; waitFor with fromStart sees output from the first byte', async () => {
+    for (const mode of ['pty', 'pipes'] as const) {
+      const { handle, pid } = s.service.start('echo first-line; exec sleep 30', { mode });
+      expect(handle).toBeGreaterThan(0);
+      expect(pid).toBeGreaterThan(1);
+      expect(s.service.isPtyActive(handle)).toBe(true);
+      const seen = await s.service.waitFor(handle, { pattern: '^first-line', fromStart: true, timeoutMs: 20_000 });
+      expect(seen.status).toBe('matched');
+      expect(seen.output).toBe('first-line\n');
+      // Without fromStart, the same line is old news.
+      const stale = await s.service.waitFor(handle, { pattern: '^first-line', timeoutMs: 300 });
+      expect(stale.status).toBe('timed_out');
+      await s.service.kill(handle);
+    }
+  });
+
+  it('fromStart matches in the output of a job that already exited', async () => {
+    const { handle } = s.service.start('echo done-marker');
+    await s.service.waitFor(handle, { timeoutMs: 10_000 });
+    const r = await s.service.waitFor(handle, { pattern: 'done-marker', fromStart: true });
+    expect(r.status).toBe('matched');
+    expect(r.running).toBe(false);
+    expect(r.exitCode).toBe(0);
+  });
+
+  it('start() throws SPAWN_FAILED for a program that cannot start, and exposes projectRoot', async () => {
+    await expectCode(() => s.service.start('no-such-program-xyz', { args: [] }), 'SPAWN_FAILED');
+    await expectCode(() => s.service.start('true', { directory: '/etc' }), 'INVALID_DIRECTORY');
+    expect(s.service.projectRoot).toBe(s.root);
+  });
+});

@@ -267,15 +267,29 @@ impl Job {
     /// Registers a waiter without waiting yet: `run` does this before the reader
     /// starts, so not even the first byte of output can slip past the pattern.
     pub fn register_waiter(&self, pattern: Option<regex::Regex>) -> WaitTicket {
+        self.register_waiter_replaying(pattern, false)
+    }
+
+    /// Like `register_waiter`; with `replay`, the waiter first sees the text so far,
+    /// under the same lock as the reader, so nothing is seen twice or missed.
+    pub fn register_waiter_replaying(&self, pattern: Option<regex::Regex>, replay: bool) -> WaitTicket {
         let id = self.next_waiter.fetch_add(1, Ordering::Relaxed);
         let mut state = self.state();
         let mut waiter = Waiter::new(id, pattern);
+        if replay {
+            waiter.feed(&state.output.text_since(0));
+        }
         if state.status != JobStatus::Running {
             waiter.mark_exited();
         }
         let notify = waiter.notify.clone();
         state.waiters.push(waiter);
         WaitTicket { id, notify }
+    }
+
+    /// Drops a registered waiter that will not be awaited.
+    pub fn unregister(&self, ticket: WaitTicket) {
+        remove_waiter(&mut self.state(), ticket.id);
     }
 
     /// The wait of a registered waiter.

@@ -97,6 +97,16 @@ pub struct InputRequest {
     pub max_output_size: usize,
 }
 
+/// What `wait_for` waits for.
+#[derive(Clone, Debug, Default)]
+pub struct WaitRequest<'a> {
+    pub pattern: Option<&'a str>,
+    pub timeout: Option<Duration>,
+    pub max_output: usize,
+    /// Match output from the job's start, not only what arrives from now on.
+    pub from_start: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct InteractionResult {
     pub handle: u32,

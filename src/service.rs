@@ -182,19 +182,7 @@ impl Service {
 
     /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
     pub async fn run(&self, req: RunRequest) -> Result<RunResult> {
-        validate_run(&req)?;
-        let pattern = req.callback_pattern.as_deref().map(compile_pattern).transpose()?;
-        let workdir = directory::resolve(&self.inner.root, req.directory.as_deref())?;
-        let running = lock(&self.inner.jobs).values().filter(|j| j.is_running()).count();
-        if running >= self.inner.max_jobs {
-            return Err(ServiceError::new(
-                ErrorCode::LimitReached,
-                format!(
-                    "{running} jobs are running, the limit is {}; kill or wait for one first",
-                    self.inner.max_jobs
-                ),
-            ));
-        }
+        let (pattern, workdir) = self.admit(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
         let (job, ticket) = match self.start_job(handle, &req, &workdir, pattern.clone()) {
@@ -212,6 +200,47 @@ impl Service {
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
         }
         Ok(run_result(&job, req.max_output_size, outcome.matched))
+    }
+
+    /// Starts a job and returns at once with its handle and pid; nothing is awaited.
+    /// Callers that need the handle before any waiting (to cancel, to report a pid)
+    /// start, then `wait_for(.., from_start: true)`. A program that cannot be started
+    /// is `SPAWN_FAILED` here (and a `failed` entry in the history).
+    pub fn start(&self, req: RunRequest) -> Result<(u32, u32)> {
+        let (_, workdir) = self.admit(&req)?;
+        let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
+        let started_at = SystemTime::now();
+        match self.start_job(handle, &req, &workdir, None) {
+            Ok((job, ticket)) => {
+                job.unregister(ticket);
+                Ok((handle, job.meta.pid))
+            }
+            Err(error) => {
+                let failed = self.failed_result(handle, &req, &workdir.display, started_at, error);
+                Err(ServiceError::new(
+                    ErrorCode::SpawnFailed,
+                    failed.error.unwrap_or_default(),
+                ))
+            }
+        }
+    }
+
+    /// Checks a request and the job limit; returns the compiled pattern and directory.
+    fn admit(&self, req: &RunRequest) -> Result<(Option<regex::Regex>, directory::WorkingDir)> {
+        validate_run(req)?;
+        let pattern = req.callback_pattern.as_deref().map(compile_pattern).transpose()?;
+        let workdir = directory::resolve(&self.inner.root, req.directory.as_deref())?;
+        let running = lock(&self.inner.jobs).values().filter(|j| j.is_running()).count();
+        if running >= self.inner.max_jobs {
+            return Err(ServiceError::new(
+                ErrorCode::LimitReached,
+                format!(
+                    "{running} jobs are running, the limit is {}; kill or wait for one first",
+                    self.inner.max_jobs
+                ),
+            ));
+        }
+        Ok((pattern, workdir))
     }
 
     /// Spawns the job and registers `run`'s waiter before its reader starts.
@@ -412,28 +441,24 @@ impl Service {
     }
 
     /// Waits for a pattern (or exit, or timeout) without writing anything.
-    pub async fn wait_for(
-        &self,
-        handle: u32,
-        pattern: Option<&str>,
-        timeout: Option<Duration>,
-        max_output: usize,
-    ) -> Result<InteractionResult> {
+    /// Waits for a pattern (or exit, or timeout) without writing anything. With
+    /// `from_start`, output from the job's start counts too (as far as memory holds
+    /// it); otherwise only output that arrives from now on.
+    pub async fn wait_for(&self, handle: u32, wait: WaitRequest<'_>) -> Result<InteractionResult> {
         let job = self.job(handle)?;
-        let pattern = pattern.map(compile_pattern).transpose()?;
+        let pattern = wait.pattern.map(compile_pattern).transpose()?;
         let _turn = job.interaction.lock().await;
-        if !job.is_running() {
-            return Ok(finished_interaction(&job, max_output));
+        if !job.is_running() && !wait.from_start {
+            return Ok(finished_interaction(&job, wait.max_output));
         }
-        let outcome = job
-            .begin_wait(WaitSpec {
-                pattern,
-                delay: None,
-                timeout,
-                max_output,
-            })
-            .outcome()
-            .await;
+        let ticket = job.register_waiter_replaying(pattern.clone(), wait.from_start);
+        let spec = WaitSpec {
+            pattern,
+            delay: None,
+            timeout: wait.timeout,
+            max_output: wait.max_output,
+        };
+        let outcome = job.pending(ticket, spec).outcome().await;
         Ok(interaction(&job, outcome))
     }
 

@@ -60,6 +60,12 @@ impl JsShellExecutionService {
         self.inner.session_dir().display().to_string()
     }
 
+    /// The canonical project root every `directory` is relative to.
+    #[napi(getter)]
+    pub fn project_root(&self) -> String {
+        self.inner.project_root().display().to_string()
+    }
+
     #[napi(getter)]
     pub fn session_id(&self) -> String {
         self.inner.session_id().to_string()
@@ -72,6 +78,15 @@ impl JsShellExecutionService {
             self.inner.run(req).await.map(RunResult::from)
         };
         Ok(result.await.into())
+    }
+
+    /// Starts a job and returns at once with `{ handle, pid }`; a program that
+    /// cannot be started throws `SPAWN_FAILED`. Callback options do not apply: wait
+    /// with `waitFor(handle, { pattern, fromStart: true })`.
+    #[napi(ts_return_type = "StartedJob", catch_unwind)]
+    pub fn start(&self, command: String, options: Option<RunOptions>) -> Settled<StartedJob> {
+        let started = run_request(command, options).and_then(|req| self.inner.start(req));
+        started.map(|(handle, pid)| StartedJob { handle, pid }).into()
     }
 
     #[napi(ts_return_type = "Promise<InteractionResult>")]
@@ -98,10 +113,9 @@ impl JsShellExecutionService {
         options: Option<WaitOptions>,
     ) -> napi::Result<Settled<InteractionResult>> {
         let result = async {
-            let (pattern, timeout, max) = wait_args(options)?;
-            let handle = handle_arg(handle)?;
+            let args = wait_args(options)?;
             self.inner
-                .wait_for(handle, pattern.as_deref(), Some(timeout), max)
+                .wait_for(handle_arg(handle)?, args.request())
                 .await
                 .map(InteractionResult::from)
         };

@@ -56,6 +56,16 @@ pub struct WaitOptions {
     pub pattern: Option<String>,
     pub timeout_ms: Option<f64>,
     pub max_output_size: Option<f64>,
+    /// Match output from the job's start too, not only what arrives after the call
+    /// (pair with `start()`, which returns before any output is read).
+    pub from_start: Option<bool>,
+}
+
+/// What `start()` returns: the job runs on, nothing was awaited.
+#[napi(object)]
+pub struct StartedJob {
+    pub handle: u32,
+    pub pid: u32,
 }
 
 #[napi(object)]
@@ -243,13 +253,38 @@ pub fn input_request(input: String, options: Option<SendInputOptions>) -> Result
     })
 }
 
-pub fn wait_args(options: Option<WaitOptions>) -> Result<(Option<String>, Duration, usize)> {
-    let (pattern, timeout, max) = match options {
-        Some(o) => (o.pattern, o.timeout_ms, o.max_output_size),
-        None => (None, None, None),
-    };
-    let timeout = millis("timeoutMs", timeout)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT);
-    Ok((pattern, timeout, max_output(max)?))
+/// `waitFor` options: pattern, timeout (default 30 s), output limit, from-start.
+pub struct WaitArgs {
+    pub pattern: Option<String>,
+    pub timeout: Duration,
+    pub max_output: usize,
+    pub from_start: bool,
+}
+
+impl WaitArgs {
+    pub fn request(&self) -> core::WaitRequest<'_> {
+        core::WaitRequest {
+            pattern: self.pattern.as_deref(),
+            timeout: Some(self.timeout),
+            max_output: self.max_output,
+            from_start: self.from_start,
+        }
+    }
+}
+
+pub fn wait_args(options: Option<WaitOptions>) -> Result<WaitArgs> {
+    let o = options.unwrap_or(WaitOptions {
+        pattern: None,
+        timeout_ms: None,
+        max_output_size: None,
+        from_start: None,
+    });
+    Ok(WaitArgs {
+        pattern: o.pattern,
+        timeout: millis("timeoutMs", o.timeout_ms)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT),
+        max_output: max_output(o.max_output_size)?,
+        from_start: o.from_start.unwrap_or(false),
+    })
 }
 
 impl From<core::RunResult> for RunResult {
