@@ -87,9 +87,16 @@ export function toAnsiOutput(lines: readonly string[]): AnsiOutput {
   return lines.map((line): AnsiLine => (line.length > 0 ? [token(line)] : []));
 }
 
-/** The text of a grid, one line per row, trailing empty rows dropped. */
+/** The text of a grid, one line per row: cells never written (padding, the cursor) are left out at row ends, empty rows at the end dropped. */
 export function gridLines(grid: AnsiOutput): string {
-  const lines = grid.map((line) => line.map((t) => t.text).join(''));
+  const lines = grid.map((line) => {
+    let end = line.length;
+    while (end > 0 && line[end - 1]!.isUninitialized) end--;
+    return line
+      .slice(0, end)
+      .map((t) => t.text)
+      .join('');
+  });
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines.join('\n');
 }
