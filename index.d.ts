@@ -26,6 +26,8 @@ export declare class ShellExecutionService {
   sendInput(handle: number, input: string, options?: SendInputOptions | undefined | null): Promise<InteractionResult>
   waitFor(handle: number, options?: WaitOptions | undefined | null): Promise<InteractionResult>
   writeToPty(handle: number, data: string | Buffer): void
+  /** The job's `RunResult` as of now — what `run` would return at this moment. */
+  getResult(handle: number, options?: ResultOptions | undefined | null): RunResult
   isPtyActive(handle: number): boolean
   getActiveProcesses(): Array<ProcessInfo>
   getProcessOutput(handle: number, options?: OutputOptions | undefined | null): string
@@ -126,6 +128,10 @@ export interface ProcessInfo {
   outputBytes: number
   lastLine: string
   backgroundPids: Array<number>
+}
+
+export interface ResultOptions {
+  maxOutputSize?: number
 }
 
 export interface RunOptions {

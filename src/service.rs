@@ -478,6 +478,15 @@ impl Service {
         Ok(())
     }
 
+    /// The job's `RunResult` as of now (what `run` would have returned at this
+    /// moment): for callers that `start` a job and wait with `wait_for`.
+    pub fn result(&self, handle: u32, max_output: usize) -> Result<RunResult> {
+        if max_output == 0 {
+            return Err(ServiceError::invalid("maxOutputSize must be at least 1"));
+        }
+        Ok(run_result(&self.job(handle)?, max_output, None))
+    }
+
     pub fn is_active(&self, handle: u32) -> bool {
         self.job(handle).map(|j| j.is_running()).unwrap_or(false)
     }

@@ -26,3 +26,4 @@ export type RunResult = Addon.RunResult;
 export type InteractionResult = Addon.InteractionResult;
 export type ProcessInfo = Addon.ProcessInfo;
 export type ServiceOptions = Addon.ServiceOptions;
+export type RunOptions = Addon.RunOptions;

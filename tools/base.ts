@@ -1,9 +1,8 @@
 // The one shape every tool has: a declaration, `validate`, `build` → an invocation with
 // a policy decision, a confirmation and `execute(signal)`; plus the state tools share.
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 
-import type { ProcessInfo, ShellExecutionService } from './addon.js';
+import type { ProcessInfo, RunOptions, RunResult, ShellExecutionService } from './addon.js';
 import type { CommandPolicy } from './policy.js';
 import {
   type ConfirmationDetails,
@@ -28,7 +27,7 @@ export interface ShellToolsConfig {
   onAsk?: 'confirm' | 'allow' | 'deny';
   /** How long send_input waits for `ai_callback_pattern` (default 30000 ms). */
   patternTimeoutMs?: number;
-  /** The service's project root, for absolute `cwd` values of shell_cmd (found out when absent). */
+  /** The project root absolute `cwd` values of shell_cmd are checked against (default: the service's). */
   projectRoot?: string;
   /** SIGTERM → SIGKILL grace period for kill and aborts (default: the service's). */
   killGraceMs?: number;
@@ -51,10 +50,6 @@ export interface SharedState {
   unreported: Set<number>;
   /** `run_shell_command(<root>)` entries the user approved for the session. */
   sessionApprovals: Set<string>;
-  /** Handles already tied to a run call (for locating a job to kill on abort). */
-  claimed: Set<number>;
-  /** The service's project root, once found out. */
-  projectRoot?: string;
 }
 
 const states = new WeakMap<object, SharedState>();
@@ -62,7 +57,7 @@ const states = new WeakMap<object, SharedState>();
 export function sharedState(service: ShellExecutionService): SharedState {
   let state = states.get(service);
   if (!state) {
-    state = { finished: new Map(), unreported: new Set(), sessionApprovals: new Set(), claimed: new Set() };
+    state = { finished: new Map(), unreported: new Set(), sessionApprovals: new Set() };
     states.set(service, state);
   }
   return state;
@@ -273,7 +268,6 @@ export function settle(tool: { service: ShellExecutionService; state: SharedStat
     signal: info.signal,
   });
   if (!reported) unreported.add(handle);
-  tool.state.claimed.delete(handle);
   while (finished.size > FINISHED_LIMIT) {
     const oldest = finished.keys().next().value as number;
     finished.delete(oldest);
@@ -301,27 +295,90 @@ function stripNulls<P extends object>(params: P): P {
   return out as P;
 }
 
+/** How `startAndWait` waits: like `run`'s callbacks, plus what a timeout means. */
+export interface StartAndWait {
+  /** Resolve when this regex matches output (from the job's first byte on). */
+  pattern?: string;
+  /** Resolve after this long at the latest (the job keeps running unless `killOnTimeout`). */
+  waitMs: number;
+  /** A timeout kills the job and reports it as `timed_out` (shell_cmd's `timeout`). */
+  killOnTimeout?: boolean;
+  maxOutputSize: number;
+}
+
+function failedStart(command: string, options: RunOptions, error: string): RunResult {
+  const now = Date.now();
+  return {
+    handle: 0,
+    pid: null,
+    command,
+    directory: options.directory ?? '.',
+    status: 'failed',
+    stdout: '',
+    stderr: '',
+    output: '',
+    exitCode: null,
+    signal: null,
+    error,
+    backgroundPids: [],
+    matched: null,
+    truncated: false,
+    totalBytes: 0,
+    outputDir: null,
+    startedAt: now,
+    durationMs: 0,
+  };
+}
+
 /**
- * Workaround for the service returning a truncated text with its head and marker but no
- * tail (seen when the total is under ~100 KB): take the tail from the persisted file.
+ * `run`, with the handle known before any waiting: the job is started, an abort kills
+ * exactly that job, and the wait sees output from its first byte. Errors (a program
+ * that cannot start, a bad directory) are thrown with the service's codes.
  */
-export function withTail(text: string, truncated: boolean, outputDir: string | null, file: string, maxBytes: number): string {
-  if (!truncated || !outputDir || !/\[\.\.\. \d+ bytes omitted[^\n]*\.\.\.\]\n?$/.test(text)) return text;
-  const want = Math.max(1, Math.floor(maxBytes / 2));
-  let fd: number | null = null;
+export async function startAndWait(
+  tool: { service: ShellExecutionService; config: ShellToolsConfig },
+  signal: AbortSignal,
+  command: string,
+  options: RunOptions,
+  wait: StartAndWait,
+): Promise<{ result: RunResult; cancelled: boolean }> {
+  let handle: number;
   try {
-    fd = openSync(join(outputDir, file), 'r');
-    const size = fstatSync(fd).size;
-    const length = Math.min(want, size);
-    const buf = Buffer.alloc(length);
-    readSync(fd, buf, 0, length, size - length);
-    let tail = buf.toString('utf8');
-    const firstBreak = tail.indexOf('\n');
-    if (length < size && firstBreak >= 0 && firstBreak < tail.length - 1) tail = tail.slice(firstBreak + 1);
-    return (text.endsWith('\n') ? text : `${text}\n`) + tail;
-  } catch {
-    return text;
+    ({ handle } = tool.service.start(command, options));
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'SPAWN_FAILED') throw e;
+    // Seed 000: a program that cannot be started is a result with `error`, not a throw.
+    return { result: failedStart(command, options, (e as Error).message), cancelled: false };
+  }
+  let killing: Promise<void> | null = null;
+  const onAbort = () => {
+    killing = killForAbort(tool, handle);
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const waited = await tool.service.waitFor(handle, {
+      pattern: wait.pattern,
+      fromStart: true,
+      timeoutMs: wait.waitMs,
+      maxOutputSize: wait.maxOutputSize,
+    });
+    let timedOut = false;
+    if (waited.status === 'timed_out' && wait.killOnTimeout && !signal.aborted) {
+      timedOut = true;
+      await killForAbort(tool, handle);
+    }
+    if (killing) await killing;
+    const result = tool.service.getResult(handle, { maxOutputSize: wait.maxOutputSize });
+    const cancelled = signal.aborted && result.status !== 'exited';
+    return {
+      result: {
+        ...result,
+        matched: waited.status === 'matched' ? waited.matched : null,
+        status: timedOut && result.status === 'killed' ? 'timed_out' : result.status,
+      },
+      cancelled,
+    };
   } finally {
-    if (fd !== null) closeSync(fd);
+    signal.removeEventListener('abort', onAbort);
   }
 }

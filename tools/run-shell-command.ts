@@ -5,13 +5,12 @@ import {
   cancelledBeforeStart,
   errorResult,
   findJob,
-  killForAbort,
   liveBackgroundPids,
   serviceErrorResult,
   settle,
   ShellTool,
-  withTail,
   ShellToolInvocation,
+  startAndWait,
 } from './base.js';
 import { DEFAULTS, LIMITS, RUN_SHELL_COMMAND } from './declarations.js';
 import { formatRunJson, formatRunText, type RunFacts } from './format.js';
@@ -132,28 +131,20 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     if (signal.aborted) return cancelledBeforeStart();
 
     const delaySeconds = p.ai_callback_delay ?? DEFAULTS.runCallbackDelaySeconds;
-    const cancel = watchAbort(this, signal, p.command);
-    let result: RunResult;
+    const maxOutputSize = p.max_output_size ?? DEFAULTS.maxOutputSize;
+    let outcome: { result: RunResult; cancelled: boolean };
     try {
-      result = await this.service.run(p.command, {
-        description: p.description,
-        directory: p.directory,
-        callbackDelayMs: Math.round(delaySeconds * 1000),
-        callbackPattern: p.ai_callback_pattern,
-        maxOutputSize: p.max_output_size ?? DEFAULTS.maxOutputSize,
-      });
+      outcome = await startAndWait(
+        this,
+        signal,
+        p.command,
+        { description: p.description, directory: p.directory },
+        { pattern: p.ai_callback_pattern, waitMs: Math.round(delaySeconds * 1000), maxOutputSize },
+      );
     } catch (e) {
-      cancel.stop();
       return serviceErrorResult(e);
     }
-    this.state.claimed.add(result.handle);
-    result = recoverMissedMatch(result, p.ai_callback_pattern);
-    const cancelled = await cancel.stop(result);
-    if (cancelled) result = cancelled;
-    const max = p.max_output_size ?? DEFAULTS.maxOutputSize;
-    const stdout = withTail(result.stdout, result.truncated, result.outputDir, 'stdout.txt', max);
-    result = { ...result, stdout, output: result.output === result.stdout ? stdout : result.output };
-    return this.report(result, delaySeconds, cancelled !== null);
+    return this.report(outcome.result, delaySeconds, outcome.cancelled);
   }
 
   private report(result: RunResult, delaySeconds: number, cancelled: boolean): ToolResult {
@@ -173,74 +164,4 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     else returnDisplay = `${result.status} (handle ${result.handle}).`;
     return { llmContent, returnDisplay, ...(cancelled ? { cancelled: true } : {}), data };
   }
-}
-
-/**
- * Workaround for a service race: `run` sometimes misses a `callbackPattern` that its
- * output already holds (output that arrives right after the spawn) and resolves at the
- * delay instead. If the pattern is in the output, report the match it should have been.
- */
-export function recoverMissedMatch(result: RunResult, pattern: string | undefined): RunResult {
-  if (pattern === undefined || result.status !== 'running' || result.matched !== null) return result;
-  let regex: RegExp;
-  try {
-    regex = new RegExp(pattern);
-  } catch {
-    return result; // valid for the service's regex engine only; leave it be
-  }
-  const m = regex.exec(result.output);
-  return m ? { ...result, matched: m[0] } : result;
-}
-
-/**
- * The service's `run` gives the handle only when it resolves, so an abort during the
- * call finds the new job among the listed ones (not listed before, same command, not
- * claimed by another call), kills it, and lets `run` resolve with the output so far.
- */
-function watchAbort(
-  invocation: ShellToolInvocation<object>,
-  signal: AbortSignal,
-  command: string,
-): { stop(result?: RunResult): Promise<RunResult | null> } {
-  const before = new Set(invocation.service.getActiveProcesses().map((p) => p.handle));
-  let killing: Promise<void> | null = null;
-  let killedHandle: number | null = null;
-  const onAbort = () => {
-    killing = (async () => {
-      for (let attempt = 0; attempt < 200 && killedHandle === null; attempt++) {
-        const job = invocation.service
-          .getActiveProcesses()
-          .filter((j) => !before.has(j.handle) && j.command === command && !invocation.state.claimed.has(j.handle))
-          .sort((a, b) => a.handle - b.handle)[0];
-        if (job) {
-          killedHandle = job.handle;
-          invocation.state.claimed.add(job.handle);
-          await killForAbort(invocation, job.handle);
-          return;
-        }
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    })();
-  };
-  signal.addEventListener('abort', onAbort, { once: true });
-  return {
-    async stop(result?: RunResult): Promise<RunResult | null> {
-      signal.removeEventListener('abort', onAbort);
-      if (!result || !signal.aborted) return null;
-      if (killing) await killing;
-      // Aborted after run resolved with the job still running: kill it now.
-      if (killedHandle === null && result.status === 'running') {
-        await killForAbort(invocation, result.handle);
-      } else if (killedHandle === null || result.status === 'exited' || result.status === 'failed') {
-        return null; // finished on its own before the abort took effect
-      }
-      const info = findJob(invocation.service, result.handle);
-      return {
-        ...result,
-        status: info?.status ?? 'killed',
-        exitCode: info?.exitCode ?? null,
-        signal: info?.signal ?? result.signal,
-      };
-    },
-  };
 }

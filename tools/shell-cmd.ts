@@ -7,12 +7,11 @@ import type { RunResult } from './addon.js';
 import {
   cancelledBeforeStart,
   errorResult,
-  killForAbort,
   serviceErrorResult,
   settle,
   ShellTool,
-  withTail,
   ShellToolInvocation,
+  startAndWait,
 } from './base.js';
 import { DEFAULTS, SHELL_CMD } from './declarations.js';
 import { formatShellCmd, shellQuote } from './format.js';
@@ -78,7 +77,7 @@ export class ShellCmdInvocation extends ShellToolInvocation<ShellCmdParams> {
     const cwd = this.params.cwd;
     if (cwd === undefined || cwd === '') return {};
     if (!isAbsolute(cwd)) return { directory: cwd };
-    const root = await this.projectRoot();
+    const root = this.projectRoot();
     const rel = relative(root, real(cwd));
     if (rel.startsWith('..') || isAbsolute(rel)) {
       return { error: `cwd ${JSON.stringify(cwd)} is outside the project root ${root}.` };
@@ -86,15 +85,8 @@ export class ShellCmdInvocation extends ShellToolInvocation<ShellCmdParams> {
     return { directory: rel === '' ? '.' : rel };
   }
 
-  private async projectRoot(): Promise<string> {
-    if (this.config.projectRoot) return real(this.config.projectRoot);
-    // The service does not expose its root; `pwd` run with no directory prints it.
-    if (this.state.projectRoot === undefined) {
-      const r = await this.service.run('pwd', { args: ['-P'], mode: 'pipes', timeoutMs: 10_000 });
-      settle(this, r.handle, true);
-      this.state.projectRoot = r.stdout.trim();
-    }
-    return this.state.projectRoot;
+  private projectRoot(): string {
+    return real(this.config.projectRoot ?? this.service.projectRoot);
   }
 
   async execute(signal: AbortSignal): Promise<ToolResult> {
@@ -106,48 +98,20 @@ export class ShellCmdInvocation extends ShellToolInvocation<ShellCmdParams> {
     if (signal.aborted) return cancelledBeforeStart();
 
     const timeoutMs = p.timeout ?? DEFAULTS.shellCmdTimeoutMs;
-    let handle: number | null = null;
-    let aborted = false;
-    const before = new Set(this.service.getActiveProcesses().map((j) => j.handle));
-    const onAbort = () => {
-      aborted = true;
-      void (async () => {
-        for (let i = 0; i < 200 && handle === null; i++) {
-          const job = this.service
-            .getActiveProcesses()
-            .find((j) => !before.has(j.handle) && j.command === p.command && !this.state.claimed.has(j.handle));
-          if (job) {
-            this.state.claimed.add(job.handle);
-            await killForAbort(this, job.handle);
-            return;
-          }
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      })();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    let result: RunResult;
+    let outcome: { result: RunResult; cancelled: boolean };
     try {
-      result = await this.service.run(p.command, {
-        args: p.parameters ?? [],
-        mode: 'pipes',
-        timeoutMs,
-        directory: dir.directory,
-        maxOutputSize: DEFAULTS.maxOutputSize,
-      });
+      outcome = await startAndWait(
+        this,
+        signal,
+        p.command,
+        { args: p.parameters ?? [], mode: 'pipes', directory: dir.directory },
+        { waitMs: timeoutMs, killOnTimeout: true, maxOutputSize: DEFAULTS.maxOutputSize },
+      );
     } catch (e) {
       return serviceErrorResult(e);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
     }
-    handle = result.handle;
-    result = {
-      ...result,
-      stdout: withTail(result.stdout, result.truncated, result.outputDir, 'stdout.txt', DEFAULTS.maxOutputSize),
-      stderr: withTail(result.stderr, result.truncated, result.outputDir, 'stderr.txt', DEFAULTS.maxOutputSize),
-    };
-    this.state.claimed.add(handle);
-    const cancelled = aborted && result.status === 'killed';
+    const { result, cancelled } = outcome;
+    const handle = result.handle;
     settle(this, handle, true);
     const llmContent = formatShellCmd({ command: p.command, parameters: p.parameters ?? [], result, timeoutMs, cancelled });
     const data = { ...result, cancelled };

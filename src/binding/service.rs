@@ -131,6 +131,16 @@ impl JsShellExecutionService {
         handle_arg(handle).and_then(|h| self.inner.write_input(h, bytes)).into()
     }
 
+    /// The job's `RunResult` as of now — what `run` would return at this moment.
+    #[napi(ts_return_type = "RunResult", catch_unwind)]
+    pub fn get_result(&self, handle: f64, options: Option<ResultOptions>) -> Settled<RunResult> {
+        let result = || -> core_error::Result<RunResult> {
+            let max = max_output(options.and_then(|o| o.max_output_size))?;
+            self.inner.result(handle_arg(handle)?, max).map(RunResult::from)
+        };
+        result().into()
+    }
+
     #[napi(catch_unwind)]
     pub fn is_pty_active(&self, handle: f64) -> bool {
         handle_arg(handle).map(|h| self.inner.is_active(h)).unwrap_or(false)

@@ -76,6 +76,11 @@ pub struct OutputOptions {
 }
 
 #[napi(object)]
+pub struct ResultOptions {
+    pub max_output_size: Option<f64>,
+}
+
+#[napi(object)]
 pub struct KillOptions {
     pub grace_ms: Option<f64>,
 }
@@ -183,7 +188,7 @@ fn size(name: &str, value: Option<f64>, default: u16) -> Result<u16> {
     Ok(whole(name, value, f64::from(u16::MAX))?.map_or(default, |v| v as u16))
 }
 
-fn max_output(value: Option<f64>) -> Result<usize> {
+pub fn max_output(value: Option<f64>) -> Result<usize> {
     Ok(whole("maxOutputSize", value, 64.0 * 1024.0 * 1024.0)?.map_or(core::DEFAULT_MAX_OUTPUT, |v| v as usize))
 }
 
