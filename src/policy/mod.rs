@@ -236,7 +236,7 @@ fn decide(analysis: &Analysis, policy: &CommandPolicy) -> (Decision, String) {
         return (
             Decision::Ask,
             format!(
-                "{} may be blocked by excludeTools entry `{}`: some of its words are only known at run time",
+                "{} may be blocked by excludeTools entry `{}`: it matches once words only known at run time, or options before the subcommand, are taken into account",
                 view_text(command, view),
                 rule.entry
             ),

@@ -177,7 +177,7 @@ impl Analyzer {
                 return false;
             }
             if node.is_error() || node.is_missing() {
-                self.syntax_error(node, src);
+                self.syntax_error(node, src, depth);
             }
             let mut child_ctx = ctx;
             child_ctx.heredoc = None;
@@ -286,7 +286,7 @@ impl Analyzer {
         true
     }
 
-    fn syntax_error(&mut self, node: Node, src: &str) {
+    fn syntax_error(&mut self, node: Node, src: &str, depth: usize) {
         if self.out.syntax_error.is_some() {
             return;
         }
@@ -297,7 +297,13 @@ impl Analyzer {
             let snippet: String = node_text(node, src).chars().take(30).collect();
             format!("unexpected `{}`", snippet.trim())
         };
-        self.out.syntax_error = Some(format!("{what} at line {}, column {}", pos.row + 1, pos.column + 1));
+        // Positions in code that a shell or `eval` runs are relative to that code.
+        let place = if depth > 0 { " of nested shell code" } else { "" };
+        self.out.syntax_error = Some(format!(
+            "{what} at line {}, column {}{place}",
+            pos.row + 1,
+            pos.column + 1
+        ));
     }
 
     /// Checks a here-document; returns its body, which the walk must not descend
