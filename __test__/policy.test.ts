@@ -4,19 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { addon, expectCode } from './helpers';
 
-const { checkCommand } = addon as unknown as {
-  checkCommand(
-    command: string,
-    policy?: { excludeTools?: string[]; coreTools?: string[]; sessionApprovals?: string[] },
-  ): {
-    decision: 'allow' | 'deny' | 'ask';
-    roots: string[];
-    subcommands: string[];
-    hasSubstitution: boolean;
-    hasRedirection: boolean;
-    reason: string;
-  };
-};
+const { checkCommand } = addon;
 
 describe('checkCommand', () => {
   it('returns the full shape; with no policy every command asks', () => {
