@@ -39,7 +39,7 @@ async fn read_pty(fd: &AsyncFd<OwnedFd>, buf: &mut [u8]) -> Read {
         let Ok(mut guard) = fd.readable().await else {
             return Read::Eof;
         };
-        match guard.try_io(|inner| raw_read(inner.as_raw_fd(), buf)) {
+        match guard.try_io(|inner| read_available(inner.as_raw_fd(), buf)) {
             Ok(Ok(0)) => return Read::Eof,
             Ok(Ok(n)) => return Read::Data(n),
             Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -48,6 +48,27 @@ async fn read_pty(fd: &AsyncFd<OwnedFd>, buf: &mut [u8]) -> Read {
             Err(_would_block) => continue,
         }
     }
+}
+
+/// Reads what is available now, up to `buf.len()`: a PTY hands over at most 4 KiB
+/// per read, so one chunk for the job is gathered from several reads while more is
+/// already waiting — fewer ingests, locks and file writes per MiB, and no waiting
+/// for data that has not arrived. WouldBlock only if nothing at all was read.
+fn read_available(fd: i32, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = raw_read(fd, buf)?;
+    if n == 0 {
+        return Ok(0);
+    }
+    while n < buf.len() {
+        match raw_read(fd, &mut buf[n..]) {
+            Ok(0) => break,
+            Ok(more) => n += more,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            // WouldBlock, or EIO (EOF): deliver what was read; the next read sees it again.
+            Err(_) => break,
+        }
+    }
+    Ok(n)
 }
 
 fn raw_read(fd: i32, buf: &mut [u8]) -> io::Result<usize> {
