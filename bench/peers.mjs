@@ -238,9 +238,9 @@ class Xterm extends NodePty {
     p.onData((d) => term.write(d, () => check?.()));
     const promptAfter = (k) => {
       const { index, text } = lastContentLine(term);
-      if (text !== PROMPT.trimEnd()) return false;
+      if (text.trimEnd() !== PROMPT.trimEnd()) return false;
       if (k === undefined) return true;
-      return term.buffer.active.getLine(index - 1)?.translateToString(true) === String(k);
+      return term.buffer.active.getLine(index - 1)?.translateToString(true).trimEnd() === String(k);
     };
     await new Promise((res) => {
       check = () => promptAfter() && res();
