@@ -48,13 +48,14 @@ class Addon {
     });
   }
 
-  async exec(cmd) {
+  /** `remove`: drop the finished job from the service (its memory) afterwards. */
+  async exec(cmd, { remove = false } = {}) {
     const t0 = now();
     const r = await this.svc.run(cmd, { mode: this.mode, cols: COLS, rows: ROWS });
     const exitMs = now() - t0;
     const text = this.svc.getProcessOutput(r.handle, { view: this.view });
     const readableMs = now() - t0;
-    this.svc.removeProcess(r.handle);
+    if (remove) this.svc.removeProcess(r.handle);
     return { exitMs, readableMs, bytes: r.totalBytes, text: text.slice(-512), outputDir: r.outputDir };
   }
 

@@ -170,7 +170,7 @@ async function runNode() {
         const losses = [];
         let fileLoss = 0;
         for (let i = 0; i < params.runs; i++) {
-          const r = await peer.exec(params.cmd);
+          const r = await peer.exec(params.cmd, { remove: true });
           losses.push(Math.max(0, expected - r.bytes));
           // The addon also persists the text: check that nothing is missing there either.
           if (r.outputDir) fileLoss += Math.max(0, params.textBytes - statSync(join(r.outputDir, 'stdout.txt')).size);
