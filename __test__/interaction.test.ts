@@ -157,7 +157,7 @@ describe('patterns, keys and terminals', () => {
     expect(eof.status).toBe('exited');
     const pipes = await s.service.run('cat; echo "cat done"', { mode: 'pipes', callbackDelayMs: 0 });
     s.service.writeToPty(pipes.handle, Buffer.from('from a buffer\n'));
-    const got = await s.service.waitFor(pipes.handle, { pattern: 'from a buffer' });
+    const got = await s.service.waitFor(pipes.handle, { pattern: 'from a buffer', fromStart: true });
     expect(got.status).toBe('matched');
     const closed = await s.service.sendInput(pipes.handle, '', { keys: ['C-d'], timeoutMs: 10_000 });
     expect(closed.status).toBe('exited');
