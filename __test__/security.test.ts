@@ -83,7 +83,7 @@ describe('sessionId and handles cannot steer a path outside ioDir', () => {
   // shared ioDir) decides where the next job's output (possibly secrets) is written.
   // Fix: create the job directory with mkdir (not "exists is fine"), open it with
   // O_DIRECTORY|O_NOFOLLOW, and create the files relative to that descriptor (openat).
-  it.fails('a symlink planted where the next job directory will be is not followed', async () => {
+  it('a symlink planted where the next job directory will be is not followed', async () => {
     const svc = new ShellExecutionService({ projectRoot: s.root, ioDir: join(outside, 'planted-io'), sessionId: 'victim' });
     mkdirSync(join(outside, 'planted-io', 'victim'), { recursive: true });
     const target = join(outside, 'stolen');
@@ -261,7 +261,7 @@ describe('service instances are isolated', () => {
   // wipes the first one's persisted output and info.json. Fix: refuse a job directory
   // that already exists (mkdir, not create_dir_all) and take the next free number, or
   // lock the session directory (flock) for the life of the service.
-  it.fails("two services sharing ioDir and sessionId do not overwrite each other's files", async () => {
+  it("two services sharing ioDir and sessionId do not overwrite each other's files", async () => {
     const ioDir = join(outside, 'shared-io');
     const a = new ShellExecutionService({ projectRoot: s.root, ioDir, sessionId: 'same' });
     const b = new ShellExecutionService({ projectRoot: s.root, ioDir, sessionId: 'same' });

@@ -219,7 +219,8 @@ pub async fn drive_pipes(
 /// queue is full (so large pastes are neither dropped nor blocking a thread).
 pub async fn write_pty(fd: Arc<AsyncFd<OwnedFd>>, mut rx: mpsc::UnboundedReceiver<Input>) {
     while let Some(input) = rx.recv().await {
-        let Input::Data(data) = input else { continue };
+        // Close: the job is done with its terminal (see `Job::release_io`).
+        let Input::Data(data) = input else { return };
         let mut written = 0;
         while written < data.len() {
             let Ok(mut guard) = fd.writable().await else { return };

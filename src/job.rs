@@ -59,7 +59,7 @@ pub struct JobMeta {
 /// Bytes for the process's stdin, in order.
 pub enum Input {
     Data(Vec<u8>),
-    /// Close stdin (pipes mode: the program reads EOF).
+    /// Close stdin (pipes mode: the program reads EOF) and end the writer.
     Close,
 }
 
@@ -84,7 +84,8 @@ pub struct Job {
     state: Mutex<JobState>,
     finished: watch::Sender<bool>,
     input: mpsc::UnboundedSender<Input>,
-    pty: Option<Mutex<Box<dyn MasterPty + Send>>>,
+    /// The PTY master, kept for resizing until the job's output is closed.
+    pty: Mutex<Option<Box<dyn MasterPty + Send>>>,
     /// Serialises `sendInput`/`waitFor` on one handle: two interactions never interleave.
     pub interaction: tokio::sync::Mutex<()>,
     closed: AtomicBool,
@@ -117,7 +118,7 @@ impl Job {
             state: Mutex::new(state),
             finished: watch::channel(false).0,
             input,
-            pty: pty.map(Mutex::new),
+            pty: Mutex::new(pty),
             interaction: tokio::sync::Mutex::new(()),
             closed: AtomicBool::new(false),
             close_notify: Notify::new(),
@@ -225,8 +226,7 @@ impl Job {
     }
 
     pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
-        if let Some(master) = self.pty.as_ref() {
-            let master = master.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(master) = self.pty.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             let size = PtySize {
                 rows,
                 cols,
@@ -237,6 +237,16 @@ impl Job {
         }
         self.state().output.resize(cols, rows);
         Ok(())
+    }
+
+    /// Called once the reader is done (the process exited and its output is closed):
+    /// the terminal, stdin and the output files are let go, so a finished job that is
+    /// never removed holds no PTY (a machine has only a few thousand) and no descriptor.
+    pub fn release_io(&self) {
+        self.pty.lock().unwrap_or_else(|p| p.into_inner()).take();
+        self.state().output.close_files();
+        // The writer task ends on Close and drops its end of the terminal or stdin.
+        let _ = self.input.send(Input::Close);
     }
 
     /// Stops reading output that background processes write after the exit.

@@ -276,9 +276,9 @@ impl Service {
             rows: req.rows,
         })?;
         let files = if inner.persist {
-            let dir = inner.io_dir.join(&inner.session_id).join(handle.to_string());
+            let session_dir = inner.io_dir.join(&inner.session_id);
             // Without a writable ioDir the job still runs; its output stays in memory.
-            JobFiles::create(&dir, req.mode == Mode::Pipes, inner.disk_cap).ok()
+            JobFiles::create(&session_dir, handle, req.mode == Mode::Pipes, inner.disk_cap).ok()
         } else {
             None
         };
@@ -561,8 +561,9 @@ impl Drop for Service {
     }
 }
 
-/// If a reader task panics (a bug), its job is failed and its processes killed, so
-/// no caller waits forever and nothing is left running unseen.
+/// Watches a job's reader. When it is done, the job's terminal and stdin are let go.
+/// If it panicked (a bug), the job is failed and its processes killed, so no caller
+/// waits forever and nothing is left running unseen.
 fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<()>) {
     let job = job.clone();
     runtime.spawn(async move {
@@ -575,6 +576,7 @@ fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<(
                 ));
             }
         }
+        job.release_io();
     });
 }
 

@@ -234,6 +234,13 @@ impl JobOutput {
         }
     }
 
+    /// The output has ended for good: let go of the file descriptors.
+    pub fn close_files(&mut self) {
+        if let Some(files) = self.files.as_mut() {
+            files.close();
+        }
+    }
+
     pub fn files(&self) -> Option<&JobFiles> {
         self.files.as_ref()
     }

@@ -16,6 +16,8 @@ use serde::Serialize;
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
 pub const DEFAULT_KEEP_JOB_DIRS: usize = 100;
 const INFO_FILE: &str = "info.json";
+/// Names tried for one job directory before persistence gives up for that job.
+const MAX_DIR_ATTEMPTS: u32 = 1000;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Stream {
@@ -25,7 +27,8 @@ pub enum Stream {
 
 pub struct JobFiles {
     dir: PathBuf,
-    stdout: File,
+    /// `None` once closed (the job's output has ended).
+    stdout: Option<File>,
     stderr: Option<File>,
     cap: u64,
     written: u64,
@@ -58,16 +61,35 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 impl JobFiles {
-    pub fn create(dir: &Path, separate_stderr: bool, cap: u64) -> io::Result<Self> {
-        create_private_dir(dir)?;
+    /// Creates the job's directory under `session_dir` and its files. The directory is
+    /// made with an exclusive `mkdir`, never reused: a name already taken — by an
+    /// earlier process with the same session id, another service sharing it, or a
+    /// symlink planted there — moves this job to `<handle>-2`, `<handle>-3`, ... so no
+    /// output is overwritten and none is written where someone else pointed.
+    pub fn create(session_dir: &Path, handle: u32, separate_stderr: bool, cap: u64) -> io::Result<Self> {
+        create_private_dir(session_dir)?;
+        if fs::symlink_metadata(session_dir)?.file_type().is_symlink() {
+            return Err(io::Error::other("the session directory is a symlink"));
+        }
+        let dir = (1..=MAX_DIR_ATTEMPTS)
+            .map(|n| match n {
+                1 => session_dir.join(handle.to_string()),
+                n => session_dir.join(format!("{handle}-{n}")),
+            })
+            .find_map(|dir| match DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => Some(Ok(dir)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
+                Err(e) => Some(Err(e)),
+            })
+            .unwrap_or_else(|| Err(io::Error::other("no free job directory name")))?;
         let stderr = if separate_stderr {
             Some(open_private(&dir.join("stderr.txt"))?)
         } else {
             None
         };
         Ok(Self {
-            dir: dir.to_path_buf(),
-            stdout: open_private(&dir.join("stdout.txt"))?,
+            stdout: Some(open_private(&dir.join("stdout.txt"))?),
+            dir,
             stderr,
             cap,
             written: 0,
@@ -97,9 +119,10 @@ impl JobFiles {
         if take == 0 {
             return;
         }
-        let file = match (stream, self.stderr.as_mut()) {
-            (Stream::Stderr, Some(f)) => f,
-            _ => &mut self.stdout,
+        let file = match (stream, self.stderr.as_mut(), self.stdout.as_mut()) {
+            (Stream::Stderr, Some(f), _) => f,
+            (_, _, Some(f)) => f,
+            _ => return,
         };
         // A full disk or a removed directory must not take the job down: persistence
         // stops, the in-memory views go on.
@@ -117,8 +140,16 @@ impl JobFiles {
                 "\n[... the per-job disk cap of {} bytes was reached; {} more bytes were not saved ...]\n",
                 self.cap, self.refused
             );
-            let _ = self.stdout.write_all(marker.as_bytes());
+            if let Some(stdout) = self.stdout.as_mut() {
+                let _ = stdout.write_all(marker.as_bytes());
+            }
         }
+    }
+
+    /// Closes the output files; nothing more will be written (info.json still can be).
+    pub fn close(&mut self) {
+        self.stdout = None;
+        self.stderr = None;
     }
 
     /// Rewrites `info.json` atomically: readers see the old or the new file, never half.
@@ -198,8 +229,9 @@ mod tests {
     #[test]
     fn files_are_private_and_capped() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("s").join("1");
-        let mut files = JobFiles::create(&dir, true, 10).unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, true, 10).unwrap();
+        let dir = files.dir().to_path_buf();
+        assert_eq!(dir, tmp.path().join("s").join("1"));
         files.write(Stream::Stdout, "0123456789abc");
         files.write(Stream::Stderr, "more");
         files.finish();
@@ -213,11 +245,26 @@ mod tests {
     }
 
     #[test]
+    fn a_taken_or_planted_name_is_never_reused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let session = tmp.path().join("s");
+        let first = JobFiles::create(&session, 1, false, 100).unwrap();
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, session.join("2")).unwrap();
+        let again = JobFiles::create(&session, 1, false, 100).unwrap();
+        let planted = JobFiles::create(&session, 2, false, 100).unwrap();
+        assert_eq!(first.dir(), session.join("1"));
+        assert_eq!(again.dir(), session.join("1-2"));
+        assert_eq!(planted.dir(), session.join("2-2"));
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
     fn prune_keeps_newest_and_ignores_foreign_dirs() {
         let tmp = tempfile::tempdir().unwrap();
         for h in 1..=5u32 {
-            let dir = tmp.path().join("sess").join(h.to_string());
-            let files = JobFiles::create(&dir, false, 100).unwrap();
+            let files = JobFiles::create(&tmp.path().join("sess"), h, false, 100).unwrap();
             let info = JobInfo {
                 handle: h,
                 pid: None,
