@@ -76,13 +76,9 @@ describe('sessionId and handles cannot steer a path outside ioDir', () => {
     await expectCode(() => s.service.getProcessOutput('../1' as unknown as number), 'NumberExpected');
   });
 
-  // CORE BUG: the job directory is created with create_dir_all, which follows a
-  // symlink already standing at <ioDir>/<sessionId>/<handle>; O_NOFOLLOW guards only
-  // the file names. Handles are predictable (1, 2, ...), so whoever can write in the
-  // session directory (a second service with the same sessionId, a stale session, a
-  // shared ioDir) decides where the next job's output (possibly secrets) is written.
-  // Fix: create the job directory with mkdir (not "exists is fine"), open it with
-  // O_DIRECTORY|O_NOFOLLOW, and create the files relative to that descriptor (openat).
+  // Handles are predictable (1, 2, ...): whoever can write in the session directory
+  // could plant a symlink where the next job's output (possibly secrets) would go. Job
+  // directories are made with an exclusive mkdir, so a planted name is skipped.
   it('a symlink planted where the next job directory will be is not followed', async () => {
     const svc = new ShellExecutionService({ projectRoot: s.root, ioDir: join(outside, 'planted-io'), sessionId: 'victim' });
     mkdirSync(join(outside, 'planted-io', 'victim'), { recursive: true });
@@ -255,12 +251,9 @@ describe('service instances are isolated', () => {
     }
   });
 
-  // CORE BUG: two services given the same ioDir and sessionId (two windows of one
-  // agent session, or a restart with a fixed sessionId) both number their jobs 1, 2,
-  // ... and both open <ioDir>/<sessionId>/<handle>/stdout.txt with O_TRUNC: the second
-  // wipes the first one's persisted output and info.json. Fix: refuse a job directory
-  // that already exists (mkdir, not create_dir_all) and take the next free number, or
-  // lock the session directory (flock) for the life of the service.
+  // Two services given the same ioDir and sessionId (two windows of one agent session,
+  // a restart with a fixed sessionId) both number their jobs 1, 2, ...: the second
+  // takes the next free directory name (`1-2`) instead of overwriting the first's.
   it("two services sharing ioDir and sessionId do not overwrite each other's files", async () => {
     const ioDir = join(outside, 'shared-io');
     const a = new ShellExecutionService({ projectRoot: s.root, ioDir, sessionId: 'same' });

@@ -62,12 +62,9 @@ describe(`${CYCLES} spawn/kill cycles`, () => {
     expect(after.threads).toBeLessThanOrEqual(before.threads);
   });
 
-  // CORE BUG: a finished PTY job keeps its PTY pair (three /dev/ptmx descriptors: the
-  // portable-pty master kept for resizes, the reader's and the writer's duplicates)
-  // until removeProcess. A caller that never removes finished jobs uses one kernel PTY
-  // per command: kernel.pty.max (4096 by default, machine-wide) runs out after a few
-  // thousand commands and no terminal on the machine can open. A finished job only
-  // needs its output; its terminal can be closed when the reader reaches EOF.
+  // A caller that never removes finished jobs must not use up the machine's PTYs
+  // (kernel.pty.max, 4096 by default, machine-wide): a finished job keeps its output,
+  // but lets go of its terminal, stdin and files once its output has ended.
   it('a finished PTY job that is not removed holds no PTY', async () => {
     const before = snapshot();
     const handles: number[] = [];
