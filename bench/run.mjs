@@ -28,9 +28,9 @@ const MiB = 1024 * 1024;
 
 // ------------------------------------------------------------------ sizes
 const SIZES = quick
-  ? { catMiB: 8, seqLines: 200_000, spawnN: 30, rttN: 50, idleN: 50, idleSeconds: 2, concN: 200, lostRuns: 10, reps: 2, heavyReps: 1 }
-  : { catMiB: 64, seqLines: 2_000_000, spawnN: 200, rttN: 200, idleN: 50, idleSeconds: 10, concN: 200, lostRuns: 100, reps: 5, heavyReps: 3 };
-if (args.reps) SIZES.reps = SIZES.heavyReps = Number(args.reps);
+  ? { catMiB: 8, seqLines: 200_000, spawnN: 30, rttN: 50, idleN: 50, idleSeconds: 2, concN: 200, lostRuns: 10, reps: 2, heavyReps: 1, idleReps: 1 }
+  : { catMiB: 64, seqLines: 2_000_000, spawnN: 200, rttN: 200, idleN: 50, idleSeconds: 10, concN: 200, lostRuns: 100, reps: 5, heavyReps: 3, idleReps: 3 };
+if (args.reps) SIZES.reps = SIZES.heavyReps = SIZES.idleReps = Number(args.reps);
 const LINE = 64; // bytes per line of the generated text file, newline included
 const HEAD_BYTES = 1_000_000; // `head -c` in the completeness runs: 15625 whole lines
 
@@ -133,10 +133,11 @@ function scenarios(data, limitBin) {
     { id: 'cat', worker: 'stream', params: { ...common, cmd: cat, lastLine: data.lastLine }, heavy: true },
     { id: 'seq', worker: 'stream', params: { ...common, cmd: seq, lastLine: String(SIZES.seqLines) }, heavy: true },
     { id: 'rtt', worker: 'rtt', params: { ...common, n: SIZES.rttN, warmup: 5 } },
-    { id: 'rtt-poll', worker: 'rtt', peerAs: { 'addon-text': 'addon-poll' }, params: { ...common, n: Math.min(SIZES.rttN, quick ? 10 : 50), warmup: 1, polling: true }, only: ['addon-text'] },
-    { id: 'idle', worker: 'idle', params: { ...common, n: SIZES.idleN, seconds: SIZES.idleSeconds }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'] },
-    { id: 'concurrency', worker: 'concurrency', params: { ...common, n: SIZES.concN, cmd: 'sleep 1; echo done' }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'] },
-    { id: 'lost', worker: 'lost', params: { ...common, cmd: head, runs: SIZES.lostRuns, textBytes: HEAD_BYTES, ptyBytes: HEAD_BYTES + headLines }, skip: ['addon-screen'] },
+    { id: 'rtt-poll', worker: 'rtt', params: { ...common, n: Math.min(SIZES.rttN, quick ? 10 : 50), warmup: 1, polling: true }, only: ['addon-text'], reps: SIZES.idleReps },
+    { id: 'idle', worker: 'idle', params: { ...common, n: SIZES.idleN, seconds: SIZES.idleSeconds }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'], reps: SIZES.idleReps },
+    { id: 'concurrency', worker: 'concurrency', params: { ...common, n: SIZES.concN, cmd: 'sleep 1; echo done' }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'], reps: quick ? 1 : SIZES.reps },
+    // One repetition of `lostRuns` runs: the count over all runs is the result.
+    { id: 'lost', worker: 'lost', params: { ...common, cmd: head, runs: SIZES.lostRuns, textBytes: HEAD_BYTES, ptyBytes: HEAD_BYTES + headLines }, skip: ['addon-screen'], reps: 1 },
   ];
 }
 
@@ -266,7 +267,7 @@ async function main() {
     for (const s of list) {
       results[s.id] = {};
       const targets = peers.filter((p) => (!s.only || s.only.includes(p)) && !(s.skip ?? []).includes(p));
-      const reps = s.heavy ? SIZES.reps : SIZES.reps;
+      const reps = s.reps ?? SIZES.reps;
       // Repetitions interleave the peers, so a burst of load hits all of them alike.
       for (let rep = 0; rep < reps; rep++) {
         for (const p of targets) {
@@ -285,7 +286,7 @@ async function main() {
     const md = [
       `Machine: ${machine.nproc} × ${machine.cpu}, Linux ${machine.kernel}, node ${machine.node}, ${machine.rustc}.`,
       `Command: \`${machine.command}\`; load average (1/5/15 min) ${machine.loadBefore} before, ${machine.loadAfter} after; ${machine.seconds} s.`,
-      `Each cell: median over ${SIZES.reps} runs (${SIZES.heavyReps} for xterm and Gemini on the two floods), (min–max) across runs.`,
+      `Each cell: median over ${SIZES.reps} runs, each in a fresh Node process (${SIZES.heavyReps} for xterm and Gemini on the two floods; ${SIZES.idleReps} for idle and polling; the completeness row counts all ${SIZES.lostRuns} runs), (min–max) across runs.`,
       '',
       table(results, columns),
       '',
