@@ -392,8 +392,11 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 function runChild(start: number, files: { rows: string; ctx: string }): Promise<{ outcomes: Outcome[]; crashedAt?: number; exit: string }> {
   return new Promise((resolve) => {
+    // A scratch HOME: rows that build a service with the default ioDir (~/.gemini/io)
+    // must not touch (or prune) the real one.
     const child = spawn(process.execPath, ['-e', CHILD, join(__dirname, '..', 'index.js'), files.rows, files.ctx, String(start)], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HOME: join(base, 'home') },
     });
     const outcomes: Outcome[] = [];
     let current: number | undefined;
