@@ -7,6 +7,11 @@
 /// `pattern` uses backslash to mark a literal character (quoted text in the
 /// original word is escaped this way by `words.rs`); `*`, `?` and `[...]` are live.
 pub(crate) fn may_match(pattern: &str, text: &str) -> bool {
+    // A glob that matches no file stays as written (bash's default, without
+    // `nullglob`), so its own spelling is one of the words it may become.
+    if unescaped(pattern) == text {
+        return true;
+    }
     let pat = tokens(pattern);
     let txt: Vec<char> = text.chars().collect();
     // Classic linear-time wildcard matching: remember the last `*` and how much of
@@ -38,6 +43,19 @@ pub(crate) fn may_match(pattern: &str, text: &str) -> bool {
         }
     }
     pat[p..].iter().all(|tok| *tok == Token::Star)
+}
+
+/// The pattern as bash would pass it on when nothing matches: escapes removed.
+fn unescaped(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -125,6 +143,8 @@ mod unit {
         assert!(!may_match("*.rs", "-rf"));
         assert!(!may_match("\\*", "push"));
         assert!(may_match("\\*", "*"));
+        // An unmatched glob is passed on as written.
+        assert!(may_match("z[abc]?", "z[abc]?"));
         assert!(may_match("[", "["));
         assert!(!may_match("a?", "a"));
         assert!(may_match("a*b*c", "aXbYbZc"));

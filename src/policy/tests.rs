@@ -494,6 +494,26 @@ fn pathological_inputs_are_bounded() {
     }
 }
 
+#[test]
+fn non_ascii_after_a_brace_never_reaches_cs_isdigit() {
+    // tree-sitter-bash's scanner calls C `isdigit` on the character after `{`; a code
+    // point past 255 read outside glibc's table and crashed (SIGSEGV) before the
+    // grammar was given ASCII only.
+    for cp in (0x100u32..=0x10FFFF).step_by(0x3F01).chain([0x10FFFF, 0xFFFD, 0x1F600]) {
+        let Some(c) = char::from_u32(cp) else { continue };
+        for command in [format!("echo {{{c}"), format!("{{{c}.."), format!("a {{{c}{c}}} b")] {
+            assert!(check_command(&command, &CommandPolicy::default()).is_ok());
+        }
+    }
+}
+
+#[test]
+fn denying_a_root_that_looks_like_a_glob_blocks_it() {
+    // Found by `shell_like_strings`: the root's `[...]` and `?` made the deny rule a
+    // glob that did not match its own spelling.
+    assert_denying_roots_blocks(".%z[g~@Pu]\\\n?``5<z,z&&]:.\n\n");
+}
+
 /// A rule denying a command's root means the command is never allowed.
 fn assert_denying_roots_blocks(command: &str) {
     let Ok(check) = check_command(command, &policy_of(ALL, NONE)) else {
