@@ -72,6 +72,30 @@ describe('64 concurrent jobs', () => {
   });
 });
 
+describe('a pending run', () => {
+  it('resolves when its job is killed, removed or the service shut down meanwhile', async () => {
+    const outcomes: string[] = [];
+    for (const mode of ['pty', 'pipes'] as const) {
+      for (const how of ['kill', 'removeProcess', 'shutdown'] as const) {
+        const own = how === 'shutdown' ? scratch({ sessionId: 'pending' }) : s;
+        const pending = own.service.run('sleep 1000; echo never', { mode, callbackPattern: 'never', timeoutMs: 600_000 });
+        await eventually(() => own.service.getActiveProcesses().length > 0);
+        const job = own.service.getActiveProcesses().at(-1)!;
+        if (how === 'kill') await own.service.kill(job.handle);
+        else if (how === 'removeProcess') own.service.removeProcess(job.handle);
+        else await own.service.shutdown();
+        const r = await guard(pending, 30_000, `run pending during ${how}`);
+        outcomes.push(`${mode} ${how}: ${r.status}`);
+        expect(r.status).toBe('killed');
+        expect(await eventually(() => !alive(job.pid))).toBe(true);
+        if (how === 'shutdown') await own.cleanup();
+        else if (how === 'kill') own.service.removeProcess(job.handle);
+      }
+    }
+    report('pending run ended', { outcomes });
+  });
+});
+
 describe('waitFor then writeToPty', () => {
   // CORE BUG (intermittent, hence skipped rather than it.fails): `waitFor` is an async
   // napi method (src/binding/service.rs `wait_for`), so the job lookup and the waiter's
