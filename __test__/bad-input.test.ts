@@ -339,7 +339,7 @@ function summary(v) {
       for (const k of ['status', 'exitCode', 'signal', 'error', 'matched', 'escalated', 'truncated']) {
         if (v[k] !== undefined && v[k] !== null && v[k] !== false) keep[k] = typeof v[k] === 'string' && v[k].length > 60 ? v[k].slice(0, 60) + '…' : v[k];
       }
-      if (typeof v.output === 'string' && v.status !== 'failed') keep.output = v.output.length <= 24 ? v.output : v.output.length + ' chars';
+      if (typeof v.output === 'string' && v.status !== 'failed' && v.signal == null) keep.output = v.output.length <= 24 ? v.output : v.output.length + ' chars';
       return JSON.stringify(keep);
     }
     const text = JSON.stringify(v);
