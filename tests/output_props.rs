@@ -147,17 +147,14 @@ proptest! {
         check_job_views(&bytes, &cuts, false)?;
     }
 
-    /// CORE BUG (see `split_character_then_space_then_split_character`): a read that
-    /// ends inside a multibyte character can lose the bytes after it. Fails until
-    /// `output::decode` stops relying on vte 0.15's partial-UTF-8 path.
+    /// Cut anywhere, inside characters too (see `split_character_then_space_then_split_character`:
+    /// this failed until the decoder stopped letting vte 0.15 complete split characters).
     #[test]
-    #[ignore = "core bug: vte 0.15 partial UTF-8 path drops bytes (see reliability.md)"]
     fn text_is_independent_of_chunking_anywhere(bytes in stream(120), cuts in cuts()) {
         check_text(&bytes, &cuts, true)?;
     }
 
     #[test]
-    #[ignore = "core bug: vte 0.15 partial UTF-8 path drops bytes (see reliability.md)"]
     fn job_views_are_independent_of_chunking_anywhere(bytes in stream(120), cuts in cuts()) {
         check_job_views(&bytes, &cuts, true)?;
     }
@@ -288,13 +285,13 @@ fn decode_in(reads: &[&[u8]]) -> String {
     out
 }
 
-/// CORE BUG, found by the properties above. vte 0.15.0 `Parser::advance_partial_utf8`
-/// completes a character split across reads from a 4-byte window; when the window also
-/// holds the next complete character(s) and then the start of another multibyte one, it
-/// prints only the first character but consumes up to `valid_up_to`, so the characters
-/// in between are lost: "ÿ ÿ" read as `[c3] [bf 20 c3 bf]` becomes "ÿÿ".
+/// Regression (found by the properties above, fixed in `output::decode`): vte 0.15.0
+/// `Parser::advance_partial_utf8` completes a character split across reads from a
+/// 4-byte window; when the window also holds the next complete character(s) and then the
+/// start of another multibyte one, it prints only the first character but consumes up
+/// to `valid_up_to`, so the characters in between were lost: "ÿ ÿ" read as
+/// `[c3] [bf 20 c3 bf]` became "ÿÿ".
 #[test]
-#[ignore = "core bug in src/output/decode.rs (vte 0.15 partial UTF-8): bytes after a split character are dropped"]
 fn split_character_then_space_then_split_character() {
     let bytes = "ÿ ÿ".as_bytes();
     assert_eq!(decode_in(&[&bytes[..1], &bytes[1..]]), "ÿ ÿ");
@@ -302,12 +299,11 @@ fn split_character_then_space_then_split_character() {
     assert_eq!(decode_in(&[&bytes[..1], &bytes[1..]]), "é, à");
 }
 
-/// CORE BUG, same path: a C1 control encoded in UTF-8 (U+0080..U+009F) is replaced by
-/// U+FFFD when it arrives in one read, but reaches the text as the control itself when
-/// the read boundary splits it (vte hands the completed character to `print`, not
+/// Regression, same path: a C1 control encoded in UTF-8 (U+0080..U+009F) is replaced by
+/// U+FFFD when it arrives in one read, but reached the text as the control itself when
+/// the read boundary split it (vte hands a completed character to `print`, not
 /// `execute`).
 #[test]
-#[ignore = "core bug in src/output/decode.rs: a split UTF-8 C1 control leaks into the text"]
 fn split_c1_control_is_replaced_like_an_unsplit_one() {
     assert_eq!(decode_all(b"a\xc2\x9bb"), "a\u{fffd}b");
     assert_eq!(decode_in(&[b"a\xc2", b"\x9bb"]), "a\u{fffd}b");
