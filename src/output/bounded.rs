@@ -257,8 +257,14 @@ mod tests {
         assert!(e.text.ends_with("4999\n5000\n"), "{}", e.text);
         // Whole lines on both sides of the marker.
         let after = e.text.split(" ...]\n").nth(1).unwrap();
-        assert!(after.lines().all(|l| l.parse::<u32>().is_ok_and(|n| n > 4900)), "{after}");
+        assert!(
+            after.lines().all(|l| l.parse::<u32>().is_ok_and(|n| n > 4900)),
+            "{after}"
+        );
         let before = e.text.split("[... ").next().unwrap();
-        assert!(before.lines().all(|l| l.parse::<u32>().is_ok_and(|n| n < 100)), "{before}");
+        assert!(
+            before.lines().all(|l| l.parse::<u32>().is_ok_and(|n| n < 100)),
+            "{before}"
+        );
     }
 }
