@@ -132,6 +132,7 @@ add(
   "svc.run('true', { description: 5 })",
   "svc.run('true', 5)",
   "svc.run('true', 'options')",
+  "svc.run('echo {\\u{1F600}..} \\u{10FFFF}', { mode: 'pipes' })",
 );
 
 // --- sendInput
@@ -309,6 +310,9 @@ add(
   "addon.checkCommand('echo a\\0b')",
   'addon.checkCommand(BIG)',
   "addon.checkCommand('echo $(' .repeat(5000) + ')'.repeat(5000))",
+  "addon.checkCommand('echo {\\u{10FFFF}')",
+  "addon.checkCommand('{\\u{1F600}..')",
+  "addon.checkCommand('a {\\u{4E2D}\\u{4E2D}} b')",
   "addon.checkCommand('ls', 'policy')",
   "addon.checkCommand('ls', { allow: 5 })",
 );
