@@ -23,7 +23,15 @@ export declare class ShellExecutionService {
    * with `waitFor(handle, { pattern, fromStart: true })`.
    */
   start(command: string, options?: RunOptions | undefined | null): StartedJob
+  /**
+   * The job is found and the request checked on this (the JS) thread; the wait runs
+   * on the reactor.
+   */
   sendInput(handle: number, input: string, options?: SendInputOptions | undefined | null): Promise<InteractionResult>
+  /**
+   * The wait's cursor is taken on this (the JS) thread, so a `writeToPty` made right
+   * after this call cannot be answered before the wait begins.
+   */
   waitFor(handle: number, options?: WaitOptions | undefined | null): Promise<InteractionResult>
   writeToPty(handle: number, data: string | Buffer): void
   /** The job's `RunResult` as of now — what `run` would return at this moment. */

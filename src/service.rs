@@ -53,6 +53,60 @@ struct Inner {
     runtime: Handle,
 }
 
+/// `send_input` after its synchronous checks: awaits its turn on the job, writes,
+/// then waits.
+pub struct PreparedInput {
+    job: Arc<Job>,
+    writes: Vec<Input>,
+    spec: WaitSpec,
+}
+
+impl PreparedInput {
+    pub async fn finish(self) -> InteractionResult {
+        let Self { job, writes, spec } = self;
+        let _turn = job.interaction.lock().await;
+        if !job.is_running() {
+            return finished_interaction(&job, spec.max_output);
+        }
+        let pending = job.begin_wait(spec);
+        for input in writes {
+            job.send_input(input);
+        }
+        let outcome = pending.outcome().await;
+        interaction(&job, outcome)
+    }
+}
+
+/// `wait_for` with its waiter registered; dropping it unregisters the waiter.
+pub struct PreparedWait {
+    job: Arc<Job>,
+    ticket: Option<WaitTicket>,
+    spec: WaitSpec,
+    /// The answer, known already (the job had finished).
+    early: Option<InteractionResult>,
+}
+
+impl PreparedWait {
+    pub async fn finish(mut self) -> InteractionResult {
+        if let Some(early) = self.early.take() {
+            return early;
+        }
+        let Some(ticket) = self.ticket.take() else {
+            return finished_interaction(&self.job, self.spec.max_output);
+        };
+        let outcome = self.job.pending(ticket, std::mem::take(&mut self.spec)).outcome().await;
+        interaction(&self.job, outcome)
+    }
+}
+
+impl Drop for PreparedWait {
+    fn drop(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            self.job.unregister(ticket);
+        }
+    }
+}
+
 /// Every live service in this process, for the synchronous kill at process exit.
 static SERVICES: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
 static NEXT_SERVICE: AtomicU64 = AtomicU64::new(1);
@@ -394,6 +448,12 @@ impl Service {
 
     /// Writes input (and keys) to a running job, then waits as `waitFor` does.
     pub async fn send_input(&self, handle: u32, req: InputRequest) -> Result<InteractionResult> {
+        Ok(self.prepare_input(handle, req)?.finish().await)
+    }
+
+    /// The synchronous half of `send_input`: finds the job and checks the request now,
+    /// on the caller's thread, so a `removeProcess` right after cannot make it vanish.
+    pub fn prepare_input(&self, handle: u32, req: InputRequest) -> Result<PreparedInput> {
         let job = self.job(handle)?;
         let pattern = req.pattern.as_deref().map(compile_pattern).transpose()?;
         let pty = job.meta.mode == Mode::Pty;
@@ -420,10 +480,6 @@ impl Service {
                 Key::EndOfInput => Input::Close,
             });
         }
-        let _turn = job.interaction.lock().await;
-        if !job.is_running() {
-            return Ok(finished_interaction(&job, req.max_output_size));
-        }
         // A pattern waits for the pattern; only without one does the delay apply.
         let delay = if pattern.is_some() { None } else { req.delay };
         let spec = WaitSpec {
@@ -432,24 +488,29 @@ impl Service {
             timeout: req.timeout,
             max_output: req.max_output_size,
         };
-        let pending = job.begin_wait(spec);
-        for input in writes {
-            job.send_input(input);
-        }
-        let outcome = pending.outcome().await;
-        Ok(interaction(&job, outcome))
+        Ok(PreparedInput { job, writes, spec })
     }
 
-    /// Waits for a pattern (or exit, or timeout) without writing anything.
     /// Waits for a pattern (or exit, or timeout) without writing anything. With
     /// `from_start`, output from the job's start counts too (as far as memory holds
     /// it); otherwise only output that arrives from now on.
     pub async fn wait_for(&self, handle: u32, wait: WaitRequest<'_>) -> Result<InteractionResult> {
+        Ok(self.prepare_wait(handle, wait)?.finish().await)
+    }
+
+    /// The synchronous half of `wait_for`: the cursor is taken now, on the caller's
+    /// thread, so output that answers a write made right after this call is seen.
+    pub fn prepare_wait(&self, handle: u32, wait: WaitRequest<'_>) -> Result<PreparedWait> {
         let job = self.job(handle)?;
         let pattern = wait.pattern.map(compile_pattern).transpose()?;
-        let _turn = job.interaction.lock().await;
         if !job.is_running() && !wait.from_start {
-            return Ok(finished_interaction(&job, wait.max_output));
+            let early = finished_interaction(&job, wait.max_output);
+            return Ok(PreparedWait {
+                job,
+                ticket: None,
+                spec: WaitSpec::default(),
+                early: Some(early),
+            });
         }
         let ticket = job.register_waiter_replaying(pattern.clone(), wait.from_start);
         let spec = WaitSpec {
@@ -458,8 +519,12 @@ impl Service {
             timeout: wait.timeout,
             max_output: wait.max_output,
         };
-        let outcome = job.pending(ticket, spec).outcome().await;
-        Ok(interaction(&job, outcome))
+        Ok(PreparedWait {
+            job,
+            ticket: Some(ticket),
+            spec,
+            early: None,
+        })
     }
 
     /// Raw bytes to the job's terminal or stdin, with no waiting. A finished job

@@ -97,17 +97,9 @@ describe('a pending run', () => {
 });
 
 describe('waitFor then writeToPty', () => {
-  // CORE BUG (intermittent, hence skipped rather than it.fails): `waitFor` is an async
-  // napi method (src/binding/service.rs `wait_for`), so the job lookup and the waiter's
-  // cursor (`Job::begin_wait`) are taken when its future is first polled on the tokio
-  // runtime, not when JS called it. A `writeToPty` made right after `waitFor` (sync, on
-  // the JS thread) can have its answer read and ingested before that first poll; the
-  // answer then counts as "before the call" and the wait times out although the output
-  // came after the call. Seen: 22 misses in this test's 20 × 64 waits on a loaded
-  // machine, 4 in 5 × 64 in another run, 1 in 1,280 with `cat`. Fix: take the cursor on the JS thread
-  // (a sync #[napi] method that calls begin_wait / records text_len(), then returns the
-  // promise of the rest). `sendInput` is not affected: it writes after registering.
-  it.skip('a wait begun before the input always sees the answer', async () => {
+  // `waitFor` takes its cursor on the JS thread, when it is called: a `writeToPty`
+  // made right after it can never be answered "before" the wait began.
+  it('a wait begun before the input always sees the answer', async () => {
     const jobs = await Promise.all(
       Array.from({ length: 64 }, (_, i) =>
         s.service.run('while read -r l; do echo "got $l"; done', { mode: i % 2 ? 'pipes' : 'pty', callbackDelayMs: 0 }),

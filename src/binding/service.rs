@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{Buffer, Either};
+use napi::bindgen_prelude::{Buffer, Either, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 
@@ -89,37 +89,41 @@ impl JsShellExecutionService {
         started.map(|(handle, pid)| StartedJob { handle, pid }).into()
     }
 
+    /// The job is found and the request checked on this (the JS) thread; the wait runs
+    /// on the reactor.
     #[napi(ts_return_type = "Promise<InteractionResult>")]
-    pub async fn send_input(
+    pub fn send_input<'env>(
         &self,
+        env: &'env Env,
         handle: f64,
         input: String,
         options: Option<SendInputOptions>,
-    ) -> napi::Result<Settled<InteractionResult>> {
-        let result = async {
-            let req = input_request(input, options)?;
-            self.inner
-                .send_input(handle_arg(handle)?, req)
-                .await
-                .map(InteractionResult::from)
-        };
-        Ok(result.await.into())
+    ) -> napi::Result<PromiseRaw<'env, Settled<InteractionResult>>> {
+        let prepared = input_request(input, options).and_then(|req| self.inner.prepare_input(handle_arg(handle)?, req));
+        env.spawn_future(async move {
+            Ok(match prepared {
+                Ok(p) => Settled::Ok(InteractionResult::from(p.finish().await)),
+                Err(e) => Settled::Err(e),
+            })
+        })
     }
 
+    /// The wait's cursor is taken on this (the JS) thread, so a `writeToPty` made right
+    /// after this call cannot be answered before the wait begins.
     #[napi(ts_return_type = "Promise<InteractionResult>")]
-    pub async fn wait_for(
+    pub fn wait_for<'env>(
         &self,
+        env: &'env Env,
         handle: f64,
         options: Option<WaitOptions>,
-    ) -> napi::Result<Settled<InteractionResult>> {
-        let result = async {
-            let args = wait_args(options)?;
-            self.inner
-                .wait_for(handle_arg(handle)?, args.request())
-                .await
-                .map(InteractionResult::from)
-        };
-        Ok(result.await.into())
+    ) -> napi::Result<PromiseRaw<'env, Settled<InteractionResult>>> {
+        let prepared = wait_args(options).and_then(|args| self.inner.prepare_wait(handle_arg(handle)?, args.request()));
+        env.spawn_future(async move {
+            Ok(match prepared {
+                Ok(p) => Settled::Ok(InteractionResult::from(p.finish().await)),
+                Err(e) => Settled::Err(e),
+            })
+        })
     }
 
     #[napi(ts_return_type = "void", catch_unwind)]
