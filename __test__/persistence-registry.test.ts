@@ -61,6 +61,13 @@ describe('persistence', () => {
     await svc.shutdown();
   });
 
+  it('a project root that is missing or a file is INVALID_DIRECTORY at construction', () => {
+    writeFileSync(join(s.root, 'a-file'), 'x');
+    for (const projectRoot of [join(s.root, 'a-file'), join(s.root, 'missing')]) {
+      expect(() => new ShellExecutionService({ projectRoot })).toThrow(expect.objectContaining({ code: 'INVALID_DIRECTORY' }));
+    }
+  });
+
   it('sessionId cannot steer a path outside ioDir', () => {
     for (const sessionId of ['../x', 'a/b', '', '.', 'x\0y', 'a'.repeat(200)]) {
       expect(() => new ShellExecutionService({ projectRoot: s.root, sessionId })).toThrow(

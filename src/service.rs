@@ -169,6 +169,12 @@ impl Service {
                 format!("project root {} cannot be used: {e}", root.display()),
             )
         })?;
+        if !root.is_dir() {
+            return Err(ServiceError::new(
+                ErrorCode::InvalidDirectory,
+                format!("project root {} is not a directory", root.display()),
+            ));
+        }
         let session_id = config.session_id.unwrap_or_else(|| random_hex(8));
         if !valid_session_id(&session_id) {
             return Err(ServiceError::invalid(format!(
