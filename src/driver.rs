@@ -155,61 +155,68 @@ pub async fn drive_pty(job: Arc<Job>, mut child: Child, fd: Arc<AsyncFd<OwnedFd>
     }
 }
 
-pub async fn drive_pipes(
-    job: Arc<Job>,
-    mut child: Child,
-    mut stdout: ChildStdout,
-    mut stderr: ChildStderr,
-    on_exit: OnExit,
-) {
-    let mut out_buf = vec![0u8; READ_CHUNK];
-    let mut err_buf = vec![0u8; READ_CHUNK];
-    let (mut out_open, mut err_open) = (true, true);
+/// A job's stdout and stderr pipes, read as one source.
+struct Pipes {
+    stdout: ChildStdout,
+    stderr: ChildStderr,
+    out_buf: Vec<u8>,
+    err_buf: Vec<u8>,
+    out_open: bool,
+    err_open: bool,
+}
+
+impl Pipes {
+    fn open(&self) -> bool {
+        self.out_open || self.err_open
+    }
+
+    /// Reads one chunk from whichever pipe has data and hands it to the job; a pipe
+    /// at EOF is marked closed. Cancel-safe: a dropped read loses nothing.
+    async fn step(&mut self, job: &Job) {
+        tokio::select! {
+            read = self.stdout.read(&mut self.out_buf), if self.out_open => match read {
+                Ok(n) if n > 0 => job.ingest(Stream::Stdout, &self.out_buf[..n]),
+                _ => self.out_open = false,
+            },
+            read = self.stderr.read(&mut self.err_buf), if self.err_open => match read {
+                Ok(n) if n > 0 => job.ingest(Stream::Stderr, &self.err_buf[..n]),
+                _ => self.err_open = false,
+            },
+        }
+    }
+}
+
+pub async fn drive_pipes(job: Arc<Job>, mut child: Child, stdout: ChildStdout, stderr: ChildStderr, on_exit: OnExit) {
+    let mut pipes = Pipes {
+        stdout,
+        stderr,
+        out_buf: vec![0u8; READ_CHUNK],
+        err_buf: vec![0u8; READ_CHUNK],
+        out_open: true,
+        err_open: true,
+    };
     let exit = {
         let wait = child.wait();
         tokio::pin!(wait);
         loop {
             tokio::select! {
                 biased;
-                read = stdout.read(&mut out_buf), if out_open => match read {
-                    Ok(n) if n > 0 => job.ingest(Stream::Stdout, &out_buf[..n]),
-                    _ => out_open = false,
-                },
-                read = stderr.read(&mut err_buf), if err_open => match read {
-                    Ok(n) if n > 0 => job.ingest(Stream::Stderr, &err_buf[..n]),
-                    _ => err_open = false,
-                },
+                _ = pipes.step(&job), if pipes.open() => {}
                 status = &mut wait => break status,
             }
         }
     };
     let deadline = Instant::now() + DRAIN_MAX;
-    while (out_open || err_open) && Instant::now() < deadline {
-        let step = async {
-            tokio::select! {
-                read = stdout.read(&mut out_buf), if out_open => (Stream::Stdout, read),
-                read = stderr.read(&mut err_buf), if err_open => (Stream::Stderr, read),
-            }
-        };
-        match tokio::time::timeout(DRAIN_QUIET, step).await {
-            Ok((Stream::Stdout, Ok(n))) if n > 0 => job.ingest(Stream::Stdout, &out_buf[..n]),
-            Ok((Stream::Stderr, Ok(n))) if n > 0 => job.ingest(Stream::Stderr, &err_buf[..n]),
-            Ok((Stream::Stdout, _)) => out_open = false,
-            Ok((Stream::Stderr, _)) => err_open = false,
-            Err(_quiet) => break,
+    while pipes.open() && Instant::now() < deadline {
+        if tokio::time::timeout(DRAIN_QUIET, pipes.step(&job)).await.is_err() {
+            break;
         }
     }
-    publish_exit(&job, exit, !(out_open || err_open), on_exit).await;
-    while out_open || err_open {
+    publish_exit(&job, exit, !pipes.open(), on_exit).await;
+    // Background processes may keep writing to the pipes; keep their output.
+    while pipes.open() {
         tokio::select! {
-            read = stdout.read(&mut out_buf), if out_open => match read {
-                Ok(n) if n > 0 => job.ingest(Stream::Stdout, &out_buf[..n]),
-                _ => out_open = false,
-            },
-            read = stderr.read(&mut err_buf), if err_open => match read {
-                Ok(n) if n > 0 => job.ingest(Stream::Stderr, &err_buf[..n]),
-                _ => err_open = false,
-            },
+            _ = pipes.step(&job) => {}
             _ = job.closed() => break,
         }
     }

@@ -148,45 +148,41 @@ impl Job {
 
     /// Called by the reader once the process has exited and its output is drained.
     pub fn finish(&self, exit: std::io::Result<ExitStatus>, background_pids: Vec<u32>) {
-        {
-            let mut state = self.state();
-            state.output.finish();
-            match exit {
-                Ok(status) => {
-                    state.exit_code = status.code();
-                    state.signal = status.signal();
-                }
-                Err(e) => state.error = Some(format!("waiting for the process failed: {e}")),
+        let mut state = self.state();
+        state.output.finish();
+        match exit {
+            Ok(status) => {
+                state.exit_code = status.code();
+                state.signal = status.signal();
             }
-            state.status = state.kill_reason.unwrap_or(JobStatus::Exited);
-            state.background_pids = background_pids;
-            state.ended_at = Some(SystemTime::now());
-            state.duration = Some(self.meta.started.elapsed());
-            for waiter in state.waiters.iter_mut() {
-                waiter.mark_exited();
-            }
-            self.write_info(&state);
+            Err(e) => state.error = Some(format!("waiting for the process failed: {e}")),
         }
-        self.finished.send_replace(true);
+        state.status = state.kill_reason.unwrap_or(JobStatus::Exited);
+        state.background_pids = background_pids;
+        self.publish_end(state);
     }
 
     /// The reader died without publishing an exit (a bug): the job is reported as
     /// failed, so no caller waits forever on it.
     pub fn abandon(&self, error: String) {
-        {
-            let mut state = self.state();
-            if state.status != JobStatus::Running {
-                return;
-            }
-            state.status = JobStatus::Failed;
-            state.error = Some(error);
-            state.ended_at = Some(SystemTime::now());
-            state.duration = Some(self.meta.started.elapsed());
-            for waiter in state.waiters.iter_mut() {
-                waiter.mark_exited();
-            }
-            self.write_info(&state);
+        let mut state = self.state();
+        if state.status != JobStatus::Running {
+            return;
         }
+        state.status = JobStatus::Failed;
+        state.error = Some(error);
+        self.publish_end(state);
+    }
+
+    /// Records the end, wakes every waiter and then every `wait_finished`.
+    fn publish_end(&self, mut state: MutexGuard<'_, JobState>) {
+        state.ended_at = Some(SystemTime::now());
+        state.duration = Some(self.meta.started.elapsed());
+        for waiter in state.waiters.iter_mut() {
+            waiter.mark_exited();
+        }
+        self.write_info(&state);
+        drop(state);
         self.finished.send_replace(true);
     }
 
