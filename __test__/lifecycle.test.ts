@@ -72,6 +72,13 @@ describe('background processes', () => {
     });
   }
 
+  it('removeProcess of a finished job still ends its background processes', async () => {
+    const r = await s.service.run('sleep 1000 & echo started');
+    expect(r.backgroundPids.length).toBe(1);
+    s.service.removeProcess(r.handle);
+    expect(await eventually(() => !alive(r.backgroundPids[0]))).toBe(true);
+  });
+
   it('keeps collecting what a background process prints after its shell exited', async () => {
     const r = await s.service.run('(sleep 0.3; echo "late line") & echo now');
     expect(r.output).toBe('now\n');

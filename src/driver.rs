@@ -113,7 +113,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_close
     } else {
         background_pids(job).await
     };
-    job.finish(exit, background);
+    job.finish(exit, background, output_closed);
     on_exit(job);
 }
 

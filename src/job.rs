@@ -76,6 +76,8 @@ pub struct JobState {
     pub kill_reason: Option<JobStatus>,
     /// Combined-text offset already handed to the caller ("output not yet returned").
     pub delivered: u64,
+    /// The output reached EOF by the time the exit was published.
+    pub output_closed_at_exit: bool,
     waiters: Vec<Waiter>,
 }
 
@@ -111,6 +113,7 @@ impl Job {
             background_pids: Vec::new(),
             kill_reason: None,
             delivered: 0,
+            output_closed_at_exit: false,
             waiters: Vec::new(),
         };
         Self {
@@ -136,6 +139,16 @@ impl Job {
         self.state().status == JobStatus::Running
     }
 
+    /// The job ended, nothing kept its output open past the exit (so no background
+    /// pids were found), and its process group is empty.
+    pub fn left_nothing_running(&self) -> bool {
+        let state = self.state();
+        state.status != JobStatus::Running
+            && state.background_pids.is_empty()
+            && state.output_closed_at_exit
+            && !crate::process_tree::group_exists(self.meta.pid as i32)
+    }
+
     /// Called by the reader with each chunk.
     pub fn ingest(&self, stream: Stream, bytes: &[u8]) {
         let mut guard = self.state();
@@ -147,8 +160,9 @@ impl Job {
     }
 
     /// Called by the reader once the process has exited and its output is drained.
-    pub fn finish(&self, exit: std::io::Result<ExitStatus>, background_pids: Vec<u32>) {
+    pub fn finish(&self, exit: std::io::Result<ExitStatus>, background_pids: Vec<u32>, output_closed: bool) {
         let mut state = self.state();
+        state.output_closed_at_exit = output_closed;
         state.output.finish();
         match exit {
             Ok(status) => {

@@ -150,6 +150,12 @@ pub fn signal_all(job_pid: i32, procs: &[ProcStat], sig: i32) {
     }
 }
 
+/// Whether any process is still in the process group `pgid`.
+pub fn group_exists(pgid: i32) -> bool {
+    // SAFETY: kill(2) with signal 0 only checks; it sends nothing.
+    pgid > 1 && unsafe { libc::kill(-pgid, 0) } == 0
+}
+
 /// The start time of a process, in clock ticks since boot.
 pub fn start_ticks(pid: i32) -> u64 {
     read_stat(pid).map_or(0, |s| s.start_ticks)

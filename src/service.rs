@@ -249,6 +249,8 @@ impl Service {
             Ok(started) => started,
             Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
         };
+        // The child has entered the directory; its descriptor is not needed while we wait.
+        drop(workdir);
         let spec = WaitSpec {
             pattern,
             delay: req.callback_delay,
@@ -592,11 +594,18 @@ impl Service {
         Ok(kill_job(&job, grace, JobStatus::Killed).await)
     }
 
-    /// Forgets a job; a running one is killed first (in the background).
+    /// Forgets a job; a running one, or one whose background processes live on, is
+    /// killed first (in the background). A job that ended and left nothing running
+    /// (its output closed at the exit, its process group empty) is not searched for
+    /// again: that search reads all of /proc. `kill` on such a job still searches.
     pub fn remove(&self, handle: u32) -> Result<()> {
         let job = lock(&self.inner.jobs)
             .remove(&handle)
             .ok_or_else(|| ServiceError::not_found(handle))?;
+        if job.left_nothing_running() {
+            job.close();
+            return Ok(());
+        }
         self.inner.runtime.spawn(async move {
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await;
         });
