@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 use portable_pty::{MasterPty, PtySize};
 use tokio::sync::{mpsc, watch, Notify};
 
-use crate::output::persist::{unix_millis, JobInfo, Stream};
+use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
 use crate::output::{JobOutput, View, Which};
 use crate::spawn::Mode;
 use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
@@ -85,6 +85,8 @@ pub struct Job {
     pub meta: JobMeta,
     state: Mutex<JobState>,
     finished: watch::Sender<bool>,
+    /// Set once the output files are attached (or known not to exist).
+    files_ready: watch::Sender<bool>,
     input: mpsc::UnboundedSender<Input>,
     /// The PTY master, kept for resizing until the job's output is closed.
     pty: Mutex<Option<Box<dyn MasterPty + Send>>>,
@@ -120,6 +122,7 @@ impl Job {
             meta,
             state: Mutex::new(state),
             finished: watch::channel(false).0,
+            files_ready: watch::channel(false).0,
             input,
             pty: Mutex::new(pty),
             interaction: tokio::sync::Mutex::new(()),
@@ -137,6 +140,23 @@ impl Job {
 
     pub fn is_running(&self) -> bool {
         self.state().status == JobStatus::Running
+    }
+
+    /// Gives the job its output files (made by the reader before its first read) and
+    /// writes the first info.json.
+    pub fn attach_files(&self, files: Option<JobFiles>) {
+        {
+            let mut state = self.state();
+            state.output.set_files(files);
+            self.write_info(&state);
+        }
+        self.files_ready.send_replace(true);
+    }
+
+    /// Resolves once `attach_files` has run.
+    pub async fn files_ready(&self) {
+        let mut rx = self.files_ready.subscribe();
+        let _ = rx.wait_for(|ready| *ready).await;
     }
 
     /// The job ended, nothing kept its output open past the exit (so no background
@@ -255,6 +275,8 @@ impl Job {
     pub fn release_io(&self) {
         self.pty.lock().unwrap_or_else(|p| p.into_inner()).take();
         self.state().output.close_files();
+        // A reader that died before making the files must not leave `run` waiting.
+        self.files_ready.send_replace(true);
         // The writer task ends on Close and drops its end of the terminal or stdin.
         let _ = self.input.send(Input::Close);
     }

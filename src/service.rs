@@ -261,6 +261,9 @@ impl Service {
         if outcome.status == WaitStatus::TimedOut {
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
         }
+        // A result names its output directory; a callback can fire before the reader
+        // has made it (a zero delay).
+        job.files_ready().await;
         Ok(run_result(&job, req.max_output_size, outcome.matched))
     }
 
@@ -337,15 +340,19 @@ impl Service {
             cols: req.cols,
             rows: req.rows,
         })?;
-        let files = if inner.persist {
-            let session_dir = inner.io_dir.join(&inner.session_id);
+        // The output files are made by the reader task before its first read, while
+        // the program starts, not on the spawn path.
+        let session_dir = inner.io_dir.join(&inner.session_id);
+        let separate_stderr = req.mode == Mode::Pipes;
+        let (persist, disk_cap) = (inner.persist, inner.disk_cap);
+        let make_files = move || {
             // Without a writable ioDir the job still runs; its output stays in memory.
-            JobFiles::create(&session_dir, handle, req.mode == Mode::Pipes, inner.disk_cap).ok()
-        } else {
-            None
+            persist
+                .then(|| JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).ok())
+                .flatten()
         };
         let screen = (req.mode == Mode::Pty).then_some((req.cols, req.rows));
-        let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen, files);
+        let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen, None);
         let meta = JobMeta {
             handle,
             pid: spawned.pid,
@@ -370,9 +377,11 @@ impl Service {
                 let job = Arc::new(Job::new(meta, output, tx, Some(master)));
                 let ticket = job.register_waiter(pattern);
                 inner.runtime.spawn(driver::write_pty(fd.clone(), rx));
-                let reader = inner
-                    .runtime
-                    .spawn(driver::drive_pty(job.clone(), spawned.child, fd, on_exit));
+                let (reader_job, child) = (job.clone(), spawned.child);
+                let reader = inner.runtime.spawn(async move {
+                    reader_job.attach_files(make_files());
+                    driver::drive_pty(reader_job, child, fd, on_exit).await;
+                });
                 supervise(&inner.runtime, &job, reader);
                 (job, ticket)
             }
@@ -380,18 +389,15 @@ impl Service {
                 let job = Arc::new(Job::new(meta, output, tx, None));
                 let ticket = job.register_waiter(pattern);
                 inner.runtime.spawn(driver::write_pipe(stdin, rx));
-                let reader =
-                    inner
-                        .runtime
-                        .spawn(driver::drive_pipes(job.clone(), spawned.child, stdout, stderr, on_exit));
+                let (reader_job, child) = (job.clone(), spawned.child);
+                let reader = inner.runtime.spawn(async move {
+                    reader_job.attach_files(make_files());
+                    driver::drive_pipes(reader_job, child, stdout, stderr, on_exit).await;
+                });
                 supervise(&inner.runtime, &job, reader);
                 (job, ticket)
             }
         };
-        {
-            let state = job.state();
-            job.write_info(&state);
-        }
         lock(&inner.jobs).insert(handle, job.clone());
         Ok((job, ticket))
     }

@@ -234,6 +234,11 @@ impl JobOutput {
         }
     }
 
+    /// Attaches the files output is persisted to; set before the first byte arrives.
+    pub fn set_files(&mut self, files: Option<JobFiles>) {
+        self.files = files;
+    }
+
     /// The output has ended for good: let go of the file descriptors.
     pub fn close_files(&mut self) {
         if let Some(files) = self.files.as_mut() {
