@@ -501,5 +501,6 @@ outcomes from one run to the next.
 |---|---|---|---|
 ${lines.join('\n')}
 `;
-  writeFileSync(join(__dirname, '..', 'docs', 'bad-input.md'), doc);
+  // The scratch directory's random name would change the file on every run.
+  writeFileSync(join(__dirname, '..', 'docs', 'bad-input.md'), doc.split(base).join('<scratch>'));
 }
