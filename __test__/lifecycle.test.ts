@@ -108,6 +108,15 @@ describe('history', () => {
     expect(s.service.getExecutionHistory()).toEqual([]);
   });
 
+  it('an exit seen by a wait is already in the history', async () => {
+    for (let i = 0; i < 50; i += 1) {
+      const { handle } = s.service.start(`echo mark-${i}`, { mode: i % 2 ? 'pty' : 'pipes' });
+      const done = await s.service.waitFor(handle, { timeoutMs: 10_000 });
+      expect(done.status).toBe('exited');
+      expect(s.service.getExecutionHistory(1)[0].handle).toBe(handle);
+    }
+  });
+
   it('keeps the first 1 KiB of the output', async () => {
     await s.service.run('seq 1 10000');
     expect(s.service.getExecutionHistory(1)[0].output.length).toBe(1024);

@@ -26,8 +26,7 @@ const DRAIN_QUIET: Duration = Duration::from_millis(25);
 /// ...or for at most this long, so a chatty background server cannot delay the result.
 const DRAIN_MAX: Duration = Duration::from_millis(250);
 
-/// Called once the exit is published (the service records history here).
-pub type OnExit = Box<dyn FnOnce(&Arc<Job>) + Send>;
+pub use crate::job::OnExit;
 
 enum Read {
     Data(usize),
@@ -113,8 +112,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_close
     } else {
         background_pids(job).await
     };
-    job.finish(exit, background, output_closed);
-    on_exit(job);
+    job.finish(exit, background, output_closed, on_exit);
 }
 
 pub async fn drive_pty(job: Arc<Job>, mut child: Child, fd: Arc<AsyncFd<OwnedFd>>, on_exit: OnExit) {

@@ -56,6 +56,10 @@ pub struct JobMeta {
     pub start_ticks: u64,
 }
 
+/// Called with the final state as the exit is published, before any waiter wakes (the
+/// service records history here, so a caller that saw the exit finds the entry).
+pub type OnExit = Box<dyn FnOnce(&JobMeta, &JobState) + Send>;
+
 /// Bytes for the process's stdin, in order.
 pub enum Input {
     Data(Vec<u8>),
@@ -180,7 +184,13 @@ impl Job {
     }
 
     /// Called by the reader once the process has exited and its output is drained.
-    pub fn finish(&self, exit: std::io::Result<ExitStatus>, background_pids: Vec<u32>, output_closed: bool) {
+    pub fn finish(
+        &self,
+        exit: std::io::Result<ExitStatus>,
+        background_pids: Vec<u32>,
+        output_closed: bool,
+        on_exit: OnExit,
+    ) {
         let mut state = self.state();
         state.output_closed_at_exit = output_closed;
         state.output.finish();
@@ -193,7 +203,7 @@ impl Job {
         }
         state.status = state.kill_reason.unwrap_or(JobStatus::Exited);
         state.background_pids = background_pids;
-        self.publish_end(state);
+        self.publish_end(state, Some(on_exit));
     }
 
     /// The reader died without publishing an exit (a bug): the job is reported as
@@ -205,13 +215,16 @@ impl Job {
         }
         state.status = JobStatus::Failed;
         state.error = Some(error);
-        self.publish_end(state);
+        self.publish_end(state, None);
     }
 
     /// Records the end, wakes every waiter and then every `wait_finished`.
-    fn publish_end(&self, mut state: MutexGuard<'_, JobState>) {
+    fn publish_end(&self, mut state: MutexGuard<'_, JobState>, on_exit: Option<OnExit>) {
         state.ended_at = Some(SystemTime::now());
         state.duration = Some(self.meta.started.elapsed());
+        if let Some(on_exit) = on_exit {
+            on_exit(&self.meta, &state);
+        }
         for waiter in state.waiters.iter_mut() {
             waiter.mark_exited();
         }

@@ -404,13 +404,10 @@ impl Service {
 
     fn history_recorder(&self) -> driver::OnExit {
         let history = Arc::downgrade(&self.inner.history);
-        Box::new(move |job: &Arc<Job>| {
+        Box::new(move |meta: &JobMeta, state: &JobState| {
             let Some(history) = history.upgrade() else { return };
-            let entry = {
-                let state = job.state();
-                let output = state.output.excerpt(Which::Combined, OUTPUT_PREVIEW_BYTES * 2).text;
-                history_entry(&job.meta, &state, preview(&output, OUTPUT_PREVIEW_BYTES))
-            };
+            let output = state.output.excerpt(Which::Combined, OUTPUT_PREVIEW_BYTES * 2).text;
+            let entry = history_entry(meta, state, preview(&output, OUTPUT_PREVIEW_BYTES));
             lock(&history).record(entry);
         })
     }
