@@ -14,7 +14,7 @@ use portable_pty::{MasterPty, PtySize};
 use tokio::sync::{mpsc, watch, Notify};
 
 use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
-use crate::output::{JobOutput, View, Which};
+use crate::output::{JobOutput, View};
 use crate::spawn::Mode;
 use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
 
@@ -365,10 +365,6 @@ impl Job {
         let text = state.output.text_since(state.delivered);
         state.delivered = state.output.text_len();
         crate::output::bounded::excerpt("", 0, &text, limit, None).text
-    }
-
-    pub fn excerpt(&self, which: Which, limit: usize) -> crate::output::bounded::Excerpt {
-        self.state().output.excerpt(which, limit)
     }
 }
 

@@ -352,7 +352,7 @@ impl Service {
                 .flatten()
         };
         let screen = (req.mode == Mode::Pty).then_some((req.cols, req.rows));
-        let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen, None);
+        let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen);
         let meta = JobMeta {
             handle,
             pid: spawned.pid,
@@ -502,15 +502,10 @@ impl Service {
         Ok(PreparedInput { job, writes, spec })
     }
 
-    /// Waits for a pattern (or exit, or timeout) without writing anything. With
-    /// `from_start`, output from the job's start counts too (as far as memory holds
-    /// it); otherwise only output that arrives from now on.
-    pub async fn wait_for(&self, handle: u32, wait: WaitRequest<'_>) -> Result<InteractionResult> {
-        Ok(self.prepare_wait(handle, wait)?.finish().await)
-    }
-
-    /// The synchronous half of `wait_for`: the cursor is taken now, on the caller's
-    /// thread, so output that answers a write made right after this call is seen.
+    /// Waits for a pattern (or exit, or timeout) without writing anything; with
+    /// `from_start`, output from the job's start counts too (as far as memory holds it).
+    /// The cursor is taken now, on the caller's thread, so output that answers a write
+    /// made right after this call is seen; await [`PreparedWait::finish`] for the result.
     pub fn prepare_wait(&self, handle: u32, wait: WaitRequest<'_>) -> Result<PreparedWait> {
         let job = self.job(handle)?;
         let pattern = wait.pattern.map(compile_pattern).transpose()?;

@@ -88,7 +88,7 @@ fn text_of(chunks: &[&[u8]], max_line: usize) -> (String, String) {
 }
 
 fn pty_output(limits: OutputLimits) -> JobOutput {
-    JobOutput::new(limits, false, Some((80, 24)), None)
+    JobOutput::new(limits, false, Some((80, 24)))
 }
 
 /// Only `\n` and `\t` survive below U+0020; no DEL, no C1, no escape.
@@ -163,7 +163,7 @@ proptest! {
     /// two were interleaved and cut.
     #[test]
     fn pipe_streams_are_kept_apart(out in stream(60), err in stream(60), cuts_out in cuts(), cuts_err in cuts(), order in any::<u64>()) {
-        let mut o = JobOutput::new(OutputLimits::default(), true, None, None);
+        let mut o = JobOutput::new(OutputLimits::default(), true, None);
         let (mut a, mut b) = (chunks(&out, &cuts_out, false).into_iter(), chunks(&err, &cuts_err, false).into_iter());
         let mut bits = order;
         loop {

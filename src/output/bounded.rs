@@ -71,10 +71,6 @@ impl HeadTail {
         self.omitted
     }
 
-    pub fn clear(&mut self) {
-        *self = Self::new(self.head_cap, self.tail_cap, self.utf8);
-    }
-
     fn boundary_at_or_before(&self, data: &[u8], mut at: usize) -> usize {
         if self.utf8 {
             while at > 0 && at < data.len() && is_continuation(data[at]) {

@@ -12,6 +12,8 @@ pub mod line;
 pub mod persist;
 pub mod screen;
 
+use std::borrow::Cow;
+
 use bounded::{excerpt, last_bytes, Excerpt, HeadTail};
 use decode::Decoder;
 use line::LineAssembler;
@@ -84,10 +86,18 @@ impl TextLog {
         &self.committed
     }
 
-    fn parts(&self) -> (&str, u64, String) {
+    /// Head, bytes omitted, and tail with the line being written. The tail (up to a
+    /// MiB) is copied only when a line is being written; results read at the exit
+    /// usually have none.
+    fn parts(&self) -> (&str, u64, Cow<'_, str>) {
         let head = as_str(self.log.head());
-        let mut tail = as_str(self.log.tail()).to_string();
-        tail.push_str(self.assembler.current_line());
+        let tail = as_str(self.log.tail());
+        let line = self.assembler.current_line();
+        let tail = if line.is_empty() {
+            Cow::Borrowed(tail)
+        } else {
+            Cow::Owned([tail, line].concat())
+        };
         (head, self.log.omitted(), tail)
     }
 
@@ -176,13 +186,8 @@ pub struct JobOutput {
 }
 
 impl JobOutput {
-    /// `screen` is `Some((cols, rows))` for a PTY job.
-    pub fn new(
-        limits: OutputLimits,
-        separate_stderr: bool,
-        screen: Option<(u16, u16)>,
-        files: Option<JobFiles>,
-    ) -> Self {
+    /// `screen` is `Some((cols, rows))` for a PTY job. Files come later (`set_files`).
+    pub fn new(limits: OutputLimits, separate_stderr: bool, screen: Option<(u16, u16)>) -> Self {
         Self {
             stdout_decoder: Decoder::new(),
             stderr_decoder: Decoder::new(),
@@ -191,7 +196,7 @@ impl JobOutput {
             combined: separate_stderr.then(|| TextLog::new(&limits)),
             raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
             screen: screen.map(|(cols, rows)| Screen::new(cols, rows)),
-            files,
+            files: None,
             clean: String::new(),
         }
     }
@@ -322,7 +327,7 @@ mod tests {
     use super::*;
 
     fn pipes() -> JobOutput {
-        JobOutput::new(OutputLimits::default(), true, None, None)
+        JobOutput::new(OutputLimits::default(), true, None)
     }
 
     #[test]
@@ -338,7 +343,7 @@ mod tests {
 
     #[test]
     fn views() {
-        let mut o = JobOutput::new(OutputLimits::default(), false, Some((20, 4)), None);
+        let mut o = JobOutput::new(OutputLimits::default(), false, Some((20, 4)));
         o.ingest(Stream::Stdout, b"\x1b[32mgreen\x1b[0m\r\n50%\r100%");
         assert_eq!(o.view(View::Text, None), "green\n100%");
         assert_eq!(o.view(View::Screen, None), "green\n100%");
@@ -364,7 +369,7 @@ mod tests {
             raw_head: 10,
             raw_tail: 100,
         };
-        let mut o = JobOutput::new(limits, false, None, None);
+        let mut o = JobOutput::new(limits, false, None);
         for i in 0..100_000 {
             o.ingest(Stream::Stdout, format!("line {i}\n").as_bytes());
         }
