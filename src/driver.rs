@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
+use tokio::net::unix::pipe;
 use tokio::sync::mpsc;
 
 use crate::job::{Input, Job};
 use crate::output::persist::Stream;
 use crate::process_tree::{background_roots, job_processes, JobIdentity};
+use crate::spawn::ChildProcess;
 
 const READ_CHUNK: usize = 64 * 1024;
 /// After the exit, output still held open by background processes is read until it
@@ -115,7 +116,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_close
     job.finish(exit, background, output_closed, on_exit);
 }
 
-pub async fn drive_pty(job: Arc<Job>, mut child: Child, fd: Arc<AsyncFd<OwnedFd>>, on_exit: OnExit) {
+pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<OwnedFd>>, on_exit: OnExit) {
     let mut buf = vec![0u8; READ_CHUNK];
     let mut eof = false;
     let exit = {
@@ -155,8 +156,8 @@ pub async fn drive_pty(job: Arc<Job>, mut child: Child, fd: Arc<AsyncFd<OwnedFd>
 
 /// A job's stdout and stderr pipes, read as one source.
 struct Pipes {
-    stdout: ChildStdout,
-    stderr: ChildStderr,
+    stdout: pipe::Receiver,
+    stderr: pipe::Receiver,
     out_buf: Vec<u8>,
     err_buf: Vec<u8>,
     out_open: bool,
@@ -184,7 +185,13 @@ impl Pipes {
     }
 }
 
-pub async fn drive_pipes(job: Arc<Job>, mut child: Child, stdout: ChildStdout, stderr: ChildStderr, on_exit: OnExit) {
+pub async fn drive_pipes(
+    job: Arc<Job>,
+    mut child: ChildProcess,
+    stdout: pipe::Receiver,
+    stderr: pipe::Receiver,
+    on_exit: OnExit,
+) {
     let mut pipes = Pipes {
         stdout,
         stderr,
@@ -240,7 +247,7 @@ pub async fn write_pty(fd: Arc<AsyncFd<OwnedFd>>, mut rx: mpsc::UnboundedReceive
     }
 }
 
-pub async fn write_pipe(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<Input>) {
+pub async fn write_pipe(mut stdin: pipe::Sender, mut rx: mpsc::UnboundedReceiver<Input>) {
     while let Some(input) = rx.recv().await {
         match input {
             Input::Data(data) => {

@@ -1,28 +1,31 @@
 //! Starting a job's process, attached to a PTY or to pipes.
 //!
-//! Both modes spawn through `tokio::process`, whose child reaping on Linux is a
-//! pidfd in the reactor: exit is an event, with no thread parked in `wait()` per job
-//! and no SIGCHLD handler to fight libuv over. portable-pty provides the PTY pair and
-//! its resizing; its own `spawn_command` is not used because its child can only be
-//! waited for by blocking a thread.
+//! Processes are started by `launch` (a vfork-style clone: the Node process is not
+//! copied) and watched by `child` (a pidfd in the tokio reactor). portable-pty
+//! provides the PTY pair and its resizing; its own `spawn_command` is not used because
+//! it forks and its child can only be waited for by blocking a thread.
 //!
 //! Every job is a session leader (`setsid`): its process group is its pid, signals for
 //! the job never reach the host, and a pipe job cannot open the host's terminal to
 //! prompt for a password.
 
+pub mod child;
 pub mod command;
 pub mod directory;
 pub mod env;
+mod launch;
 mod pty;
+mod search_path;
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::process::Stdio;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use portable_pty::MasterPty;
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::net::unix::pipe;
 
+pub use child::ChildProcess;
+use launch::LaunchPlan;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Pty,
@@ -56,64 +59,67 @@ pub enum ProcessIo {
         fd: OwnedFd,
     },
     Pipes {
-        stdin: ChildStdin,
-        stdout: ChildStdout,
-        stderr: ChildStderr,
+        stdin: pipe::Sender,
+        stdout: pipe::Receiver,
+        stderr: pipe::Receiver,
     },
 }
 
 pub struct Spawned {
-    pub child: Child,
+    pub child: ChildProcess,
     pub pid: u32,
     pub io: ProcessIo,
 }
 
 /// Spawns the process. Must run inside a tokio runtime.
 pub fn spawn(spec: SpawnSpec<'_>) -> io::Result<Spawned> {
-    let mut cmd = Command::new(&spec.program);
-    cmd.args(&spec.args)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .kill_on_drop(false);
     let cwd = spec.cwd.as_raw_fd();
     match spec.mode {
-        Mode::Pty => pty::spawn(cmd, cwd, spec.cols, spec.rows),
-        Mode::Pipes => {
-            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-            // SAFETY: only async-signal-safe system calls run between fork and exec.
-            unsafe {
-                cmd.pre_exec(move || {
-                    enter_session(cwd)?;
-                    Ok(())
-                });
-            }
-            let mut child = cmd.spawn()?;
-            let pid = child
-                .id()
-                .ok_or_else(|| io::Error::other("child exited before its pid was read"))?;
-            let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-                (Some(i), Some(o), Some(e)) => (i, o, e),
-                _ => return Err(io::Error::other("pipes were not created")),
-            };
-            Ok(Spawned {
-                child,
-                pid,
-                io: ProcessIo::Pipes { stdin, stdout, stderr },
-            })
-        }
+        Mode::Pty => pty::spawn(&spec, cwd),
+        Mode::Pipes => spawn_with_pipes(&spec, cwd),
     }
 }
 
-/// In the child: new session, working directory from the verified descriptor.
-fn enter_session(cwd: i32) -> io::Result<()> {
-    // SAFETY: plain system calls on integers; no allocation, no locks.
+fn plan(spec: &SpawnSpec<'_>, cwd: i32, stdio: [i32; 3]) -> io::Result<LaunchPlan> {
+    LaunchPlan::new(&spec.program, &spec.args, &spec.env, cwd, stdio)
+}
+
+fn spawn_with_pipes(spec: &SpawnSpec<'_>, cwd: i32) -> io::Result<Spawned> {
+    let (stdin_read, stdin_write) = pipe_pair()?;
+    let (stdout_read, stdout_write) = pipe_pair()?;
+    let (stderr_read, stderr_write) = pipe_pair()?;
+    let plan = plan(
+        spec,
+        cwd,
+        [
+            stdin_read.as_raw_fd(),
+            stdout_write.as_raw_fd(),
+            stderr_write.as_raw_fd(),
+        ],
+    )?;
+    let pid = plan.launch()?;
+    let child = ChildProcess::adopt(pid);
+    // The child's ends close here, so EOF on stdout/stderr means the job's side is gone.
+    drop((stdin_read, stdout_write, stderr_write));
+    Ok(Spawned {
+        child,
+        pid: pid as u32,
+        io: ProcessIo::Pipes {
+            stdin: pipe::Sender::from_owned_fd(stdin_write)?,
+            stdout: pipe::Receiver::from_owned_fd(stdout_read)?,
+            stderr: pipe::Receiver::from_owned_fd(stderr_read)?,
+        },
+    })
+}
+
+/// A close-on-exec pipe: (read end, write end).
+fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors, which become owned here.
     unsafe {
-        if libc::setsid() < 0 {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) < 0 {
             return Err(io::Error::last_os_error());
         }
-        if libc::fchdir(cwd) < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
     }
-    Ok(())
 }

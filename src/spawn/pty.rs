@@ -3,19 +3,17 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
-use std::process::Stdio;
 
 use portable_pty::{native_pty_system, PtySize};
-use tokio::process::Command;
 
-use super::{enter_session, ProcessIo, Spawned};
+use super::{plan, ChildProcess, ProcessIo, SpawnSpec, Spawned};
 
-pub(super) fn spawn(mut cmd: Command, cwd: i32, cols: u16, rows: u16) -> io::Result<Spawned> {
+pub(super) fn spawn(spec: &SpawnSpec<'_>, cwd: i32) -> io::Result<Spawned> {
     let size = PtySize {
-        rows,
-        cols,
+        rows: spec.rows,
+        cols: spec.cols,
         pixel_width: 0,
         pixel_height: 0,
     };
@@ -35,28 +33,13 @@ pub(super) fn spawn(mut cmd: Command, cwd: i32, cols: u16, rows: u16) -> io::Res
         .custom_flags(libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(&slave_path)?;
     drop(pair.slave);
-    cmd.stdin(Stdio::from(slave.try_clone()?))
-        .stdout(Stdio::from(slave.try_clone()?))
-        .stderr(Stdio::from(slave));
-    // SAFETY: only async-signal-safe system calls run between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            enter_session(cwd)?;
-            if libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // The shell is the session leader; when it exits the kernel hangs up the
-            // terminal's foreground group, which would kill `server &` the moment its
-            // shell returns. Jobs are ended by `kill` (TERM, then KILL), never by HUP.
-            libc::signal(libc::SIGHUP, libc::SIG_IGN);
-            Ok(())
-        });
-    }
-    let child = cmd.spawn()?;
-    drop(cmd);
-    let pid = child
-        .id()
-        .ok_or_else(|| io::Error::other("child exited before its pid was read"))?;
+    let fd = slave.as_raw_fd();
+    let mut plan = plan(spec, cwd, [fd, fd, fd])?;
+    plan.controlling_terminal = true;
+    plan.ignore_hangup = true;
+    let pid = plan.launch()?;
+    let child = ChildProcess::adopt(pid);
+    drop(slave);
     let master_fd = pair
         .master
         .as_raw_fd()
@@ -64,7 +47,7 @@ pub(super) fn spawn(mut cmd: Command, cwd: i32, cols: u16, rows: u16) -> io::Res
     let fd = duplicate_nonblocking(master_fd)?;
     Ok(Spawned {
         child,
-        pid,
+        pid: pid as u32,
         io: ProcessIo::Pty {
             master: pair.master,
             fd,

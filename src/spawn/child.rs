@@ -1,0 +1,131 @@
+//! A started job process and its exit, as an event.
+//!
+//! The exit is watched through a pidfd registered with the tokio reactor: no thread
+//! parked in `wait()` per job, and no SIGCHLD handler to fight libuv over. Kernels
+//! without `pidfd_open` (before 5.3) get a blocking `waitpid` on tokio's blocking
+//! pool instead. Only this pid is ever waited for, so Node's own children are left
+//! alone.
+
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::sync::Mutex;
+
+use tokio::io::unix::AsyncFd;
+
+pub struct ChildProcess {
+    pid: i32,
+    /// None where the kernel has no pidfds.
+    pidfd: Option<AsyncFd<OwnedFd>>,
+    status: Option<ExitStatus>,
+}
+
+/// Children whose `ChildProcess` was dropped before they exited. Each new launch
+/// reaps those that have exited since, so none stays a zombie for long.
+static UNREAPED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+impl ChildProcess {
+    /// Takes charge of a child this process started. Must run inside a tokio runtime.
+    pub fn adopt(pid: i32) -> Self {
+        reap_dropped();
+        // SAFETY: the pidfd moves into the AsyncFd and stays open, unchanged, for its
+        // whole life.
+        let pidfd = open_pidfd(pid).and_then(|fd| unsafe { AsyncFd::register(fd) }.ok());
+        Self {
+            pid,
+            pidfd,
+            status: None,
+        }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Resolves when the process has exited (it is reaped then). Cancel-safe.
+    pub async fn wait(&mut self) -> io::Result<ExitStatus> {
+        if let Some(status) = self.status {
+            return Ok(status);
+        }
+        let status = match &self.pidfd {
+            Some(pidfd) => loop {
+                let mut ready = pidfd.readable().await?;
+                match try_reap(self.pid)? {
+                    Some(status) => break status,
+                    None => ready.clear_ready(),
+                }
+            },
+            None => {
+                let pid = self.pid;
+                tokio::task::spawn_blocking(move || wait_blocking(pid))
+                    .await
+                    .map_err(io::Error::other)??
+            }
+        };
+        self.status = Some(status);
+        Ok(status)
+    }
+}
+
+impl Drop for ChildProcess {
+    fn drop(&mut self) {
+        if self.status.is_none() && !matches!(try_reap(self.pid), Ok(Some(_))) {
+            UNREAPED.lock().unwrap_or_else(|p| p.into_inner()).push(self.pid);
+        }
+    }
+}
+
+fn reap_dropped() {
+    let mut unreaped = UNREAPED.lock().unwrap_or_else(|p| p.into_inner());
+    unreaped.retain(|&pid| matches!(try_reap(pid), Ok(None)));
+}
+
+fn open_pidfd(pid: i32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags; a descriptor it returns is ours.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: a fresh descriptor owned by nobody else. pidfds are close-on-exec.
+    Some(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// The exit status if the process has exited (and reaps it), None while it runs.
+fn try_reap(pid: i32) -> io::Result<Option<ExitStatus>> {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid on our own child, writing into a local.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        match r {
+            0 => return Ok(None),
+            r if r == pid => return Ok(Some(ExitStatus::from_raw(status))),
+            _ => {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+fn wait_blocking(pid: i32) -> io::Result<ExitStatus> {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid on our own child, writing into a local.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            return Ok(ExitStatus::from_raw(status));
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// Reaps a child known to have exited already (a launch that failed before exec).
+pub(super) fn reap_blocking(pid: i32) {
+    let _ = wait_blocking(pid);
+}

@@ -1,0 +1,375 @@
+//! Starting a process without copying the host: `clone(CLONE_VM | CLONE_VFORK)`.
+//!
+//! A job needs a few steps between fork and exec that `posix_spawn` cannot express
+//! together: a new session, the PTY as controlling terminal (`TIOCSCTTY`), SIGHUP
+//! ignored, and the working directory entered through a verified descriptor. With
+//! `fork()` those steps are easy, but `fork()` copies the page tables of the whole
+//! Node process (hundreds of MiB in a real CLI) and leaves every page copy-on-write
+//! until the child execs: that was most of a spawn's cost. This is the technique of
+//! glibc's own `posix_spawn`: the child borrows the parent's memory on a stack of its
+//! own, runs only raw system calls on data prepared beforehand, and the calling thread
+//! sleeps until the child has exec'd or failed. No crate offers it with these steps.
+//!
+//! Rules for the code in `child_main` (it runs in the parent's memory): no allocation,
+//! no locks, no panics, nothing that touches Rust or libc state beyond system calls.
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// Stack of the short-lived child; it only makes system calls.
+const CHILD_STACK_BYTES: usize = 64 * 1024;
+/// Highest signal number + 1 on Linux.
+const NSIG: c_int = 65;
+
+/// Everything the child needs, made before it exists.
+pub struct LaunchPlan {
+    /// Paths to try in order, as `execvp` would: the program itself if it names a
+    /// path, otherwise the program in each `PATH` directory.
+    candidates: Vec<CString>,
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+    pub cwd: RawFd,
+    /// Descriptors that become the child's 0, 1 and 2.
+    pub stdio: [RawFd; 3],
+    /// Make stdin (a PTY slave) the controlling terminal of the new session.
+    pub controlling_terminal: bool,
+    /// The job's shell is its session leader: when it exits the kernel hangs up the
+    /// terminal's foreground group, which would kill `server &` the moment its shell
+    /// returns. Jobs are ended by `kill` (TERM, then KILL), never by HUP.
+    pub ignore_hangup: bool,
+}
+
+/// What went wrong in the child, written there and read by the parent afterwards.
+struct Outcome {
+    step: AtomicI32,
+    errno: AtomicI32,
+}
+
+/// Pointers the child reads; they point into a `LaunchPlan` that outlives the call.
+struct ChildArgs<'a> {
+    plan: &'a LaunchPlan,
+    candidates: &'a [*const c_char],
+    argv: *const *const c_char,
+    envp: *const *const c_char,
+    outcome: &'a Outcome,
+}
+
+#[derive(Clone, Copy)]
+#[repr(i32)]
+enum Step {
+    None = 0,
+    Setsid,
+    Stdio,
+    ControllingTerminal,
+    Directory,
+    Exec,
+}
+
+impl Step {
+    fn describe(code: i32) -> &'static str {
+        match code {
+            c if c == Step::Setsid as i32 => "setsid",
+            c if c == Step::Stdio as i32 => "setting up stdio",
+            c if c == Step::ControllingTerminal as i32 => "acquiring the terminal",
+            c if c == Step::Directory as i32 => "entering the directory",
+            _ => "exec",
+        }
+    }
+}
+
+impl LaunchPlan {
+    pub fn new(
+        program: &std::ffi::OsStr,
+        args: &[std::ffi::OsString],
+        env: &[(std::ffi::OsString, std::ffi::OsString)],
+        cwd: RawFd,
+        stdio: [RawFd; 3],
+    ) -> io::Result<Self> {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |bytes: &[u8]| {
+            CString::new(bytes).map_err(|_| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "a NUL byte in the command, an argument or the environment",
+                )
+            })
+        };
+        let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_bytes());
+        let candidates = super::search_path::candidates(program.as_bytes(), path)
+            .iter()
+            .map(|p| c(p))
+            .collect::<io::Result<Vec<_>>>()?;
+        let mut argv = vec![c(program.as_bytes())?];
+        for arg in args {
+            argv.push(c(arg.as_bytes())?);
+        }
+        let envp = env
+            .iter()
+            .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok(Self {
+            candidates,
+            argv,
+            envp,
+            cwd,
+            stdio,
+            controlling_terminal: false,
+            ignore_hangup: false,
+        })
+    }
+
+    /// Starts the process; returns its pid once it runs the new program. An error
+    /// means nothing runs (a child that failed is reaped here).
+    pub fn launch(&self) -> io::Result<i32> {
+        let candidates: Vec<*const c_char> = self.candidates.iter().map(|c| c.as_ptr()).collect();
+        let argv = null_terminated(&self.argv);
+        let envp = null_terminated(&self.envp);
+        let outcome = Outcome {
+            step: AtomicI32::new(Step::None as i32),
+            errno: AtomicI32::new(0),
+        };
+        let args = ChildArgs {
+            plan: self,
+            candidates: &candidates,
+            argv: argv.as_ptr(),
+            envp: envp.as_ptr(),
+            outcome: &outcome,
+        };
+        let mut stack = vec![0u8; CHILD_STACK_BYTES];
+        // The stack grows down from its end, which must be 16-byte aligned.
+        let top = ((stack.as_mut_ptr() as usize + CHILD_STACK_BYTES) & !15) as *mut c_void;
+        // SAFETY: all signals are blocked in this thread across the clone, so no handler
+        // of the host can run on the child's borrowed memory before the child has reset
+        // them; the child only reads `args` (alive until it has exec'd or exited, since
+        // CLONE_VFORK suspends this thread until then) and writes `outcome`.
+        let pid = unsafe {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            let mut saved: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut saved);
+            let pid = libc::clone(
+                child_main,
+                top,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (&args as *const ChildArgs<'_>).cast_mut().cast(),
+            );
+            let clone_error = io::Error::last_os_error();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &saved, std::ptr::null_mut());
+            if pid < 0 {
+                return Err(clone_error);
+            }
+            pid
+        };
+        drop(stack);
+        let step = outcome.step.load(Ordering::Acquire);
+        if step == Step::None as i32 {
+            return Ok(pid);
+        }
+        super::child::reap_blocking(pid);
+        let error = io::Error::from_raw_os_error(outcome.errno.load(Ordering::Acquire));
+        if step == Step::Exec as i32 {
+            return Err(error);
+        }
+        Err(io::Error::new(
+            error.kind(),
+            format!("{}: {error}", Step::describe(step)),
+        ))
+    }
+}
+
+fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
+    strings
+        .iter()
+        .map(|s| s.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect()
+}
+
+/// The child. Runs on its own stack in the parent's memory; see the module rules.
+extern "C" fn child_main(raw: *mut c_void) -> c_int {
+    // SAFETY: `raw` is the `ChildArgs` the parent keeps alive until this child execs
+    // or exits; everything below is a system call on prepared data.
+    unsafe {
+        let args = &*(raw as *const ChildArgs<'_>);
+        let fail = |step: Step| -> c_int {
+            args.outcome.errno.store(*libc::__errno_location(), Ordering::Release);
+            args.outcome.step.store(step as i32, Ordering::Release);
+            libc::_exit(127)
+        };
+        reset_signals(args.plan.ignore_hangup);
+        if libc::setsid() < 0 {
+            return fail(Step::Setsid);
+        }
+        // Before stdio: the directory's descriptor may itself be 0, 1 or 2 (a host with
+        // its stdin closed), which the stdio set-up overwrites.
+        if libc::fchdir(args.plan.cwd) < 0 {
+            return fail(Step::Directory);
+        }
+        if !install_stdio(&args.plan.stdio) {
+            return fail(Step::Stdio);
+        }
+        if args.plan.controlling_terminal && libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
+            return fail(Step::ControllingTerminal);
+        }
+        // Descriptors the host left inheritable (an IPC channel, a test runner's pipe)
+        // are not the job's business, and a server started by the job would hold them
+        // open for its whole life. Kernels before 5.9 lack close_range; the
+        // close-on-exec flags still apply there.
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        // As execvp: a missing or unreadable candidate moves on to the next; the error
+        // reported is EACCES if any candidate was refused, else the last one's.
+        let mut refused = false;
+        for &path in args.candidates {
+            libc::execve(path, args.argv, args.envp);
+            match *libc::__errno_location() {
+                libc::EACCES => refused = true,
+                libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT => {}
+                _ => return fail(Step::Exec),
+            }
+        }
+        if refused {
+            *libc::__errno_location() = libc::EACCES;
+        }
+        fail(Step::Exec)
+    }
+}
+
+/// Caught signals go back to default before anything can be delivered (their handlers
+/// live in the host); SIGPIPE, which Node ignores, goes back to default as every
+/// program expects; SIGHUP is ignored if asked.
+unsafe fn reset_signals(ignore_hangup: bool) {
+    let mut default: libc::sigaction = std::mem::zeroed();
+    default.sa_sigaction = libc::SIG_DFL;
+    let mut ignore: libc::sigaction = std::mem::zeroed();
+    ignore.sa_sigaction = libc::SIG_IGN;
+    for sig in 1..NSIG {
+        if sig == libc::SIGKILL || sig == libc::SIGSTOP {
+            continue;
+        }
+        let mut current: libc::sigaction = std::mem::zeroed();
+        // Numbers reserved by libc are refused; they are not ours to change.
+        if libc::sigaction(sig, std::ptr::null(), &mut current) < 0 {
+            continue;
+        }
+        let wanted = if sig == libc::SIGHUP && ignore_hangup {
+            &ignore
+        } else if current.sa_sigaction == libc::SIG_DFL
+            || (current.sa_sigaction == libc::SIG_IGN && sig != libc::SIGPIPE)
+        {
+            continue;
+        } else {
+            &default
+        };
+        libc::sigaction(sig, wanted, std::ptr::null_mut());
+    }
+}
+
+/// Moves the three descriptors onto 0, 1 and 2 (without close-on-exec).
+unsafe fn install_stdio(stdio: &[RawFd; 3]) -> bool {
+    // A source that is itself 0, 1 or 2 could be overwritten by an earlier dup2;
+    // lift such sources above 2 first (the copies close at exec).
+    let mut sources = *stdio;
+    for fd in sources.iter_mut() {
+        if *fd <= 2 {
+            let lifted = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 3);
+            if lifted < 0 {
+                return false;
+            }
+            *fd = lifted;
+        }
+    }
+    for (target, &source) in sources.iter().enumerate() {
+        if libc::dup2(source, target as c_int) < 0 {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::{OsStr, OsString};
+    use std::io::{Read, Write};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+    fn pipe() -> (std::fs::File, std::fs::File) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills two fresh descriptors, owned by the Files from here on.
+        unsafe {
+            assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+            (std::fs::File::from_raw_fd(fds[0]), std::fs::File::from_raw_fd(fds[1]))
+        }
+    }
+
+    fn run_cat(stdio: [RawFd; 3], cwd: &OwnedFd) -> i32 {
+        let env = [(OsString::from("PATH"), OsString::from("/usr/bin:/bin"))];
+        let plan = LaunchPlan::new(OsStr::new("cat"), &[], &env, cwd.as_raw_fd(), stdio).expect("plan");
+        plan.launch().expect("launch")
+    }
+
+    /// Descriptor 0 of this test process is borrowed for a pipe end (close-on-exec, as
+    /// every descriptor the service makes): a job whose stdin source already *is* 0
+    /// must still get it, and one whose stdout source is 0 must not see it clobbered
+    /// by its own stdin. Restored afterwards; the test harness never reads stdin.
+    #[test]
+    fn stdio_sources_that_are_already_0_1_or_2_survive_the_shuffle() {
+        let cwd: OwnedFd = std::fs::File::open("/").expect("open /").into();
+        // SAFETY: plain descriptor juggling on descriptors this test owns or restores.
+        let saved_stdin = unsafe { OwnedFd::from_raw_fd(libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3)) };
+
+        // stdin source is descriptor 0 itself.
+        let (input_read, mut input_write) = pipe();
+        let (mut output_read, output_write) = pipe();
+        unsafe {
+            assert_eq!(libc::dup3(input_read.as_raw_fd(), 0, libc::O_CLOEXEC), 0);
+        }
+        drop(input_read);
+        let pid = run_cat([0, output_write.as_raw_fd(), output_write.as_raw_fd()], &cwd);
+        drop(output_write);
+        input_write.write_all(b"stdin was descriptor 0\n").expect("write");
+        drop(input_write);
+        unsafe {
+            libc::dup2(saved_stdin.as_raw_fd(), 0);
+        }
+        let mut got = String::new();
+        output_read.read_to_string(&mut got).expect("read");
+        super::super::child::reap_blocking(pid);
+        assert_eq!(got, "stdin was descriptor 0\n");
+
+        // stdout source is descriptor 0, which the stdin dup2 would overwrite first.
+        let (input_read, mut input_write) = pipe();
+        let (mut output_read, output_write) = pipe();
+        unsafe {
+            assert_eq!(libc::dup3(output_write.as_raw_fd(), 0, libc::O_CLOEXEC), 0);
+        }
+        drop(output_write);
+        let pid = run_cat([input_read.as_raw_fd(), 0, 0], &cwd);
+        unsafe {
+            libc::dup2(saved_stdin.as_raw_fd(), 0);
+        }
+        drop(input_read);
+        input_write.write_all(b"stdout was descriptor 0\n").expect("write");
+        drop(input_write);
+        let mut got = String::new();
+        output_read.read_to_string(&mut got).expect("read");
+        super::super::child::reap_blocking(pid);
+        assert_eq!(got, "stdout was descriptor 0\n");
+    }
+
+    #[test]
+    fn a_failed_exec_is_an_error_with_its_errno() {
+        let cwd: OwnedFd = std::fs::File::open("/").expect("open /").into();
+        let env = [(OsString::from("PATH"), OsString::from("/nonexistent"))];
+        let plan = LaunchPlan::new(OsStr::new("true"), &[], &env, cwd.as_raw_fd(), [0, 1, 2]).expect("plan");
+        let error = plan.launch().expect_err("nothing to run");
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+        let bad = LaunchPlan::new(OsStr::new("a\0b"), &[], &env, cwd.as_raw_fd(), [0, 1, 2]);
+        assert_eq!(bad.err().map(|e| e.kind()), Some(io::ErrorKind::InvalidInput));
+    }
+}
