@@ -12,6 +12,14 @@ beforeAll(() => {
 });
 afterAll(() => s.cleanup());
 
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** The pids a test command printed as `p <pid>` lines. */
 function pidsIn(output: string): number[] {
   return [...output.matchAll(/p (\d+)/g)].map((m) => Number(m[1]));
@@ -124,6 +132,30 @@ describe('history', () => {
 });
 
 describe('no orphans', () => {
+  it('shutdown() ends what finished jobs left behind (even a daemon outside their group) and leaves the rest alone', async () => {
+    const own = scratch();
+    try {
+      // Many finished jobs: one shared search of /proc must still find what each left.
+      for (let i = 0; i < 40; i++) await own.service.run('true');
+      // Output redirected and a new session: neither the job's group nor an open
+      // terminal points at this daemon; only its inherited job marker does.
+      const daemon = await own.service.run('setsid -f sh -c \'echo "p $$" > daemon.pid; exec sleep 1000\' >/dev/null 2>&1 </dev/null');
+      expect(daemon.status).toBe('exited');
+      expect(await eventually(() => readFileSafe(join(own.root, 'daemon.pid')).includes('p '))).toBe(true);
+      const [daemonPid] = pidsIn(readFileSafe(join(own.root, 'daemon.pid')));
+      const running = await own.service.run('sleep 1000', { callbackDelayMs: 0 });
+      expect(alive(daemonPid)).toBe(true);
+      await own.service.shutdown();
+      expect(await eventually(() => !alive(daemonPid) && !alive(running.pid!), 3000)).toBe(true);
+      // A job that had ended keeps its own status; the running one was killed.
+      const listed = own.service.getActiveProcesses();
+      expect(listed.find((p) => p.handle === daemon.handle)?.status).toBe('exited');
+      expect(listed.find((p) => p.handle === running.handle)?.status).toBe('killed');
+    } finally {
+      await own.cleanup();
+    }
+  });
+
   const owner = join(__dirname, 'fixtures', 'owner.cjs');
   for (const how of ['exit', 'throw', 'SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
     it(`nothing survives when the owning Node process ends by ${how}`, async () => {

@@ -14,6 +14,8 @@
 use std::collections::{HashMap, HashSet};
 use std::fs;
 
+use crate::spawn::env::JOB_MARKER;
+
 #[derive(Clone, Debug)]
 pub struct ProcStat {
     pub pid: i32,
@@ -56,11 +58,13 @@ fn all_pids() -> Vec<i32> {
         .collect()
 }
 
-fn has_marker(pid: i32, marker: &[u8]) -> bool {
-    match fs::read(format!("/proc/{pid}/environ")) {
-        Ok(env) => env.split(|&b| b == 0).any(|entry| entry == marker),
-        Err(_) => false,
-    }
+/// The process's `NATIVE_SHELL_JOB=...` entry (the first, as `getenv` would see it).
+fn job_marker_of(pid: i32) -> Option<Vec<u8>> {
+    let env = fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = [JOB_MARKER.as_bytes(), b"="].concat();
+    env.split(|&b| b == 0)
+        .find(|entry| entry.starts_with(&prefix))
+        .map(<[u8]>::to_vec)
 }
 
 /// What identifies one job's processes.
@@ -73,38 +77,69 @@ pub struct JobIdentity<'a> {
 
 /// Every live process of the job (the job's own pid included while it lives).
 pub fn job_processes(job: &JobIdentity<'_>) -> Vec<ProcStat> {
-    let me = std::process::id() as i32;
-    let candidates: Vec<ProcStat> = all_pids()
-        .into_iter()
-        .filter(|&p| p != me)
-        .filter_map(read_stat)
-        .filter(|s| s.start_ticks >= job.start_ticks && !s.is_zombie())
-        .collect();
-    let mut members: HashSet<i32> = candidates
-        .iter()
-        .filter(|s| s.pid == job.pid || s.session == job.pid || s.pgrp == job.pid)
-        .map(|s| s.pid)
-        .collect();
-    // Descendants through parent links, to a fixed point (the list is short).
-    let parents: HashMap<i32, i32> = candidates.iter().map(|s| (s.pid, s.ppid)).collect();
-    loop {
-        let before = members.len();
-        for (&pid, &ppid) in &parents {
-            if (ppid == job.pid || members.contains(&ppid)) && !members.contains(&pid) {
-                members.insert(pid);
+    Snapshot::take(job.start_ticks).members(job)
+}
+
+/// The live processes (other than this one) started at or after some moment, each with
+/// its job marker: one read of `/proc` that the searches for many jobs can share, so
+/// ending a thousand jobs at exit costs one scan, not a thousand.
+pub struct Snapshot {
+    procs: Vec<ProcStat>,
+    /// pid → the process's whole `NATIVE_SHELL_JOB=...` environment entry, if any.
+    markers: HashMap<i32, Vec<u8>>,
+}
+
+impl Snapshot {
+    /// `since`: clock ticks since boot; older processes cannot belong to a newer job.
+    pub fn take(since: u64) -> Self {
+        let me = std::process::id() as i32;
+        let procs: Vec<ProcStat> = all_pids()
+            .into_iter()
+            .filter(|&p| p != me)
+            .filter_map(read_stat)
+            .filter(|s| s.start_ticks >= since && !s.is_zombie())
+            .collect();
+        let markers = procs
+            .iter()
+            .filter_map(|s| job_marker_of(s.pid).map(|m| (s.pid, m)))
+            .collect();
+        Self { procs, markers }
+    }
+
+    /// The job's processes: its session and group, their descendants by parent links,
+    /// and whatever carries its marker.
+    pub fn members(&self, job: &JobIdentity<'_>) -> Vec<ProcStat> {
+        let candidates: Vec<&ProcStat> = self.procs.iter().filter(|s| s.start_ticks >= job.start_ticks).collect();
+        let marker = job.marker.as_bytes();
+        let mut members: HashSet<i32> = candidates
+            .iter()
+            .filter(|s| s.pid == job.pid || s.session == job.pid || s.pgrp == job.pid)
+            .chain(
+                candidates
+                    .iter()
+                    .filter(|s| self.markers.get(&s.pid).is_some_and(|m| m == marker)),
+            )
+            .map(|s| s.pid)
+            .collect();
+        // Descendants through parent links, to a fixed point (the list is short).
+        let parents: HashMap<i32, i32> = candidates.iter().map(|s| (s.pid, s.ppid)).collect();
+        loop {
+            let before = members.len();
+            for (&pid, &ppid) in &parents {
+                if (ppid == job.pid || members.contains(&ppid)) && !members.contains(&pid) {
+                    members.insert(pid);
+                }
+            }
+            if members.len() == before {
+                break;
             }
         }
-        if members.len() == before {
-            break;
-        }
+        candidates
+            .into_iter()
+            .filter(|s| members.contains(&s.pid))
+            .cloned()
+            .collect()
     }
-    let marker = job.marker.as_bytes();
-    for s in &candidates {
-        if !members.contains(&s.pid) && has_marker(s.pid, marker) {
-            members.insert(s.pid);
-        }
-    }
-    candidates.into_iter().filter(|s| members.contains(&s.pid)).collect()
 }
 
 /// The processes left running in the background: the roots of what survives the

@@ -1,7 +1,7 @@
 //! The service: a registry of jobs behind small-integer handles, with limits,
 //! history, persistence settings and shutdown.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
@@ -16,7 +16,7 @@ use crate::error::{ErrorCode, Result, ServiceError};
 use crate::history::{preview, History, HistoryEntry, DEFAULT_HISTORY_LIMIT, OUTPUT_PREVIEW_BYTES};
 use crate::job::{Input, Job, JobMeta, JobState, JobStatus, WaitTicket};
 use crate::keys::{parse_key, Key};
-use crate::kill::{kill_job, kill_now, KillReport};
+use crate::kill::{jobs_with_processes, kill_all_now, kill_job, kill_now, KillReport};
 use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
 use crate::output::{JobOutput, OutputLimits, View, Which};
 use crate::process_tree;
@@ -621,8 +621,25 @@ impl Service {
     /// Kills every job (and what it started) and waits for them.
     pub async fn shutdown(&self) {
         let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
+        // One search of /proc tells which jobs have anything left to kill; each of
+        // those is then killed with its grace period (finished jobs stay as they are).
+        let all = jobs.clone();
+        let pick = tokio::task::spawn_blocking(move || {
+            let refs: Vec<&Job> = all.iter().map(|job| job.as_ref()).collect();
+            jobs_with_processes(&refs)
+                .iter()
+                .map(|job| job.meta.handle)
+                .collect::<HashSet<u32>>()
+        });
+        let to_kill: Vec<Arc<Job>> = match pick.await {
+            Ok(handles) => jobs
+                .into_iter()
+                .filter(|job| handles.contains(&job.meta.handle))
+                .collect(),
+            Err(_) => jobs,
+        };
         let mut set = tokio::task::JoinSet::new();
-        for job in jobs {
+        for job in to_kill {
             set.spawn_on(
                 async move { kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await },
                 &self.inner.runtime,
@@ -660,8 +677,8 @@ fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<(
 
 fn kill_all_jobs_now(inner: &Inner) {
     let jobs: Vec<Arc<Job>> = lock(&inner.jobs).values().cloned().collect();
+    kill_all_now(&jobs.iter().map(|job| job.as_ref()).collect::<Vec<_>>());
     for job in jobs {
-        kill_now(&job);
         job.close();
     }
 }
