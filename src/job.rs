@@ -152,7 +152,10 @@ impl Job {
         {
             let mut state = self.state();
             state.output.set_files(files);
-            self.write_info(&state);
+            self.write_info(&mut state);
+            if let Some(files) = state.output.files_mut() {
+                files.prepare_info_rewrite();
+            }
         }
         self.files_ready.send_replace(true);
     }
@@ -228,15 +231,19 @@ impl Job {
         for waiter in state.waiters.iter_mut() {
             waiter.mark_exited();
         }
-        self.write_info(&state);
+        self.write_info(&mut state);
         drop(state);
         self.finished.send_replace(true);
     }
 
-    pub fn write_info(&self, state: &JobState) {
-        if let Some(files) = state.output.files() {
+    pub fn write_info(&self, state: &mut JobState) {
+        if state.output.files().is_none() {
+            return;
+        }
+        let info = self.info(state);
+        if let Some(files) = state.output.files_mut() {
             // info.json is a convenience copy; a failed write must not fail the job.
-            let _ = files.write_info(&self.info(state));
+            let _ = files.write_info(&info);
         }
     }
 

@@ -255,6 +255,10 @@ impl JobOutput {
         self.files.as_ref()
     }
 
+    pub fn files_mut(&mut self) -> Option<&mut JobFiles> {
+        self.files.as_mut()
+    }
+
     pub fn resize(&mut self, cols: u16, rows: u16) {
         if let Some(screen) = self.screen.as_mut() {
             screen.resize(cols, rows);
