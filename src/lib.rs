@@ -7,21 +7,41 @@
 //! waiters) → `driver` (the reader task per job) → `output` (text, screen, raw views,
 //! persistence). `spawn` starts processes, `process_tree` and `kill` end them,
 //! `watchdog` covers the host dying, `policy` checks commands before they run.
+//!
+//! All of that is Linux code (/proc, pidfds, a vfork-style clone), compiled on Unix only.
+//! On Windows the crate holds just `windows_tree`, the Job Object that kill will stand on.
 
+#[cfg(unix)]
 pub mod driver;
+#[cfg(unix)]
 pub mod error;
+#[cfg(unix)]
 pub mod history;
+#[cfg(unix)]
 pub mod job;
+#[cfg(unix)]
 pub mod keys;
+#[cfg(unix)]
 pub mod kill;
+#[cfg(unix)]
 pub mod output;
+#[cfg(unix)]
 pub mod policy;
+#[cfg(unix)]
 pub mod process_tree;
+#[cfg(unix)]
 pub mod request;
+#[cfg(unix)]
 pub mod service;
+#[cfg(unix)]
 pub mod spawn;
+#[cfg(unix)]
 pub mod wait;
+#[cfg(unix)]
 pub mod watchdog;
 
-#[cfg(feature = "node")]
+#[cfg(all(unix, feature = "node"))]
 mod binding;
+
+#[cfg(windows)]
+pub mod windows_tree;
