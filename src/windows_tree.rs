@@ -23,7 +23,9 @@ use std::os::windows::process::CommandExt;
 use std::process::{Child, Command};
 use std::ptr;
 
-use windows_sys::Win32::Foundation::{GetLastError, ERROR_NO_MORE_FILES, HANDLE, INVALID_HANDLE_VALUE};
+use windows_sys::Win32::Foundation::{
+    GetLastError, ERROR_MORE_DATA, ERROR_NO_MORE_FILES, HANDLE, INVALID_HANDLE_VALUE,
+};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
 };
@@ -102,7 +104,9 @@ impl JobTree {
         // The list is a small header and then one usize per process. A Vec<usize> gives
         // the alignment; `head` is the header's length counted in usizes.
         let head = offset_of!(JOBOBJECT_BASIC_PROCESS_ID_LIST, ProcessIdList) / size_of::<usize>();
-        loop {
+        // Each retry makes room for all the processes the job had; only processes joining
+        // faster than we can ask would need more than a few.
+        for _ in 0..8 {
             let mut buffer = vec![0usize; head + room.max(1)];
             let bytes = u32::try_from(buffer.len() * size_of::<usize>())
                 .map_err(|_| io::Error::other("process id list larger than 4 GiB"))?;
@@ -124,18 +128,20 @@ impl JobTree {
             let list = unsafe { buffer.as_ptr().cast::<JOBOBJECT_BASIC_PROCESS_ID_LIST>().read() };
             let assigned = list.NumberOfAssignedProcesses as usize;
             let listed = (list.NumberOfProcessIdsInList as usize).min(buffer.len() - head);
-            // Too small a buffer fails with ERROR_MORE_DATA but still fills in the count;
-            // processes may also join between calls. Either way: grow and ask again.
-            if listed < assigned {
-                room = assigned + assigned / 2 + 8;
-                continue;
+            match error {
+                // The ids are DWORDs stored in ULONG_PTR slots, so the cast loses nothing.
+                None if listed >= assigned => {
+                    return Ok(buffer[head..head + listed].iter().map(|&pid| pid as u32).collect())
+                }
+                // Too small a buffer fails with ERROR_MORE_DATA but still fills in how
+                // many processes the job has: make room for them (and a few newcomers).
+                Some(error) if error.raw_os_error() != Some(ERROR_MORE_DATA as i32) => return Err(error),
+                _ => room = room.max(assigned) + assigned / 2 + 8,
             }
-            if let Some(error) = error {
-                return Err(error);
-            }
-            // The ids are DWORDs stored in ULONG_PTR slots, so the cast loses nothing.
-            return Ok(buffer[head..head + listed].iter().map(|&pid| pid as u32).collect());
         }
+        Err(io::Error::other(
+            "the job's process list kept growing while it was read",
+        ))
     }
 
     /// Ends every process in the tree with `exit_code`. The kernel ends them
