@@ -114,3 +114,36 @@ describe('every byte before the exit', () => {
     });
   }
 });
+
+describe('order under a flood', () => {
+  // Bursts large enough that the reader hands them to a second task, each followed by a
+  // small line it may process in place: every view and the file keep the program's order.
+  it('bursts and the small lines between them stay in order, and a wait sees the last line', async () => {
+    const program = [
+      'import sys, time',
+      'for i in range(40):',
+      '    sys.stdout.write("".join(f"burst {i} line {j:04d} " + "x" * 40 + "\\n" for j in range(1500)))',
+      '    sys.stdout.flush()',
+      '    sys.stdout.write(f"marker {i}\\n")',
+      '    sys.stdout.flush()',
+      '    time.sleep(0.003 if i % 2 else 0)',
+      'print("all done")',
+      'sys.stdout.flush()',
+      'time.sleep(30)',
+    ].join('\n');
+    const r = await s.service.run('python3 -c "$P"', { env: { P: program }, callbackPattern: 'all done', timeoutMs: 60_000 });
+    expect(r.status).toBe('running');
+    expect(r.matched).toBe('all done');
+    const file = readFileSync(join(r.outputDir!, 'stdout.txt'), 'utf8');
+    let expected = '';
+    for (let i = 0; i < 40; i += 1) {
+      for (let j = 0; j < 1500; j += 1) expected += `burst ${i} line ${String(j).padStart(4, '0')} ${'x'.repeat(40)}\n`;
+      expected += `marker ${i}\n`;
+    }
+    expected += 'all done\n';
+    expect(file.length).toBe(expected.length);
+    expect(file === expected).toBe(true);
+    expect(s.service.getProcessOutput(r.handle, { view: 'text', tailBytes: 200 }).endsWith('marker 39\nall done\n')).toBe(true);
+    await s.service.kill(r.handle);
+  });
+});

@@ -15,6 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 use tokio::sync::mpsc;
 
+use crate::handoff::Handoff;
 use crate::job::{Input, Job};
 use crate::output::persist::Stream;
 use crate::process_tree::{background_roots, job_processes, JobIdentity};
@@ -118,6 +119,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_close
 
 pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<OwnedFd>>, on_exit: OnExit) {
     let mut buf = vec![0u8; READ_CHUNK];
+    let mut output = Handoff::new(job.clone());
     let mut eof = false;
     let exit = {
         let wait = child.wait();
@@ -126,7 +128,7 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
             tokio::select! {
                 biased;
                 read = read_pty(&fd, &mut buf), if !eof => match read {
-                    Read::Data(n) => job.ingest(Stream::Stdout, &buf[..n]),
+                    Read::Data(n) => output.push(&buf[..n]).await,
                     Read::Eof => eof = true,
                 },
                 status = &mut wait => break status,
@@ -136,22 +138,25 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
     let deadline = Instant::now() + DRAIN_MAX;
     while !eof && Instant::now() < deadline {
         match tokio::time::timeout(DRAIN_QUIET, read_pty(&fd, &mut buf)).await {
-            Ok(Read::Data(n)) => job.ingest(Stream::Stdout, &buf[..n]),
+            Ok(Read::Data(n)) => output.push(&buf[..n]).await,
             Ok(Read::Eof) => eof = true,
             Err(_quiet) => break,
         }
     }
+    // Every byte read is in the job before the exit is published.
+    output.drain().await;
     publish_exit(&job, exit, eof, on_exit).await;
     // Background processes may keep writing to the terminal; keep their output.
     while !eof {
         tokio::select! {
             read = read_pty(&fd, &mut buf) => match read {
-                Read::Data(n) => job.ingest(Stream::Stdout, &buf[..n]),
+                Read::Data(n) => output.push(&buf[..n]).await,
                 Read::Eof => eof = true,
             },
             _ = job.closed() => break,
         }
     }
+    output.drain().await;
 }
 
 /// A job's stdout and stderr pipes, read as one source.
