@@ -3,11 +3,12 @@
 // signal dispositions and mask, the descriptors it holds, the program search, the
 // failure paths, and a host whose own stdin is closed.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectCode, type Scratch, scratch } from './helpers';
+import { procs } from './stress/common';
 
 let s: Scratch;
 beforeAll(() => {
@@ -37,18 +38,9 @@ const SIGPIPE = 13;
 
 /** Pids of this process's children that are zombies (exited, never reaped). */
 function zombieChildren(): number[] {
-  const zombies: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] === 'Z' && Number(fields[1]) === process.pid) zombies.push(Number(name));
-    } catch {
-      // gone while we looked
-    }
-  }
-  return zombies;
+  return procs()
+    .filter((p) => p.state === 'Z' && p.ppid === process.pid)
+    .map((p) => p.pid);
 }
 
 describe.each(['pty', 'pipes'] as const)('a job started in %s mode', (mode) => {
