@@ -39,10 +39,6 @@ impl ChildProcess {
         }
     }
 
-    pub fn pid(&self) -> i32 {
-        self.pid
-    }
-
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
         if let Some(status) = self.status {

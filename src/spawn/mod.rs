@@ -26,6 +26,7 @@ use tokio::net::unix::pipe;
 
 pub use child::ChildProcess;
 use launch::LaunchPlan;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Pty,
