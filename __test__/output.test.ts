@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type Scratch, scratch } from './helpers';
+import { eventually, type Scratch, scratch } from './helpers';
 
 let s: Scratch;
 beforeAll(() => {
@@ -134,7 +134,10 @@ describe('order under a flood', () => {
     const r = await s.service.run('python3 -c "$P"', { env: { P: program }, callbackPattern: 'all done', timeoutMs: 60_000 });
     expect(r.status).toBe('running');
     expect(r.matched).toBe('all done');
-    const file = readFileSync(join(r.outputDir!, 'stdout.txt'), 'utf8');
+    // The pattern can match before the line's end arrives (the file takes whole lines).
+    const path = join(r.outputDir!, 'stdout.txt');
+    expect(await eventually(() => readFileSync(path, 'utf8').endsWith('all done\n'))).toBe(true);
+    const file = readFileSync(path, 'utf8');
     let expected = '';
     for (let i = 0; i < 40; i += 1) {
       for (let j = 0; j < 1500; j += 1) expected += `burst ${i} line ${String(j).padStart(4, '0')} ${'x'.repeat(40)}\n`;

@@ -4,13 +4,14 @@
 //! under the same short lock. Exit is published only after every byte the process
 //! wrote has been ingested, so a result never misses the tail of the output.
 
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
-use portable_pty::{MasterPty, PtySize};
+use tokio::io::unix::AsyncFd;
 use tokio::sync::{mpsc, watch, Notify};
 
 use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
@@ -92,8 +93,9 @@ pub struct Job {
     /// Set once the output files are attached (or known not to exist).
     files_ready: watch::Sender<bool>,
     input: mpsc::UnboundedSender<Input>,
-    /// The PTY master, kept for resizing until the job's output is closed.
-    pty: Mutex<Option<Box<dyn MasterPty + Send>>>,
+    /// The PTY master (shared with the reader and writer), kept for resizing until the
+    /// job's output is closed.
+    pty: Mutex<Option<Arc<AsyncFd<OwnedFd>>>>,
     /// Serialises `sendInput`/`waitFor` on one handle: two interactions never interleave.
     pub interaction: tokio::sync::Mutex<()>,
     closed: AtomicBool,
@@ -106,7 +108,7 @@ impl Job {
         meta: JobMeta,
         output: JobOutput,
         input: mpsc::UnboundedSender<Input>,
-        pty: Option<Box<dyn MasterPty + Send>>,
+        pty: Option<Arc<AsyncFd<OwnedFd>>>,
     ) -> Self {
         let state = JobState {
             status: JobStatus::Running,
@@ -277,13 +279,7 @@ impl Job {
 
     pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
         if let Some(master) = self.pty.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            let size = PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            };
-            master.resize(size).map_err(|e| std::io::Error::other(e.to_string()))?;
+            crate::spawn::pty::resize_terminal(master.get_ref().as_raw_fd(), cols, rows)?;
         }
         self.state().output.resize(cols, rows);
         Ok(())

@@ -369,12 +369,12 @@ impl Service {
         let (tx, rx) = mpsc::unbounded_channel();
         let on_exit = self.history_recorder();
         let (job, ticket) = match spawned.io {
-            ProcessIo::Pty { master, fd } => {
+            ProcessIo::Pty { fd } => {
                 // SAFETY: the OwnedFd moves into the AsyncFd and stays open, unchanged,
                 // for its whole life.
                 let fd = unsafe { AsyncFd::register(fd) }.map_err(|e| std::io::Error::other(e.to_string()))?;
                 let fd = Arc::new(fd);
-                let job = Arc::new(Job::new(meta, output, tx, Some(master)));
+                let job = Arc::new(Job::new(meta, output, tx, Some(fd.clone())));
                 let ticket = job.register_waiter(pattern);
                 inner.runtime.spawn(driver::write_pty(fd.clone(), rx));
                 let (reader_job, child) = (job.clone(), spawned.child);

@@ -14,14 +14,13 @@ pub mod command;
 pub mod directory;
 pub mod env;
 mod launch;
-mod pty;
+pub mod pty;
 mod search_path;
 
 use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-use portable_pty::MasterPty;
 use tokio::net::unix::pipe;
 
 pub use child::ChildProcess;
@@ -54,9 +53,8 @@ pub struct SpawnSpec<'a> {
 
 pub enum ProcessIo {
     Pty {
-        /// Kept for resizing; its reader and writer are never taken.
-        master: Box<dyn MasterPty + Send>,
-        /// A non-blocking duplicate of the master, read and written by the reactor.
+        /// The master, non-blocking: read and written by the reactor, resized with
+        /// `TIOCSWINSZ`. The only descriptor the parent keeps of the terminal.
         fd: OwnedFd,
     },
     Pipes {

@@ -3,7 +3,7 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 
 use portable_pty::{native_pty_system, PtySize};
@@ -48,10 +48,9 @@ pub(super) fn spawn(spec: &SpawnSpec<'_>, cwd: i32) -> io::Result<Spawned> {
     Ok(Spawned {
         child,
         pid: pid as u32,
-        io: ProcessIo::Pty {
-            master: pair.master,
-            fd,
-        },
+        // portable-pty's own master descriptor closes here: resizing goes through the
+        // duplicate (`resize_terminal`), so a running job holds one descriptor of it.
+        io: ProcessIo::Pty { fd },
     })
 }
 
@@ -69,4 +68,19 @@ fn duplicate_nonblocking(fd: i32) -> io::Result<OwnedFd> {
         }
         Ok(owned)
     }
+}
+
+/// Tells the terminal (and so the program, by SIGWINCH) its new size.
+pub fn resize_terminal(master: RawFd, cols: u16, rows: u16) -> io::Result<()> {
+    let size = libc::winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCSWINSZ reads a winsize from the pointer, which lives across the call.
+    if unsafe { libc::ioctl(master, libc::TIOCSWINSZ, &size) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
