@@ -14,30 +14,6 @@ afterAll(() => s.cleanup());
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe('persistence', () => {
-  it('job directories made ahead hold exactly a job\'s files once used, and none is left after shutdown', async () => {
-    const own = scratch();
-    try {
-      const session = join(own.ioDir, 'test');
-      const results = [];
-      for (let i = 0; i < 12; i += 1) results.push(await own.service.run(`echo job ${i}`, { mode: i % 3 === 0 ? 'pipes' : 'pty' }));
-      results.forEach((r, i) => {
-        expect(r.outputDir).toBe(join(session, String(r.handle)));
-        const expected = i % 3 === 0 ? ['info.json', 'stderr.txt', 'stdout.txt'] : ['info.json', 'stdout.txt'];
-        expect(readdirSync(r.outputDir!).sort()).toEqual(expected);
-        expect(readFileSync(join(r.outputDir!, 'stdout.txt'), 'utf8')).toBe(`job ${i}\n`);
-        expect(JSON.parse(readFileSync(join(r.outputDir!, 'info.json'), 'utf8')).status).toBe('exited');
-        expect(mode(r.outputDir!)).toBe(0o700);
-      });
-      // Some are ready for the next jobs while the service lives...
-      expect(await eventually(() => readdirSync(session).some((n) => n.startsWith('.ready-')))).toBe(true);
-      await own.service.shutdown();
-      // ...and none is left once it is shut down.
-      expect(readdirSync(session).filter((n) => n.startsWith('.'))).toEqual([]);
-    } finally {
-      await own.cleanup();
-    }
-  });
-
   it('streams output to private files while the job runs, and keeps info.json current', async () => {
     const r = await s.service.run('echo first; sleep 30', { callbackPattern: 'first', mode: 'pipes' });
     expect(r.status).toBe('running');

@@ -18,7 +18,6 @@ use crate::job::{Input, Job, JobMeta, JobState, JobStatus, WaitTicket};
 use crate::keys::{parse_key, Key};
 use crate::kill::{jobs_with_processes, kill_all_now, kill_job, kill_now, KillReport};
 use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
-use crate::output::ready_dirs::ReadyDirs;
 use crate::output::{JobOutput, OutputLimits, View, Which};
 use crate::process_tree;
 use crate::request::*;
@@ -44,8 +43,7 @@ struct Inner {
     session_id: String,
     env: Vec<(String, String)>,
     max_jobs: usize,
-    /// Job directories made ahead (`None` when output is not persisted).
-    ready_dirs: Option<Arc<ReadyDirs>>,
+    persist: bool,
     disk_cap: u64,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
@@ -201,14 +199,13 @@ impl Service {
             runtime.spawn_blocking(move || persist::prune_job_dirs(&dir, DEFAULT_KEEP_JOB_DIRS));
         }
         let token = format!("{}-{}", process_token(), NEXT_SERVICE.fetch_add(1, Ordering::Relaxed));
-        let ready_dirs = persist.then(|| ReadyDirs::new(io_dir.join(&session_id)));
         let inner = Arc::new(Inner {
             root,
             io_dir,
             session_id,
             env: config.env,
             max_jobs,
-            ready_dirs,
+            persist,
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             token,
             jobs: Mutex::new(BTreeMap::new()),
@@ -347,13 +344,12 @@ impl Service {
         // the program starts, not on the spawn path.
         let session_dir = inner.io_dir.join(&inner.session_id);
         let separate_stderr = req.mode == Mode::Pipes;
-        let (ready_dirs, disk_cap) = (inner.ready_dirs.clone(), inner.disk_cap);
+        let (persist, disk_cap) = (inner.persist, inner.disk_cap);
         let make_files = move || {
             // Without a writable ioDir the job still runs; its output stays in memory.
-            let ready_dirs = ready_dirs?;
-            let files = JobFiles::create(&session_dir, handle, separate_stderr, disk_cap, ready_dirs.take()).ok();
-            ready_dirs.refill_in_background();
-            files
+            persist
+                .then(|| JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).ok())
+                .flatten()
         };
         let screen = (req.mode == Mode::Pty).then_some((req.cols, req.rows));
         let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen);
@@ -624,10 +620,6 @@ impl Service {
 
     /// Kills every job (and what it started) and waits for them.
     pub async fn shutdown(&self) {
-        // Directories made ahead for jobs that will not come are removed.
-        if let Some(ready_dirs) = &self.inner.ready_dirs {
-            ready_dirs.discard();
-        }
         let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
         // One search of /proc tells which jobs have anything left to kill; each of
         // those is then killed with its grace period (finished jobs stay as they are).

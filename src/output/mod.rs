@@ -10,7 +10,6 @@ pub mod bounded;
 pub mod decode;
 pub mod line;
 pub mod persist;
-pub mod ready_dirs;
 pub mod screen;
 
 use std::borrow::Cow;

@@ -16,10 +16,7 @@ use serde::Serialize;
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
 pub const DEFAULT_KEEP_JOB_DIRS: usize = 100;
 const INFO_FILE: &str = "info.json";
-pub(super) const INFO_TMP_FILE: &str = ".info.json.tmp";
-/// A second temporary file a ready directory brings along, for the rewrite at the exit.
-pub(super) const INFO_NEXT_FILE: &str = ".info.json.next";
-pub(super) const STDOUT_FILE: &str = "stdout.txt";
+const INFO_TMP_FILE: &str = ".info.json.tmp";
 /// Names tried for one job directory before persistence gives up for that job.
 const MAX_DIR_ATTEMPTS: u32 = 1000;
 
@@ -70,76 +67,35 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
-/// Creates the session directory if needed, and refuses one that is a symlink.
-pub(super) fn create_session_dir(session_dir: &Path) -> io::Result<()> {
-    create_private_dir(session_dir)?;
-    if fs::symlink_metadata(session_dir)?.file_type().is_symlink() {
-        return Err(io::Error::other("the session directory is a symlink"));
-    }
-    Ok(())
-}
-
 impl JobFiles {
     /// Creates the job's directory under `session_dir` and its files. The directory is
-    /// made with an exclusive `mkdir` (or, from `ready`, a rename that never replaces),
-    /// never reused: a name already taken — by an earlier process with the same session
-    /// id, another service sharing it, or a symlink planted there — moves this job to
-    /// `<handle>-2`, `<handle>-3`, ... so no output is overwritten and none is written
-    /// where someone else pointed. `ready`: a directory from `ReadyDirs`, whose files
-    /// exist already.
-    pub fn create(
-        session_dir: &Path,
-        handle: u32,
-        separate_stderr: bool,
-        cap: u64,
-        mut ready: Option<PathBuf>,
-    ) -> io::Result<Self> {
-        create_session_dir(session_dir)?;
-        let mut made = None;
-        for n in 1..=MAX_DIR_ATTEMPTS {
-            let dir = match n {
+    /// made with an exclusive `mkdir`, never reused: a name already taken — by an
+    /// earlier process with the same session id, another service sharing it, or a
+    /// symlink planted there — moves this job to `<handle>-2`, `<handle>-3`, ... so no
+    /// output is overwritten and none is written where someone else pointed.
+    pub fn create(session_dir: &Path, handle: u32, separate_stderr: bool, cap: u64) -> io::Result<Self> {
+        create_private_dir(session_dir)?;
+        if fs::symlink_metadata(session_dir)?.file_type().is_symlink() {
+            return Err(io::Error::other("the session directory is a symlink"));
+        }
+        let dir = (1..=MAX_DIR_ATTEMPTS)
+            .map(|n| match n {
                 1 => session_dir.join(handle.to_string()),
                 n => session_dir.join(format!("{handle}-{n}")),
-            };
-            let result = match ready.as_deref() {
-                Some(from) => match rename_no_replace(from, &dir) {
-                    // A filesystem without RENAME_NOREPLACE: make the directory instead.
-                    Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                        let _ = fs::remove_dir_all(from);
-                        ready = None;
-                        DirBuilder::new().mode(0o700).create(&dir)
-                    }
-                    other => other,
-                },
-                None => DirBuilder::new().mode(0o700).create(&dir),
-            };
-            match result {
-                Ok(()) => {
-                    made = Some(dir);
-                    break;
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    if let Some(from) = ready.as_deref() {
-                        let _ = fs::remove_dir_all(from);
-                    }
-                    return Err(e);
-                }
-            }
-        }
-        let Some(dir) = made else {
-            if let Some(from) = ready.as_deref() {
-                let _ = fs::remove_dir_all(from);
-            }
-            return Err(io::Error::other("no free job directory name"));
-        };
+            })
+            .find_map(|dir| match DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => Some(Ok(dir)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
+                Err(e) => Some(Err(e)),
+            })
+            .unwrap_or_else(|| Err(io::Error::other("no free job directory name")))?;
         let stderr = if separate_stderr {
             Some(open_private(&dir.join("stderr.txt"))?)
         } else {
             None
         };
         Ok(Self {
-            stdout: Some(open_private(&dir.join(STDOUT_FILE))?),
+            stdout: Some(open_private(&dir.join("stdout.txt"))?),
             dir,
             stderr,
             cap,
@@ -155,7 +111,7 @@ impl JobFiles {
     }
 
     pub fn stdout_path(&self) -> PathBuf {
-        self.dir.join(STDOUT_FILE)
+        self.dir.join("stdout.txt")
     }
 
     pub fn write(&mut self, stream: Stream, text: &str) {
@@ -216,14 +172,11 @@ impl JobFiles {
         fs::rename(&tmp, self.dir.join(INFO_FILE))
     }
 
-    /// Makes the temporary file of the next `info.json` rewrite now (see `spare_info`):
-    /// by renaming the one a ready directory brought along, else by creating it.
+    /// Makes the temporary file of the next `info.json` rewrite now (see `spare_info`).
     pub fn prepare_info_rewrite(&mut self) {
-        if self.spare_info {
-            return;
+        if !self.spare_info {
+            self.spare_info = open_private(&self.dir.join(INFO_TMP_FILE)).is_ok();
         }
-        let tmp = self.dir.join(INFO_TMP_FILE);
-        self.spare_info = fs::rename(self.dir.join(INFO_NEXT_FILE), &tmp).is_ok() || open_private(&tmp).is_ok();
     }
 }
 
@@ -236,7 +189,7 @@ impl Drop for JobFiles {
     }
 }
 
-pub(super) fn open_private(path: &Path) -> io::Result<File> {
+fn open_private(path: &Path) -> io::Result<File> {
     OpenOptions::new()
         .write(true)
         .create(true)
@@ -244,29 +197,6 @@ pub(super) fn open_private(path: &Path) -> io::Result<File> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
-}
-
-/// `rename` that fails with AlreadyExists instead of replacing what is at `to`.
-fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| {
-        std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
-    };
-    let (from, to) = (c(from)?, c(to)?);
-    // SAFETY: two NUL-terminated paths that live across the call.
-    let r = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            from.as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            libc::RENAME_NOREPLACE,
-        )
-    };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 pub fn unix_millis(t: SystemTime) -> u64 {
@@ -325,7 +255,7 @@ mod tests {
     #[test]
     fn info_rewrites_use_the_spare_made_ahead_and_leave_nothing_behind() {
         let tmp = tempfile::tempdir().unwrap();
-        let mut files = JobFiles::create(&tmp.path().join("sess"), 7, false, 100, None).unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("sess"), 7, false, 100).unwrap();
         let mut info = JobInfo {
             handle: 7,
             pid: Some(1),
@@ -367,7 +297,7 @@ mod tests {
     #[test]
     fn files_are_private_and_capped() {
         let tmp = tempfile::tempdir().unwrap();
-        let mut files = JobFiles::create(&tmp.path().join("s"), 1, true, 10, None).unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, true, 10).unwrap();
         let dir = files.dir().to_path_buf();
         assert_eq!(dir, tmp.path().join("s").join("1"));
         files.write(Stream::Stdout, "0123456789abc");
@@ -386,12 +316,12 @@ mod tests {
     fn a_taken_or_planted_name_is_never_reused() {
         let tmp = tempfile::tempdir().unwrap();
         let session = tmp.path().join("s");
-        let first = JobFiles::create(&session, 1, false, 100, None).unwrap();
+        let first = JobFiles::create(&session, 1, false, 100).unwrap();
         let elsewhere = tmp.path().join("elsewhere");
         fs::create_dir(&elsewhere).unwrap();
         std::os::unix::fs::symlink(&elsewhere, session.join("2")).unwrap();
-        let again = JobFiles::create(&session, 1, false, 100, None).unwrap();
-        let planted = JobFiles::create(&session, 2, false, 100, None).unwrap();
+        let again = JobFiles::create(&session, 1, false, 100).unwrap();
+        let planted = JobFiles::create(&session, 2, false, 100).unwrap();
         assert_eq!(first.dir(), session.join("1"));
         assert_eq!(again.dir(), session.join("1-2"));
         assert_eq!(planted.dir(), session.join("2-2"));
@@ -402,7 +332,7 @@ mod tests {
     fn prune_keeps_newest_and_ignores_foreign_dirs() {
         let tmp = tempfile::tempdir().unwrap();
         for h in 1..=5u32 {
-            let mut files = JobFiles::create(&tmp.path().join("sess"), h, false, 100, None).unwrap();
+            let mut files = JobFiles::create(&tmp.path().join("sess"), h, false, 100).unwrap();
             let info = JobInfo {
                 handle: h,
                 pid: None,
