@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use crate::handoff::Handoff;
 use crate::job::{Input, Job};
 use crate::output::persist::Stream;
-use crate::process_tree::{background_roots, job_processes, JobIdentity};
+use crate::process_tree::{background_roots, job_processes};
 use crate::spawn::ChildProcess;
 
 const READ_CHUNK: usize = 64 * 1024;
@@ -92,17 +92,11 @@ fn raw_write(fd: i32, data: &[u8]) -> io::Result<usize> {
     }
 }
 
-async fn background_pids(job: &Job) -> Vec<u32> {
-    let pid = job.meta.pid as i32;
-    let start_ticks = job.meta.start_ticks;
-    let marker = job.meta.marker_entry.clone();
+async fn background_pids(job: &Arc<Job>) -> Vec<u32> {
+    let job = job.clone();
     let scan = tokio::task::spawn_blocking(move || {
-        let procs = job_processes(&JobIdentity {
-            pid,
-            start_ticks,
-            marker: &marker,
-        });
-        background_roots(&procs, pid)
+        let procs = job_processes(&job.meta.identity());
+        background_roots(&procs, job.meta.pid as i32)
     });
     scan.await.unwrap_or_default()
 }

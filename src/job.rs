@@ -16,6 +16,7 @@ use tokio::sync::{mpsc, watch, Notify};
 
 use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
 use crate::output::{JobOutput, View};
+use crate::process_tree::JobIdentity;
 use crate::spawn::Mode;
 use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
 
@@ -60,6 +61,17 @@ pub struct JobMeta {
 /// Called with the final state as the exit is published, before any waiter wakes (the
 /// service records history here, so a caller that saw the exit finds the entry).
 pub type OnExit = Box<dyn FnOnce(&JobMeta, &JobState) + Send>;
+
+impl JobMeta {
+    /// What `process_tree` finds the job's processes by.
+    pub fn identity(&self) -> JobIdentity<'_> {
+        JobIdentity {
+            pid: self.pid as i32,
+            start_ticks: self.start_ticks,
+            marker: &self.marker_entry,
+        }
+    }
+}
 
 /// Bytes for the process's stdin, in order.
 pub enum Input {

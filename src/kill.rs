@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::job::{Job, JobStatus};
-use crate::process_tree::{is_alive, job_processes, signal_all, JobIdentity, ProcStat, Snapshot};
+use crate::process_tree::{is_alive, job_processes, signal_all, ProcStat, Snapshot};
 
 /// How long to wait for the job to be reaped after SIGKILL before reporting anyway.
 const REAP_TIMEOUT: Duration = Duration::from_secs(5);
@@ -22,19 +22,11 @@ pub struct KillReport {
     pub escalated: bool,
 }
 
-async fn scan(job: &Job) -> Vec<ProcStat> {
-    let pid = job.meta.pid as i32;
-    let start_ticks = job.meta.start_ticks;
-    let marker = job.meta.marker_entry.clone();
-    tokio::task::spawn_blocking(move || {
-        job_processes(&JobIdentity {
-            pid,
-            start_ticks,
-            marker: &marker,
-        })
-    })
-    .await
-    .unwrap_or_default()
+async fn scan(job: &Arc<Job>) -> Vec<ProcStat> {
+    let job = job.clone();
+    tokio::task::spawn_blocking(move || job_processes(&job.meta.identity()))
+        .await
+        .unwrap_or_default()
 }
 
 pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> KillReport {
@@ -76,40 +68,35 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
 
 /// Synchronous last-resort kill for process exit: SIGKILL to the group and to every
 /// process found, with no grace and no waiting.
-pub fn kill_now(job: &Job) {
-    kill_all_now(std::slice::from_ref(&job));
+pub fn kill_now(job: &Arc<Job>) {
+    kill_all_now(std::slice::from_ref(job));
 }
 
 /// The same for many jobs at once (the exit hook, a dropped service), sharing one read
 /// of `/proc`, so exiting with a thousand finished jobs costs no more than with none.
-pub fn kill_all_now(jobs: &[&Job]) {
-    let Some(oldest) = jobs.iter().map(|job| job.meta.start_ticks).min() else {
-        return;
-    };
-    let snapshot = Snapshot::take(oldest);
+pub fn kill_all_now(jobs: &[Arc<Job>]) {
+    let Some(snapshot) = snapshot_for(jobs) else { return };
     for job in jobs {
-        let pid = job.meta.pid as i32;
-        signal_all(pid, &snapshot.members(&identity(job)), libc::SIGKILL);
+        signal_all(
+            job.meta.pid as i32,
+            &snapshot.members(&job.meta.identity()),
+            libc::SIGKILL,
+        );
     }
 }
 
 /// Of these jobs, the ones with something left to kill: still running, or with live
 /// processes (background ones, daemons that left the group) after their exit.
-pub fn jobs_with_processes<'a>(jobs: &[&'a Job]) -> Vec<&'a Job> {
-    let Some(oldest) = jobs.iter().map(|job| job.meta.start_ticks).min() else {
-        return Vec::new();
+pub fn jobs_with_processes(jobs: Vec<Arc<Job>>) -> Vec<Arc<Job>> {
+    let Some(snapshot) = snapshot_for(&jobs) else {
+        return jobs;
     };
-    let snapshot = Snapshot::take(oldest);
-    jobs.iter()
-        .copied()
-        .filter(|job| job.is_running() || !snapshot.members(&identity(job)).is_empty())
+    jobs.into_iter()
+        .filter(|job| job.is_running() || !snapshot.members(&job.meta.identity()).is_empty())
         .collect()
 }
 
-fn identity(job: &Job) -> JobIdentity<'_> {
-    JobIdentity {
-        pid: job.meta.pid as i32,
-        start_ticks: job.meta.start_ticks,
-        marker: &job.meta.marker_entry,
-    }
+/// One read of `/proc` covering every process these jobs can have started.
+fn snapshot_for(jobs: &[Arc<Job>]) -> Option<Snapshot> {
+    jobs.iter().map(|job| job.meta.start_ticks).min().map(Snapshot::take)
 }

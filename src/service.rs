@@ -1,7 +1,7 @@
 //! The service: a registry of jobs behind small-integer handles, with limits,
 //! history, persistence settings and shutdown.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
@@ -624,20 +624,9 @@ impl Service {
         // One search of /proc tells which jobs have anything left to kill; each of
         // those is then killed with its grace period (finished jobs stay as they are).
         let all = jobs.clone();
-        let pick = tokio::task::spawn_blocking(move || {
-            let refs: Vec<&Job> = all.iter().map(|job| job.as_ref()).collect();
-            jobs_with_processes(&refs)
-                .iter()
-                .map(|job| job.meta.handle)
-                .collect::<HashSet<u32>>()
-        });
-        let to_kill: Vec<Arc<Job>> = match pick.await {
-            Ok(handles) => jobs
-                .into_iter()
-                .filter(|job| handles.contains(&job.meta.handle))
-                .collect(),
-            Err(_) => jobs,
-        };
+        let to_kill = tokio::task::spawn_blocking(move || jobs_with_processes(all))
+            .await
+            .unwrap_or(jobs);
         let mut set = tokio::task::JoinSet::new();
         for job in to_kill {
             set.spawn_on(
@@ -677,7 +666,7 @@ fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<(
 
 fn kill_all_jobs_now(inner: &Inner) {
     let jobs: Vec<Arc<Job>> = lock(&inner.jobs).values().cloned().collect();
-    kill_all_now(&jobs.iter().map(|job| job.as_ref()).collect::<Vec<_>>());
+    kill_all_now(&jobs);
     for job in jobs {
         job.close();
     }
