@@ -358,13 +358,20 @@ mod tests {
         }
     }
 
+    /// A child that starts a grandchild, both checked to be in `tree`: the child, the two
+    /// pids, and a handle on each (kept open so their exit codes can be read later).
+    fn child_and_grandchild(tree: &JobTree) -> (Child, [u32; 2], Vec<OwnedHandle>) {
+        let mut child = tree.spawn(&mut helper("parent")).expect("spawn");
+        let tree_pids = [child.id(), read_pids(&mut child)[0]];
+        assert_members(tree, &tree_pids);
+        let handles = tree_pids.iter().map(|&pid| open(pid)).collect();
+        (child, tree_pids, handles)
+    }
+
     #[test]
     fn terminate_ends_the_child_and_its_grandchild() {
         let tree = JobTree::new().expect("job");
-        let mut child = tree.spawn(&mut helper("parent")).expect("spawn");
-        let tree_pids = [child.id(), read_pids(&mut child)[0]];
-        assert_members(&tree, &tree_pids);
-        let handles: Vec<OwnedHandle> = tree_pids.iter().map(|&pid| open(pid)).collect();
+        let (mut child, tree_pids, handles) = child_and_grandchild(&tree);
         tree.terminate(KILLED).expect("terminate");
         for (pid, handle) in tree_pids.iter().zip(&handles) {
             assert_eq!(exit_code_within(handle, GONE_WITHIN_MS), Some(KILLED), "pid {pid}");
@@ -391,10 +398,7 @@ mod tests {
     #[test]
     fn dropping_the_tree_kills_it() {
         let tree = JobTree::new().expect("job");
-        let mut child = tree.spawn(&mut helper("parent")).expect("spawn");
-        let tree_pids = [child.id(), read_pids(&mut child)[0]];
-        assert_members(&tree, &tree_pids);
-        let handles: Vec<OwnedHandle> = tree_pids.iter().map(|&pid| open(pid)).collect();
+        let (mut child, tree_pids, handles) = child_and_grandchild(&tree);
         drop(tree);
         for (pid, handle) in tree_pids.iter().zip(&handles) {
             assert!(

@@ -382,13 +382,8 @@ mod tests {
             b"\x1b\x9c",
             b"\x1bP\x9c",
         ];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = crate::output::test_rng::TestRng::new(0x2545_F491_4F6C_DD1Du64);
+        let mut next = |n: usize| rng.below(n);
         for round in 0..3000 {
             let mut stream = Vec::new();
             for _ in 0..next(40) {

@@ -335,13 +335,8 @@ mod tests {
             "12%",
             "  ",
         ];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = crate::output::test_rng::TestRng::new(0x9E37_79B9_7F4A_7C15u64);
+        let mut next = |n: usize| rng.below(n);
         for round in 0..5000 {
             let mut stream = String::new();
             for _ in 0..next(30) {
@@ -364,11 +359,9 @@ mod tests {
 
     #[test]
     fn next_control_finds_every_control_and_del() {
-        let mut state = 0x1234_5678_9ABC_DEF1u64;
+        let mut rng = crate::output::test_rng::TestRng::new(0x1234_5678_9ABC_DEF1);
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = rng.next_u64();
             let len = (state % 40) as usize;
             let mut bytes: Vec<u8> = (0..len).map(|k| 0x20 + ((state >> (k % 56)) as u8 % 0x5f)).collect();
             for k in 0..len {

@@ -11,6 +11,8 @@ pub mod decode;
 pub mod line;
 pub mod persist;
 pub mod screen;
+#[cfg(test)]
+mod test_rng;
 
 use std::borrow::Cow;
 
