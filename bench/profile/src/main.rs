@@ -93,19 +93,19 @@ fn main() {
         println!("-- {name}: {:.1} MiB in {chunk}-byte reads", data.len() as f64 / MIB as f64);
         let want = |what: &str| only.as_deref().is_none_or(|o| o == what);
         if want("text") {
-            let files = JobFiles::create(&dir.join(format!("{name}-text")), false, 1 << 40).ok();
-            let mut o = JobOutput::new(OutputLimits::default(), false, Some((80, 24)), files);
+            let mut o = JobOutput::new(OutputLimits::default(), false, Some((80, 24)));
+            o.set_files(JobFiles::create(&dir.join(format!("{name}-text")), 1, false, 1 << 40).ok());
             time("JobOutput PTY (screen+text+disk)", data, chunk, |c| {
                 o.ingest(Stream::Stdout, c);
             });
-            let mut o = JobOutput::new(OutputLimits::default(), false, None, None);
+            let mut o = JobOutput::new(OutputLimits::default(), false, None);
             time("JobOutput, no screen, no disk", data, chunk, |c| {
                 o.ingest(Stream::Stdout, c);
             });
         }
         if want("pipes") {
-            let files = JobFiles::create(&dir.join(format!("{name}-pipes")), true, 1 << 40).ok();
-            let mut o = JobOutput::new(OutputLimits::default(), true, None, files);
+            let mut o = JobOutput::new(OutputLimits::default(), true, None);
+            o.set_files(JobFiles::create(&dir.join(format!("{name}-pipes")), 1, true, 1 << 40).ok());
             time("JobOutput pipes (text+disk)", data, chunk, |c| {
                 o.ingest(Stream::Stdout, c);
             });
