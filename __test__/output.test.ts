@@ -1,5 +1,6 @@
 // Output: the text, screen and raw views, bounds, and delivery of every byte.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -148,5 +149,38 @@ describe('order under a flood', () => {
     expect(file === expected).toBe(true);
     expect(s.service.getProcessOutput(r.handle, { view: 'text', tailBytes: 200 }).endsWith('marker 39\nall done\n')).toBe(true);
     await s.service.kill(r.handle);
+  });
+});
+
+describe('many floods at once', () => {
+  // Floods are processed on pool threads, at most one per core over all jobs; the rest
+  // are processed by their readers. So threads stay bounded however many jobs flood.
+  it('processing threads do not grow one per flooding job, and every job gets all its bytes', async () => {
+    const threads = () => readdirSync('/proc/self/task').length;
+    const cores = availableParallelism();
+    const jobs = cores * 3 + 6;
+    const before = threads();
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, threads());
+    }, 2);
+    const bytes = 6_000_000;
+    const results = await Promise.all(
+      Array.from({ length: jobs }, () =>
+        s.service.run(`yes 'a flood of lines, each one the same as the one before it' | head -c ${bytes}`, {
+          timeoutMs: 60_000,
+        }),
+      ),
+    );
+    clearInterval(sampler);
+    for (const r of results) {
+      expect(r.status).toBe('exited');
+      // The PTY turns each \n into \r\n; the text view turns it back.
+      expect(r.totalBytes).toBeGreaterThanOrEqual(bytes);
+      s.service.removeProcess(r.handle);
+    }
+    // One pool thread per core at most, and one for tokio's own blocking work; one per
+    // flooding job would be up to `jobs` more (5–7 on 2 cores, without the bound).
+    expect(peak - before).toBeLessThanOrEqual(cores + 1);
   });
 });

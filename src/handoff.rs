@@ -10,14 +10,16 @@
 //! reader would run on the reader's own worker thread (tokio runs a task woken from
 //! a task next, on the same thread), so the reading would wait for the processing
 //! all the same. Measured on 2 cores, `cat` of 64 MiB: a task 59 MiB/s, a thread 64.
-//! The thread is held only while chunks are queued, so idle jobs hold none.
+//! The thread is held only while chunks are queued, so idle jobs hold none, and at
+//! most one per core processes floods at a time: more cannot go faster, so a job that
+//! finds them all taken processes in place, as before.
 //!
 //! Small chunks (interactive output) are still processed in place when nothing is
 //! queued, so a prompt is matched with no extra hop, and order is kept: a chunk is
 //! only processed in place once everything handed off before it has been processed.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -31,6 +33,12 @@ const HANDOFF_MIN_BYTES: usize = 16 * 1024;
 /// the full terminal, does the writer. Bounds the memory in flight to this many read
 /// buffers.
 const QUEUE_CHUNKS: u32 = 4;
+
+/// Pool threads processing floods at once, over all jobs: one per core.
+static PROCESSORS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Arc::new(Semaphore::new(cores))
+});
 
 pub struct Handoff {
     shared: Arc<Shared>,
@@ -109,15 +117,25 @@ impl Handoff {
             queue.chunks.push_back((chunk.to_vec(), slot));
             !std::mem::replace(&mut queue.worker_running, true)
         };
-        if start_worker {
-            let shared = self.shared.clone();
-            let started = tokio::task::spawn_blocking(move || shared.process_queue());
-            // A runtime shutting down refuses new work at once (the handle is finished
-            // and the queue still marked as taken): then it is processed here.
-            if started.is_finished() && std::mem::replace(&mut self.shared.queue().worker_running, false) {
-                self.shared.process_queue();
-            }
+        if start_worker && !self.start_worker() {
+            // Every core is processing another flood: this one is processed here.
+            self.shared.process_queue();
         }
+    }
+
+    /// Hands the queue to a pool thread, if a core is free for it.
+    fn start_worker(&self) -> bool {
+        let Ok(core) = PROCESSORS.clone().try_acquire_owned() else {
+            return false;
+        };
+        let shared = self.shared.clone();
+        let started = tokio::task::spawn_blocking(move || {
+            shared.process_queue();
+            drop(core);
+        });
+        // A runtime shutting down refuses new work at once: the handle is finished and
+        // the queue still marked as taken.
+        !(started.is_finished() && self.shared.queue().worker_running)
     }
 
     /// Resolves once every chunk pushed so far has been processed.
