@@ -6,6 +6,8 @@
 //   npm run bench -- --quick      smaller sizes, fewer repetitions (under two minutes)
 //   options: --reps=N  --only=spawn,cat,...  --peers=addon-text,gemini,...
 //            --json=FILE (all raw results)  --md=FILE (the table as Markdown)
+//            --strict: exit 1 if a run of this addon failed, came back incomplete or
+//            lost bytes (CI's smoke run; the figures themselves are never judged)
 //
 // Every (scenario, peer, repetition) runs in a fresh Node process (worker.mjs), so
 // the memory and event-loop numbers of one peer never include another's.
@@ -73,7 +75,7 @@ function makeData(dir, mib) {
 function buildLimit() {
   execFileSync(
     'cargo',
-    ['build', '--release', '--quiet', '--offline', '--manifest-path', join(here, 'limit', 'Cargo.toml'), '--target-dir', join(root, 'target', 'bench-limit')],
+    ['build', '--release', '--quiet', '--manifest-path', join(here, 'limit', 'Cargo.toml'), '--target-dir', join(root, 'target', 'bench-limit')],
     { stdio: 'inherit' },
   );
   return join(root, 'target', 'bench-limit', 'release', 'nss-bench-limit');
@@ -296,9 +298,30 @@ async function main() {
     console.log(md);
     if (args.md) writeFileSync(String(args.md), md);
     if (args.json) writeFileSync(String(args.json), JSON.stringify({ machine, results }, null, 1));
+    const failures = addonFailures(results);
+    for (const f of failures) console.error(`  ! ${f}`);
+    if (args.strict && failures.length > 0) process.exitCode = 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What went wrong in this addon's own runs: an error, output cut short, bytes lost. */
+function addonFailures(results) {
+  const failures = [];
+  for (const [id, byPeer] of Object.entries(results)) {
+    for (const [peer, runs] of Object.entries(byPeer)) {
+      if (!peer.startsWith('addon')) continue;
+      runs.forEach((r, i) => {
+        const where = `${id} ${peer} #${i + 1}`;
+        if (r.error) failures.push(`${where}: ${r.error}`);
+        else if (r.ok === false) failures.push(`${where}: the output came back incomplete`);
+        else if (r.lostBytes > 0) failures.push(`${where}: ${r.lostBytes} bytes lost in ${r.runsWithLoss} of ${r.runs} runs`);
+        else if (r.fileLoss > 0) failures.push(`${where}: ${r.fileLoss} bytes missing from stdout.txt`);
+      });
+    }
+  }
+  return failures;
 }
 
 function require_addon() {
