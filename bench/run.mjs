@@ -12,7 +12,7 @@
 // Every (scenario, peer, repetition) runs in a fresh Node process (worker.mjs), so
 // the memory and event-loop numbers of one peer never include another's.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,10 +81,14 @@ function buildLimit() {
   return join(root, 'target', 'bench-limit', 'release', 'nss-bench-limit');
 }
 
+/** Where every worker makes its scratch directory; removed with the run's data. */
+let scratchRoot;
+
 function runWorker(peer, scenario, params) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--expose-gc', join(here, 'worker.mjs'), peer, scenario, JSON.stringify(params)], {
       cwd: root,
+      env: { ...process.env, NSS_BENCH_SCRATCH: scratchRoot },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -249,6 +253,8 @@ async function main() {
   const limitBin = buildLimit();
   require_addon();
   const dir = mkdtempSync(join(tmpdir(), 'nss-bench-data-'));
+  scratchRoot = join(dir, 'scratch');
+  mkdirSync(scratchRoot);
   try {
     const data = makeData(dir, SIZES.catMiB);
     const only = args.only ? new Set(String(args.only).split(',')) : null;
