@@ -35,6 +35,24 @@ describe('persistence', () => {
     );
   });
 
+  it('a job that ends at once gets one info.json, written at its exit, and nothing else', async () => {
+    const r = await s.service.run('echo quick');
+    expect(r.status).toBe('exited');
+    expect(readdirSync(r.outputDir!).sort()).toEqual(['info.json', 'stdout.txt']);
+    expect(JSON.parse(readFileSync(join(r.outputDir!, 'info.json'), 'utf8'))).toMatchObject({ status: 'exited', exitCode: 0 });
+  });
+
+  it('a job started in the background gets its running info.json shortly, replaced at its exit', async () => {
+    const handle = s.service.start('sleep 0.5').handle;
+    const dir = join(s.ioDir, 'test', String(handle));
+    const info = () => (existsSync(join(dir, 'info.json')) ? JSON.parse(readFileSync(join(dir, 'info.json'), 'utf8')) : null);
+    expect(await eventually(() => info()?.status === 'running')).toBe(true);
+    expect(info()).toMatchObject({ handle, status: 'running', endTime: null });
+    await s.service.waitFor(handle, { timeoutMs: 10_000 });
+    expect(await eventually(() => info()?.status === 'exited')).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['info.json', 'stdout.txt']);
+  });
+
   it('persistOutput: false writes nothing', async () => {
     const quiet = scratch({ persistOutput: false });
     const r = await quiet.service.run('echo hi');

@@ -8,7 +8,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
 use tokio::io::unix::AsyncFd;
@@ -19,6 +19,18 @@ use crate::output::{JobOutput, View};
 use crate::process_tree::JobIdentity;
 use crate::spawn::Mode;
 use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
+
+/// How long a job runs before its first `info.json` is written; see
+/// [`Job::write_running_info`].
+pub const FIRST_INFO_DELAY: Duration = Duration::from_millis(20);
+
+/// Writes the job's first `info.json` after [`FIRST_INFO_DELAY`] if it still runs then.
+pub async fn write_running_info_later(job: Weak<Job>) {
+    tokio::time::sleep(FIRST_INFO_DELAY).await;
+    if let Some(job) = job.upgrade() {
+        job.write_running_info();
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JobStatus {
@@ -160,18 +172,28 @@ impl Job {
         self.state().status == JobStatus::Running
     }
 
-    /// Gives the job its output files (made by the reader before its first read) and
-    /// writes the first info.json.
+    /// Gives the job its output files (made by the reader before its first read).
+    /// `info.json` comes later: see `write_running_info`.
     pub fn attach_files(&self, files: Option<JobFiles>) {
-        {
-            let mut state = self.state();
-            state.output.set_files(files);
-            self.write_info(&mut state);
-            if let Some(files) = state.output.files_mut() {
-                files.prepare_info_rewrite();
-            }
-        }
+        self.state().output.set_files(files);
         self.files_ready.send_replace(true);
+    }
+
+    /// Writes the first `info.json` of a job still running, once: [`FIRST_INFO_DELAY`]
+    /// after the start, or as soon as a caller is told the job is running. A job that
+    /// ends before that gets one `info.json`, written at its exit, instead of a file
+    /// made and replaced at once: most commands are that short, and on ext4 without a
+    /// journal every inode freed in the last minutes slows each later file creation.
+    pub fn write_running_info(&self) {
+        let mut state = self.state();
+        let unwritten = state.output.files().is_some_and(|files| !files.info_written());
+        if state.status != JobStatus::Running || !unwritten {
+            return;
+        }
+        self.write_info(&mut state);
+        if let Some(files) = state.output.files_mut() {
+            files.prepare_info_rewrite();
+        }
     }
 
     /// Resolves once `attach_files` has run.

@@ -41,6 +41,8 @@ pub struct JobFiles {
     /// at the exit is on the path of every caller waiting for that exit; made while
     /// the program starts, it costs nothing there.
     spare_info: bool,
+    /// `info.json` exists (a later write replaces it).
+    info_written: bool,
 }
 
 /// The metadata kept current in `info.json`.
@@ -103,6 +105,7 @@ impl JobFiles {
             refused: 0,
             failed: false,
             spare_info: false,
+            info_written: false,
         })
     }
 
@@ -160,16 +163,28 @@ impl JobFiles {
         self.stderr = None;
     }
 
-    /// Rewrites `info.json` atomically: readers see the old or the new file, never half.
+    /// Writes `info.json` atomically: readers see the old or the new file, never half.
     pub fn write_info(&mut self, info: &JobInfo) -> io::Result<()> {
         let json = serde_json::to_vec_pretty(info).map_err(io::Error::other)?;
         let tmp = self.dir.join(INFO_TMP_FILE);
-        // Opens the spare if there is one (no new inode), else creates the file.
-        self.spare_info = false;
-        let mut file = open_private(&tmp)?;
+        // The spare is ours and empty: opened without truncating it, as truncating makes
+        // ext4 write the file back when it is closed (its guard for replace-by-rename).
+        // Without a spare the file is created here.
+        let mut file = if std::mem::take(&mut self.spare_info) {
+            open_private_with(&tmp, false)?
+        } else {
+            open_private(&tmp)?
+        };
         file.write_all(&json)?;
         drop(file);
-        fs::rename(&tmp, self.dir.join(INFO_FILE))
+        fs::rename(&tmp, self.dir.join(INFO_FILE))?;
+        self.info_written = true;
+        Ok(())
+    }
+
+    /// Whether `info.json` has been written yet.
+    pub fn info_written(&self) -> bool {
+        self.info_written
     }
 
     /// Makes the temporary file of the next `info.json` rewrite now (see `spare_info`).
@@ -190,10 +205,14 @@ impl Drop for JobFiles {
 }
 
 fn open_private(path: &Path) -> io::Result<File> {
+    open_private_with(path, true)
+}
+
+fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
     OpenOptions::new()
         .write(true)
         .create(true)
-        .truncate(true)
+        .truncate(truncate)
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
