@@ -30,6 +30,31 @@ const DRAIN_MAX: Duration = Duration::from_millis(250);
 
 pub use crate::job::OnExit;
 
+/// The PTY reader's buffer: small until the job floods, so the many jobs that print a
+/// few lines do not each allocate and zero `READ_CHUNK`.
+struct ReadBuffer(Vec<u8>);
+
+impl ReadBuffer {
+    const FIRST: usize = 4096;
+
+    fn new() -> Self {
+        Self(vec![0; Self::FIRST])
+    }
+
+    fn space(&mut self) -> &mut [u8] {
+        &mut self.0
+    }
+
+    /// The `n` bytes just read; a read that filled the buffer makes it `READ_CHUNK`
+    /// for the next one.
+    fn filled(&mut self, n: usize) -> &[u8] {
+        if n == self.0.len() && n < READ_CHUNK {
+            self.0.resize(READ_CHUNK, 0);
+        }
+        &self.0[..n]
+    }
+}
+
 enum Read {
     Data(usize),
     Eof,
@@ -112,7 +137,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_close
 }
 
 pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<OwnedFd>>, on_exit: OnExit) {
-    let mut buf = vec![0u8; READ_CHUNK];
+    let mut buf = ReadBuffer::new();
     let mut output = Handoff::new(job.clone());
     let mut eof = false;
     let exit = {
@@ -121,8 +146,8 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
         loop {
             tokio::select! {
                 biased;
-                read = read_pty(&fd, &mut buf), if !eof => match read {
-                    Read::Data(n) => output.push(&buf[..n]).await,
+                read = read_pty(&fd, buf.space()), if !eof => match read {
+                    Read::Data(n) => output.push(buf.filled(n)).await,
                     Read::Eof => eof = true,
                 },
                 status = &mut wait => break status,
@@ -131,8 +156,8 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
     };
     let deadline = Instant::now() + DRAIN_MAX;
     while !eof && Instant::now() < deadline {
-        match tokio::time::timeout(DRAIN_QUIET, read_pty(&fd, &mut buf)).await {
-            Ok(Read::Data(n)) => output.push(&buf[..n]).await,
+        match tokio::time::timeout(DRAIN_QUIET, read_pty(&fd, buf.space())).await {
+            Ok(Read::Data(n)) => output.push(buf.filled(n)).await,
             Ok(Read::Eof) => eof = true,
             Err(_quiet) => break,
         }
@@ -143,8 +168,8 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
     // Background processes may keep writing to the terminal; keep their output.
     while !eof {
         tokio::select! {
-            read = read_pty(&fd, &mut buf) => match read {
-                Read::Data(n) => output.push(&buf[..n]).await,
+            read = read_pty(&fd, buf.space()) => match read {
+                Read::Data(n) => output.push(buf.filled(n)).await,
                 Read::Eof => eof = true,
             },
             _ = job.closed() => break,
