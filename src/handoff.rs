@@ -68,6 +68,7 @@ impl Shared {
 
     /// Runs on a pool thread until the queue is empty.
     fn process_queue(&self) {
+        let _unwind = ClearOnUnwind(self);
         loop {
             let next = {
                 let mut queue = self.queue();
@@ -82,6 +83,18 @@ impl Shared {
             // Freed only once the chunk is in the job, so `drain` and in-place
             // processing see it there.
             drop(slot);
+        }
+    }
+}
+
+/// If processing a chunk panics (a bug), the queue is released, so the next chunk starts
+/// a new worker instead of the reader waiting forever for this one.
+struct ClearOnUnwind<'a>(&'a Shared);
+
+impl Drop for ClearOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.queue().worker_running = false;
         }
     }
 }

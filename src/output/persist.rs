@@ -37,9 +37,9 @@ pub struct JobFiles {
     failed: bool,
     /// The temporary file of the next `info.json` rewrite exists already (made empty,
     /// then closed, so no descriptor is held per job). Creating a file is the slow
-    /// part of a rewrite (an inode and a journal entry: ~0.2 ms here), and the rewrite
-    /// at the exit is on the path of every caller waiting for that exit; made while
-    /// the program starts, it costs nothing there.
+    /// part of a rewrite (an inode: ~0.2 ms here), and the rewrite at the exit is on
+    /// the path of every caller waiting for that exit; made with the first `info.json`
+    /// of a job that runs on, it costs nothing there.
     spare_info: bool,
     /// `info.json` exists (a later write replaces it).
     info_written: bool,
