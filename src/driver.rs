@@ -30,8 +30,8 @@ const DRAIN_MAX: Duration = Duration::from_millis(250);
 
 pub use crate::job::OnExit;
 
-/// The PTY reader's buffer: small until the job floods, so the many jobs that print a
-/// few lines do not each allocate and zero `READ_CHUNK`.
+/// A reader's buffer: small until the job floods, so the many jobs that print a few
+/// lines do not each allocate and zero `READ_CHUNK` (two of them in pipes mode).
 struct ReadBuffer(Vec<u8>);
 
 impl ReadBuffer {
@@ -182,8 +182,8 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
 struct Pipes {
     stdout: pipe::Receiver,
     stderr: pipe::Receiver,
-    out_buf: Vec<u8>,
-    err_buf: Vec<u8>,
+    out_buf: ReadBuffer,
+    err_buf: ReadBuffer,
     out_open: bool,
     err_open: bool,
 }
@@ -197,12 +197,12 @@ impl Pipes {
     /// at EOF is marked closed. Cancel-safe: a dropped read loses nothing.
     async fn step(&mut self, job: &Job) {
         tokio::select! {
-            read = self.stdout.read(&mut self.out_buf), if self.out_open => match read {
-                Ok(n) if n > 0 => job.ingest(Stream::Stdout, &self.out_buf[..n]),
+            read = self.stdout.read(self.out_buf.space()), if self.out_open => match read {
+                Ok(n) if n > 0 => job.ingest(Stream::Stdout, self.out_buf.filled(n)),
                 _ => self.out_open = false,
             },
-            read = self.stderr.read(&mut self.err_buf), if self.err_open => match read {
-                Ok(n) if n > 0 => job.ingest(Stream::Stderr, &self.err_buf[..n]),
+            read = self.stderr.read(self.err_buf.space()), if self.err_open => match read {
+                Ok(n) if n > 0 => job.ingest(Stream::Stderr, self.err_buf.filled(n)),
                 _ => self.err_open = false,
             },
         }
@@ -219,8 +219,8 @@ pub async fn drive_pipes(
     let mut pipes = Pipes {
         stdout,
         stderr,
-        out_buf: vec![0u8; READ_CHUNK],
-        err_buf: vec![0u8; READ_CHUNK],
+        out_buf: ReadBuffer::new(),
+        err_buf: ReadBuffer::new(),
         out_open: true,
         err_open: true,
     };
