@@ -25,7 +25,7 @@ use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
 pub const FIRST_INFO_DELAY: Duration = Duration::from_millis(20);
 
 /// Writes the job's first `info.json` after [`FIRST_INFO_DELAY`] if it still runs then.
-pub async fn write_running_info_later(job: Weak<Job>) {
+async fn write_running_info_later(job: Weak<Job>) {
     tokio::time::sleep(FIRST_INFO_DELAY).await;
     if let Some(job) = job.upgrade() {
         job.write_running_info();
@@ -172,9 +172,12 @@ impl Job {
         self.state().status == JobStatus::Running
     }
 
-    /// Gives the job its output files (made by the reader before its first read).
-    /// `info.json` comes later: see `write_running_info`.
-    pub fn attach_files(&self, files: Option<JobFiles>) {
+    /// Gives the job its output files (made by the reader before its first read, on
+    /// the runtime). `info.json` comes later: see `write_running_info`.
+    pub fn attach_files(self: &Arc<Self>, files: Option<JobFiles>) {
+        if files.is_some() {
+            tokio::spawn(write_running_info_later(Arc::downgrade(self)));
+        }
         self.state().output.set_files(files);
         self.files_ready.send_replace(true);
     }

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use crate::driver;
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::history::{preview, History, HistoryEntry, DEFAULT_HISTORY_LIMIT, OUTPUT_PREVIEW_BYTES};
-use crate::job::{self, Input, Job, JobMeta, JobState, JobStatus, WaitTicket};
+use crate::job::{Input, Job, JobMeta, JobState, JobStatus, WaitTicket};
 use crate::keys::{parse_key, Key};
 use crate::kill::{jobs_with_processes, kill_all_now, kill_job, kill_now, KillReport};
 use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
@@ -382,7 +382,6 @@ impl Service {
                 let (reader_job, child) = (job.clone(), spawned.child);
                 let reader = inner.runtime.spawn(async move {
                     reader_job.attach_files(make_files());
-                    tokio::spawn(job::write_running_info_later(Arc::downgrade(&reader_job)));
                     driver::drive_pty(reader_job, child, fd, on_exit).await;
                 });
                 supervise(&inner.runtime, &job, reader);
@@ -395,7 +394,6 @@ impl Service {
                 let (reader_job, child) = (job.clone(), spawned.child);
                 let reader = inner.runtime.spawn(async move {
                     reader_job.attach_files(make_files());
-                    tokio::spawn(job::write_running_info_later(Arc::downgrade(&reader_job)));
                     driver::drive_pipes(reader_job, child, stdout, stderr, on_exit).await;
                 });
                 supervise(&inner.runtime, &job, reader);
