@@ -45,12 +45,16 @@ impl ReadBuffer {
         &mut self.0
     }
 
-    /// The `n` bytes just read; a read that filled the buffer makes it `READ_CHUNK`
-    /// for the next one.
-    fn filled(&mut self, n: usize) -> &[u8] {
+    /// Makes the buffer `READ_CHUNK` once `n` bytes filled it: the job is flooding.
+    fn grow_if_full(&mut self, n: usize) {
         if n == self.0.len() && n < READ_CHUNK {
             self.0.resize(READ_CHUNK, 0);
         }
+    }
+
+    /// The `n` bytes just read (a full buffer grows for the next read).
+    fn filled(&mut self, n: usize) -> &[u8] {
+        self.grow_if_full(n);
         &self.0[..n]
     }
 }
@@ -60,7 +64,7 @@ enum Read {
     Eof,
 }
 
-async fn read_pty(fd: &AsyncFd<OwnedFd>, buf: &mut [u8]) -> Read {
+async fn read_pty(fd: &AsyncFd<OwnedFd>, buf: &mut ReadBuffer) -> Read {
     loop {
         let Ok(mut guard) = fd.readable().await else {
             return Read::Eof;
@@ -76,17 +80,23 @@ async fn read_pty(fd: &AsyncFd<OwnedFd>, buf: &mut [u8]) -> Read {
     }
 }
 
-/// Reads what is available now, up to `buf.len()`: a PTY hands over at most 4 KiB
+/// Reads what is available now, up to `READ_CHUNK`: a PTY hands over at most 4 KiB
 /// per read, so one chunk for the job is gathered from several reads while more is
 /// already waiting — fewer ingests, locks and file writes per MiB, and no waiting
 /// for data that has not arrived. WouldBlock only if nothing at all was read.
-fn read_available(fd: i32, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = raw_read(fd, buf)?;
+fn read_available(fd: i32, buf: &mut ReadBuffer) -> io::Result<usize> {
+    let mut n = raw_read(fd, buf.space())?;
     if n == 0 {
         return Ok(0);
     }
-    while n < buf.len() {
-        match raw_read(fd, &mut buf[n..]) {
+    loop {
+        // The first read can fill the small buffer; gathering goes on in the large one.
+        buf.grow_if_full(n);
+        let space = &mut buf.space()[n..];
+        if space.is_empty() {
+            break;
+        }
+        match raw_read(fd, space) {
             Ok(0) => break,
             Ok(more) => n += more,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -146,7 +156,7 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
         loop {
             tokio::select! {
                 biased;
-                read = read_pty(&fd, buf.space()), if !eof => match read {
+                read = read_pty(&fd, &mut buf), if !eof => match read {
                     Read::Data(n) => output.push(buf.filled(n)).await,
                     Read::Eof => eof = true,
                 },
@@ -156,7 +166,7 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
     };
     let deadline = Instant::now() + DRAIN_MAX;
     while !eof && Instant::now() < deadline {
-        match tokio::time::timeout(DRAIN_QUIET, read_pty(&fd, buf.space())).await {
+        match tokio::time::timeout(DRAIN_QUIET, read_pty(&fd, &mut buf)).await {
             Ok(Read::Data(n)) => output.push(buf.filled(n)).await,
             Ok(Read::Eof) => eof = true,
             Err(_quiet) => break,
@@ -168,7 +178,7 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
     // Background processes may keep writing to the terminal; keep their output.
     while !eof {
         tokio::select! {
-            read = read_pty(&fd, buf.space()) => match read {
+            read = read_pty(&fd, &mut buf) => match read {
                 Read::Data(n) => output.push(buf.filled(n)).await,
                 Read::Eof => eof = true,
             },
