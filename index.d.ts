@@ -116,6 +116,28 @@ export interface KillResult {
   escalated: boolean
 }
 
+export interface OutputChunk {
+  text: string
+  /** Pass as `since` to read on. */
+  next: number
+  /** Bytes between `since` and `next` that neither memory nor the output file still holds. */
+  omitted: number
+}
+
+/** What an `onOutput` listener is called with: the job's output position now. */
+export interface OutputEvent {
+  handle: number
+  /** Bytes the process has written so far (all streams). */
+  totalBytes: number
+  /** Bytes of committed text so far: `readOutput({ since })` reads up to here. */
+  textLength: number
+  /** The job has ended; this is the last call. */
+  exited: boolean
+  status: 'exited' | 'running' | 'killed' | 'timed_out' | 'failed'
+  exitCode: number | null
+  signal: number | null
+}
+
 export interface OutputOptions {
   view?: 'text' | 'screen' | 'raw'
   tailBytes?: number
@@ -138,6 +160,13 @@ export interface ProcessInfo {
   backgroundPids: Array<number>
 }
 
+export interface ReadOutputOptions {
+  /** Byte offset into the committed text (a `next` or `textLength` seen before); 0 by default. */
+  since?: number
+  /** At most this many bytes (1 MiB by default, 16 MiB at most). */
+  maxBytes?: number
+}
+
 export interface ResultOptions {
   maxOutputSize?: number
 }
@@ -152,6 +181,11 @@ export interface RunOptions {
   cols?: number
   rows?: number
   env?: Record<string, string>
+  /**
+   * The environment is `env` alone: nothing inherited from Node, none of the
+   * service's variables (only the markers the service finds its jobs by are added).
+   */
+  clearEnv?: boolean
   timeoutMs?: number
   callbackDelayMs?: number
   callbackPattern?: string

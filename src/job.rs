@@ -14,7 +14,9 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::io::unix::AsyncFd;
 use tokio::sync::{mpsc, watch, Notify};
 
+use crate::events::Subscribers;
 use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
+use crate::output::read::OutputChunk;
 use crate::output::{JobOutput, View};
 use crate::process_tree::JobIdentity;
 use crate::spawn::Mode;
@@ -125,6 +127,8 @@ pub struct Job {
     closed: AtomicBool,
     close_notify: Notify,
     next_waiter: AtomicU64,
+    /// Listeners told of new output and of the exit (`crate::events`).
+    subscribers: Subscribers,
 }
 
 impl Job {
@@ -159,6 +163,7 @@ impl Job {
             closed: AtomicBool::new(false),
             close_notify: Notify::new(),
             next_waiter: AtomicU64::new(1),
+            subscribers: Subscribers::default(),
         }
     }
 
@@ -166,6 +171,10 @@ impl Job {
     /// later call into a panic too, so poisoning is ignored.
     pub fn state(&self) -> MutexGuard<'_, JobState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn subscribers(&self) -> &Subscribers {
+        &self.subscribers
     }
 
     pub fn is_running(&self) -> bool {
@@ -223,6 +232,8 @@ impl Job {
         for waiter in state.waiters.iter_mut() {
             waiter.feed(clean);
         }
+        drop(guard);
+        self.subscribers.wake_all();
     }
 
     /// Called by the reader once the process has exited and its output is drained.
@@ -273,6 +284,8 @@ impl Job {
         self.write_info(&mut state);
         drop(state);
         self.finished.send_replace(true);
+        // After the exit is published, so the delivery this queues reports it.
+        self.subscribers.wake_all();
     }
 
     pub fn write_info(&self, state: &mut JobState) {
@@ -397,6 +410,12 @@ impl Job {
             notify: ticket.notify,
             spec,
         }
+    }
+
+    /// Committed text from byte `since` on, at most `max` bytes (see `output::read`).
+    pub fn read_output(&self, since: u64, max: usize) -> crate::error::Result<OutputChunk> {
+        let plan = self.state().output.committed().plan(since, max)?;
+        Ok(plan.execute())
     }
 
     /// Marks everything so far as handed to the caller; returns what was not yet.

@@ -16,6 +16,8 @@ pub mod driver;
 #[cfg(unix)]
 pub mod error;
 #[cfg(unix)]
+pub mod events;
+#[cfg(unix)]
 pub mod handoff;
 #[cfg(unix)]
 pub mod history;

@@ -39,6 +39,9 @@ pub struct RunRequest {
     pub cols: u16,
     pub rows: u16,
     pub env: Vec<(String, String)>,
+    /// The job's environment is `env` alone: nothing inherited, none of the service's
+    /// variables; only the markers the service finds its jobs by are added.
+    pub clear_env: bool,
     pub timeout: Option<Duration>,
     pub callback_delay: Option<Duration>,
     pub callback_pattern: Option<String>,
@@ -56,6 +59,7 @@ impl RunRequest {
             cols: DEFAULT_COLS,
             rows: DEFAULT_ROWS,
             env: Vec::new(),
+            clear_env: false,
             timeout: None,
             callback_delay: None,
             callback_pattern: None,

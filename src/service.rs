@@ -13,11 +13,13 @@ use tokio::sync::mpsc;
 
 use crate::driver;
 use crate::error::{ErrorCode, Result, ServiceError};
+use crate::events::{Notify, Subscription};
 use crate::history::{preview, History, HistoryEntry, DEFAULT_HISTORY_LIMIT, OUTPUT_PREVIEW_BYTES};
 use crate::job::{Input, Job, JobMeta, JobState, JobStatus, WaitTicket};
 use crate::keys::{parse_key, Key};
 use crate::kill::{jobs_with_processes, kill_all_now, kill_job, kill_now, KillReport};
 use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
+use crate::output::read::{OutputChunk, DEFAULT_READ_BYTES, MAX_READ_BYTES};
 use crate::output::{JobOutput, OutputLimits, View, Which};
 use crate::process_tree;
 use crate::request::*;
@@ -328,6 +330,7 @@ impl Service {
             term: (req.mode == Mode::Pty).then_some("xterm-256color"),
             job_marker: &job_marker,
             owner_marker: process_token(),
+            clear: req.clear_env,
         });
         let (program, args) = command::program_and_args(&req.command, req.args.as_deref());
         let started_at = SystemTime::now();
@@ -571,6 +574,23 @@ impl Service {
 
     pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
         Ok(self.job(handle)?.view(view, tail_bytes))
+    }
+
+    /// Committed text from byte `since` (see `output::read`); `max_bytes` defaults to
+    /// [`DEFAULT_READ_BYTES`] and is clamped to [`MAX_READ_BYTES`].
+    pub fn read_output(&self, handle: u32, since: u64, max_bytes: Option<usize>) -> Result<OutputChunk> {
+        let max = max_bytes.unwrap_or(DEFAULT_READ_BYTES);
+        if max == 0 {
+            return Err(ServiceError::invalid("maxBytes must be at least 1"));
+        }
+        let job = self.job(handle)?;
+        job.read_output(since, max.min(MAX_READ_BYTES))
+    }
+
+    /// Calls `notify` (coalesced) when the job has new output and once at its exit;
+    /// the listener then takes the event from the returned subscription.
+    pub fn subscribe(&self, handle: u32, notify: Notify) -> Result<Arc<Subscription>> {
+        Ok(Subscription::attach(&self.job(handle)?, notify))
     }
 
     pub fn resize(&self, handle: u32, cols: u16, rows: u16) -> Result<()> {

@@ -2,6 +2,7 @@
 //! arguments, call the core, convert results, map errors to stable codes.
 
 mod errors;
+mod events;
 mod policy;
 mod service;
 mod types;

@@ -16,7 +16,7 @@ use crate::service::{kill_everything_now, Service};
 
 #[napi(js_name = "ShellExecutionService")]
 pub struct JsShellExecutionService {
-    inner: Arc<Service>,
+    pub(super) inner: Arc<Service>,
 }
 
 /// Jobs die with the Node environment: on a normal exit this hook kills them
@@ -28,7 +28,7 @@ fn register_exit_hook(env: &Env) {
     }
 }
 
-fn handle_arg(handle: f64) -> core_error::Result<u32> {
+pub(super) fn handle_arg(handle: f64) -> core_error::Result<u32> {
     Ok(whole("handle", Some(handle), f64::from(u32::MAX))?.unwrap_or_default() as u32)
 }
 

@@ -34,6 +34,9 @@ pub struct RunOptions {
     pub cols: Option<f64>,
     pub rows: Option<f64>,
     pub env: Option<HashMap<String, String>>,
+    /// The environment is `env` alone: nothing inherited from Node, none of the
+    /// service's variables (only the markers the service finds its jobs by are added).
+    pub clear_env: Option<bool>,
     pub timeout_ms: Option<f64>,
     pub callback_delay_ms: Option<f64>,
     pub callback_pattern: Option<String>,
@@ -231,6 +234,7 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     req.cols = size("cols", o.cols, core::DEFAULT_COLS)?;
     req.rows = size("rows", o.rows, core::DEFAULT_ROWS)?;
     req.env = pairs(o.env);
+    req.clear_env = o.clear_env.unwrap_or(false);
     req.timeout = millis("timeoutMs", o.timeout_ms)?;
     req.callback_delay = millis("callbackDelayMs", o.callback_delay_ms)?;
     req.callback_pattern = o.callback_pattern;

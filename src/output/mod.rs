@@ -10,6 +10,7 @@ pub mod bounded;
 pub mod decode;
 pub mod line;
 pub mod persist;
+pub mod read;
 pub mod screen;
 #[cfg(test)]
 mod test_rng;
@@ -20,6 +21,7 @@ use bounded::{excerpt, last_bytes, Excerpt, HeadTail};
 use decode::Decoder;
 use line::LineAssembler;
 use persist::{JobFiles, Stream};
+use read::Committed;
 use screen::Screen;
 
 /// Memory bounds of one job's output.
@@ -290,6 +292,38 @@ impl JobOutput {
     /// Bytes of combined text so far (a cursor for "output not yet returned").
     pub fn text_len(&self) -> u64 {
         self.log(Which::Combined).map_or(0, TextLog::len)
+    }
+
+    /// Bytes of combined text committed so far: lines that will not change again,
+    /// pushed to the log and written to the file. Never shrinks.
+    pub fn committed_len(&self) -> u64 {
+        self.log(Which::Combined).map_or(0, |l| l.log.total())
+    }
+
+    /// The committed combined text, for `read::Committed::plan`. The file serves reads
+    /// of the middle only where it holds exactly that text: PTY jobs, and pipes jobs
+    /// that have written nothing to stderr (their combined text is their stdout).
+    pub fn committed(&self) -> Committed<'_> {
+        let Some(log) = self.log(Which::Combined) else {
+            return Committed {
+                head: "",
+                omitted: 0,
+                tail: "",
+                file: None,
+            };
+        };
+        let stdout_only = self.stderr.as_ref().is_none_or(|e| e.len() == 0);
+        let file = self
+            .files
+            .as_ref()
+            .filter(|_| stdout_only)
+            .map(|f| (f.stdout_path(), f.stdout_text_len()));
+        Committed {
+            head: as_str(log.log.head()),
+            omitted: log.log.omitted(),
+            tail: as_str(log.log.tail()),
+            file,
+        }
     }
 
     pub fn text_since(&self, offset: u64) -> String {

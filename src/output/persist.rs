@@ -33,6 +33,8 @@ pub struct JobFiles {
     stderr: Option<File>,
     cap: u64,
     written: u64,
+    /// Of `written`, the bytes in `stdout.txt`: text a reader can find there by offset.
+    stdout_written: u64,
     refused: u64,
     failed: bool,
     /// The temporary file of the next `info.json` rewrite exists already (made empty,
@@ -102,6 +104,7 @@ impl JobFiles {
             stderr,
             cap,
             written: 0,
+            stdout_written: 0,
             refused: 0,
             failed: false,
             spare_info: false,
@@ -117,6 +120,16 @@ impl JobFiles {
         self.dir.join("stdout.txt")
     }
 
+    /// Bytes of text `stdout.txt` holds from its start (before any cap marker). After a
+    /// failed write the file may hold less than it was given: it then counts as none.
+    pub fn stdout_text_len(&self) -> u64 {
+        if self.failed {
+            0
+        } else {
+            self.stdout_written
+        }
+    }
+
     pub fn write(&mut self, stream: Stream, text: &str) {
         if text.is_empty() || self.failed {
             return;
@@ -130,9 +143,9 @@ impl JobFiles {
         if take == 0 {
             return;
         }
-        let file = match (stream, self.stderr.as_mut(), self.stdout.as_mut()) {
-            (Stream::Stderr, Some(f), _) => f,
-            (_, _, Some(f)) => f,
+        let (file, to_stdout) = match (stream, self.stderr.as_mut(), self.stdout.as_mut()) {
+            (Stream::Stderr, Some(f), _) => (f, false),
+            (_, _, Some(f)) => (f, true),
             _ => return,
         };
         // A full disk or a removed directory must not take the job down: persistence
@@ -142,6 +155,9 @@ impl JobFiles {
             return;
         }
         self.written += take as u64;
+        if to_stdout {
+            self.stdout_written += take as u64;
+        }
     }
 
     /// Appends the cap marker if anything was refused. Called once, at the end.

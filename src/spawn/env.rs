@@ -51,9 +51,16 @@ pub struct EnvLayers<'a> {
     pub term: Option<&'a str>,
     pub job_marker: &'a str,
     pub owner_marker: &'a str,
+    /// Only `call` and the markers: nothing inherited, no service or fixed variables.
+    pub clear: bool,
 }
 
 pub fn build(layers: &EnvLayers<'_>) -> Vec<(OsString, OsString)> {
+    if layers.clear {
+        let mut env: BTreeMap<OsString, OsString> = layers.call.iter().map(|(k, v)| (k.into(), v.into())).collect();
+        add_markers(&mut env, layers);
+        return env.into_iter().collect();
+    }
     let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
     for name in REMOVED {
         env.remove(std::ffi::OsStr::new(name));
@@ -67,7 +74,13 @@ pub fn build(layers: &EnvLayers<'_>) -> Vec<(OsString, OsString)> {
     if let Some(term) = layers.term {
         env.insert("TERM".into(), term.into());
     }
+    add_markers(&mut env, layers);
+    env.into_iter().collect()
+}
+
+/// The two variables the service and its watchdog find a job's processes by; even a
+/// cleared environment keeps them, or a job could outlive Node.
+fn add_markers(env: &mut BTreeMap<OsString, OsString>, layers: &EnvLayers<'_>) {
     env.insert(JOB_MARKER.into(), layers.job_marker.into());
     env.insert(OWNER_MARKER.into(), layers.owner_marker.into());
-    env.into_iter().collect()
 }

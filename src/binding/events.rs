@@ -1,0 +1,160 @@
+//! `onOutput` and `readOutput`: output as events and offsets instead of polling.
+//!
+//! A notification crosses to the JS thread through a weak `ThreadsafeFunction` (it
+//! never keeps Node alive). The function it calls is a native no-op: the real work —
+//! taking the event from the core's subscription and calling the listener — happens in
+//! the call-back that runs just before it, on the JS thread. That lets a delivery with
+//! nothing to report (the subscription ended meanwhile) call nobody, and lets a
+//! listener that throws be contained here: napi-rs would otherwise hand the exception
+//! to `napi_fatal_exception`, which ends the process.
+
+use std::sync::{Arc, OnceLock};
+
+use napi::bindgen_prelude::{Function, JsObjectValue, Object};
+use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunctionCallMode};
+use napi::Env;
+use napi_derive::napi;
+
+use super::errors::{js_error, Settled};
+use super::service::JsShellExecutionService;
+use super::types::whole;
+use crate::error as core_error;
+use crate::events::{self as core_events, Notify, Subscription};
+use crate::output::read::OutputChunk as CoreOutputChunk;
+
+/// What an `onOutput` listener is called with: the job's output position now.
+#[napi(object, use_nullable = true)]
+pub struct OutputEvent {
+    pub handle: u32,
+    /// Bytes the process has written so far (all streams).
+    pub total_bytes: f64,
+    /// Bytes of committed text so far: `readOutput({ since })` reads up to here.
+    pub text_length: f64,
+    /// The job has ended; this is the last call.
+    pub exited: bool,
+    #[napi(ts_type = "'exited' | 'running' | 'killed' | 'timed_out' | 'failed'")]
+    pub status: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+impl From<core_events::OutputEvent> for OutputEvent {
+    fn from(e: core_events::OutputEvent) -> Self {
+        Self {
+            handle: e.handle,
+            total_bytes: e.total_bytes as f64,
+            text_length: e.text_length as f64,
+            exited: e.exited,
+            status: e.status.as_str().into(),
+            exit_code: e.exit_code,
+            signal: e.signal,
+        }
+    }
+}
+
+#[napi(object)]
+pub struct ReadOutputOptions {
+    /// Byte offset into the committed text (a `next` or `textLength` seen before); 0 by default.
+    pub since: Option<f64>,
+    /// At most this many bytes (1 MiB by default, 16 MiB at most).
+    pub max_bytes: Option<f64>,
+}
+
+#[napi(object)]
+pub struct OutputChunk {
+    pub text: String,
+    /// Pass as `since` to read on.
+    pub next: f64,
+    /// Bytes between `since` and `next` that neither memory nor the output file still holds.
+    pub omitted: f64,
+}
+
+impl From<CoreOutputChunk> for OutputChunk {
+    fn from(c: CoreOutputChunk) -> Self {
+        Self {
+            text: c.text,
+            next: c.next as f64,
+            omitted: c.omitted as f64,
+        }
+    }
+}
+
+#[napi]
+impl JsShellExecutionService {
+    /// Calls `listener` when the job has new output (coalesced: at most one call is
+    /// queued per subscription, however much arrives) and once more at its exit
+    /// (`exited: true`, the last call). Returns the function that stops the calls. A
+    /// listener that throws is reported with `process.emitWarning`; the calls go on.
+    #[napi(
+        ts_args_type = "handle: number, listener: (event: OutputEvent) => void",
+        ts_return_type = "() => void"
+    )]
+    pub fn on_output<'env>(
+        &self,
+        env: &'env Env,
+        handle: f64,
+        listener: Function<'env, OutputEvent, ()>,
+    ) -> napi::Result<Function<'env, (), ()>> {
+        let handle = super::service::handle_arg(handle).map_err(|e| js_error(env, &e))?;
+        let listener = listener.create_ref()?;
+        let subscription: Arc<OnceLock<Arc<Subscription>>> = Arc::new(OnceLock::new());
+        let delivered_to = subscription.clone();
+        let dispatch = env.create_function_from_closure::<(), (), _>("onOutputDelivery", |_| Ok(()))?;
+        let tsfn = dispatch
+            .build_threadsafe_function::<()>()
+            .weak::<true>()
+            .callee_handled::<false>()
+            .build_callback(move |ctx: ThreadsafeCallContext<()>| {
+                let event = delivered_to.get().and_then(|s| s.take_event());
+                if let Some(event) = event {
+                    let called = listener
+                        .borrow_back(&ctx.env)
+                        .and_then(|f| f.call(OutputEvent::from(event)));
+                    if let Err(error) = called {
+                        warn(&ctx.env, &format!("an onOutput listener threw: {}", error.reason));
+                    }
+                }
+                Ok(())
+            })?;
+        let notify: Notify = Box::new(move || {
+            let _ = tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        });
+        let attached = self.inner.subscribe(handle, notify).map_err(|e| js_error(env, &e))?;
+        // Set before any delivery can run: deliveries run on this thread, after this call.
+        let _ = subscription.set(attached.clone());
+        env.create_function_from_closure("unsubscribe", move |_| {
+            attached.cancel();
+            Ok(())
+        })
+    }
+
+    /// Committed text from byte `since` on: `{ text, next, omitted }`. A reader that
+    /// passes back `next` reads every line once; the middle that left memory comes back
+    /// from the job's output file, and only what is in neither is counted in `omitted`.
+    #[napi(ts_return_type = "OutputChunk", catch_unwind)]
+    pub fn read_output(&self, handle: f64, options: Option<ReadOutputOptions>) -> Settled<OutputChunk> {
+        let read = || -> core_error::Result<OutputChunk> {
+            let (since, max) = match options {
+                Some(o) => (o.since, o.max_bytes),
+                None => (None, None),
+            };
+            let since = whole("since", since, 9e15)?.unwrap_or(0);
+            let max = whole("maxBytes", max, 9e15)?.map(|v| v as usize);
+            let handle = super::service::handle_arg(handle)?;
+            self.inner.read_output(handle, since, max).map(OutputChunk::from)
+        };
+        read().into()
+    }
+}
+
+/// `process.emitWarning(message)`, best effort: a warning that cannot be shown must not
+/// become a second failure.
+fn warn(env: &Env, message: &str) {
+    let emit = || -> napi::Result<()> {
+        let process: Object = env.get_global()?.get_named_property("process")?;
+        let emit_warning: Function<'_, String, ()> = process.get_named_property("emitWarning")?;
+        emit_warning.apply(process, message.to_string())?;
+        Ok(())
+    };
+    let _ = emit();
+}

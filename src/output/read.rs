@@ -1,0 +1,291 @@
+//! Incremental reads of a job's committed text by byte offset (`read_output`).
+//!
+//! Committed text only grows at its end, so a byte offset into it names the same text
+//! forever: a reader that passes back the `next` it was given reads every line exactly
+//! once. Memory holds the head and the tail of the text (see `bounded::HeadTail`); the
+//! middle that left memory is read back from the job's output file when the file holds
+//! it, and only what neither holds is counted in `omitted`.
+//!
+//! A read is planned under the job's lock (copying at most `max` bytes from memory)
+//! and the file, if needed, is read after the lock is let go, so a reader never makes
+//! the job's output wait on the disk.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+
+use crate::error::{Result, ServiceError};
+
+/// Bytes a read returns when the caller names no limit.
+pub const DEFAULT_READ_BYTES: usize = 1024 * 1024;
+/// The most a single read returns.
+pub const MAX_READ_BYTES: usize = 16 * 1024 * 1024;
+
+/// What one read returns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OutputChunk {
+    pub text: String,
+    /// The offset to pass as `since` next time.
+    pub next: u64,
+    /// Bytes between `since` and `next` that neither memory nor the file still holds.
+    pub omitted: u64,
+}
+
+/// The committed text as it stands: memory's head and tail around the omitted middle,
+/// and the file that holds the text from offset 0, if there is one.
+pub struct Committed<'a> {
+    pub head: &'a str,
+    pub omitted: u64,
+    pub tail: &'a str,
+    /// The file and how many bytes of the committed text it holds.
+    pub file: Option<(PathBuf, u64)>,
+}
+
+enum Piece {
+    Text(String),
+    File { path: PathBuf, offset: u64, len: usize },
+    Gap(u64),
+}
+
+/// A read decided under the lock; [`ReadPlan::execute`] finishes it.
+pub struct ReadPlan {
+    since: u64,
+    pieces: Vec<Piece>,
+}
+
+impl Committed<'_> {
+    pub fn len(&self) -> u64 {
+        self.head.len() as u64 + self.omitted + self.tail.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Plans the read of at most `max` bytes (at least one whole character) from `since`.
+    pub fn plan(&self, since: u64, max: usize) -> Result<ReadPlan> {
+        let total = self.len();
+        if since > total {
+            return Err(ServiceError::invalid(format!(
+                "since {since} is past the end of the committed text ({total} bytes)"
+            )));
+        }
+        let head_len = self.head.len() as u64;
+        let tail_start = head_len + self.omitted;
+        let mut pieces = Vec::new();
+        let (mut pos, mut budget) = (since, max.max(1));
+        if pos < head_len {
+            let text = take(self.head, pos as usize, budget);
+            pos += text.len() as u64;
+            budget = budget.saturating_sub(text.len());
+            pieces.push(Piece::Text(text.to_string()));
+        }
+        if budget > 0 && pos >= head_len && pos < tail_start {
+            let in_file = match &self.file {
+                Some((_, file_len)) => file_len.saturating_sub(pos).min(tail_start - pos),
+                None => 0,
+            };
+            if in_file > 0 {
+                let len = in_file.min(budget as u64) as usize;
+                if let Some((path, _)) = &self.file {
+                    pieces.push(Piece::File {
+                        path: path.clone(),
+                        offset: pos,
+                        len,
+                    });
+                }
+                pos += len as u64;
+                budget -= len;
+            }
+            if budget > 0 && pos < tail_start {
+                // The file ends (its cap, or no file) before memory's tail begins.
+                pieces.push(Piece::Gap(tail_start - pos));
+                pos = tail_start;
+            }
+        }
+        if budget > 0 && pos >= tail_start && pos < total {
+            let text = take(self.tail, (pos - tail_start) as usize, budget);
+            pieces.push(Piece::Text(text.to_string()));
+        }
+        Ok(ReadPlan { since, pieces })
+    }
+}
+
+impl ReadPlan {
+    /// Reads what the plan takes from the file and joins the pieces. A file read that
+    /// comes back short (or cut inside a character) ends the chunk there: the next
+    /// read resumes at the first byte not returned.
+    pub fn execute(self) -> OutputChunk {
+        let mut chunk = OutputChunk {
+            text: String::new(),
+            next: self.since,
+            omitted: 0,
+        };
+        for piece in self.pieces {
+            match piece {
+                Piece::Text(text) => {
+                    chunk.next += text.len() as u64;
+                    chunk.text.push_str(&text);
+                }
+                Piece::Gap(bytes) => {
+                    chunk.next += bytes;
+                    chunk.omitted += bytes;
+                }
+                Piece::File { path, offset, len } => {
+                    let text = read_text_at(&path, offset, len).unwrap_or_default();
+                    let whole = text.len() == len;
+                    chunk.next += text.len() as u64;
+                    chunk.text.push_str(&text);
+                    if !whole {
+                        break;
+                    }
+                }
+            }
+        }
+        chunk
+    }
+}
+
+/// At most `budget` bytes of `text` from `from`, cut on a character boundary; at least
+/// one character, so a reader always moves on.
+fn take(text: &str, from: usize, budget: usize) -> &str {
+    let rest = text.get(from..).unwrap_or("");
+    if rest.len() <= budget {
+        return rest;
+    }
+    let mut end = budget;
+    while end > 0 && !rest.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end == 0 {
+        end = rest.char_indices().nth(1).map_or(rest.len(), |(i, _)| i);
+    }
+    &rest[..end]
+}
+
+/// `len` bytes of the file at `offset`, as far as they are whole UTF-8 characters.
+fn read_text_at(path: &PathBuf, offset: u64, len: usize) -> io::Result<String> {
+    let file = File::open(path)?;
+    let mut buf = vec![0u8; len];
+    let mut filled = 0;
+    while filled < len {
+        match file.read_at(&mut buf[filled..], offset + filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
+    match String::from_utf8(buf) {
+        Ok(text) => Ok(text),
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            Ok(String::from_utf8(bytes).unwrap_or_default())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(c: &Committed<'_>, since: u64, max: usize) -> OutputChunk {
+        match c.plan(since, max) {
+            Ok(plan) => plan.execute(),
+            Err(e) => panic!("plan failed: {e}"),
+        }
+    }
+
+    /// Reads everything in steps of `step` bytes.
+    fn read_all(c: &Committed<'_>, step: usize) -> OutputChunk {
+        let mut all = OutputChunk::default();
+        loop {
+            let chunk = read(c, all.next, step);
+            if chunk.next == all.next {
+                return all;
+            }
+            all.text.push_str(&chunk.text);
+            all.omitted += chunk.omitted;
+            all.next = chunk.next;
+        }
+    }
+
+    #[test]
+    fn memory_only_counts_the_middle_as_omitted() {
+        let c = Committed {
+            head: "one\ntwo\n",
+            omitted: 100,
+            tail: "last\n",
+            file: None,
+        };
+        for step in [1, 3, 7, 1000] {
+            let all = read_all(&c, step);
+            assert_eq!(all.text, "one\ntwo\nlast\n", "step {step}");
+            assert_eq!(all.omitted, 100);
+            assert_eq!(all.next, c.len());
+        }
+    }
+
+    #[test]
+    fn the_file_fills_the_middle() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stdout.txt");
+        let whole = "héad\nmiddle ü line\nmore middle\ntail €\n";
+        std::fs::write(&path, whole).unwrap();
+        let (head, tail) = (&whole[..6], &whole[32..]);
+        let c = Committed {
+            head,
+            omitted: (whole.len() - head.len() - tail.len()) as u64,
+            tail,
+            file: Some((path.clone(), whole.len() as u64)),
+        };
+        for step in [1, 2, 5, 64] {
+            let all = read_all(&c, step);
+            assert_eq!(all.text, whole, "step {step}");
+            assert_eq!(all.omitted, 0);
+        }
+        // A file that stops early (its cap): the rest of the middle is omitted.
+        let capped = Committed {
+            file: Some((path, 10)),
+            ..c
+        };
+        let all = read_all(&capped, 4);
+        assert_eq!(all.text, format!("{}{}", &whole[..10], tail));
+        assert_eq!(all.omitted, (whole.len() - 10 - tail.len()) as u64);
+    }
+
+    #[test]
+    fn a_small_budget_still_moves_by_a_whole_character() {
+        let c = Committed {
+            head: "€x",
+            omitted: 0,
+            tail: "",
+            file: None,
+        };
+        let chunk = read(&c, 0, 1);
+        assert_eq!((chunk.text.as_str(), chunk.next), ("€", 3));
+    }
+
+    #[test]
+    fn since_past_the_end_is_refused() {
+        let c = Committed {
+            head: "abc",
+            omitted: 0,
+            tail: "",
+            file: None,
+        };
+        assert!(c.plan(4, 10).is_err());
+        assert_eq!(
+            read(&c, 3, 10),
+            OutputChunk {
+                text: String::new(),
+                next: 3,
+                omitted: 0
+            }
+        );
+    }
+}
