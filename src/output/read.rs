@@ -44,7 +44,15 @@ pub struct Committed<'a> {
 
 enum Piece {
     Text(String),
-    File { path: PathBuf, offset: u64, len: usize },
+    /// `len` bytes from `offset`, cut back to a character boundary; up to `3` more are
+    /// read so that a character cut by `len` can be seen whole (taken only if nothing
+    /// else would be), and `available` bounds them.
+    File {
+        path: PathBuf,
+        offset: u64,
+        len: usize,
+        available: u64,
+    },
     Gap(u64),
 }
 
@@ -93,6 +101,7 @@ impl Committed<'_> {
                         path: path.clone(),
                         offset: pos,
                         len,
+                        available: in_file,
                     });
                 }
                 pos += len as u64;
@@ -132,9 +141,16 @@ impl ReadPlan {
                     chunk.next += bytes;
                     chunk.omitted += bytes;
                 }
-                Piece::File { path, offset, len } => {
-                    let text = read_text_at(&path, offset, len).unwrap_or_default();
-                    let whole = text.len() == len;
+                Piece::File {
+                    path,
+                    offset,
+                    len,
+                    available,
+                } => {
+                    let wanted = (len as u64 + 3).min(available) as usize;
+                    let read = read_text_at(&path, offset, wanted).unwrap_or_default();
+                    let text = take(&read, 0, len);
+                    let whole = text.len() >= len;
                     chunk.next += text.len() as u64;
                     chunk.text.push_str(&text);
                     if !whole {
