@@ -152,7 +152,7 @@ impl ReadPlan {
                     let text = take(&read, 0, len);
                     let whole = text.len() >= len;
                     chunk.next += text.len() as u64;
-                    chunk.text.push_str(&text);
+                    chunk.text.push_str(text);
                     if !whole {
                         break;
                     }
