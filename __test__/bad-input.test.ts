@@ -229,6 +229,34 @@ add(
   "svc.getProcessOutput(ctx.finishedPipes, { view: 'screen' })",
 );
 
+// --- onOutput / readOutput
+add(
+  'onOutput',
+  'svc.onOutput()',
+  'svc.onOutput(ctx.finished)',
+  "svc.onOutput(ctx.finished, 'not a function')",
+  'svc.onOutput(ctx.unknown, () => {})',
+  'svc.onOutput(ctx.removed, () => {})',
+  'svc.onOutput(-1, () => {})',
+  'typeof svc.onOutput(ctx.finished, () => { throw new Error("listener throws") })',
+  '(() => { const off = svc.onOutput(ctx.running, () => {}); off(); off(); return "unsubscribed twice"; })()',
+);
+add(
+  'readOutput',
+  'svc.readOutput()',
+  'svc.readOutput(ctx.unknown, { since: 0 })',
+  'svc.readOutput(ctx.removed, { since: 0 })',
+  'svc.readOutput(ctx.finished)',
+  'svc.readOutput(ctx.finished, { since: -1 })',
+  'svc.readOutput(ctx.finished, { since: NaN })',
+  'svc.readOutput(ctx.finished, { since: 1e15 })',
+  "svc.readOutput(ctx.finished, { since: '0' })",
+  'svc.readOutput(ctx.finished, { since: 0, maxBytes: 0 })',
+  'svc.readOutput(ctx.finished, { since: 0, maxBytes: -5 })',
+  'svc.readOutput(ctx.finished, { since: 0, maxBytes: 1e15 })',
+  'svc.readOutput(ctx.finishedPipes, { since: 0, maxBytes: 1 })',
+);
+
 // --- resizePty
 add(
   'resizePty',

@@ -18,7 +18,7 @@ use napi_derive::napi;
 use super::errors::{js_error, Settled};
 use super::service::JsShellExecutionService;
 use super::types::whole;
-use crate::error as core_error;
+use crate::error::{self as core_error, ServiceError};
 use crate::events::{self as core_events, Notify, Subscription};
 use crate::output::read::OutputChunk as CoreOutputChunk;
 
@@ -96,7 +96,10 @@ impl JsShellExecutionService {
         listener: Function<'env, OutputEvent, ()>,
     ) -> napi::Result<Function<'env, (), ()>> {
         let handle = super::service::handle_arg(handle).map_err(|e| js_error(env, &e))?;
-        let listener = listener.create_ref()?;
+        // A non-function passes napi's conversion and fails here.
+        let listener = listener
+            .create_ref()
+            .map_err(|_| js_error(env, &ServiceError::invalid("listener must be a function")))?;
         let subscription: Arc<OnceLock<Arc<Subscription>>> = Arc::new(OnceLock::new());
         let delivered_to = subscription.clone();
         let dispatch = env.create_function_from_closure::<(), (), _>("onOutputDelivery", |_| Ok(()))?;
