@@ -42,6 +42,31 @@ describe('live output', () => {
     expect(rec.state.lateCalls).toBe(0);
   });
 
+  it('a call that returns while the job runs on sends no update after it resolved', async () => {
+    const rec = recorder();
+    const command = 'echo start; sleep 0.2; echo MARK; for i in {1..10}; do echo "more-$i"; sleep 0.1; done';
+    const result = await s.tools.run_shell_command.buildAndExecute({ command, ai_callback_pattern: 'MARK' }, undefined, rec.update);
+    rec.state.resolved = true;
+    expect(field(result.llmContent, 'Status')).toMatch(/^running/);
+    await sleep(800); // the job prints on meanwhile
+    expect(rec.state.lateCalls).toBe(0);
+    await s.service.kill(handleOf(result));
+  });
+
+  it('the last update is sent when the call returns, even inside the interval', async () => {
+    const slow = toolScratch({ onAsk: 'allow', liveOutputIntervalMs: 5000 });
+    try {
+      const rec = recorder();
+      const command = 'echo start; sleep 0.3; echo MARK; sleep 5';
+      const result = await slow.tools.run_shell_command.buildAndExecute({ command, ai_callback_pattern: 'MARK' }, undefined, rec.update);
+      expect(rec.updates[0]).toContain('start');
+      expect(rec.updates.at(-1)).toContain('MARK');
+      await slow.service.kill(handleOf(result));
+    } finally {
+      await slow.cleanup();
+    }
+  });
+
   it('coalesces: a command printing all the time gets about one update per interval, not one per line', async () => {
     const rec = recorder();
     const command = 'for i in {1..60}; do echo "tick-$i"; sleep 0.02; done';
@@ -126,7 +151,7 @@ describe('live output', () => {
     expect(tools.send_input.canUpdateOutput).toBe(true);
     expect(tools.jobs.canUpdateOutput).toBe(false);
     const rec = recorder();
-    const invocation = tools.run_shell_command.build({ command: 'echo gem-1; sleep 0.4; echo gem-2' });
+    const invocation = tools.run_shell_command.build({ command: 'echo gem-1; sleep 1; echo gem-2' });
     await invocation.execute({ abortSignal: new AbortController().signal, updateOutput: rec.update });
     expect(rec.updates.length).toBeGreaterThanOrEqual(2);
     expect(rec.updates[0]).toContain('gem-1');
