@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 import type { ProcessInfo, RunOptions, RunResult, ShellExecutionService } from './addon.js';
+import { streamOutput, type UpdateOutput } from './live-output.js';
 import type { CommandPolicy } from './policy.js';
 import {
   type ConfirmationDetails,
@@ -31,6 +32,8 @@ export interface ShellToolsConfig {
   projectRoot?: string;
   /** SIGTERM → SIGKILL grace period for kill and aborts (default: the service's). */
   killGraceMs?: number;
+  /** The shortest time between two live output updates (default 1000 ms, see live-output.ts). */
+  liveOutputIntervalMs?: number;
 }
 
 /** What is remembered about a job after the tools stopped tracking it. */
@@ -76,6 +79,8 @@ export abstract class ShellTool<P extends object> {
   abstract readonly declaration: FunctionDeclaration;
   /** Whether the Gemini CLI should show the output as markdown. */
   readonly isOutputMarkdown = false;
+  /** Whether `execute` streams output to its `updateOutput` argument while it runs. */
+  readonly canUpdateOutput: boolean = false;
 
   constructor(
     readonly service: ShellExecutionService,
@@ -127,14 +132,18 @@ export abstract class ShellTool<P extends object> {
    * the policy (`deny` refuses; `ask` follows `config.onAsk`, where `confirm` counts
    * as consent given), execute. Never rejects.
    */
-  async buildAndExecute(params: unknown, signal: AbortSignal = new AbortController().signal): Promise<ToolResult> {
+  async buildAndExecute(
+    params: unknown,
+    signal: AbortSignal = new AbortController().signal,
+    updateOutput?: UpdateOutput,
+  ): Promise<ToolResult> {
     let invocation: ShellToolInvocation<P>;
     try {
       invocation = this.build(params);
     } catch (e) {
       return errorResult(ToolErrorType.INVALID_PARAMS, (e as Error).message);
     }
-    return invocation.execute(signal);
+    return invocation.execute(signal, updateOutput);
   }
 
   protected abstract createInvocation(params: P): ShellToolInvocation<P>;
@@ -185,8 +194,12 @@ export abstract class ShellToolInvocation<P extends object> {
     };
   }
 
-  /** Runs the call. Never rejects: failures come back as `error`. */
-  abstract execute(signal: AbortSignal): Promise<ToolResult>;
+  /**
+   * Runs the call. Never rejects: failures come back as `error`. Tools that declare
+   * `canUpdateOutput` send the job's output so far to `updateOutput` while they wait
+   * (see live-output.ts), never after the returned promise resolved.
+   */
+  abstract execute(signal: AbortSignal, updateOutput?: UpdateOutput): Promise<ToolResult>;
 }
 
 // ---------------------------------------------------------------------------------
@@ -341,6 +354,7 @@ export async function startAndWait(
   command: string,
   options: RunOptions,
   wait: StartAndWait,
+  updateOutput?: UpdateOutput,
 ): Promise<{ result: RunResult; cancelled: boolean }> {
   let handle: number;
   try {
@@ -355,6 +369,7 @@ export async function startAndWait(
     killing = killForAbort(tool, handle);
   };
   signal.addEventListener('abort', onAbort, { once: true });
+  const live = streamOutput(tool.service, handle, updateOutput, { intervalMs: tool.config.liveOutputIntervalMs });
   try {
     const waited = await tool.service.waitFor(handle, {
       pattern: wait.pattern,
@@ -379,6 +394,7 @@ export async function startAndWait(
       cancelled,
     };
   } finally {
+    live.finish();
     signal.removeEventListener('abort', onAbort);
   }
 }

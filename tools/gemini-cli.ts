@@ -85,8 +85,8 @@ export function createGeminiCliTools(
       };
     }
 
-    async execute(options: { abortSignal: AbortSignal }): Promise<object> {
-      const result = await this.inner.execute(options.abortSignal);
+    async execute(options: { abortSignal: AbortSignal; updateOutput?: (output: string) => void }): Promise<object> {
+      const result = await this.inner.execute(options.abortSignal, options.updateOutput);
       return {
         llmContent: result.llmContent,
         returnDisplay: result.returnDisplay,
@@ -105,8 +105,8 @@ export function createGeminiCliTools(
           tool.kind === 'read' ? core.Kind.Read : core.Kind.Execute,
           tool.declaration.parametersJsonSchema,
           bus,
-          false,
-          false,
+          false, // isOutputMarkdown
+          tool.canUpdateOutput, // the scheduler passes updateOutput only when this is true
         );
       }
 

@@ -19,6 +19,7 @@ export {
   type SharedState,
   type ShellToolsConfig,
 } from './base.js';
+export { LIVE_OUTPUT_INTERVAL_MS, LIVE_OUTPUT_MAX_BYTES, type UpdateOutput } from './live-output.js';
 export { checkCommand, type CommandCheck, type CommandPolicy } from './policy.js';
 export { HOST_PARAMETERS, validateParams, withoutHostParameters } from './validate.js';
 export { JobsTool, JobsInvocation, type JobsParams } from './jobs.js';

@@ -14,6 +14,7 @@ import {
 } from './base.js';
 import { DEFAULTS, LIMITS, RUN_SHELL_COMMAND } from './declarations.js';
 import { formatRunJson, formatRunText, type RunFacts } from './format.js';
+import type { UpdateOutput } from './live-output.js';
 import { checkCommand, type CommandCheck } from './policy.js';
 import {
   type ConfirmationDetails,
@@ -40,6 +41,7 @@ export class RunShellCommandTool extends ShellTool<RunShellCommandParams> {
   readonly displayName = 'Shell';
   readonly kind = 'execute' as const;
   readonly declaration: FunctionDeclaration = RUN_SHELL_COMMAND;
+  override readonly canUpdateOutput = true;
 
   protected override validateValues(p: RunShellCommandParams): string | null {
     return commandTooLong(p.command);
@@ -124,7 +126,7 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     };
   }
 
-  async execute(signal: AbortSignal): Promise<ToolResult> {
+  async execute(signal: AbortSignal, updateOutput?: UpdateOutput): Promise<ToolResult> {
     const p = this.params;
     const decision = this.policy();
     if (decision.decision === 'deny') return blockedResult(p.command, decision);
@@ -140,6 +142,7 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
         p.command,
         { description: p.description, directory: p.directory },
         { pattern: p.ai_callback_pattern, waitMs: Math.round(delaySeconds * 1000), maxOutputSize },
+        updateOutput,
       );
     } catch (e) {
       return serviceErrorResult(e);

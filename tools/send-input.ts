@@ -15,6 +15,7 @@ import {
 } from './base.js';
 import { DEFAULTS, SEND_INPUT } from './declarations.js';
 import { endText, formatInteraction } from './format.js';
+import { streamOutput, type UpdateOutput } from './live-output.js';
 import { type FunctionDeclaration, type ToolResult, ToolErrorType } from './types.js';
 
 export interface SendInputParams {
@@ -33,6 +34,7 @@ export class SendInputTool extends ShellTool<SendInputParams> {
   readonly displayName = 'SendInput';
   readonly kind = 'execute' as const;
   readonly declaration: FunctionDeclaration = SEND_INPUT;
+  override readonly canUpdateOutput = true;
 
   protected createInvocation(params: SendInputParams): SendInputInvocation {
     return new SendInputInvocation(this, params);
@@ -62,7 +64,7 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
     return `send ${JSON.stringify(this.params.input)}${keys} to handle ${this.params.handle}`;
   }
 
-  async execute(signal: AbortSignal): Promise<ToolResult> {
+  async execute(signal: AbortSignal, updateOutput?: UpdateOutput): Promise<ToolResult> {
     const p = this.params;
     const info = findJob(this.service, p.handle);
     if (!info || info.status !== 'running') {
@@ -86,6 +88,8 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
       void killForAbort(this, p.handle);
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    // Subscribed before the input is written, so no reply can come before it.
+    const live = streamOutput(this.service, p.handle, updateOutput, { intervalMs: this.config.liveOutputIntervalMs });
     let result: InteractionResult;
     try {
       result = await this.service.sendInput(p.handle, p.input, {
@@ -100,6 +104,7 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
       if (err.code === 'PROCESS_NOT_FOUND') return notRunningResult(this.state, p.handle);
       return serviceErrorResult(e);
     } finally {
+      live.finish();
       signal.removeEventListener('abort', onAbort);
     }
     const cancelled = aborted && !result.running && result.status === 'exited';
