@@ -39,6 +39,19 @@ export declare class ShellExecutionService {
   isPtyActive(handle: number): boolean
   getActiveProcesses(): Array<ProcessInfo>
   getProcessOutput(handle: number, options?: OutputOptions | undefined | null): string
+  /**
+   * Calls `listener` when the job has new output (coalesced: at most one call is
+   * queued per subscription, however much arrives) and once more at its exit
+   * (`exited: true`, the last call). Returns the function that stops the calls. A
+   * listener that throws is reported with `process.emitWarning`; the calls go on.
+   */
+  onOutput(handle: number, listener: (event: OutputEvent) => void): () => void
+  /**
+   * Committed text from byte `since` on: `{ text, next, omitted }`. A reader that
+   * passes back `next` reads every line once; the middle that left memory comes back
+   * from the job's output file, and only what is in neither is counted in `omitted`.
+   */
+  readOutput(handle: number, options?: ReadOutputOptions | undefined | null): OutputChunk
   resizePty(handle: number, cols: number, rows: number): void
   kill(handle: number, options?: KillOptions | undefined | null): Promise<KillResult>
   removeProcess(handle: number): void

@@ -28,14 +28,3 @@ export type ProcessInfo = Addon.ProcessInfo;
 export type ServiceOptions = Addon.ServiceOptions;
 export type RunOptions = Addon.RunOptions;
 export type OutputEvent = Addon.OutputEvent;
-
-/** The service's output events (`src/binding/events.rs`), which index.d.ts does not list. */
-export interface OutputEvents {
-  onOutput(handle: number, listener: (event: OutputEvent) => void): () => void;
-}
-
-/** The service's `onOutput`, or null for an addon built before it existed. */
-export function outputEventsOf(service: ShellExecutionService): OutputEvents | null {
-  const candidate = service as unknown as Partial<OutputEvents>;
-  return typeof candidate.onOutput === 'function' ? (candidate as OutputEvents) : null;
-}

@@ -2,7 +2,7 @@
 // job's text so far (its last LIVE_OUTPUT_MAX_BYTES), driven by the service's `onOutput`
 // events and coalesced to at most one update per interval. No timer runs unless an event
 // asked for an update that the interval held back.
-import { outputEventsOf, type ShellExecutionService } from './addon.js';
+import type { ShellExecutionService } from './addon.js';
 
 /** What the Gemini CLI passes to a tool that declares `canUpdateOutput`. */
 export type UpdateOutput = (output: string) => void;
@@ -37,8 +37,7 @@ export function streamOutput(
   updateOutput: UpdateOutput | undefined,
   options: LiveOutputOptions = {},
 ): LiveOutput {
-  const events = outputEventsOf(service);
-  if (!updateOutput || !events) return NOTHING;
+  if (!updateOutput) return NOTHING;
   const intervalMs = options.intervalMs ?? LIVE_OUTPUT_INTERVAL_MS;
   const maxBytes = options.maxBytes ?? LIVE_OUTPUT_MAX_BYTES;
 
@@ -76,7 +75,7 @@ export function streamOutput(
 
   let unsubscribe: () => void;
   try {
-    unsubscribe = events.onOutput(handle, onEvent);
+    unsubscribe = service.onOutput(handle, onEvent);
   } catch {
     return NOTHING; // the job is gone: nothing to stream
   }

@@ -15,12 +15,12 @@ use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunctionCallMod
 use napi::Env;
 use napi_derive::napi;
 
-use super::errors::{js_error, Settled};
-use super::service::JsShellExecutionService;
+use super::errors::js_error;
 use super::types::whole;
 use crate::error::{self as core_error, ServiceError};
 use crate::events::{self as core_events, Notify, Subscription};
 use crate::output::read::OutputChunk as CoreOutputChunk;
+use crate::service::Service;
 
 /// What an `onOutput` listener is called with: the job's output position now.
 #[napi(object, use_nullable = true)]
@@ -79,75 +79,63 @@ impl From<CoreOutputChunk> for OutputChunk {
     }
 }
 
-#[napi]
-impl JsShellExecutionService {
-    /// Calls `listener` when the job has new output (coalesced: at most one call is
-    /// queued per subscription, however much arrives) and once more at its exit
-    /// (`exited: true`, the last call). Returns the function that stops the calls. A
-    /// listener that throws is reported with `process.emitWarning`; the calls go on.
-    #[napi(
-        ts_args_type = "handle: number, listener: (event: OutputEvent) => void",
-        ts_return_type = "() => void"
-    )]
-    pub fn on_output<'env>(
-        &self,
-        env: &'env Env,
-        handle: f64,
-        listener: Function<'env, OutputEvent, ()>,
-    ) -> napi::Result<Function<'env, (), ()>> {
-        let handle = super::service::handle_arg(handle).map_err(|e| js_error(env, &e))?;
-        // A non-function passes napi's conversion and fails here.
-        let listener = listener
-            .create_ref()
-            .map_err(|_| js_error(env, &ServiceError::invalid("listener must be a function")))?;
-        let subscription: Arc<OnceLock<Arc<Subscription>>> = Arc::new(OnceLock::new());
-        let delivered_to = subscription.clone();
-        let dispatch = env.create_function_from_closure::<(), (), _>("onOutputDelivery", |_| Ok(()))?;
-        let tsfn = dispatch
-            .build_threadsafe_function::<()>()
-            .weak::<true>()
-            .callee_handled::<false>()
-            .build_callback(move |ctx: ThreadsafeCallContext<()>| {
-                let event = delivered_to.get().and_then(|s| s.take_event());
-                if let Some(event) = event {
-                    let called = listener
-                        .borrow_back(&ctx.env)
-                        .and_then(|f| f.call(OutputEvent::from(event)));
-                    if let Err(error) = called {
-                        warn(&ctx.env, &format!("an onOutput listener threw: {}", error.reason));
-                    }
+/// `onOutput`: subscribes `listener` to the job's output events (see the module doc).
+pub fn on_output<'env>(
+    service: &Service,
+    env: &'env Env,
+    handle: f64,
+    listener: Function<'env, OutputEvent, ()>,
+) -> napi::Result<Function<'env, (), ()>> {
+    let handle = super::service::handle_arg(handle).map_err(|e| js_error(env, &e))?;
+    // A non-function passes napi's conversion and fails here.
+    let listener = listener
+        .create_ref()
+        .map_err(|_| js_error(env, &ServiceError::invalid("listener must be a function")))?;
+    let subscription: Arc<OnceLock<Arc<Subscription>>> = Arc::new(OnceLock::new());
+    let delivered_to = subscription.clone();
+    let dispatch = env.create_function_from_closure::<(), (), _>("onOutputDelivery", |_| Ok(()))?;
+    let tsfn = dispatch
+        .build_threadsafe_function::<()>()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build_callback(move |ctx: ThreadsafeCallContext<()>| {
+            let event = delivered_to.get().and_then(|s| s.take_event());
+            if let Some(event) = event {
+                let called = listener
+                    .borrow_back(&ctx.env)
+                    .and_then(|f| f.call(OutputEvent::from(event)));
+                if let Err(error) = called {
+                    warn(&ctx.env, &format!("an onOutput listener threw: {}", error.reason));
                 }
-                Ok(())
-            })?;
-        let notify: Notify = Box::new(move || {
-            let _ = tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking);
-        });
-        let attached = self.inner.subscribe(handle, notify).map_err(|e| js_error(env, &e))?;
-        // Set before any delivery can run: deliveries run on this thread, after this call.
-        let _ = subscription.set(attached.clone());
-        env.create_function_from_closure("unsubscribe", move |_| {
-            attached.cancel();
+            }
             Ok(())
-        })
-    }
+        })?;
+    let notify: Notify = Box::new(move || {
+        let _ = tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking);
+    });
+    let attached = service.subscribe(handle, notify).map_err(|e| js_error(env, &e))?;
+    // Set before any delivery can run: deliveries run on this thread, after this call.
+    let _ = subscription.set(attached.clone());
+    env.create_function_from_closure("unsubscribe", move |_| {
+        attached.cancel();
+        Ok(())
+    })
+}
 
-    /// Committed text from byte `since` on: `{ text, next, omitted }`. A reader that
-    /// passes back `next` reads every line once; the middle that left memory comes back
-    /// from the job's output file, and only what is in neither is counted in `omitted`.
-    #[napi(ts_return_type = "OutputChunk", catch_unwind)]
-    pub fn read_output(&self, handle: f64, options: Option<ReadOutputOptions>) -> Settled<OutputChunk> {
-        let read = || -> core_error::Result<OutputChunk> {
-            let (since, max) = match options {
-                Some(o) => (o.since, o.max_bytes),
-                None => (None, None),
-            };
-            let since = whole("since", since, 9e15)?.unwrap_or(0);
-            let max = whole("maxBytes", max, 9e15)?.map(|v| v as usize);
-            let handle = super::service::handle_arg(handle)?;
-            self.inner.read_output(handle, since, max).map(OutputChunk::from)
-        };
-        read().into()
-    }
+/// `readOutput`: committed text from `since` (see `crate::output::read`).
+pub fn read_output(
+    service: &Service,
+    handle: f64,
+    options: Option<ReadOutputOptions>,
+) -> core_error::Result<OutputChunk> {
+    let (since, max) = match options {
+        Some(o) => (o.since, o.max_bytes),
+        None => (None, None),
+    };
+    let since = whole("since", since, 9e15)?.unwrap_or(0);
+    let max = whole("maxBytes", max, 9e15)?.map(|v| v as usize);
+    let handle = super::service::handle_arg(handle)?;
+    service.read_output(handle, since, max).map(OutputChunk::from)
 }
 
 /// `process.emitWarning(message)`, best effort: a warning that cannot be shown must not

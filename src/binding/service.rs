@@ -3,11 +3,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{Buffer, Either, PromiseRaw};
+use napi::bindgen_prelude::{Buffer, Either, Function, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 
 use super::errors::{js_error, Settled};
+use super::events::{self, OutputChunk, OutputEvent, ReadOutputOptions};
 use super::types::*;
 use crate::error::{self as core_error, ServiceError};
 use crate::output::View;
@@ -16,7 +17,7 @@ use crate::service::{kill_everything_now, Service};
 
 #[napi(js_name = "ShellExecutionService")]
 pub struct JsShellExecutionService {
-    pub(super) inner: Arc<Service>,
+    inner: Arc<Service>,
 }
 
 /// Jobs die with the Node environment: on a normal exit this hook kills them
@@ -176,6 +177,31 @@ impl JsShellExecutionService {
             self.inner.output(handle_arg(handle)?, view, tail)
         };
         get().into()
+    }
+
+    /// Calls `listener` when the job has new output (coalesced: at most one call is
+    /// queued per subscription, however much arrives) and once more at its exit
+    /// (`exited: true`, the last call). Returns the function that stops the calls. A
+    /// listener that throws is reported with `process.emitWarning`; the calls go on.
+    #[napi(
+        ts_args_type = "handle: number, listener: (event: OutputEvent) => void",
+        ts_return_type = "() => void"
+    )]
+    pub fn on_output<'env>(
+        &self,
+        env: &'env Env,
+        handle: f64,
+        listener: Function<'env, OutputEvent, ()>,
+    ) -> napi::Result<Function<'env, (), ()>> {
+        events::on_output(&self.inner, env, handle, listener)
+    }
+
+    /// Committed text from byte `since` on: `{ text, next, omitted }`. A reader that
+    /// passes back `next` reads every line once; the middle that left memory comes back
+    /// from the job's output file, and only what is in neither is counted in `omitted`.
+    #[napi(ts_return_type = "OutputChunk", catch_unwind)]
+    pub fn read_output(&self, handle: f64, options: Option<ReadOutputOptions>) -> Settled<OutputChunk> {
+        events::read_output(&self.inner, handle, options).into()
     }
 
     #[napi(ts_return_type = "void", catch_unwind)]
