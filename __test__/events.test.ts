@@ -1,9 +1,13 @@
 // Output as events and offsets: onOutput, readOutput, and clearEnv.
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { OutputEvent } from '../index.js';
 import { expectCode, type Scratch, scratch } from './helpers';
 
+const require = createRequire(import.meta.url);
 let s: Scratch;
 beforeAll(() => {
   s = scratch({ maxJobs: 64 });
@@ -136,6 +140,18 @@ describe('onOutput', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  it('keeps Node alive until the exit call, and no longer once unsubscribed', () => {
+    const script = (unsubscribe: boolean) => `
+      const { ShellExecutionService } = require(${JSON.stringify(require.resolve('../index.js'))});
+      const s = new ShellExecutionService({ projectRoot: ${JSON.stringify(s.root)}, persistOutput: false });
+      const { handle } = s.start('sleep 0.3; echo late');
+      const off = s.onOutput(handle, (e) => { if (e.exited) console.log('exit event', e.textLength); });
+      ${unsubscribe ? 'off();' : ''}`;
+    const run = (unsubscribe: boolean) => execFileSync(process.execPath, ['-e', script(unsubscribe)], { encoding: 'utf8' });
+    expect(run(false)).toBe('exit event 5\n');
+    expect(run(true)).toBe('');
   });
 
   it('refuses an unknown handle with PROCESS_NOT_FOUND', async () => {

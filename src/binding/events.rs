@@ -1,7 +1,8 @@
 //! `onOutput` and `readOutput`: output as events and offsets instead of polling.
 //!
-//! A notification crosses to the JS thread through a weak `ThreadsafeFunction` (it
-//! never keeps Node alive). The function it calls is a native no-op: the real work —
+//! A notification crosses to the JS thread through a `ThreadsafeFunction`. It keeps
+//! Node alive, as a stream's `data` listener does, until the exit has been delivered or
+//! the listener unsubscribed: then the core drops it (`events::Subscription::detach`). The function it calls is a native no-op: the real work —
 //! taking the event from the core's subscription and calling the listener — happens in
 //! the call-back that runs just before it, on the JS thread. That lets a delivery with
 //! nothing to report (the subscription ended meanwhile) call nobody, and lets a
@@ -96,7 +97,7 @@ pub fn on_output<'env>(
     let dispatch = env.create_function_from_closure::<(), (), _>("onOutputDelivery", |_| Ok(()))?;
     let tsfn = dispatch
         .build_threadsafe_function::<()>()
-        .weak::<true>()
+        .weak::<false>()
         .callee_handled::<false>()
         .build_callback(move |ctx: ThreadsafeCallContext<()>| {
             let event = delivered_to.get().and_then(|s| s.take_event());

@@ -183,6 +183,7 @@ impl JsShellExecutionService {
     /// queued per subscription, however much arrives) and once more at its exit
     /// (`exited: true`, the last call). Returns the function that stops the calls. A
     /// listener that throws is reported with `process.emitWarning`; the calls go on.
+    /// Until then the subscription keeps Node alive, like a stream's `data` listener.
     #[napi(
         ts_args_type = "handle: number, listener: (event: OutputEvent) => void",
         ts_return_type = "() => void"
