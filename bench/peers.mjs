@@ -120,6 +120,97 @@ class Addon {
   }
 }
 
+// ---------------------------------------------------------------- this addon, driven by events
+/**
+ * Holds the event loop open until the returned function is called: `onOutput` calls
+ * never do (see src/binding/events.rs), and a process waiting only for them would
+ * exit with the await unsettled. A timer that never fires costs nothing.
+ */
+function keepAlive() {
+  const timer = setTimeout(() => {}, 2 ** 31 - 1);
+  return () => clearTimeout(timer);
+}
+
+/** The addon as an event consumer drives it: `start`, then `onOutput` + `readOutput`. */
+class AddonEvents extends Addon {
+  /** Resolves once the exit event is handled and every byte of committed text is read. */
+  exec(cmd, { remove = false } = {}) {
+    return new Promise((resolve, reject) => {
+      const release = keepAlive();
+      const t0 = now();
+      const { handle } = this.svc.start(cmd, { mode: this.mode, cols: COLS, rows: ROWS });
+      let next = 0;
+      let bytes = 0;
+      let tail = '';
+      const readUpTo = (textLength) => {
+        while (next < textLength) {
+          const chunk = this.svc.readOutput(handle, { since: next });
+          if (chunk.next === next) break;
+          next = chunk.next;
+          bytes += Buffer.byteLength(chunk.text);
+          tail = keepTail(tail, chunk.text);
+        }
+      };
+      let exitMs = null;
+      const stop = this.svc.onOutput(handle, (event) => {
+        try {
+          if (event.exited) exitMs = now() - t0;
+          readUpTo(event.textLength);
+          if (!event.exited) return;
+          const readableMs = now() - t0;
+          stop();
+          release();
+          // Only the completeness runs look at the output file; finding it is not timed.
+          const { outputDir } = this.svc.getResult(handle, { maxOutputSize: 1 });
+          if (remove) this.svc.removeProcess(handle);
+          resolve({ exitMs, readableMs, bytes, text: tail, outputDir });
+        } catch (e) {
+          stop();
+          release();
+          reject(e);
+        }
+      });
+    });
+  }
+
+  /** Write, then resolve from the `onOutput` call after which the text view shows the answer. */
+  async repl() {
+    const { handle } = this.svc.start('python3 -q -i', { cols: COLS, rows: ROWS });
+    const release = keepAlive();
+    let check = null;
+    let fail = null; // the waiting promise's reject: an ended REPL answers nothing more
+    const stop = this.svc.onOutput(handle, (event) => {
+      if (event.exited) fail?.(new Error(`the REPL ended: ${event.status}`));
+      else check?.(this.svc.getProcessOutput(handle, { view: 'text', tailBytes: 256 }));
+    });
+    await new Promise((res, rej) => {
+      fail = rej;
+      check = (text) => text.endsWith(PROMPT) && res();
+      // The prompt may have come before the listener: look once now.
+      check(this.svc.getProcessOutput(handle, { view: 'text', tailBytes: 256 }));
+    });
+    return {
+      roundTrip: (k) =>
+        new Promise((res, rej) => {
+          const t0 = now();
+          fail = rej;
+          check = (text) => {
+            if (text.endsWith(`\n${k}\n${PROMPT}`)) {
+              check = null;
+              res(now() - t0);
+            }
+          };
+          this.svc.writeToPty(handle, `print(${k})\n`);
+        }),
+      close: () => {
+        stop();
+        release();
+        return this.svc.kill(handle, { graceMs: 100 });
+      },
+    };
+  }
+}
+
 // ---------------------------------------------------------------- node-pty (raw)
 function loadPty() {
   return require('@lydell/node-pty');
@@ -291,13 +382,25 @@ class Xterm extends NodePty {
 }
 
 // ---------------------------------------------------------------- Gemini CLI's ShellExecutionService
+const UPSTREAM_SERVICE = '@google/gemini-cli-core/dist/src/services/shellExecutionService.js';
+// This package's drop-in for it, with the same static API (`npm run build:compat`).
+const DROP_IN_SERVICE = '../dist/compat/gemini-compat.js';
+
+/** Drives a `ShellExecutionService` with upstream's static API, imported from `module`. */
 class Gemini {
+  constructor(module) {
+    this.module = module;
+  }
+
   async init() {
-    const m = await import('@google/gemini-cli-core/dist/src/services/shellExecutionService.js');
+    const m = await import(this.module);
     const s = await import('@google/gemini-cli-core/dist/src/services/sandboxManager.js');
     this.Service = m.ShellExecutionService;
     this.base = scratchDir();
     this.cwd = join(this.base, 'project');
+    // The drop-in keeps its jobs' output in files: in the scratch directory, like the
+    // Addon peer's (upstream has no `configure`).
+    this.Service.configure?.({ ioDir: join(this.base, 'io') });
     this.config = {
       sessionId: 'bench',
       terminalWidth: COLS,
@@ -451,8 +554,10 @@ export const PEERS = {
   'addon-text': async () => new Addon({ view: 'text' }),
   'addon-screen': async () => new Addon({ view: 'screen' }),
   'addon-pipes': async () => new Addon({ view: 'text', mode: 'pipes' }),
+  'addon-events': async () => new AddonEvents(),
   'node-pty': async () => new NodePty(),
   xterm: async () => new Xterm(),
-  gemini: async () => new Gemini().init(),
+  gemini: async () => new Gemini(UPSTREAM_SERVICE).init(),
+  compat: async () => new Gemini(DROP_IN_SERVICE).init(),
   pipes: async () => new Pipes(),
 };

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// The side-by-side benchmark: this addon against node-pty, node-pty + @xterm/headless,
-// the Gemini CLI's ShellExecutionService, child_process pipes and the physical limit.
+// The side-by-side benchmark: this addon (called, driven by its output events, and
+// behind its drop-in for the Gemini CLI's ShellExecutionService) against node-pty,
+// node-pty + @xterm/headless, the Gemini CLI's own ShellExecutionService,
+// child_process pipes and the physical limit. The drop-in runs from dist/compat:
+// `npm run build:compat` first.
 //
 //   npm run bench                 the full run (the sizes of issue 8)
 //   npm run bench -- --quick      smaller sizes, fewer repetitions (under two minutes)
@@ -36,21 +39,25 @@ if (args.reps) SIZES.reps = SIZES.heavyReps = SIZES.idleReps = Number(args.reps)
 const LINE = 64; // bytes per line of the generated text file, newline included
 const HEAD_BYTES = 1_000_000; // `head -c` in the completeness runs: 15625 whole lines
 
-const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'node-pty', 'xterm', 'gemini', 'pipes', 'limit-pty', 'limit-pipe'];
+const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'addon-events', 'node-pty', 'xterm', 'gemini', 'compat', 'pipes', 'limit-pty', 'limit-pipe'];
 const LABEL = {
   'addon-text': 'addon PTY, text view',
   'addon-screen': 'addon PTY, screen view',
   'addon-pipes': 'addon pipes',
   'addon-poll': 'addon, 100 ms polling',
+  'addon-events': 'addon PTY, onOutput events',
   'node-pty': 'node-pty raw',
   xterm: 'node-pty + xterm 300k',
   gemini: 'Gemini CLI 0.61.0',
+  compat: 'Gemini drop-in (this addon)',
   pipes: 'child_process pipes',
   'limit-pty': 'limit: PTY',
   'limit-pipe': 'limit: pipe',
 };
 const peers = args.peers ? String(args.peers).split(',') : ALL_PEERS;
 const HEAVY = new Set(['xterm', 'gemini']);
+/** This addon's peers: `--strict` judges their runs. */
+const ours = (peer) => peer.startsWith('addon') || peer === 'compat';
 
 // ------------------------------------------------------------------ set-up
 function line(i) {
@@ -173,6 +180,8 @@ function rows(results) {
     [`cat: event-loop delay p99, ms`, (p) => perRep('cat', p, (r) => r.loopP99Ms)],
     [`cat: event-loop delay max, ms`, (p) => perRep('cat', p, (r) => r.loopMaxMs)],
     [`cat: peak RSS growth, MiB`, (p) => perRep('cat', p, (r) => r.rssGrowthMiB)],
+    [`cat: main-thread (JS) CPU ms per MiB`, (p) => perRep('cat', p, (r) => r.jsCpuMs / SIZES.catMiB)],
+    [`cat: process CPU ms per MiB (all its threads)`, (p) => perRep('cat', p, (r) => r.cpuMs / SIZES.catMiB)],
     [`seq 1 ${SIZES.seqLines}: ms until the last line is readable`, (p) => perRep('seq', p, (r) => r.readableMs), flag('seq')],
     [`seq: event-loop delay p99, ms`, (p) => perRep('seq', p, (r) => r.loopP99Ms)],
     [`seq: peak RSS growth, MiB`, (p) => perRep('seq', p, (r) => r.rssGrowthMiB)],
@@ -223,7 +232,11 @@ function table(results, columns) {
   return [head, sep, ...body].join('\n');
 }
 
-/** Ratios of the addon (text view) against each peer and the limit, from the medians. */
+/**
+ * Ratios from the medians: the addon (text view) against each peer and the limit; the
+ * addon driven by events against raw node-pty; the drop-in against the Gemini CLI's
+ * own service. Only pairs whose two peers both ran.
+ */
 function ratios(results) {
   const r = rows(results);
   const value = (label, peer) => {
@@ -231,18 +244,23 @@ function ratios(results) {
     const v = row?.[1](peer);
     return v && typeof v === 'object' ? v.median : NaN;
   };
-  const me = 'addon-text';
-  const lines = [];
   const others = ['node-pty', 'xterm', 'gemini', 'pipes', 'limit-pty', 'limit-pipe', 'addon-pipes'];
+  const pairs = [...others.map((p) => ['addon-text', p]), ['addon-events', 'node-pty'], ['compat', 'gemini']];
   const catLabel = `cat ${SIZES.catMiB} MiB: MiB/s until the text`;
   const seqLabel = `seq 1 ${SIZES.seqLines}`;
-  lines.push('| addon PTY text view vs. | cat throughput (× faster) | seq time (× faster) | spawn (× faster) | round-trip median (× faster) | cat RSS growth (× less) |');
-  lines.push('|---|---|---|---|---|---|');
-  for (const p of others) {
-    const x = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : '—');
-    lines.push(
-      `| ${LABEL[p]} | ${x(value(catLabel, me), value(catLabel, p))} | ${x(value(seqLabel, p), value(seqLabel, me))} | ${x(value('spawn: `bash', p), value('spawn: `bash', me))} | ${x(value('Python round trip ×', p), value('Python round trip ×', me))} | ${x(value('cat: peak RSS', p), value('cat: peak RSS', me))} |`,
-    );
+  const x = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : '—');
+  // [column, (me, peer) => ratio]: higher is better for `me` in every column.
+  const columns = [
+    ['cat throughput (× faster)', (me, p) => x(value(catLabel, me), value(catLabel, p))],
+    ['seq time (× faster)', (me, p) => x(value(seqLabel, p), value(seqLabel, me))],
+    ['spawn (× faster)', (me, p) => x(value('spawn: `bash', p), value('spawn: `bash', me))],
+    ['round-trip median (× faster)', (me, p) => x(value('Python round trip ×', p), value('Python round trip ×', me))],
+    ['cat RSS growth (× less)', (me, p) => x(value('cat: peak RSS', p), value('cat: peak RSS', me))],
+    ['cat JS CPU per MiB (× less)', (me, p) => x(value('cat: main-thread (JS) CPU', p), value('cat: main-thread (JS) CPU', me))],
+  ];
+  const lines = [`| pair | ${columns.map(([c]) => c).join(' | ')} |`, `|---|${columns.map(() => '---').join('|')}|`];
+  for (const [me, p] of pairs.filter((pair) => pair.every((q) => peers.includes(q)))) {
+    lines.push(`| ${LABEL[me]} vs. ${LABEL[p]} | ${columns.map(([, f]) => f(me, p)).join(' | ')} |`);
   }
   return lines.join('\n');
 }
@@ -317,7 +335,7 @@ function addonFailures(results) {
   const failures = [];
   for (const [id, byPeer] of Object.entries(results)) {
     for (const [peer, runs] of Object.entries(byPeer)) {
-      if (!peer.startsWith('addon')) continue;
+      if (!ours(peer)) continue;
       runs.forEach((r, i) => {
         const where = `${id} ${peer} #${i + 1}`;
         if (r.error) failures.push(`${where}: ${r.error}`);

@@ -2,7 +2,7 @@
 // peer never pollute another's. Usage: node bench/worker.mjs <peer> <scenario> <params-json>
 // Prints one line `RESULT <json>` on stdout.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
@@ -21,6 +21,27 @@ const fds = () => readdirSync('/proc/self/fd').length;
 const rss = () => process.memoryUsage.rss();
 const maxRss = () => process.resourceUsage().maxRSS * 1024;
 
+// The main thread's CPU time, apart from the addon's native threads: the JS thread's
+// cost. Its tid is the pid. Its schedstat's first field is its time on a CPU in ns;
+// a kernel without it still has utime and stime, fields 14 and 15 of its stat line,
+// in clock ticks (usually 10 ms: coarse for a small file).
+const mainTask = `/proc/self/task/${process.pid}`;
+let tickMs;
+function mainThreadCpuMs() {
+  if (existsSync(`${mainTask}/schedstat`)) {
+    return Number(readFileSync(`${mainTask}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  }
+  const stat = readFileSync(`${mainTask}/stat`, 'utf8');
+  // Field 2, `(comm)`, may hold spaces: count from field 3, just after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  tickMs ??= 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+  return (Number(fields[14 - 3]) + Number(fields[15 - 3])) * tickMs;
+}
+const processCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
 /** What `bytes` means for each peer, and so what a complete `head -c N` run delivers. */
 function expectedBytes(peer, { textBytes, ptyBytes }) {
   switch (peer) {
@@ -31,9 +52,10 @@ function expectedBytes(peer, { textBytes, ptyBytes }) {
     case 'limit-pty':
       return ptyBytes; // raw PTY bytes: every \n arrives as \r\n
     case 'gemini':
+    case 'compat':
       return textBytes - 1; // lines joined with \n, the final newline trimmed
     default:
-      return textBytes; // pipes: the bytes as written
+      return textBytes; // pipes: the bytes as written; addon-events: the committed text
   }
 }
 
@@ -90,7 +112,11 @@ async function runNode() {
         const loop = monitorEventLoopDelay({ resolution: 1 });
         const rss0 = rss();
         loop.enable();
+        const jsCpu0 = mainThreadCpuMs();
+        const cpu0 = processCpuMs();
         const r = await peer.exec(params.cmd);
+        const jsCpuMs = mainThreadCpuMs() - jsCpu0;
+        const cpuMs = processCpuMs() - cpu0;
         loop.disable();
         return {
           exitMs: r.exitMs,
@@ -100,6 +126,8 @@ async function runNode() {
           loopP99Ms: loop.percentile(99) / 1e6,
           loopMaxMs: loop.max / 1e6,
           rssGrowthMiB: (maxRss() - rss0) / MiB,
+          jsCpuMs,
+          cpuMs,
         };
       }
       case 'rtt': {
