@@ -121,22 +121,11 @@ class Addon {
 }
 
 // ---------------------------------------------------------------- this addon, driven by events
-/**
- * Holds the event loop open until the returned function is called: `onOutput` calls
- * never do (see src/binding/events.rs), and a process waiting only for them would
- * exit with the await unsettled. A timer that never fires costs nothing.
- */
-function keepAlive() {
-  const timer = setTimeout(() => {}, 2 ** 31 - 1);
-  return () => clearTimeout(timer);
-}
-
 /** The addon as an event consumer drives it: `start`, then `onOutput` + `readOutput`. */
 class AddonEvents extends Addon {
   /** Resolves once the exit event is handled and every byte of committed text is read. */
   exec(cmd, { remove = false } = {}) {
     return new Promise((resolve, reject) => {
-      const release = keepAlive();
       const t0 = now();
       const { handle } = this.svc.start(cmd, { mode: this.mode, cols: COLS, rows: ROWS });
       let next = 0;
@@ -159,14 +148,12 @@ class AddonEvents extends Addon {
           if (!event.exited) return;
           const readableMs = now() - t0;
           stop();
-          release();
           // Only the completeness runs look at the output file; finding it is not timed.
           const { outputDir } = this.svc.getResult(handle, { maxOutputSize: 1 });
           if (remove) this.svc.removeProcess(handle);
           resolve({ exitMs, readableMs, bytes, text: tail, outputDir });
         } catch (e) {
           stop();
-          release();
           reject(e);
         }
       });
@@ -176,7 +163,6 @@ class AddonEvents extends Addon {
   /** Write, then resolve from the `onOutput` call after which the text view shows the answer. */
   async repl() {
     const { handle } = this.svc.start('python3 -q -i', { cols: COLS, rows: ROWS });
-    const release = keepAlive();
     let check = null;
     let fail = null; // the waiting promise's reject: an ended REPL answers nothing more
     const stop = this.svc.onOutput(handle, (event) => {
@@ -204,7 +190,6 @@ class AddonEvents extends Addon {
         }),
       close: () => {
         stop();
-        release();
         return this.svc.kill(handle, { graceMs: 100 });
       },
     };
