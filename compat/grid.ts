@@ -386,3 +386,18 @@ export class TerminalGrid {
     return tokens;
   }
 }
+
+/** Interim, until the native `getScreen` lands: the model run over the raw tail. */
+export function legacyScreenGrid(
+  service: { getProcessOutput(handle: number, options: { view: 'raw'; tailBytes: number }): string },
+  handle: number,
+  cols: number,
+  rows: number,
+  options: { maxLines: number; showColor: boolean; trim: boolean },
+): { grid: AnsiOutput; blank: boolean } {
+  const raw = service.getProcessOutput(handle, { view: 'raw', tailBytes: 256 * 1024 });
+  const terminal = new TerminalGrid(cols, rows);
+  terminal.feed(raw.slice(raw.indexOf('\n') + 1 > 0 && raw.length >= 256 * 1024 ? raw.indexOf('\n') + 1 : 0));
+  const grid = terminal.toAnsiOutput(options.maxLines, options.showColor, options.trim);
+  return { grid, blank: grid.every((line) => line.every((t) => t.text.trim() === '')) };
+}
