@@ -119,15 +119,15 @@ export async function prepare(
 }
 
 /**
- * The argv that runs `prepared` with exactly its environment: the native service
- * adds to the inherited environment, so `env -i` clears it first and sets the
- * prepared variables (a sanitising sandbox manager may have removed some).
+ * The prepared environment as the native service takes it (`RunOptions.env` with
+ * `clearEnv: true`): exactly these variables, so a sanitising sandbox manager's
+ * removals hold; unset and malformed entries are left out.
  */
-export function exactEnvArgv(prepared: SandboxedCommand): { program: string; args: string[] } {
-  const assignments: string[] = [];
-  for (const [key, value] of Object.entries(prepared.env)) {
+export function exactEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const exact: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
     if (value === undefined || key === '' || key.includes('=')) continue;
-    assignments.push(`${key}=${value}`);
+    exact[key] = value;
   }
-  return { program: '/usr/bin/env', args: ['-i', ...assignments, prepared.program, ...prepared.args] };
+  return exact;
 }

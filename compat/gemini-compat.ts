@@ -5,20 +5,16 @@
 // Every execution is one native job. Callers still name it by its pid (upstream's key);
 // the native handle behind it is available from `getHandle(pid)`.
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve as resolvePath } from 'node:path';
 
-import { exactEnvArgv, prepare } from './environment.js';
-import {
-  defaultNativeOptions,
-  loadAddon,
-  type NativeProcessInfo,
-  type NativeService,
-  type NativeServiceOptions,
-} from './native.js';
-import { TerminalGrid } from './grid.js';
+import { exactEnvironment, prepare } from './environment.js';
+import { defaultNativeOptions, loadAddon, type NativeService, type NativeServiceOptions } from './native.js';
 import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
+import { RenderPacer } from './pacer.js';
+import { screenGrid } from './screen.js';
+import { legacyScreenGrid } from './grid.js';
+import { readAll, readNew, type TextCursor } from './text.js';
 import type {
   AnsiOutput,
   BackgroundProcess,
@@ -29,17 +25,7 @@ import type {
   ShellExecutionResult,
   ShellOutputEvent,
 } from './types.js';
-import {
-  gridLines,
-  inAlternateScreen,
-  LineDeltas,
-  looksBinary,
-  pipesOutput,
-  ptyOutput,
-  tailLines,
-  toAnsiOutput,
-  wrapLine,
-} from './views.js';
+import { gridLines, looksBinary, pipesOutput, ptyOutput } from './views.js';
 
 export * from './types.js';
 export * from './lifecycle.js';
@@ -54,12 +40,12 @@ export const RENDER_INTERVAL_MS = 68;
 /** Upstream's cap on a pipes-mode result (it keeps the last 16 MB). */
 const MAX_PIPES_OUTPUT = 16 * 1024 * 1024;
 const MAX_BACKGROUND_HISTORY = 100;
-/** Bytes of text read per render; the grid shows at most `maxSerializedLines` of them. */
-const RENDER_TAIL_BYTES = 256 * 1024;
 /** Bytes upstream sniffs for binary output. */
 const SNIFF_BYTES = 512;
-/** Bytes of the raw tail searched for the alternate-screen switch. */
-const ALT_SCREEN_SCAN = 64 * 1024;
+/** Upstream's default for `maxSerializedLines`. */
+const MAX_SERIALIZED_LINES = 2000;
+/** A native wait's longest timeout; waits are repeated for longer jobs. */
+const WAIT_MS = 3_600_000;
 const PTY_METHOD: ExecutionMethod = 'lydell-node-pty';
 const PIPES_METHOD: ExecutionMethod = 'child_process';
 
@@ -71,9 +57,6 @@ interface Job {
   pid: number;
   handle: number;
   pty: boolean;
-  /** Terminal size, for the grid (follows resizePty). */
-  cols: number;
-  rows: number;
   command: string;
   sessionId: string | undefined;
   config: ShellExecutionConfig;
@@ -83,7 +66,9 @@ interface Job {
   /** Where results and events are reported (fixed for the job's life). */
   lifecycle: Lifecycle;
   running: boolean;
-  /** Raw bytes seen at the last render. */
+  /** The exit is being reported (by the first of the exit notification and the native wait). */
+  finishing: boolean;
+  /** Raw bytes the process has written, as of the last notification. */
   seenBytes: number;
   binary: 'unknown' | 'text' | 'binary';
   /** PTY: output has started (a non-blank line was seen), so renders are emitted. */
@@ -94,9 +79,13 @@ interface Job {
   progressBytes: number;
   /** PTY: the last grid emitted (what upstream's terminal showed before binary came). */
   lastGrid: AnsiOutput;
-  deltas: LineDeltas;
+  /** Pipes: where the `data` events have read the committed text up to. */
+  streamCursor: TextCursor;
   log: WriteStream | undefined;
-  logDeltas: LineDeltas | undefined;
+  /** Where the background log has read the committed text up to. */
+  logCursor: TextCursor;
+  pacer: RenderPacer | undefined;
+  unsubscribe: (() => void) | undefined;
   scroll: number;
   cleanup: (() => void) | undefined;
   abortHandler: (() => void) | undefined;
@@ -148,7 +137,6 @@ export class ShellExecutionService {
   private static localLifecycle = new LocalLifecycle();
   private static lifecycle: Lifecycle = ShellExecutionService.localLifecycle;
   private static backgroundHistory = new Map<string, Map<number, BackgroundProcessRecord>>();
-  private static timer: NodeJS.Timeout | undefined;
 
   /**
    * Options for the native service behind the static API (root, ioDir, sessionId,
@@ -212,14 +200,16 @@ export class ShellExecutionService {
     try {
       const prepared = await prepare(commandToExecute, resolvePath(cwd), config, pty);
       cleanup = prepared.cleanup;
-      const argv = exactEnvArgv(prepared);
       const directory = relative('/', resolvePath(prepared.cwd ?? cwd)) || '.';
-      started = await service.run(argv.program, {
-        args: argv.args,
+      started = await service.run(prepared.program, {
+        args: prepared.args,
+        env: exactEnvironment(prepared.env),
+        clearEnv: true,
         mode: pty ? 'pty' : 'pipes',
         directory,
         cols: config.terminalWidth ?? 80,
         rows: config.terminalHeight ?? 30,
+        scrollback: pty ? (config.maxSerializedLines ?? MAX_SERIALIZED_LINES) : 0,
         callbackDelayMs: 0,
         description: config.originalCommand ?? commandToExecute,
       });
@@ -242,8 +232,6 @@ export class ShellExecutionService {
       pid: started.pid,
       handle: started.handle,
       pty,
-      cols: config.terminalWidth ?? 80,
-      rows: config.terminalHeight ?? 30,
       command: config.originalCommand ?? commandToExecute,
       sessionId: config.sessionId,
       config,
@@ -252,15 +240,18 @@ export class ShellExecutionService {
       outputDir: started.outputDir,
       lifecycle: this.lifecycle,
       running: true,
+      finishing: false,
       seenBytes: 0,
       binary: 'unknown',
       started: false,
       streamed: '',
       progressBytes: 0,
       lastGrid: [],
-      deltas: new LineDeltas(),
+      streamCursor: { offset: 0 },
       log: undefined,
-      logDeltas: undefined,
+      logCursor: { offset: 0 },
+      pacer: undefined,
+      unsubscribe: undefined,
       scroll: 0,
       cleanup,
       abortHandler: undefined,
@@ -282,8 +273,7 @@ export class ShellExecutionService {
     if (abortSignal.aborted) onAbort();
     else abortSignal.addEventListener('abort', onAbort, { once: true });
 
-    this.ensureTimer();
-    void this.awaitExit(job);
+    this.follow(job);
     return { pid: job.pid, result };
   }
 
@@ -321,39 +311,47 @@ export class ShellExecutionService {
 
   // ---- output ----------------------------------------------------------------------
 
-  private static ensureTimer(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => this.renderAll(), RENDER_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  private static renderAll(): void {
-    const running = [...this.jobs.values()].filter((j) => j.running);
-    if (running.length === 0) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-      return;
-    }
-    const listings = new Map<NativeService, Map<number, NativeProcessInfo>>();
-    for (const job of running) {
-      let infos = listings.get(job.service);
-      if (!infos) {
-        try {
-          infos = new Map(job.service.getActiveProcesses().map((p) => [p.handle, p]));
-        } catch {
-          infos = new Map();
-        }
-        listings.set(job.service, infos);
-      }
-      const info = infos.get(job.handle);
-      if (!info || info.outputBytes === job.seenBytes) continue;
-      job.seenBytes = info.outputBytes;
+  /**
+   * Follows the job: output notifications drive the renders (paced as upstream's), and
+   * the exit is reported by whichever comes first, the notification's last call or the
+   * native wait. The wait also keeps Node's event loop alive while the job runs, as
+   * upstream's child process does (the notifications alone do not: they are weak), and
+   * it reports a native service that went away (`shutdown`).
+   */
+  private static follow(job: Job): void {
+    const pacer = new RenderPacer(RENDER_INTERVAL_MS, () => {
+      if (job.finishing) return;
       try {
         this.render(job, false);
       } catch {
-        // the job was removed between the listing and the read
+        // the job was removed meanwhile (service shut down)
       }
+    });
+    job.pacer = pacer;
+    try {
+      job.unsubscribe = job.service.onOutput(job.handle, (event) => {
+        job.seenBytes = event.totalBytes;
+        if (event.exited) this.finish(job, { exitCode: event.exitCode, signal: event.signal, error: null });
+        else pacer.news();
+      });
+      // Output that came before the subscription notifies nobody: look once now.
+      job.seenBytes = job.service.getResult(job.handle, { maxOutputSize: 1 }).totalBytes;
+      if (job.seenBytes > 0) pacer.news();
+    } catch {
+      // the job is gone already; the wait below reports it
     }
+    void (async () => {
+      for (;;) {
+        try {
+          const r = await job.service.waitFor(job.handle, { timeoutMs: WAIT_MS, maxOutputSize: 0 });
+          if (r.running) continue;
+          this.finish(job, { exitCode: r.exitCode, signal: r.signal, error: null });
+        } catch (e) {
+          this.finish(job, { exitCode: null, signal: null, error: asError(e) });
+        }
+        return;
+      }
+    })();
   }
 
   private static emit(job: Job, event: ShellOutputEvent): void {
@@ -374,54 +372,24 @@ export class ShellExecutionService {
     }
   }
 
-  /**
-   * The grid a PTY job shows: for a full-screen program the native screen view, else
-   * the terminal model run over the raw tail (colours and attributes as upstream); the
-   * text view is the fallback should the model fail.
-   */
+  /** The grid a PTY job shows, from the native screen (see compat/screen.ts). */
   private static grid(job: Job): { grid: AnsiOutput; blank: boolean } {
-    const service = job.service;
-    const maxLines = job.config.maxSerializedLines ?? 2000;
-    const trim = !job.config.disableDynamicLineTrimming;
-    const rawTail = service.getProcessOutput(job.handle, { view: 'raw', tailBytes: RENDER_TAIL_BYTES });
-    let grid: AnsiOutput | undefined;
-    if (inAlternateScreen(rawTail.slice(-ALT_SCREEN_SCAN))) {
-      const lines = service.getProcessOutput(job.handle, { view: 'screen' }).split('\n');
-      while (trim && lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
-      grid = toAnsiOutput(lines);
-    } else {
-      try {
-        // Only the lines the grid can show (cursor moves stay within the screen); a tail
-        // cut from a longer output starts inside a line, which is dropped.
-        let data = tailLines(rawTail, maxLines + job.rows);
-        if (data.length === rawTail.length && job.seenBytes > RENDER_TAIL_BYTES) data = data.slice(data.indexOf('\n') + 1);
-        const terminal = new TerminalGrid(job.cols, job.rows);
-        terminal.feed(data);
-        grid = terminal.toAnsiOutput(maxLines, !!job.config.showColor, trim);
-      } catch {
-        grid = undefined;
-      }
-      grid ??= this.textGrid(job, maxLines, trim);
+    const maxLines = job.config.maxSerializedLines ?? MAX_SERIALIZED_LINES;
+    if (typeof job.service.getScreen !== 'function') {
+      return legacyScreenGrid(job.service, job.handle, job.config.terminalWidth ?? 80, job.config.terminalHeight ?? 30, {
+        maxLines,
+        showColor: !!job.config.showColor,
+        trim: !job.config.disableDynamicLineTrimming,
+      });
     }
-    const blank = grid.every((line) => line.every((t) => t.text.trim() === ''));
-    return { grid, blank };
-  }
-
-  /** The last lines of the text view, wrapped at the terminal width (no attributes). */
-  private static textGrid(job: Job, maxLines: number, trim: boolean): AnsiOutput {
-    const text = job.service.getProcessOutput(job.handle, { view: 'text', tailBytes: RENDER_TAIL_BYTES });
-    const lines = text.split('\n');
-    if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-    while (trim && lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
-    const rows: string[][] = [];
-    let count = 0;
-    for (let i = lines.length - 1; i >= 0 && count < maxLines; i--) {
-      const wrapped = wrapLine(lines[i]!, job.cols);
-      rows.push(wrapped);
-      count += wrapped.length;
-    }
-    const flat = rows.reverse().flat();
-    return toAnsiOutput(flat.length > maxLines ? flat.slice(flat.length - maxLines) : flat);
+    const screen = job.service.getScreen(job.handle, { scrollback: maxLines });
+    // Upstream's terminal shows the alternate screen without scrollback.
+    if (screen.alternateScreen) screen.lines = screen.lines.slice(-screen.rows);
+    return screenGrid(screen, {
+      maxLines,
+      showColor: !!job.config.showColor,
+      trim: !job.config.disableDynamicLineTrimming,
+    });
   }
 
   private static render(job: Job, final: boolean): void {
@@ -433,9 +401,8 @@ export class ShellExecutionService {
       }
       return;
     }
-    if (job.log && job.logDeltas) {
-      const text = job.service.getProcessOutput(job.handle, { view: 'text' });
-      const fresh = job.logDeltas.next(text, final);
+    if (job.log) {
+      const fresh = readNew(job.service, job.handle, job.logCursor);
       if (fresh) job.log.write(fresh);
     }
     if (job.pty) {
@@ -449,32 +416,13 @@ export class ShellExecutionService {
       job.lastGrid = grid;
       this.emit(job, { type: 'data', chunk: grid });
     } else {
-      const text = job.service.getProcessOutput(job.handle, { view: 'text' });
-      const fresh = job.deltas.next(text, final);
+      const fresh = readNew(job.service, job.handle, job.streamCursor);
       if (fresh) {
         job.streamed += fresh;
         // Kept for subscription snapshots and `background`; bounded like upstream's buffer.
         if (job.streamed.length > MAX_PIPES_OUTPUT) job.streamed = job.streamed.slice(-MAX_PIPES_OUTPUT);
         this.emit(job, { type: 'data', chunk: fresh });
       }
-    }
-  }
-
-  /** The whole text of a job: memory holds head + tail, the output file holds it all. */
-  private static async fullText(job: Job): Promise<string> {
-    const text = job.service.getProcessOutput(job.handle, { view: 'text' });
-    if (!/\[\.\.\. \d+ bytes omitted \.\.\.\]\n/.test(text) || !job.outputDir) return text;
-    const stdoutPath = join(job.outputDir, 'stdout.txt');
-    const stderrPath = join(job.outputDir, 'stderr.txt');
-    try {
-      if (!job.pty) {
-        // Pipes mode saves the streams apart; their order is only known in memory.
-        const stderrSize = await stat(stderrPath).then((s) => s.size, () => 0);
-        if (stderrSize > 0) return text;
-      }
-      return await readFile(stdoutPath, 'utf8');
-    } catch {
-      return text;
     }
   }
 
@@ -485,6 +433,7 @@ export class ShellExecutionService {
 
   private static currentOutput(job: Job): string {
     if (job.pty) {
+      // The text view so far, the lines not yet committed included.
       const text = job.service.getProcessOutput(job.handle, { view: 'text' });
       return ptyOutput(text, this.bufferLines(job));
     }
@@ -493,23 +442,19 @@ export class ShellExecutionService {
 
   // ---- exit ------------------------------------------------------------------------
 
-  private static async awaitExit(job: Job): Promise<void> {
-    let exitCode: number | null = null;
-    let signal: number | null = null;
-    let error: Error | null = null;
-    for (;;) {
-      try {
-        const r = await job.service.waitFor(job.handle, { timeoutMs: 3_600_000, maxOutputSize: 0 });
-        if (!r.running) {
-          exitCode = r.exitCode;
-          signal = r.signal;
-          break;
-        }
-      } catch (e) {
-        error = asError(e);
-        break;
-      }
-    }
+  private static finish(job: Job, exit: { exitCode: number | null; signal: number | null; error: Error | null }): void {
+    if (job.finishing) return;
+    job.finishing = true;
+    job.pacer?.stop();
+    job.unsubscribe?.();
+    void this.report(job, exit);
+  }
+
+  private static async report(
+    job: Job,
+    exit: { exitCode: number | null; signal: number | null; error: Error | null },
+  ): Promise<void> {
+    let { exitCode, signal, error } = exit;
     job.running = false;
     if (job.abortHandler) job.abortSignal.removeEventListener('abort', job.abortHandler);
     job.cleanup?.();
@@ -517,13 +462,13 @@ export class ShellExecutionService {
     let output = '';
     let ansiOutput: AnsiOutput | undefined;
     try {
-      const info = job.service.getActiveProcesses().find((p) => p.handle === job.handle);
-      if (info) job.seenBytes = info.outputBytes;
+      const info = job.service.getResult(job.handle, { maxOutputSize: 1 });
+      job.seenBytes = info.totalBytes;
       this.render(job, true);
       if (job.binary === 'binary') {
         output = job.pty ? gridLines(job.lastGrid) : pipesOutput(job.streamed);
       } else {
-        const text = await this.fullText(job);
+        const text = readAll(job.service, job.handle);
         if (job.pty) {
           output = ptyOutput(text, this.bufferLines(job));
         } else {
@@ -582,7 +527,6 @@ export class ShellExecutionService {
   private static async closeLog(job: Job): Promise<void> {
     const log = job.log;
     job.log = undefined;
-    job.logDeltas = undefined;
     if (log) await new Promise<void>((r) => log.end(() => r()));
   }
 
@@ -637,8 +581,7 @@ export class ShellExecutionService {
         const log = createWriteStream(this.getLogFilePath(pid), { flags: 'wx' });
         log.on('error', () => undefined);
         job.log = log;
-        job.logDeltas = new LineDeltas();
-        const fresh = job.logDeltas.next(job.service.getProcessOutput(job.handle, { view: 'text' }), false);
+        const fresh = readNew(job.service, job.handle, job.logCursor);
         if (fresh) log.write(fresh);
       } catch {
         // logging is best effort, as upstream
@@ -658,8 +601,6 @@ export class ShellExecutionService {
     if (!job?.running || !job.pty) return;
     try {
       job.service.resizePty(job.handle, cols, rows);
-      job.cols = cols;
-      job.rows = rows;
     } catch (e) {
       if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
       throw e;

@@ -386,3 +386,21 @@ export class TerminalGrid {
     return tokens;
   }
 }
+
+/** Interim, until the native `getScreen` lands: the model run over the raw tail. */
+export function legacyScreenGrid(
+  service: { getProcessOutput(handle: number, options: { view: 'raw'; tailBytes: number }): string },
+  handle: number,
+  cols: number,
+  rows: number,
+  options: { maxLines: number; showColor: boolean; trim: boolean },
+): { grid: AnsiOutput; blank: boolean } {
+  const raw = service.getProcessOutput(handle, { view: 'raw', tailBytes: 256 * 1024 });
+  // Only the lines the grid can show; a tail cut from a longer output starts inside a line.
+  let at = raw.length;
+  for (let n = 0; n <= options.maxLines + rows && at >= 0; n++) at = raw.lastIndexOf('\n', at - 1);
+  const terminal = new TerminalGrid(cols, rows);
+  terminal.feed(at >= 0 || raw.length >= 256 * 1024 ? raw.slice(Math.max(0, at) + 1) : raw);
+  const grid = terminal.toAnsiOutput(options.maxLines, options.showColor, options.trim);
+  return { grid, blank: grid.every((line) => line.every((t) => t.text.trim() === '')) };
+}

@@ -25,14 +25,43 @@ export interface NativeInteraction {
   running: boolean;
 }
 
-export interface NativeProcessInfo {
+/** What an `onOutput` listener is told: the job's output position (see index.d.ts). */
+export interface NativeOutputEvent {
   handle: number;
-  pid: number;
-  mode: 'pty' | 'pipes';
+  totalBytes: number;
+  textLength: number;
+  exited: boolean;
   status: NativeStatus;
   exitCode: number | null;
   signal: number | null;
-  outputBytes: number;
+}
+
+/** One `readOutput` answer: committed text from `since` to `next`, `omitted` bytes gone from both memory and file. */
+export interface NativeOutputChunk {
+  text: string;
+  next: number;
+  omitted: number;
+}
+
+/** A run of screen cells with the same attributes; colours `#rrggbb` or `''` (default). */
+export interface NativeCellRun {
+  text: string;
+  fg: string;
+  bg: string;
+  bold: boolean;
+  italic: boolean;
+  underline: boolean;
+  dim: boolean;
+  inverse: boolean;
+}
+
+/** A PTY job's screen: `lines` are the scrollback asked for, oldest first, then the rows. */
+export interface NativeScreen {
+  cols: number;
+  rows: number;
+  cursor: { x: number; y: number; visible: boolean };
+  alternateScreen: boolean;
+  lines: NativeCellRun[][];
 }
 
 export interface NativeService {
@@ -43,13 +72,19 @@ export interface NativeService {
     cols?: number;
     rows?: number;
     env?: Record<string, string>;
+    /** The environment is `env` alone (plus the markers the service finds its jobs by). */
+    clearEnv?: boolean;
+    /** Lines the job's screen model keeps above the screen (for `getScreen`). */
+    scrollback?: number;
     callbackDelayMs?: number;
     description?: string;
   }): Promise<NativeRunResult>;
   waitFor(handle: number, options?: { timeoutMs?: number; maxOutputSize?: number }): Promise<NativeInteraction>;
   writeToPty(handle: number, data: string | Buffer): void;
-  isPtyActive(handle: number): boolean;
-  getActiveProcesses(): NativeProcessInfo[];
+  getResult(handle: number, options?: { maxOutputSize?: number }): { totalBytes: number };
+  onOutput(handle: number, listener: (event: NativeOutputEvent) => void): () => void;
+  readOutput(handle: number, options: { since: number; maxBytes?: number }): NativeOutputChunk;
+  getScreen(handle: number, options?: { scrollback?: number }): NativeScreen;
   getProcessOutput(handle: number, options?: { view?: 'text' | 'screen' | 'raw'; tailBytes?: number }): string;
   resizePty(handle: number, cols: number, rows: number): void;
   kill(handle: number, options?: { graceMs?: number }): Promise<{ status: NativeStatus }>;

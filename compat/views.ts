@@ -1,20 +1,6 @@
-// Turning the native service's text/screen/raw views into what upstream emits:
-// AnsiOutput grids, the final `output` string, binary sniffing, and line deltas.
-import type { AnsiLine, AnsiOutput, AnsiToken } from './types.js';
-
-function token(text: string): AnsiToken {
-  return {
-    text,
-    bold: false,
-    italic: false,
-    underline: false,
-    dim: false,
-    inverse: false,
-    isUninitialized: text.length === 0,
-    fg: '',
-    bg: '',
-  };
-}
+// Helpers that turn the native service's output into what upstream emits: the final
+// `output` strings, binary sniffing, cell widths for the grid.
+import type { AnsiOutput } from './types.js';
 
 // Code points a terminal draws two cells wide (East Asian Wide/Fullwidth, emoji).
 const WIDE: ReadonlyArray<readonly [number, number]> = [
@@ -51,42 +37,6 @@ export function cellWidth(ch: string): number {
   return 1;
 }
 
-/**
- * Splits a text line into the rows a terminal `cols` wide shows it on, tabs expanded to
- * their stops: the grid of a PTY job is a display, laid out like upstream's emulated
- * terminal (the text output keeps the tabs).
- */
-export function wrapLine(line: string, cols: number): string[] {
-  if (cols <= 0 || (line.length <= cols / 2 && !line.includes('\t'))) return [line];
-  const rows: string[] = [];
-  let row = '';
-  let col = 0;
-  for (const ch of line) {
-    if (ch === '\t') {
-      // To the next stop, but never past the last column (xterm does not wrap on a tab).
-      const target = Math.max(col, Math.min(col + 8 - (col % 8), cols - 1));
-      row += ' '.repeat(target - col);
-      col = target;
-      continue;
-    }
-    const w = cellWidth(ch);
-    if (col + w > cols && col > 0) {
-      rows.push(row);
-      row = '';
-      col = 0;
-    }
-    row += ch;
-    col += w;
-  }
-  rows.push(row);
-  return rows;
-}
-
-/** One AnsiLine per text line (no colours: the native views carry none yet). */
-export function toAnsiOutput(lines: readonly string[]): AnsiOutput {
-  return lines.map((line): AnsiLine => (line.length > 0 ? [token(line)] : []));
-}
-
 /** The text of a grid, one line per row: cells never written (padding, the cursor) are left out at row ends, empty rows at the end dropped. */
 export function gridLines(grid: AnsiOutput): string {
   const lines = grid.map((line) => {
@@ -112,35 +62,9 @@ export function ptyOutput(text: string, maxLines: number): string {
   return lines.join('\n');
 }
 
-/** The end of `text` holding its last `count` newline-ended lines (and the line after them). */
-export function tailLines(text: string, count: number): string {
-  let at = text.length;
-  for (let n = 0; n <= count; n++) {
-    at = text.lastIndexOf('\n', at - 1);
-    if (at < 0) return text;
-  }
-  return text.slice(at + 1);
-}
-
 /** Upstream's pipes `output`: the whole text trimmed. */
 export function pipesOutput(text: string): string {
   return text.trim();
-}
-
-const ALT_ON = /\x1b\[\?(?:1049|1047|47)h/g;
-const ALT_OFF = /\x1b\[\?(?:1049|1047|47)l/g;
-
-function lastIndex(re: RegExp, s: string): number {
-  let at = -1;
-  re.lastIndex = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) at = m.index;
-  return at;
-}
-
-/** Whether the raw tail leaves the terminal in the alternate screen (vim, less, top). */
-export function inAlternateScreen(rawTail: string): boolean {
-  const on = lastIndex(ALT_ON, rawTail);
-  return on >= 0 && on > lastIndex(ALT_OFF, rawTail);
 }
 
 // ECMA-48 CSI/OSC/other escapes, enough to measure what a terminal would show.
@@ -159,48 +83,4 @@ export function looksBinary(head: Buffer, pty: boolean): boolean {
   let nul = 0;
   for (const b of stripped) if (b === 0) nul += 1;
   return nul / stripped.length > 0.1;
-}
-
-const OMITTED = /\n?\[\.\.\. (\d+) bytes omitted \.\.\.\]\n/;
-const SIGNATURE = 256;
-const GAP_MARKER = '[... output omitted ...]\n';
-
-/**
- * Follows a text view that only grows at its end (the committed lines) and yields
- * what is new since the last call. While the job runs only whole lines are taken,
- * because the line being written can still be redrawn by `\r`. Once the view is
- * head+tail bounded (a flood), the resume point is found again by the last text
- * handed out; if that scrolled into the omitted middle, a marker says so.
- */
-export class LineDeltas {
-  private taken = 0;
-  private signature = '';
-  private bounded = false;
-
-  next(view: string, final: boolean): string {
-    const end = final ? view.length : view.lastIndexOf('\n') + 1;
-    if (end <= 0) return '';
-    const omitted = OMITTED.exec(view);
-    const tailStart = omitted ? omitted.index + omitted[0].length : 0;
-    let fresh: string;
-    if (!omitted && !this.bounded) {
-      fresh = view.slice(Math.min(this.taken, end), end);
-    } else if (!this.bounded && omitted && this.taken <= omitted.index) {
-      // First time bounded: the head is still where it was; only the middle is gone.
-      const head = view.slice(this.taken, omitted.index);
-      const gap = head.length > 0 && !head.endsWith('\n') ? '\n' : '';
-      fresh = `${head}${gap}${GAP_MARKER}${view.slice(tailStart, end)}`;
-    } else {
-      const sig = this.signature;
-      const found = sig ? view.lastIndexOf(sig, end - sig.length) : tailStart;
-      if (found >= tailStart) fresh = view.slice(found + sig.length, end);
-      // What was handed out last has scrolled into the omitted middle.
-      else fresh = GAP_MARKER + view.slice(tailStart, end);
-    }
-    this.bounded ||= !!omitted;
-    this.taken = end;
-    // The text just before the resume point, as the view holds it (never the marker).
-    this.signature = view.slice(Math.max(tailStart, end - SIGNATURE), end);
-    return fresh;
-  }
 }

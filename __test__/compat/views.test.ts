@@ -1,47 +1,15 @@
-// The adapter's pure helpers: text deltas, terminal wrapping, binary sniffing, outputs.
+// The adapter's pure helpers: the grid from a native screen, cell widths, binary
+// sniffing, outputs.
 import { describe, expect, it } from 'vitest';
 
 import { paletteHex, TerminalGrid } from '../../compat/grid';
-import { cellWidth, inAlternateScreen, LineDeltas, looksBinary, ptyOutput, wrapLine } from '../../compat/views';
+import type { NativeCellRun, NativeScreen } from '../../compat/native';
+import { screenGrid } from '../../compat/screen';
+import type { AnsiOutput } from '../../compat/types';
+import { cellWidth, looksBinary, ptyOutput } from '../../compat/views';
 
-describe('LineDeltas', () => {
-  it('hands out whole lines while running and the rest at the end', () => {
-    const d = new LineDeltas();
-    expect(d.next('a\nb', false)).toBe('a\n');
-    expect(d.next('a\nb\nc', false)).toBe('b\n');
-    expect(d.next('a\nb\nc', false)).toBe('');
-    expect(d.next('a\nb\ncd', true)).toBe('cd');
-  });
-
-  it('never hands out a line still being redrawn', () => {
-    const d = new LineDeltas();
-    expect(d.next('10%', false)).toBe('');
-    expect(d.next('20%', false)).toBe('');
-    expect(d.next('done\n', false)).toBe('done\n');
-  });
-
-  it('keeps the head and resumes in the tail once the view is bounded', () => {
-    const d = new LineDeltas();
-    expect(d.next('h1\nh2\n', false)).toBe('h1\nh2\n');
-    const view = 'h1\nh2\n[... 500 bytes omitted ...]\nt1\nt2\n';
-    expect(d.next(view, false)).toBe('[... output omitted ...]\nt1\nt2\n');
-    expect(d.next(`${view}t3\n`, false)).toBe('t3\n');
-  });
-
-  it('bounded at the first look: head, marker, tail', () => {
-    const d = new LineDeltas();
-    expect(d.next('h1\n[... 9 bytes omitted ...]\nt1\n', true)).toBe('h1\n[... output omitted ...]\nt1\n');
-  });
-});
-
-describe('wrapLine, cellWidth', () => {
-  it('wraps at the width, counting wide characters as two cells and tabs to the stop', () => {
-    expect(wrapLine('x'.repeat(200), 80).map((r) => r.length)).toEqual([80, 80, 40]);
-    expect(wrapLine('日'.repeat(50), 80)).toEqual(['日'.repeat(40), '日'.repeat(10)]);
-    expect(wrapLine('short', 80)).toEqual(['short']);
-    expect(wrapLine('a\tb', 80)).toEqual(['a       b']);
-    expect(wrapLine('日本\tx', 80)).toEqual(['日本    x']);
-    expect(wrapLine(`${'x'.repeat(76)}\tyz`, 80)).toEqual([`${'x'.repeat(76)}   y`, 'z']);
+describe('cellWidth', () => {
+  it('counts wide characters as two cells and combining marks as none', () => {
     expect(cellWidth('a')).toBe(1);
     expect(cellWidth('語')).toBe(2);
     expect(cellWidth('🎉')).toBe(2);
@@ -59,17 +27,46 @@ describe('looksBinary', () => {
   });
 });
 
-describe('ptyOutput, inAlternateScreen', () => {
+describe('ptyOutput', () => {
   it('keeps the last lines of the buffer (the cursor line counts), trailing empties dropped', () => {
     expect(ptyOutput('a\nb\nc\n', 10)).toBe('a\nb\nc');
     expect(ptyOutput('a\nb\nc\n', 3)).toBe('b\nc');
     expect(ptyOutput('\n\nx  \n\n', 10)).toBe('\n\nx  ');
   });
+});
 
-  it('tracks the alternate screen by its last switch', () => {
-    expect(inAlternateScreen('\x1b[?1049hvim')).toBe(true);
-    expect(inAlternateScreen('\x1b[?1049hvim\x1b[?1049lafter')).toBe(false);
-    expect(inAlternateScreen('plain')).toBe(false);
+describe('screenGrid', () => {
+  const plain = { fg: '', bg: '', bold: false, italic: false, underline: false, dim: false, inverse: false };
+  const run = (text: string, extra: Partial<NativeCellRun> = {}): NativeCellRun => ({ ...plain, text, ...extra });
+  const screen = (lines: NativeCellRun[][], cursor: { x: number; y: number }, rows = 4): NativeScreen => ({
+    cols: 10,
+    rows,
+    cursor: { ...cursor, visible: true },
+    alternateScreen: false,
+    lines,
+  });
+  const cells = (grid: AnsiOutput) =>
+    grid.map((line) => line.map((t) => `${t.text}:${t.fg || '-'}${t.bold ? 'b' : ''}${t.inverse ? 'r' : ''}`).join(' '));
+
+  it('keeps runs and colours, inverts the cursor cell (past the end: blanks, then a blank cell)', () => {
+    const s = screen([[run('red', { fg: '#800000', bold: true }), run(' ok')], [], [], []], { x: 3, y: 1 });
+    const { grid, blank } = screenGrid(s, { maxLines: 100, showColor: true, trim: true });
+    expect(blank).toBe(false);
+    expect(cells(grid)).toEqual(['red:#800000b  ok:-', '   :-  :-r']);
+    expect(cells(screenGrid(s, { maxLines: 100, showColor: false, trim: true }).grid)[0]).toBe('red:-b  ok:-');
+  });
+
+  it('splits a run at the cursor, counting wide characters as two cells', () => {
+    const s = screen([[run('日本xy')]], { x: 4, y: 0 }, 1);
+    expect(cells(screenGrid(s, { maxLines: 100, showColor: true, trim: true }).grid)).toEqual(['日本:- x:-r y:-']);
+  });
+
+  it('trims below the last non-blank row and the cursor unless told not to; keeps the last maxLines', () => {
+    const s = screen([[run('old')], [run('a')], [run('b')], [], [], []], { x: 0, y: 1 });
+    expect(cells(screenGrid(s, { maxLines: 100, showColor: true, trim: true }).grid)).toEqual(['old:-', 'a:-', 'b:-', ' :-r']);
+    expect(screenGrid(s, { maxLines: 100, showColor: true, trim: false }).grid).toHaveLength(6);
+    expect(cells(screenGrid(s, { maxLines: 2, showColor: true, trim: true }).grid)).toEqual(['b:-', ' :-r']);
+    expect(screenGrid(screen([[], []], { x: 0, y: 0 }, 2), { maxLines: 9, showColor: true, trim: true }).blank).toBe(true);
   });
 });
 
