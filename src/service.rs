@@ -18,6 +18,7 @@ use crate::job::{Input, Job, JobMeta, JobState, JobStatus, WaitTicket};
 use crate::keys::{parse_key, Key};
 use crate::kill::{jobs_with_processes, kill_all_now, kill_job, kill_now, KillReport};
 use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
+use crate::output::screen::ScreenSize;
 use crate::output::{JobOutput, OutputLimits, View, Which};
 use crate::process_tree;
 use crate::request::*;
@@ -353,7 +354,7 @@ impl Service {
                 .then(|| JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).ok())
                 .flatten()
         };
-        let screen = (req.mode == Mode::Pty).then_some((req.cols, req.rows));
+        let screen = (req.mode == Mode::Pty).then_some(ScreenSize::new(req.cols, req.rows));
         let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen);
         let meta = JobMeta {
             handle,

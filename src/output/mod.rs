@@ -7,6 +7,7 @@
 //! text it returns is what pattern waiters see.
 
 pub mod bounded;
+pub mod cells;
 pub mod decode;
 pub mod line;
 pub mod persist;
@@ -17,10 +18,11 @@ mod test_rng;
 use std::borrow::Cow;
 
 use bounded::{excerpt, last_bytes, Excerpt, HeadTail};
+use cells::ScreenCells;
 use decode::Decoder;
 use line::LineAssembler;
 use persist::{JobFiles, Stream};
-use screen::Screen;
+use screen::{Screen, ScreenSize};
 
 /// Memory bounds of one job's output.
 #[derive(Clone, Copy, Debug)]
@@ -188,8 +190,9 @@ pub struct JobOutput {
 }
 
 impl JobOutput {
-    /// `screen` is `Some((cols, rows))` for a PTY job. Files come later (`set_files`).
-    pub fn new(limits: OutputLimits, separate_stderr: bool, screen: Option<(u16, u16)>) -> Self {
+    /// `screen` is the emulated terminal's size for a PTY job. Files come later
+    /// (`set_files`).
+    pub fn new(limits: OutputLimits, separate_stderr: bool, screen: Option<ScreenSize>) -> Self {
         Self {
             stdout_decoder: Decoder::new(),
             stderr_decoder: Decoder::new(),
@@ -197,7 +200,7 @@ impl JobOutput {
             stderr: separate_stderr.then(|| TextLog::new(&limits)),
             combined: separate_stderr.then(|| TextLog::new(&limits)),
             raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
-            screen: screen.map(|(cols, rows)| Screen::new(cols, rows)),
+            screen: screen.map(|size| Screen::new(size.cols, size.rows, size.scrollback)),
             files: None,
             clean: String::new(),
         }
@@ -265,6 +268,12 @@ impl JobOutput {
         if let Some(screen) = self.screen.as_mut() {
             screen.resize(cols, rows);
         }
+    }
+
+    /// The emulated terminal as cells, with up to `scrollback` lines from above the
+    /// screen; `None` for a pipes job.
+    pub fn screen_cells(&self, scrollback: usize) -> Option<ScreenCells> {
+        self.screen.as_ref().map(|screen| screen.cells(scrollback))
     }
 
     fn log(&self, which: Which) -> Option<&TextLog> {
@@ -349,7 +358,7 @@ mod tests {
 
     #[test]
     fn views() {
-        let mut o = JobOutput::new(OutputLimits::default(), false, Some((20, 4)));
+        let mut o = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(20, 4)));
         o.ingest(Stream::Stdout, b"\x1b[32mgreen\x1b[0m\r\n50%\r100%");
         assert_eq!(o.view(View::Text, None), "green\n100%");
         assert_eq!(o.view(View::Screen, None), "green\n100%");
