@@ -41,7 +41,8 @@ pub(super) fn read(screen: &mut vt100::Screen, scrollback: usize) -> ScreenCells
     let (rows, cols) = screen.size();
     let (rows, cols) = (rows.get(), cols.get());
     let alternate_screen = screen.alternate_screen();
-    let kept = if alternate_screen { 0 } else { screen.scrollback_len() };
+    // The alternate screen keeps no scrollback: vt100 reports none for it.
+    let kept = screen.scrollback_len();
     let above = scrollback.min(kept);
     let mut lines = Vec::with_capacity(above + usize::from(rows));
     // Line `k` of the scrollback (0 = oldest kept) is the top row when the view is

@@ -368,6 +368,20 @@ mod tests {
     }
 
     #[test]
+    fn screen_cells_only_for_a_terminal() {
+        assert!(pipes().screen_cells(10).is_none());
+        let size = ScreenSize {
+            cols: 20,
+            rows: 2,
+            scrollback: 5,
+        };
+        let mut o = JobOutput::new(OutputLimits::default(), false, Some(size));
+        o.ingest(Stream::Stdout, b"one\r\ntwo\r\nthree\r\nfour");
+        let cells = o.screen_cells(10).map(|c| c.lines.len());
+        assert_eq!(cells, Some(4));
+    }
+
+    #[test]
     fn text_since_returns_only_new_text() {
         let mut o = pipes();
         o.ingest(Stream::Stdout, b"old\n");

@@ -889,4 +889,44 @@ mod tests {
         let skipped = s.inner.borrow().skipped as usize;
         assert!(skipped > fed / 2, "{skipped} of {fed} bytes skipped");
     }
+
+    /// Resident memory of the process, in KiB.
+    fn rss_kib() -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("");
+        line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0)
+    }
+
+    /// Memory of a screen after 10,000 full 80-column lines, with and without 2000
+    /// lines of scrollback, and the cost of reading them all as cells. Run alone, in
+    /// release: `cargo test --release --lib screen_memory -- --ignored --nocapture
+    /// --test-threads=1`.
+    #[test]
+    #[ignore]
+    fn screen_memory_and_cells_cost() {
+        for kept in [0, 2000] {
+            let before = rss_kib();
+            let mut s = Screen::new(80, 24, kept);
+            for i in 0..10_000 {
+                s.process(format!("{i:08} {}\r\n", "x".repeat(71)).as_bytes());
+            }
+            let _ = s.contents();
+            let after = rss_kib();
+            let rounds = 50;
+            let started = std::time::Instant::now();
+            let mut lines = 0;
+            for _ in 0..rounds {
+                lines += s.cells(kept).lines.len();
+            }
+            let each = started.elapsed().as_micros() / rounds;
+            let kept_rows = s.inner.borrow().parser.screen().scrollback_len();
+            eprintln!(
+                "scrollback {kept}: RSS +{} KiB; vt100 cells {} KiB; cells({kept}) {each} µs for {} lines",
+                after - before,
+                (kept_rows + 24) * (80 * 32 + 32) / 1024,
+                lines / rounds as usize
+            );
+            std::hint::black_box(s);
+        }
+    }
 }
