@@ -53,6 +53,13 @@ export declare class ShellExecutionService {
    * from the job's output file, and only what is in neither is counted in `omitted`.
    */
   readOutput(handle: number, options?: ReadOutputOptions | undefined | null): OutputChunk
+  /**
+   * The emulated terminal of a PTY job as cells: `{ cols, rows, cursor, alternateScreen,
+   * lines }`, each line its runs of equal attributes (text, colours, bold, italic,
+   * underline, dim, inverse); `scrollback` lines above the screen come first. A pipes
+   * job has no screen: `INVALID_ARGUMENT`.
+   */
+  getScreen(handle: number, options?: ScreenOptions | undefined | null): Screen
   resizePty(handle: number, cols: number, rows: number): void
   kill(handle: number, options?: KillOptions | undefined | null): Promise<KillResult>
   removeProcess(handle: number): void
@@ -61,6 +68,19 @@ export declare class ShellExecutionService {
   shutdown(): Promise<void>
 }
 export type JsShellExecutionService = ShellExecutionService
+
+/** Adjacent cells of one line that look the same. */
+export interface CellRun {
+  text: string
+  /** `#rrggbb`, or `''` for the terminal's default colour. */
+  fg: string
+  bg: string
+  bold: boolean
+  italic: boolean
+  underline: boolean
+  dim: boolean
+  inverse: boolean
+}
 
 /**
  * Synchronous and fast (microseconds for a typical command); parses with a bash
@@ -194,6 +214,11 @@ export interface RunOptions {
   mode?: 'pty' | 'pipes'
   cols?: number
   rows?: number
+  /**
+   * Lines the job's screen model keeps above the screen for `getScreen` (PTY jobs;
+   * 0 by default, at most 100000). Memory grows with it: about 3 KiB a line at 80 columns.
+   */
+  scrollback?: number
   env?: Record<string, string>
   /**
    * The environment is `env` alone: nothing inherited from Node, none of the
@@ -225,6 +250,31 @@ export interface RunResult {
   outputDir: string | null
   startedAt: number
   durationMs: number
+}
+
+export interface Screen {
+  cols: number
+  rows: number
+  cursor: ScreenCursor
+  alternateScreen: boolean
+  /**
+   * The scrollback lines asked for (oldest first), then the screen's rows; a line
+   * is its runs, trailing blank cells left out.
+   */
+  lines: Array<Array<CellRun>>
+}
+
+export interface ScreenCursor {
+  /** Column, from 0. */
+  x: number
+  /** Row of the screen, from 0 (scrollback lines not counted). */
+  y: number
+  visible: boolean
+}
+
+export interface ScreenOptions {
+  /** Lines above the screen to include (at most what the job keeps: `RunOptions.scrollback`). */
+  scrollback?: number
 }
 
 export interface SendInputOptions {

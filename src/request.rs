@@ -38,6 +38,8 @@ pub struct RunRequest {
     pub mode: Mode,
     pub cols: u16,
     pub rows: u16,
+    /// Lines the screen model keeps above the screen (PTY jobs), for `screen`.
+    pub scrollback: usize,
     pub env: Vec<(String, String)>,
     /// The job's environment is `env` alone: nothing inherited, none of the service's
     /// variables; only the markers the service finds its jobs by are added.
@@ -58,6 +60,7 @@ impl RunRequest {
             mode: Mode::Pty,
             cols: DEFAULT_COLS,
             rows: DEFAULT_ROWS,
+            scrollback: 0,
             env: Vec::new(),
             clear_env: false,
             timeout: None,

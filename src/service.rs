@@ -18,8 +18,10 @@ use crate::history::{preview, History, HistoryEntry, DEFAULT_HISTORY_LIMIT, OUTP
 use crate::job::{Input, Job, JobMeta, JobState, JobStatus, WaitTicket};
 use crate::keys::{parse_key, Key};
 use crate::kill::{jobs_with_processes, kill_all_now, kill_job, kill_now, KillReport};
+use crate::output::cells::ScreenCells;
 use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
 use crate::output::read::{OutputChunk, DEFAULT_READ_BYTES, MAX_READ_BYTES};
+use crate::output::screen::ScreenSize;
 use crate::output::{JobOutput, OutputLimits, View, Which};
 use crate::process_tree;
 use crate::request::*;
@@ -356,7 +358,11 @@ impl Service {
                 .then(|| JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).ok())
                 .flatten()
         };
-        let screen = (req.mode == Mode::Pty).then_some((req.cols, req.rows));
+        let screen = (req.mode == Mode::Pty).then_some(ScreenSize {
+            cols: req.cols,
+            rows: req.rows,
+            scrollback: req.scrollback,
+        });
         let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen);
         let meta = JobMeta {
             handle,
@@ -585,6 +591,14 @@ impl Service {
         }
         let job = self.job(handle)?;
         job.read_output(since, max.min(MAX_READ_BYTES))
+    }
+
+    /// The emulated terminal as cells, with up to `scrollback` lines above the screen
+    /// (as many as the job keeps: `RunRequest::scrollback`). Pipes jobs have no screen.
+    pub fn screen(&self, handle: u32, scrollback: usize) -> Result<ScreenCells> {
+        let job = self.job(handle)?;
+        let cells = job.state().output.screen_cells(scrollback);
+        cells.ok_or_else(|| ServiceError::invalid(format!("job {handle} runs in pipes mode: it has no screen")))
     }
 
     /// Calls `notify` (coalesced) when the job has new output and once at its exit;

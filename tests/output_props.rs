@@ -13,6 +13,7 @@ use native_shell_service::output::bounded::{excerpt, last_bytes, HeadTail};
 use native_shell_service::output::decode::{decode_all, Decoder};
 use native_shell_service::output::line::{collapse, LineAssembler, DEFAULT_MAX_LINE_BYTES};
 use native_shell_service::output::persist::Stream;
+use native_shell_service::output::screen::ScreenSize;
 use native_shell_service::output::{JobOutput, OutputLimits, View, Which};
 use proptest::prelude::*;
 
@@ -88,7 +89,7 @@ fn text_of(chunks: &[&[u8]], max_line: usize) -> (String, String) {
 }
 
 fn pty_output(limits: OutputLimits) -> JobOutput {
-    JobOutput::new(limits, false, Some((80, 24)))
+    JobOutput::new(limits, false, Some(ScreenSize::new(80, 24)))
 }
 
 /// Only `\n` and `\t` survive below U+0020; no DEL, no C1, no escape.

@@ -15,6 +15,7 @@ use native_shell_service::output::bounded::{excerpt, last_bytes};
 use native_shell_service::output::decode::decode_all;
 use native_shell_service::output::line::collapse;
 use native_shell_service::output::persist::Stream;
+use native_shell_service::output::screen::ScreenSize;
 use native_shell_service::output::{JobOutput, OutputLimits, View, Which};
 
 const SIZES: usize = 8;
@@ -51,9 +52,9 @@ fuzz_target!(|data: &[u8]| {
     // 1. Chunking between characters changes nothing (default limits: nothing dropped).
     let whole_text = collapse(&decode_all(bytes));
     assert!(readable(&whole_text), "{whole_text:?}");
-    let mut one = JobOutput::new(OutputLimits::default(), false, Some((80, 24)), None);
+    let mut one = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, 24)));
     one.ingest(Stream::Stdout, bytes);
-    let mut many = JobOutput::new(OutputLimits::default(), false, Some((80, 24)), None);
+    let mut many = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, 24)));
     for read in reads(bytes, sizes, true) {
         many.ingest(Stream::Stdout, read);
     }
@@ -74,7 +75,7 @@ fuzz_target!(|data: &[u8]| {
         raw_tail: tail,
     };
     let pipes = config & 1 == 1;
-    let mut o = JobOutput::new(limits, pipes, (!pipes).then_some((20, 5)), None);
+    let mut o = JobOutput::new(limits, pipes, (!pipes).then_some(ScreenSize::new(20, 5)));
     for (i, read) in reads(bytes, sizes, false).into_iter().enumerate() {
         let stream = if pipes && i % 3 == 2 {
             Stream::Stderr

@@ -4,5 +4,6 @@
 mod errors;
 mod events;
 mod policy;
+mod screen;
 mod service;
 mod types;

@@ -9,6 +9,7 @@ use napi_derive::napi;
 
 use super::errors::{js_error, Settled};
 use super::events::{self, OutputChunk, OutputEvent, ReadOutputOptions};
+use super::screen::{self, Screen, ScreenOptions};
 use super::types::*;
 use crate::error::{self as core_error, ServiceError};
 use crate::output::View;
@@ -203,6 +204,17 @@ impl JsShellExecutionService {
     #[napi(ts_return_type = "OutputChunk", catch_unwind)]
     pub fn read_output(&self, handle: f64, options: Option<ReadOutputOptions>) -> Settled<OutputChunk> {
         events::read_output(&self.inner, handle, options).into()
+    }
+
+    /// The emulated terminal of a PTY job as cells: `{ cols, rows, cursor, alternateScreen,
+    /// lines }`, each line its runs of equal attributes (text, colours, bold, italic,
+    /// underline, dim, inverse); `scrollback` lines above the screen come first. A pipes
+    /// job has no screen: `INVALID_ARGUMENT`.
+    #[napi(ts_return_type = "Screen", catch_unwind)]
+    pub fn get_screen(&self, handle: f64, options: Option<ScreenOptions>) -> Settled<Screen> {
+        handle_arg(handle)
+            .and_then(|h| screen::get_screen(&self.inner, h, options))
+            .into()
     }
 
     #[napi(ts_return_type = "void", catch_unwind)]

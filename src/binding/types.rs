@@ -33,6 +33,9 @@ pub struct RunOptions {
     pub mode: Option<String>,
     pub cols: Option<f64>,
     pub rows: Option<f64>,
+    /// Lines the job's screen model keeps above the screen for `getScreen` (PTY jobs;
+    /// 0 by default, at most 100000). Memory grows with it: about 3 KiB a line at 80 columns.
+    pub scrollback: Option<f64>,
     pub env: Option<HashMap<String, String>>,
     /// The environment is `env` alone: nothing inherited from Node, none of the
     /// service's variables (only the markers the service finds its jobs by are added).
@@ -233,6 +236,7 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     req.directory = o.directory;
     req.cols = size("cols", o.cols, core::DEFAULT_COLS)?;
     req.rows = size("rows", o.rows, core::DEFAULT_ROWS)?;
+    req.scrollback = super::screen::scrollback_arg(o.scrollback)?;
     req.env = pairs(o.env);
     req.clear_env = o.clear_env.unwrap_or(false);
     req.timeout = millis("timeoutMs", o.timeout_ms)?;

@@ -7,6 +7,7 @@
 //! text it returns is what pattern waiters see.
 
 pub mod bounded;
+pub mod cells;
 pub mod decode;
 pub mod line;
 pub mod persist;
@@ -18,11 +19,12 @@ mod test_rng;
 use std::borrow::Cow;
 
 use bounded::{excerpt, last_bytes, Excerpt, HeadTail};
+use cells::ScreenCells;
 use decode::Decoder;
 use line::LineAssembler;
 use persist::{JobFiles, Stream};
 use read::Committed;
-use screen::Screen;
+use screen::{Screen, ScreenSize};
 
 /// Memory bounds of one job's output.
 #[derive(Clone, Copy, Debug)]
@@ -190,8 +192,9 @@ pub struct JobOutput {
 }
 
 impl JobOutput {
-    /// `screen` is `Some((cols, rows))` for a PTY job. Files come later (`set_files`).
-    pub fn new(limits: OutputLimits, separate_stderr: bool, screen: Option<(u16, u16)>) -> Self {
+    /// `screen` is the emulated terminal's size for a PTY job. Files come later
+    /// (`set_files`).
+    pub fn new(limits: OutputLimits, separate_stderr: bool, screen: Option<ScreenSize>) -> Self {
         Self {
             stdout_decoder: Decoder::new(),
             stderr_decoder: Decoder::new(),
@@ -199,7 +202,7 @@ impl JobOutput {
             stderr: separate_stderr.then(|| TextLog::new(&limits)),
             combined: separate_stderr.then(|| TextLog::new(&limits)),
             raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
-            screen: screen.map(|(cols, rows)| Screen::new(cols, rows)),
+            screen: screen.map(|size| Screen::new(size.cols, size.rows, size.scrollback)),
             files: None,
             clean: String::new(),
         }
@@ -267,6 +270,12 @@ impl JobOutput {
         if let Some(screen) = self.screen.as_mut() {
             screen.resize(cols, rows);
         }
+    }
+
+    /// The emulated terminal as cells, with up to `scrollback` lines from above the
+    /// screen; `None` for a pipes job.
+    pub fn screen_cells(&self, scrollback: usize) -> Option<ScreenCells> {
+        self.screen.as_ref().map(|screen| screen.cells(scrollback))
     }
 
     fn log(&self, which: Which) -> Option<&TextLog> {
@@ -383,13 +392,27 @@ mod tests {
 
     #[test]
     fn views() {
-        let mut o = JobOutput::new(OutputLimits::default(), false, Some((20, 4)));
+        let mut o = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(20, 4)));
         o.ingest(Stream::Stdout, b"\x1b[32mgreen\x1b[0m\r\n50%\r100%");
         assert_eq!(o.view(View::Text, None), "green\n100%");
         assert_eq!(o.view(View::Screen, None), "green\n100%");
         assert_eq!(o.view(View::Raw, None), "\x1b[32mgreen\x1b[0m\r\n50%\r100%");
         assert_eq!(o.view(View::Text, Some(4)), "100%");
         assert_eq!(o.last_line(), "100%");
+    }
+
+    #[test]
+    fn screen_cells_only_for_a_terminal() {
+        assert!(pipes().screen_cells(10).is_none());
+        let size = ScreenSize {
+            cols: 20,
+            rows: 2,
+            scrollback: 5,
+        };
+        let mut o = JobOutput::new(OutputLimits::default(), false, Some(size));
+        o.ingest(Stream::Stdout, b"one\r\ntwo\r\nthree\r\nfour");
+        let cells = o.screen_cells(10).map(|c| c.lines.len());
+        assert_eq!(cells, Some(4));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use native_shell_service::output::bounded::HeadTail;
 use native_shell_service::output::decode::Decoder;
 use native_shell_service::output::line::LineAssembler;
 use native_shell_service::output::persist::{JobFiles, Stream};
-use native_shell_service::output::screen::Screen;
+use native_shell_service::output::screen::{Screen, ScreenSize};
 use native_shell_service::output::{JobOutput, OutputLimits};
 
 const MIB: usize = 1024 * 1024;
@@ -93,7 +93,7 @@ fn main() {
         println!("-- {name}: {:.1} MiB in {chunk}-byte reads", data.len() as f64 / MIB as f64);
         let want = |what: &str| only.as_deref().is_none_or(|o| o == what);
         if want("text") {
-            let mut o = JobOutput::new(OutputLimits::default(), false, Some((80, 24)));
+            let mut o = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, 24)));
             o.set_files(JobFiles::create(&dir.join(format!("{name}-text")), 1, false, 1 << 40).ok());
             time("JobOutput PTY (screen+text+disk)", data, chunk, |c| {
                 o.ingest(Stream::Stdout, c);
@@ -111,7 +111,7 @@ fn main() {
             });
         }
         if want("stages") {
-            let mut s = Screen::new(80, 24);
+            let mut s = Screen::new(80, 24, 0);
             time("  screen (vt100)", data, chunk, |c| s.process(c));
             let mut d = Decoder::new();
             let mut clean = String::new();
@@ -132,7 +132,7 @@ fn main() {
             time("  head+tail log", data, chunk, |c| h.push(c));
         }
         if want("screen") {
-            let mut s = Screen::new(80, 24);
+            let mut s = Screen::new(80, 24, 0);
             time("  screen (vt100)", data, chunk, |c| s.process(c));
         }
     }
