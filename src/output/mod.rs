@@ -385,4 +385,36 @@ mod tests {
         assert!(e.text.ends_with("line 99999\n"));
         assert!(o.view(View::Text, None).len() < 2500);
     }
+    /// Throughput of the text pipeline (decoder + text log) on a `seq`-like flood as
+    /// a PTY writes it (`\r\n` line ends), in 64 KiB reads:
+    /// `cargo test --release --lib output::tests::bench_text_pipeline -- --ignored --nocapture`
+    #[test]
+    #[ignore = "measurement, not a check"]
+    fn bench_text_pipeline() {
+        let mut flood = Vec::new();
+        let mut n = 0u64;
+        while flood.len() < 64 << 20 {
+            n += 1;
+            flood.extend_from_slice(format!("{n}\r\n").as_bytes());
+        }
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let mut decoder = Decoder::new();
+            let mut log = TextLog::new(&OutputLimits::default());
+            let mut clean = String::new();
+            let mut written = 0usize;
+            let started = std::time::Instant::now();
+            for chunk in flood.chunks(64 * 1024) {
+                clean.clear();
+                decoder.decode(chunk, &mut clean);
+                written += log.feed(&clean).len();
+            }
+            written += log.finish().len();
+            let secs = started.elapsed().as_secs_f64();
+            assert_eq!(written as u64, log.len());
+            best = best.min(secs);
+        }
+        let mib = flood.len() as f64 / (1 << 20) as f64;
+        println!("text pipeline: {:.0} MiB/s (best of 5, {mib:.0} MiB)", mib / best);
+    }
 }
