@@ -81,6 +81,7 @@ impl LineAssembler {
     pub fn feed(&mut self, clean: &str, committed: &mut String) {
         let bytes = clean.as_bytes();
         let mut start = 0;
+        let mut run: Option<Run> = None;
         while start < bytes.len() {
             // Every control of the clean stream is ASCII below 0x20 (tab is text), so a
             // byte scan finds them without decoding characters.
@@ -98,10 +99,26 @@ impl LineAssembler {
                     _ => None,
                 };
                 if let Some(newline) = newline {
-                    self.complete_line(&clean[start..end], committed);
+                    if self.window > 0 && run.is_none() {
+                        run = Some(Run {
+                            base: committed.len(),
+                            lines: 0,
+                        });
+                    }
+                    committed.push_str(&clean[start..end]);
+                    committed.push('\n');
+                    if let Some(run) = run.as_mut() {
+                        run.lines += 1;
+                        if run.lines == self.window {
+                            self.commit_above_before(run, committed);
+                        }
+                    }
                     start = newline + 1;
                     continue;
                 }
+            }
+            if let Some(run) = run.take() {
+                self.settle(run, committed);
             }
             if end > start {
                 self.put_text(&clean[start..end], committed);
@@ -111,6 +128,9 @@ impl LineAssembler {
             };
             self.control(control, committed);
             start = end + 1;
+        }
+        if let Some(run) = run {
+            self.settle(run, committed);
         }
     }
 
@@ -169,16 +189,43 @@ impl LineAssembler {
         self.at_end = true;
     }
 
-    /// A line ended by `\n` on the bottom row: committed, or kept in the window.
-    fn complete_line(&mut self, text: &str, committed: &mut String) {
-        if self.window == 0 {
-            committed.push_str(text);
-            committed.push('\n');
+    /// A run has written as many whole lines as the window holds: every line the
+    /// window held has scrolled off. They are committed in front of the run's lines.
+    fn commit_above_before(&mut self, run: &mut Run, committed: &mut String) {
+        if self.above.is_empty() {
             return;
         }
-        let mut line = self.spare.pop().unwrap_or_default();
-        line.push_str(text);
-        self.above.push_back(line);
+        let mut lines = String::with_capacity(self.pending_len());
+        let n = self.above.len();
+        self.commit_above(n, &mut lines);
+        committed.insert_str(run.base, &lines);
+        run.lines += n;
+    }
+
+    /// The run is over: the lines of it still on screen move from `committed` into
+    /// the window (`committed[run.base..]` holds whole lines, the last written last).
+    fn settle(&mut self, run: Run, committed: &mut String) {
+        // While the window still holds lines, the run is shorter than the window and
+        // all of it stays; once they have gone, only the window's worth does.
+        let keep = if self.above.is_empty() {
+            run.lines.min(self.window)
+        } else {
+            run.lines
+        };
+        let mut split = committed.len();
+        for _ in 0..keep {
+            // `split - 1` is the `\n` ending the line found last.
+            split = committed.as_bytes()[run.base..split - 1]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(run.base, |at| run.base + at + 1);
+        }
+        for text in committed[split..].split_terminator('\n') {
+            let mut line = self.spare.pop().unwrap_or_default();
+            line.push_str(text);
+            self.above.push_back(line);
+        }
+        committed.truncate(split);
         self.row = self.above.len();
         self.scroll(committed);
     }
@@ -335,6 +382,16 @@ impl LineAssembler {
             self.cursor
         }
     }
+}
+
+/// Whole lines one `feed` wrote straight to `committed` (the fast path), not yet
+/// sorted into those that stay in the window and those that scrolled off: a flood of
+/// lines is copied once, and only its last screenful goes to the window.
+struct Run {
+    /// Where the run's lines start in `committed`.
+    base: usize,
+    /// Lines in `committed[base..]`.
+    lines: usize,
 }
 
 fn is_control(b: u8) -> bool {
@@ -532,18 +589,22 @@ mod tests {
         let mut a = LineAssembler::with_window(usize::MAX, 2);
         let mut out = String::new();
         a.feed(&raw, &mut out);
-        assert_eq!(out, "");
-        assert_eq!(a.pending(), "a1\nb2\nc1\nnext");
+        // Three lines in one go through a window of two: "a1" is off screen at once.
+        assert_eq!(out, "a1\n");
+        assert_eq!(a.pending(), "b2\nc1\nnext");
         assert_eq!(a.pending_len(), a.pending().len());
         assert_eq!(a.current_line(), "next");
         a.feed("\n", &mut out);
-        // "a1" and "b2" have scrolled off, but wait for the batch (twice the window).
-        assert_eq!(out, "");
         a.feed(&decode_all(b"z\n\x1b[9AA"), &mut out);
-        assert_eq!(out, "a1\nb2\nc1\n");
-        assert_eq!(a.pending(), "Aext\nz\n");
+        // "b2" and "c1" have scrolled off, but wait for the batch (twice the window);
+        // the cursor cannot reach them.
+        assert_eq!(out, "a1\n");
+        assert_eq!(a.pending(), "b2\nc1\nAext\nz\n");
+        a.feed(&decode_all(b"\x1b[9B\ry\n"), &mut out);
+        assert_eq!(out, "a1\nb2\nc1\nAext\n");
+        assert_eq!(a.pending(), "z\ny\n");
         a.finish(&mut out);
-        assert_eq!(out, "a1\nb2\nc1\nAext\nz\n");
+        assert_eq!(out, "a1\nb2\nc1\nAext\nz\ny\n");
         assert_eq!(a.pending(), "");
     }
 
