@@ -426,8 +426,14 @@ pub(crate) fn next_control(bytes: &[u8], from: usize) -> usize {
 
 /// What a person would read from a whole clean stream: lines as they finally show.
 pub fn collapse(clean: &str) -> String {
+    collapse_in_window(clean, 0)
+}
+
+/// [`collapse`] for a terminal that keeps `window` lines on screen above the cursor
+/// line: what a PTY job's text reads.
+pub fn collapse_in_window(clean: &str, window: usize) -> String {
     let mut out = String::with_capacity(clean.len());
-    let mut assembler = LineAssembler::new(usize::MAX);
+    let mut assembler = LineAssembler::with_window(usize::MAX, window);
     assembler.feed(clean, &mut out);
     assembler.finish(&mut out);
     out
@@ -510,11 +516,7 @@ mod tests {
 
     /// What a windowed assembler makes of a whole raw stream.
     fn screen_text(raw: &[u8], window: usize) -> String {
-        let mut a = LineAssembler::with_window(usize::MAX, window);
-        let mut out = String::new();
-        a.feed(&decode_all(raw), &mut out);
-        a.finish(&mut out);
-        out
+        collapse_in_window(&decode_all(raw), window)
     }
 
     #[test]
