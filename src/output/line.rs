@@ -514,9 +514,21 @@ mod tests {
         }
     }
 
-    /// What a windowed assembler makes of a whole raw stream.
+    /// What a windowed assembler makes of a whole raw stream — checked to be what it
+    /// makes of it one character at a time (lines then reach the window one by one
+    /// and wait there in a batch, instead of arriving as one run).
     fn screen_text(raw: &[u8], window: usize) -> String {
-        collapse_in_window(&decode_all(raw), window)
+        let clean = decode_all(raw);
+        let whole = collapse_in_window(&clean, window);
+        let mut a = LineAssembler::with_window(usize::MAX, window);
+        let mut out = String::new();
+        let mut buf = [0u8; 4];
+        for c in clean.chars() {
+            a.feed(c.encode_utf8(&mut buf), &mut out);
+        }
+        a.finish(&mut out);
+        assert_eq!(out, whole, "fed one character at a time");
+        whole
     }
 
     #[test]
