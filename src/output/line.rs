@@ -648,6 +648,22 @@ mod tests {
     }
 
     #[test]
+    fn growing_the_window_does_not_bring_back_what_scrolled_off() {
+        let mut a = LineAssembler::with_window(usize::MAX, 2);
+        let mut out = String::new();
+        // One line per read: they wait in the window's batch, "l1" and "l2" off screen.
+        for line in ["l1\n", "l2\n", "l3\n", "l4\n"] {
+            a.feed(line, &mut out);
+        }
+        assert_eq!(out, "");
+        a.set_window(5, &mut out);
+        assert_eq!(out, "l1\nl2\n");
+        a.feed(&decode_all(b"\x1b[9A\rX\n"), &mut out);
+        a.finish(&mut out);
+        assert_eq!(out, "l1\nl2\nX3\nl4\n");
+    }
+
+    #[test]
     fn a_flood_through_the_window_commits_every_line_in_order() {
         let mut a = LineAssembler::with_window(usize::MAX, 23);
         let mut out = String::new();
