@@ -81,7 +81,9 @@ impl LineAssembler {
     pub fn feed(&mut self, clean: &str, committed: &mut String) {
         let bytes = clean.as_bytes();
         let mut start = 0;
-        let mut run: Option<Run> = None;
+        // Lines of the current run of whole lines (see `Run`), and where it starts.
+        let (mut run_lines, mut run_base) = (0, 0);
+        let mut on_empty_bottom = self.on_empty_bottom();
         while start < bytes.len() {
             // Every control of the clean stream is ASCII below 0x20 (tab is text), so a
             // byte scan finds them without decoding characters.
@@ -91,34 +93,31 @@ impl LineAssembler {
             }
             let rel = (end < bytes.len()).then_some(end);
             // The commonest case by far: a whole line, ended by `\n` or `\r\n`, written
-            // onto an empty bottom line. It goes straight to `committed` (or the window).
-            if self.at_end && self.line.is_empty() && end < bytes.len() && self.row == self.above.len() {
+            // onto an empty bottom line. It goes straight to `committed`; with a window,
+            // the run's last lines move to the window when it ends.
+            if on_empty_bottom && end < bytes.len() {
                 let newline = match (bytes[end], bytes.get(end + 1)) {
                     (b'\n', _) => Some(end),
                     (b'\r', Some(b'\n')) => Some(end + 1),
                     _ => None,
                 };
                 if let Some(newline) = newline {
-                    if self.window > 0 && run.is_none() {
-                        run = Some(Run {
-                            base: committed.len(),
-                            lines: 0,
-                        });
+                    if run_lines == 0 {
+                        run_base = committed.len();
                     }
                     committed.push_str(&clean[start..end]);
                     committed.push('\n');
-                    if let Some(run) = run.as_mut() {
-                        run.lines += 1;
-                        if run.lines == self.window {
-                            self.commit_above_before(run, committed);
-                        }
+                    run_lines += 1;
+                    if run_lines == self.window {
+                        run_lines += self.commit_above_before(run_base, committed);
                     }
                     start = newline + 1;
                     continue;
                 }
             }
-            if let Some(run) = run.take() {
-                self.settle(run, committed);
+            if run_lines > 0 {
+                self.settle(run_base, run_lines, committed);
+                run_lines = 0;
             }
             if end > start {
                 self.put_text(&clean[start..end], committed);
@@ -128,10 +127,17 @@ impl LineAssembler {
             };
             self.control(control, committed);
             start = end + 1;
+            on_empty_bottom = self.on_empty_bottom();
         }
-        if let Some(run) = run {
-            self.settle(run, committed);
+        if run_lines > 0 {
+            self.settle(run_base, run_lines, committed);
         }
+    }
+
+    /// The cursor is at the start of an empty bottom line: where whole lines are
+    /// written without column arithmetic.
+    fn on_empty_bottom(&self) -> bool {
+        self.at_end && self.line.is_empty() && self.row == self.above.len()
     }
 
     /// The bottom line: the one being written (not yet ended by a newline).
@@ -190,35 +196,38 @@ impl LineAssembler {
     }
 
     /// A run has written as many whole lines as the window holds: every line the
-    /// window held has scrolled off. They are committed in front of the run's lines.
-    fn commit_above_before(&mut self, run: &mut Run, committed: &mut String) {
+    /// window held has scrolled off. They are committed in front of the run's lines
+    /// (which start at `run_base`); returns how many there were.
+    fn commit_above_before(&mut self, run_base: usize, committed: &mut String) -> usize {
         if self.above.is_empty() {
-            return;
+            return 0;
         }
         let mut lines = String::with_capacity(self.pending_len());
         let n = self.above.len();
         self.commit_above(n, &mut lines);
-        committed.insert_str(run.base, &lines);
-        run.lines += n;
+        committed.insert_str(run_base, &lines);
+        n
     }
 
-    /// The run is over: the lines of it still on screen move from `committed` into
-    /// the window (`committed[run.base..]` holds whole lines, the last written last).
-    fn settle(&mut self, run: Run, committed: &mut String) {
+    /// A run of whole lines — written straight to `committed`, from `run_base` on,
+    /// before it was known whether they would stay in the window — is over: the
+    /// `run_lines` lines still on screen move from `committed` into the window. So a
+    /// flood of lines is copied once, and only its last screenful goes to the window.
+    fn settle(&mut self, run_base: usize, run_lines: usize, committed: &mut String) {
         // While the window still holds lines, the run is shorter than the window and
         // all of it stays; once they have gone, only the window's worth does.
         let keep = if self.above.is_empty() {
-            run.lines.min(self.window)
+            run_lines.min(self.window)
         } else {
-            run.lines
+            run_lines
         };
         let mut split = committed.len();
         for _ in 0..keep {
             // `split - 1` is the `\n` ending the line found last.
-            split = committed.as_bytes()[run.base..split - 1]
+            split = committed.as_bytes()[run_base..split - 1]
                 .iter()
                 .rposition(|&b| b == b'\n')
-                .map_or(run.base, |at| run.base + at + 1);
+                .map_or(run_base, |at| run_base + at + 1);
         }
         for text in committed[split..].split_terminator('\n') {
             let mut line = self.spare.pop().unwrap_or_default();
@@ -382,16 +391,6 @@ impl LineAssembler {
             self.cursor
         }
     }
-}
-
-/// Whole lines one `feed` wrote straight to `committed` (the fast path), not yet
-/// sorted into those that stay in the window and those that scrolled off: a flood of
-/// lines is copied once, and only its last screenful goes to the window.
-struct Run {
-    /// Where the run's lines start in `committed`.
-    base: usize,
-    /// Lines in `committed[base..]`.
-    lines: usize,
 }
 
 fn is_control(b: u8) -> bool {
