@@ -109,7 +109,7 @@ impl LineAssembler {
                     committed.push('\n');
                     run_lines += 1;
                     if run_lines == self.window {
-                        run_lines += self.commit_above_before(run_base, committed);
+                        self.commit_above_before(run_base, committed);
                     }
                     start = newline + 1;
                     continue;
@@ -197,16 +197,15 @@ impl LineAssembler {
 
     /// A run has written as many whole lines as the window holds: every line the
     /// window held has scrolled off. They are committed in front of the run's lines
-    /// (which start at `run_base`); returns how many there were.
-    fn commit_above_before(&mut self, run_base: usize, committed: &mut String) -> usize {
+    /// (which start at `run_base`).
+    fn commit_above_before(&mut self, run_base: usize, committed: &mut String) {
         if self.above.is_empty() {
-            return 0;
+            return;
         }
         let mut lines = String::with_capacity(self.pending_len());
         let n = self.above.len();
         self.commit_above(n, &mut lines);
         committed.insert_str(run_base, &lines);
-        n
     }
 
     /// A run of whole lines — written straight to `committed`, from `run_base` on,
