@@ -34,7 +34,8 @@ pub struct LineAssembler {
     /// True when the cursor sits right after the last character (the fast path).
     at_end: bool,
     max_line_bytes: usize,
-    /// Rows above the bottom line the cursor may move up into (0: no window).
+    /// Rows above the bottom line the cursor may move up into (0: no window). The
+    /// memory held is up to twice this many lines, each at most `max_line_bytes`.
     window: usize,
     /// Completed lines not yet committed, oldest first, without their `\n`. Only the
     /// last `window` of them are on screen; the older ones have scrolled off and wait
@@ -150,7 +151,7 @@ impl LineAssembler {
     }
 
     /// The text that may still change: the window's lines, each with its `\n`, then
-    /// the bottom line. Without a window, the bottom line alone (borrowed).
+    /// the bottom line. With no window lines held, the bottom line alone (borrowed).
     pub fn pending(&self) -> Cow<'_, str> {
         if self.above.is_empty() {
             return Cow::Borrowed(&self.line);
