@@ -210,6 +210,28 @@ describe('readOutput', () => {
     }
   });
 
+  it("commits a quiet PTY job's last screen lines: a server's banner does not wait for its exit", async () => {
+    const { handle } = s.service.start('echo starting; echo "listening on :3000"; sleep 30');
+    let text = '';
+    let since = 0;
+    const deadline = Date.now() + 10_000;
+    while (!text.includes('listening on :3000\n') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      const chunk = s.service.readOutput(handle, { since });
+      text += chunk.text;
+      since = chunk.next;
+    }
+    expect(text).toBe('starting\nlistening on :3000\n');
+    // And a redraw still reads as the screen shows it while the program keeps drawing.
+    const r = await s.service.run(String.raw`printf 'a1
+b1
+\e[2Aa2
+\e[1Bdone
+'`);
+    expect(r.output).toBe('a2\nb1\ndone\n');
+    await s.service.kill(handle);
+  });
+
   it('works after the exit until removeProcess', async () => {
     const r = await s.service.run('echo kept');
     expect(s.service.readOutput(r.handle, { since: 0 })).toEqual({ text: 'kept\n', next: 5, omitted: 0 });

@@ -16,7 +16,7 @@ use tokio::net::unix::pipe;
 use tokio::sync::mpsc;
 
 use crate::handoff::Handoff;
-use crate::job::{Input, Job};
+use crate::job::{Input, Job, SCREEN_SETTLE};
 use crate::output::persist::Stream;
 use crate::process_tree::{background_roots, job_processes};
 use crate::spawn::ChildProcess;
@@ -153,14 +153,28 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
     let exit = {
         let wait = child.wait();
         tokio::pin!(wait);
+        // Armed by output, fired by SCREEN_SETTLE of quiet: the screen's lines are
+        // committed. An idle job has no timer armed.
+        let settle = tokio::time::sleep(SCREEN_SETTLE);
+        tokio::pin!(settle);
+        let mut armed = false;
         loop {
             tokio::select! {
                 biased;
                 read = read_pty(&fd, &mut buf), if !eof => match read {
-                    Read::Data(n) => output.push(buf.filled(n)).await,
+                    Read::Data(n) => {
+                        output.push(buf.filled(n)).await;
+                        settle.as_mut().reset(tokio::time::Instant::now() + SCREEN_SETTLE);
+                        armed = true;
+                    }
                     Read::Eof => eof = true,
                 },
                 status = &mut wait => break status,
+                _ = &mut settle, if armed => {
+                    armed = false;
+                    output.drain().await;
+                    job.commit_screen();
+                }
             }
         }
     };

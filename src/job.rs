@@ -31,6 +31,10 @@ pub const FIRST_INFO_DELAY: Duration = Duration::from_millis(20);
 /// well under a millisecond; the margin is for a loaded machine), and a program woken
 /// by input a caller has just written is past its read.
 pub const INPUT_SETTLE: Duration = Duration::from_millis(50);
+/// Quiet time after which a PTY job's screen lines are committed as they stand (see
+/// `JobOutput::commit_screen`). Programs that redraw several lines (progress bars) do
+/// so many times a second; a pause longer than this ends the redraw.
+pub const SCREEN_SETTLE: Duration = Duration::from_millis(500);
 /// The longest pause between two looks at a quiet job during a wait.
 const INPUT_RECHECK_MAX: Duration = Duration::from_millis(800);
 
@@ -295,6 +299,15 @@ impl Job {
         }
         drop(guard);
         self.subscribers.wake_all();
+    }
+
+    /// Called by the reader when the job's terminal output has been quiet for
+    /// [`SCREEN_SETTLE`]: see `JobOutput::commit_screen`. Readers are told.
+    pub fn commit_screen(&self) {
+        let committed = self.state().output.commit_screen();
+        if committed {
+            self.subscribers.wake_all();
+        }
     }
 
     /// Called by the reader once the process has exited and its output is drained.

@@ -185,6 +185,17 @@ impl LineAssembler {
         self.window = window;
     }
 
+    /// Commits the window's lines as they stand (the program has gone quiet), keeping
+    /// the window for later output; returns whether anything was committed. Nothing is
+    /// while the cursor is up in the window: the program is in the middle of a redraw.
+    pub fn commit_window(&mut self, committed: &mut String) -> bool {
+        if self.above.is_empty() || self.row != self.above.len() {
+            return false;
+        }
+        self.commit_above(self.above.len(), committed);
+        true
+    }
+
     /// Commits the window's lines and the unfinished line as it stands, without
     /// adding a newline.
     pub fn finish(&mut self, committed: &mut String) {
@@ -441,6 +452,24 @@ pub fn collapse_in_window(clean: &str, window: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commit_window_commits_the_screen_unless_a_redraw_is_under_way() {
+        let mut a = LineAssembler::with_window(usize::MAX, 3);
+        let mut out = String::new();
+        a.feed("one\ntwo\n", &mut out);
+        assert_eq!(out, "");
+        assert!(a.commit_window(&mut out));
+        assert_eq!(out, "one\ntwo\n");
+        assert!(!a.commit_window(&mut out), "nothing left to commit");
+        // A later cursor-up cannot reach committed lines: the redraw starts afresh.
+        a.feed("x\n\u{1d}y\n", &mut out);
+        // Mid-redraw (the cursor up in the window), nothing is committed.
+        a.feed("\u{1d}", &mut out);
+        assert!(!a.commit_window(&mut out));
+        a.finish(&mut out);
+        assert_eq!(out, "one\ntwo\ny\n");
+    }
     use crate::output::decode::decode_all;
 
     fn text(raw: &[u8]) -> String {

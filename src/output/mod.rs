@@ -96,6 +96,16 @@ impl TextLog {
         &self.committed
     }
 
+    /// Commits the screen window's lines (see `LineAssembler::commit_window`); returns
+    /// them.
+    fn commit_window(&mut self) -> &str {
+        self.committed.clear();
+        if self.assembler.commit_window(&mut self.committed) {
+            self.log.push(self.committed.as_bytes());
+        }
+        &self.committed
+    }
+
     /// Changes the screen window; returns the lines that left it (now committed).
     fn set_window(&mut self, window: usize) -> &str {
         self.committed.clear();
@@ -305,6 +315,24 @@ impl JobOutput {
         if let Some(files) = self.files.as_mut() {
             files.write(Stream::Stdout, lines);
         }
+    }
+
+    /// The program has been quiet for a while: the lines on its screen are committed
+    /// (and written to the file) as they stand, so a server's last lines do not wait
+    /// for a screenful more output or its exit. A redraw after this starts afresh
+    /// below them. Returns whether anything was committed.
+    pub fn commit_screen(&mut self) -> bool {
+        if self.stderr.is_some() {
+            return false;
+        }
+        let lines = self.stdout.commit_window();
+        if lines.is_empty() {
+            return false;
+        }
+        if let Some(files) = self.files.as_mut() {
+            files.write(Stream::Stdout, lines);
+        }
+        true
     }
 
     /// The emulated terminal as cells, with up to `scrollback` lines from above the
