@@ -71,8 +71,12 @@ impl Terminal {
         }
     }
 
+    /// The descriptor is the job's terminal: opened by its name, or as `/dev/tty` (what
+    /// password prompts open), which for a process of the terminal's foreground group
+    /// is this terminal.
     fn is_terminal(&self, pid: i32, fd: u64) -> bool {
-        fs::read_link(format!("/proc/{pid}/fd/{fd}")).is_ok_and(|target| target.as_os_str() == self.path.as_str())
+        fs::read_link(format!("/proc/{pid}/fd/{fd}"))
+            .is_ok_and(|target| target.as_os_str() == self.path.as_str() || target.as_os_str() == "/dev/tty")
     }
 
     /// `fd_set` is a bitmap of `nfds` bits in the process's memory.
