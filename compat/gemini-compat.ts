@@ -360,9 +360,9 @@ export class ShellExecutionService {
   /** The grid a PTY job shows, from the native screen (see compat/screen.ts). */
   private static grid(job: Job): { grid: AnsiOutput; blank: boolean } {
     const maxLines = job.config.maxSerializedLines ?? MAX_SERIALIZED_LINES;
+    // On the alternate screen the native screen has no scrollback, as upstream's
+    // terminal (the corpus case 'ends on the alternate screen').
     const screen = job.service.getScreen(job.handle, { scrollback: maxLines });
-    // Upstream's terminal shows the alternate screen without scrollback.
-    if (screen.alternateScreen) screen.lines = screen.lines.slice(-screen.rows);
     return screenGrid(screen, {
       maxLines,
       showColor: !!job.config.showColor,
