@@ -51,7 +51,7 @@ export const corpus: CorpusCase[] = [
   // The grid against upstream's, cell by cell: what compat/screen.ts lays out.
   { name: 'colour wraps', cmd: 'printf "\\033[41;97m%0150d\\033[0m tail\\n" 7' },
   { name: 'cursor mid-line', cmd: 'printf "abcdef\\033[3D"' },
-  { name: 'cursor left hidden', cmd: 'printf "shown\\033[?25l"' },
+  { name: 'cursor hidden at the end', cmd: 'printf "shown\\033[?25l"' },
   { name: 'showColor off', cmd: 'printf "\\033[1;31mred\\033[0m \\033[44mblue\\033[0m\\n"', config: { showColor: false } },
   { name: 'window of maxSerializedLines', cmd: 'seq 1 300', config: { maxSerializedLines: 50 } },
   // The sleep keeps upstream from losing the end at the exit (D5).
