@@ -128,7 +128,7 @@ export interface HistoryEntry {
 
 export interface InteractionResult {
   handle: number
-  status: 'matched' | 'exited' | 'delay_elapsed' | 'timed_out'
+  status: 'matched' | 'exited' | 'delay_elapsed' | 'timed_out' | 'awaiting_input'
   output: string
   matched: string | null
   exitCode: number | null
@@ -192,6 +192,8 @@ export interface ProcessInfo {
   outputBytes: number
   lastLine: string
   backgroundPids: Array<number>
+  /** The job waits for input at its terminal now (PTY jobs). */
+  awaitingInput: boolean
 }
 
 export interface ReadOutputOptions {
@@ -229,6 +231,11 @@ export interface RunOptions {
   callbackDelayMs?: number
   callbackPattern?: string
   maxOutputSize?: number
+  /**
+   * Return early (`status: 'awaiting_input'`, the job running) when the job waits for
+   * input at its terminal; PTY jobs, on by default.
+   */
+  detectInput?: boolean
 }
 
 export interface RunResult {
@@ -236,7 +243,11 @@ export interface RunResult {
   pid: number | null
   command: string
   directory: string
-  status: 'exited' | 'running' | 'killed' | 'timed_out' | 'failed'
+  /**
+   * `awaiting_input`: the job runs and waits for input at its terminal (its prompt is
+   * the end of `output`).
+   */
+  status: 'exited' | 'running' | 'awaiting_input' | 'killed' | 'timed_out' | 'failed'
   stdout: string
   stderr: string
   output: string
@@ -250,6 +261,8 @@ export interface RunResult {
   outputDir: string | null
   startedAt: number
   durationMs: number
+  /** The job runs and waits for input at its terminal. */
+  awaitingInput: boolean
 }
 
 export interface Screen {
@@ -285,6 +298,8 @@ export interface SendInputOptions {
   /** Named keys sent after `input`: `C-c`, `C-d`, `Enter`, `Tab`, `Escape`, `Up`, ... */
   keys?: Array<string>
   maxOutputSize?: number
+  /** End the wait (`status: 'awaiting_input'`) when the job waits for input again; on by default. */
+  detectInput?: boolean
 }
 
 export interface ServiceOptions {
@@ -312,4 +327,6 @@ export interface WaitOptions {
    * (pair with `start()`, which returns before any output is read).
    */
   fromStart?: boolean
+  /** End the wait (`status: 'awaiting_input'`) when the job waits for input; on by default. */
+  detectInput?: boolean
 }

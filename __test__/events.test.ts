@@ -45,7 +45,7 @@ function seq(from: number, to: number): string {
 describe('onOutput', () => {
   it('is called as output arrives and exactly once at the exit, last', async () => {
     for (const mode of ['pty', 'pipes'] as const) {
-      const { handle } = s.service.start('for i in 1 2 3; do echo line $i; sleep 0.15; done', { mode });
+      const { handle } = s.service.start('for i in 1 2 3; do sleep 0.2; echo line $i; done', { mode });
       const events = await collect(handle);
       expect(events.filter((e) => e.exited)).toHaveLength(1);
       expect(events.at(-1)).toMatchObject({ exited: true, status: 'exited', exitCode: 0, handle });
@@ -126,7 +126,7 @@ describe('onOutput', () => {
     const onWarning = (w: Error) => warnings.push(w.message);
     process.on('warning', onWarning);
     try {
-      const { handle } = s.service.start('echo a; sleep 0.2; echo b');
+      const { handle } = s.service.start('sleep 0.3; echo a; sleep 0.3; echo b');
       let calls = 0;
       s.service.onOutput(handle, () => {
         calls += 1;

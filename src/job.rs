@@ -26,6 +26,14 @@ use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
 /// [`Job::write_running_info`].
 pub const FIRST_INFO_DELAY: Duration = Duration::from_millis(20);
 
+/// Quiet time before a job blocked reading its terminal counts as waiting for input:
+/// the reader then has the prompt the program printed just before its read (that takes
+/// well under a millisecond; the margin is for a loaded machine), and a program woken
+/// by input a caller has just written is past its read.
+pub const INPUT_SETTLE: Duration = Duration::from_millis(50);
+/// The longest pause between two looks at a quiet job during a wait.
+const INPUT_RECHECK_MAX: Duration = Duration::from_millis(800);
+
 /// Writes the job's first `info.json` after [`FIRST_INFO_DELAY`] if it still runs then.
 async fn write_running_info_later(job: Weak<Job>) {
     tokio::time::sleep(FIRST_INFO_DELAY).await;
@@ -129,6 +137,8 @@ pub struct Job {
     next_waiter: AtomicU64,
     /// Listeners told of new output and of the exit (`crate::events`).
     subscribers: Subscribers,
+    /// When output last arrived (or a wait for input began), in ns since `meta.started`.
+    last_activity: AtomicU64,
 }
 
 impl Job {
@@ -164,6 +174,7 @@ impl Job {
             close_notify: Notify::new(),
             next_waiter: AtomicU64::new(1),
             subscribers: Subscribers::default(),
+            last_activity: AtomicU64::new(0),
         }
     }
 
@@ -171,6 +182,55 @@ impl Job {
     /// later call into a panic too, so poisoning is ignored.
     pub fn state(&self) -> MutexGuard<'_, JobState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Marks now as the job's last activity (output, or the start of a wait for input).
+    fn touch(&self) {
+        let now = self.meta.started.elapsed().as_nanos() as u64;
+        self.last_activity.store(now, Ordering::Relaxed);
+    }
+
+    fn quiet_for(&self) -> Duration {
+        let last = Duration::from_nanos(self.last_activity.load(Ordering::Relaxed));
+        self.meta.started.elapsed().saturating_sub(last)
+    }
+
+    /// The job runs in a PTY whose foreground program is blocked reading it, and no
+    /// output came for [`INPUT_SETTLE`].
+    pub fn awaiting_input(&self) -> bool {
+        if self.quiet_for() < INPUT_SETTLE || !self.is_running() {
+            return false;
+        }
+        let terminal = {
+            let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(master) = pty.as_ref() else { return false };
+            crate::input_wait::Terminal::of_master(master.get_ref().as_raw_fd())
+        };
+        terminal.is_some_and(|t| t.awaits_input(self.meta.pid as i32))
+    }
+
+    /// Resolves once the job waits for input (see [`Job::awaiting_input`]); never for a
+    /// pipes job. Looks after each quiet [`INPUT_SETTLE`], then less often while the job
+    /// stays quiet and busy; output puts it back to the settle time.
+    async fn input_awaited(&self) {
+        if self.meta.mode != Mode::Pty {
+            return std::future::pending().await;
+        }
+        self.touch();
+        let mut pause = INPUT_SETTLE;
+        loop {
+            let quiet = self.quiet_for();
+            if quiet < INPUT_SETTLE {
+                pause = INPUT_SETTLE;
+                tokio::time::sleep(INPUT_SETTLE - quiet).await;
+                continue;
+            }
+            if self.awaiting_input() {
+                return;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(INPUT_RECHECK_MAX);
+        }
     }
 
     pub fn subscribers(&self) -> &Subscribers {
@@ -228,6 +288,7 @@ impl Job {
     pub fn ingest(&self, stream: Stream, bytes: &[u8]) {
         let mut guard = self.state();
         let state = &mut *guard;
+        self.touch();
         let clean = state.output.ingest(stream, bytes);
         for waiter in state.waiters.iter_mut() {
             waiter.feed(clean);
@@ -451,10 +512,19 @@ impl PendingWait<'_> {
     /// Resolves at the first of: pattern matched, exit, delay, timeout.
     pub async fn outcome(self) -> WaitOutcome {
         let Self { guard, notify, spec } = self;
+        let job = guard.job;
+        let input = async {
+            if spec.detect_input {
+                job.input_awaited().await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
         let fired = tokio::select! {
             _ = notify.notified() => None,
             _ = sleep_or_never(spec.delay) => Some(WaitStatus::DelayElapsed),
             _ = sleep_or_never(spec.timeout) => Some(WaitStatus::TimedOut),
+            _ = input => Some(WaitStatus::AwaitingInput),
         };
         let waiter = guard.take();
         let status = match (&waiter, fired) {

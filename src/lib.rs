@@ -22,6 +22,8 @@ pub mod handoff;
 #[cfg(unix)]
 pub mod history;
 #[cfg(unix)]
+pub mod input_wait;
+#[cfg(unix)]
 pub mod job;
 #[cfg(unix)]
 pub mod keys;

@@ -48,6 +48,8 @@ pub struct RunRequest {
     pub callback_delay: Option<Duration>,
     pub callback_pattern: Option<String>,
     pub max_output_size: usize,
+    /// Return early, running, when the job waits for input at its terminal (PTY jobs).
+    pub detect_input: bool,
 }
 
 impl RunRequest {
@@ -67,6 +69,7 @@ impl RunRequest {
             callback_delay: None,
             callback_pattern: None,
             max_output_size: DEFAULT_MAX_OUTPUT,
+            detect_input: true,
         }
     }
 }
@@ -91,6 +94,8 @@ pub struct RunResult {
     pub output_dir: Option<String>,
     pub started_at: u64,
     pub duration_ms: u64,
+    /// The job runs and waits for input at its terminal (what ended `run`'s wait).
+    pub awaiting_input: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -102,6 +107,8 @@ pub struct InputRequest {
     pub pattern: Option<String>,
     pub timeout: Option<Duration>,
     pub max_output_size: usize,
+    /// End the wait when the job waits for input at its terminal (PTY jobs).
+    pub detect_input: bool,
 }
 
 /// What `wait_for` waits for.
@@ -112,6 +119,8 @@ pub struct WaitRequest<'a> {
     pub max_output: usize,
     /// Match output from the job's start, not only what arrives from now on.
     pub from_start: bool,
+    /// End the wait when the job waits for input at its terminal (PTY jobs).
+    pub detect_input: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -128,6 +137,8 @@ pub struct InteractionResult {
 
 #[derive(Clone, Debug)]
 pub struct ProcessInfo {
+    /// The job waits for input at its terminal now (PTY jobs; see `input_wait`).
+    pub awaiting_input: bool,
     pub handle: u32,
     pub pid: u32,
     pub command: String,

@@ -260,6 +260,7 @@ impl Service {
             delay: req.callback_delay,
             timeout: req.timeout,
             max_output: req.max_output_size,
+            detect_input: req.detect_input,
         };
         let outcome = job.pending(ticket, spec).outcome().await;
         if outcome.status == WaitStatus::TimedOut {
@@ -270,7 +271,9 @@ impl Service {
         job.files_ready().await;
         // Told it runs, the caller may look in its directory.
         job.write_running_info();
-        Ok(run_result(&job, req.max_output_size, outcome.matched))
+        let mut result = run_result(&job, req.max_output_size, outcome.matched);
+        result.awaiting_input = outcome.status == WaitStatus::AwaitingInput && result.status == JobStatus::Running;
+        Ok(result)
     }
 
     /// Starts a job and returns at once with its handle and pid; nothing is awaited.
@@ -465,6 +468,7 @@ impl Service {
             output_dir: None,
             started_at: unix_millis(started_at),
             duration_ms: 0,
+            awaiting_input: false,
         }
     }
 
@@ -509,6 +513,7 @@ impl Service {
             delay,
             timeout: req.timeout,
             max_output: req.max_output_size,
+            detect_input: req.detect_input,
         };
         Ok(PreparedInput { job, writes, spec })
     }
@@ -535,6 +540,7 @@ impl Service {
             delay: None,
             timeout: wait.timeout,
             max_output: wait.max_output,
+            detect_input: wait.detect_input,
         };
         Ok(PreparedWait {
             job,
@@ -785,6 +791,7 @@ fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunResul
         output_dir: state.output.files().map(|f| f.dir().display().to_string()),
         started_at: unix_millis(job.meta.started_at),
         duration_ms: duration_ms(job, &state),
+        awaiting_input: false,
     }
 }
 
@@ -818,8 +825,10 @@ fn finished_interaction(job: &Arc<Job>, limit: usize) -> InteractionResult {
 }
 
 fn process_info(job: &Arc<Job>) -> ProcessInfo {
+    let awaiting_input = job.awaiting_input();
     let state = job.state();
     ProcessInfo {
+        awaiting_input,
         handle: job.meta.handle,
         pid: job.meta.pid,
         command: job.meta.command.clone(),

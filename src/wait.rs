@@ -51,6 +51,8 @@ pub struct WaitSpec {
     pub delay: Option<Duration>,
     pub timeout: Option<Duration>,
     pub max_output: usize,
+    /// Also end the wait when the job waits for input at its terminal (PTY jobs).
+    pub detect_input: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +61,8 @@ pub enum WaitStatus {
     Exited,
     DelayElapsed,
     TimedOut,
+    /// The job's foreground program is blocked reading its terminal (see `input_wait`).
+    AwaitingInput,
 }
 
 impl WaitStatus {
@@ -68,6 +72,7 @@ impl WaitStatus {
             Self::Exited => "exited",
             Self::DelayElapsed => "delay_elapsed",
             Self::TimedOut => "timed_out",
+            Self::AwaitingInput => "awaiting_input",
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct RunOptions {
     pub callback_delay_ms: Option<f64>,
     pub callback_pattern: Option<String>,
     pub max_output_size: Option<f64>,
+    /// Return early (`status: 'awaiting_input'`, the job running) when the job waits for
+    /// input at its terminal; PTY jobs, on by default.
+    pub detect_input: Option<bool>,
 }
 
 #[napi(object)]
@@ -55,6 +58,8 @@ pub struct SendInputOptions {
     /// Named keys sent after `input`: `C-c`, `C-d`, `Enter`, `Tab`, `Escape`, `Up`, ...
     pub keys: Option<Vec<String>>,
     pub max_output_size: Option<f64>,
+    /// End the wait (`status: 'awaiting_input'`) when the job waits for input again; on by default.
+    pub detect_input: Option<bool>,
 }
 
 #[napi(object)]
@@ -65,6 +70,8 @@ pub struct WaitOptions {
     /// Match output from the job's start too, not only what arrives after the call
     /// (pair with `start()`, which returns before any output is read).
     pub from_start: Option<bool>,
+    /// End the wait (`status: 'awaiting_input'`) when the job waits for input; on by default.
+    pub detect_input: Option<bool>,
 }
 
 /// What `start()` returns: the job runs on, nothing was awaited.
@@ -97,7 +104,9 @@ pub struct RunResult {
     pub pid: Option<u32>,
     pub command: String,
     pub directory: String,
-    #[napi(ts_type = "'exited' | 'running' | 'killed' | 'timed_out' | 'failed'")]
+    /// `awaiting_input`: the job runs and waits for input at its terminal (its prompt is
+    /// the end of `output`).
+    #[napi(ts_type = "'exited' | 'running' | 'awaiting_input' | 'killed' | 'timed_out' | 'failed'")]
     pub status: String,
     pub stdout: String,
     pub stderr: String,
@@ -112,12 +121,14 @@ pub struct RunResult {
     pub output_dir: Option<String>,
     pub started_at: f64,
     pub duration_ms: f64,
+    /// The job runs and waits for input at its terminal.
+    pub awaiting_input: bool,
 }
 
 #[napi(object, use_nullable = true)]
 pub struct InteractionResult {
     pub handle: u32,
-    #[napi(ts_type = "'matched' | 'exited' | 'delay_elapsed' | 'timed_out'")]
+    #[napi(ts_type = "'matched' | 'exited' | 'delay_elapsed' | 'timed_out' | 'awaiting_input'")]
     pub status: String,
     pub output: String,
     pub matched: Option<String>,
@@ -145,6 +156,8 @@ pub struct ProcessInfo {
     pub output_bytes: f64,
     pub last_line: String,
     pub background_pids: Vec<u32>,
+    /// The job waits for input at its terminal now (PTY jobs).
+    pub awaiting_input: bool,
 }
 
 #[napi(object, use_nullable = true)]
@@ -243,6 +256,7 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     req.callback_delay = millis("callbackDelayMs", o.callback_delay_ms)?;
     req.callback_pattern = o.callback_pattern;
     req.max_output_size = max_output(o.max_output_size)?;
+    req.detect_input = o.detect_input.unwrap_or(true);
     Ok(req)
 }
 
@@ -254,6 +268,7 @@ pub fn input_request(input: String, options: Option<SendInputOptions>) -> Result
         timeout_ms: None,
         keys: None,
         max_output_size: None,
+        detect_input: None,
     });
     Ok(core::InputRequest {
         input,
@@ -263,6 +278,7 @@ pub fn input_request(input: String, options: Option<SendInputOptions>) -> Result
         pattern: o.pattern,
         timeout: Some(millis("timeoutMs", o.timeout_ms)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT)),
         max_output_size: max_output(o.max_output_size)?,
+        detect_input: o.detect_input.unwrap_or(true),
     })
 }
 
@@ -272,6 +288,7 @@ pub struct WaitArgs {
     pub timeout: Duration,
     pub max_output: usize,
     pub from_start: bool,
+    pub detect_input: bool,
 }
 
 impl WaitArgs {
@@ -281,6 +298,7 @@ impl WaitArgs {
             timeout: Some(self.timeout),
             max_output: self.max_output,
             from_start: self.from_start,
+            detect_input: self.detect_input,
         }
     }
 }
@@ -291,12 +309,14 @@ pub fn wait_args(options: Option<WaitOptions>) -> Result<WaitArgs> {
         timeout_ms: None,
         max_output_size: None,
         from_start: None,
+        detect_input: None,
     });
     Ok(WaitArgs {
         pattern: o.pattern,
         timeout: millis("timeoutMs", o.timeout_ms)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT),
         max_output: max_output(o.max_output_size)?,
         from_start: o.from_start.unwrap_or(false),
+        detect_input: o.detect_input.unwrap_or(true),
     })
 }
 
@@ -307,7 +327,11 @@ impl From<core::RunResult> for RunResult {
             pid: r.pid,
             command: r.command,
             directory: r.directory,
-            status: r.status.as_str().into(),
+            status: if r.awaiting_input {
+                "awaiting_input".into()
+            } else {
+                r.status.as_str().into()
+            },
             stdout: r.stdout,
             stderr: r.stderr,
             output: r.output,
@@ -321,6 +345,7 @@ impl From<core::RunResult> for RunResult {
             output_dir: r.output_dir,
             started_at: r.started_at as f64,
             duration_ms: r.duration_ms as f64,
+            awaiting_input: r.awaiting_input,
         }
     }
 }
@@ -357,6 +382,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             output_bytes: p.output_bytes as f64,
             last_line: p.last_line,
             background_pids: p.background_pids,
+            awaiting_input: p.awaiting_input,
         }
     }
 }

@@ -10,7 +10,14 @@
 //! - `\n` ends a line, `\r` returns to column 0, `\t` is kept as text,
 //! - `\x08` moves one column left (backspace, `CSI n D`),
 //! - [`ERASE_TO_END`] erases from the cursor to the end of the line (`CSI K`),
-//! - [`ERASE_LINE`] erases the whole line, the cursor stays (`CSI 2 K`).
+//! - [`ERASE_LINE`] erases the whole line, the cursor stays (`CSI 2 K`),
+//! - [`CURSOR_UP`] moves one row up, the column stays (`CSI n A`, `ESC M`; `CSI n F`
+//!   is followed by `\r`),
+//! - [`CURSOR_DOWN`] moves one row down, the column stays (`CSI n B`; `CSI n E` is
+//!   followed by `\r`).
+//!
+//! Vertical moves only mean something to an assembler that keeps a screen window of
+//! lines (PTY jobs); one without a window ignores them.
 
 use vte::{Params, Parser, Perform};
 
@@ -22,9 +29,16 @@ pub const ERASE_TO_END: char = '\x1b';
 pub const ERASE_LINE: char = '\x1c';
 /// Clean-stream control: move the cursor one column left.
 pub const CURSOR_LEFT: char = '\x08';
+/// Clean-stream control: move the cursor one row up, keeping its column.
+pub const CURSOR_UP: char = '\x1d';
+/// Clean-stream control: move the cursor one row down, keeping its column.
+pub const CURSOR_DOWN: char = '\x1e';
 
 /// A cursor-left run longer than this is clamped: it only ever means "start of line".
 const MAX_CURSOR_LEFT: u16 = 4096;
+/// A vertical run longer than this is clamped: it only ever means "top of the
+/// window" (or its bottom), and no terminal the jobs run in has that many rows.
+const MAX_CURSOR_ROWS: u16 = 1024;
 
 /// Turns raw output bytes into the clean stream, keeping parser state across reads.
 ///
@@ -272,16 +286,37 @@ impl Perform for CleanText<'_> {
                 // "nothing changes".
                 _ => {}
             },
-            'D' => {
-                for _ in 0..first.clamp(1, MAX_CURSOR_LEFT) {
-                    self.out.push(CURSOR_LEFT);
-                }
+            'D' => self.repeat(CURSOR_LEFT, first.clamp(1, MAX_CURSOR_LEFT)),
+            'A' => self.repeat(CURSOR_UP, first.clamp(1, MAX_CURSOR_ROWS)),
+            'B' => self.repeat(CURSOR_DOWN, first.clamp(1, MAX_CURSOR_ROWS)),
+            // Previous / next line: the vertical move, then column 1.
+            'F' => {
+                self.repeat(CURSOR_UP, first.clamp(1, MAX_CURSOR_ROWS));
+                self.out.push('\r');
+            }
+            'E' => {
+                self.repeat(CURSOR_DOWN, first.clamp(1, MAX_CURSOR_ROWS));
+                self.out.push('\r');
             }
             // Absolute column 1 (`CSI G`, `CSI 1 G`) is a carriage return in disguise,
             // common in progress bars.
             'G' if first <= 1 => self.out.push('\r'),
             _ => {}
         }
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        // Reverse index: one row up (at the top of a real screen it scrolls down,
+        // which for a text log is the same as staying on the top row).
+        if intermediates.is_empty() && byte == b'M' {
+            self.out.push(CURSOR_UP);
+        }
+    }
+}
+
+impl CleanText<'_> {
+    fn repeat(&mut self, control: char, times: u16) {
+        self.out.extend(std::iter::repeat_n(control, usize::from(times)));
     }
 }
 
@@ -316,6 +351,16 @@ mod tests {
         d.decode(&euro[1..2], &mut out);
         d.decode(&euro[2..], &mut out);
         assert_eq!(out, "€");
+    }
+
+    #[test]
+    fn vertical_moves_become_row_controls() {
+        assert_eq!(decode_all(b"\x1b[A\x1b[2A\x1b[0B\x1b[2B"), "\x1d\x1d\x1d\x1e\x1e\x1e");
+        assert_eq!(decode_all(b"\x1b[2F\x1b[E"), "\x1d\x1d\r\x1e\r");
+        assert_eq!(decode_all(b"a\x1bMb"), "a\x1db");
+        // A huge count is clamped; private or intermediate forms are not moves.
+        assert_eq!(decode_all(b"\x1b[99999A").len(), usize::from(MAX_CURSOR_ROWS));
+        assert_eq!(decode_all(b"\x1b[?1A\x1b(M"), "");
     }
 
     #[test]
@@ -365,6 +410,11 @@ mod tests {
             b"\x1b[2K",
             b"\x1b[5D",
             b"\x1b[G",
+            b"\x1b[3A",
+            b"\x1b[B",
+            b"\x1b[2F",
+            b"\x1b[E",
+            b"\x1bM",
             b"\x1b[",
             b"\x1b[1;",
             b"\x1b",

@@ -61,7 +61,9 @@ pub enum Which {
     Combined,
 }
 
-/// One stream's readable text: the line being written and the bounded log of lines.
+/// One stream's readable text: the text that may still change (the line being
+/// written and, for a PTY job, the screen window's lines above it) and the bounded log
+/// of committed lines. Committed text only ever grows: it is what the files get.
 struct TextLog {
     assembler: LineAssembler,
     log: HeadTail,
@@ -69,9 +71,11 @@ struct TextLog {
 }
 
 impl TextLog {
-    fn new(limits: &OutputLimits) -> Self {
+    /// `window`: completed lines kept editable above the line being written (a PTY
+    /// job's rows less one), 0 for none.
+    fn new(limits: &OutputLimits, window: usize) -> Self {
         Self {
-            assembler: LineAssembler::default(),
+            assembler: LineAssembler::with_window(line::DEFAULT_MAX_LINE_BYTES, window),
             log: HeadTail::new(limits.text_head, limits.text_tail, true),
             committed: String::new(),
         }
@@ -92,17 +96,25 @@ impl TextLog {
         &self.committed
     }
 
-    /// Head, bytes omitted, and tail with the line being written. The tail (up to a
-    /// MiB) is copied only when a line is being written; results read at the exit
-    /// usually have none.
+    /// Changes the screen window; returns the lines that left it (now committed).
+    fn set_window(&mut self, window: usize) -> &str {
+        self.committed.clear();
+        self.assembler.set_window(window, &mut self.committed);
+        self.log.push(self.committed.as_bytes());
+        &self.committed
+    }
+
+    /// Head, bytes omitted, and tail with the pending text. The tail (up to a MiB) is
+    /// copied only when there is pending text; results read at the exit usually have
+    /// none.
     fn parts(&self) -> (&str, u64, Cow<'_, str>) {
         let head = as_str(self.log.head());
         let tail = as_str(self.log.tail());
-        let line = self.assembler.current_line();
-        let tail = if line.is_empty() {
+        let pending = self.assembler.pending();
+        let tail = if pending.is_empty() {
             Cow::Borrowed(tail)
         } else {
-            Cow::Owned([tail, line].concat())
+            Cow::Owned([tail, &pending].concat())
         };
         (head, self.log.omitted(), tail)
     }
@@ -126,9 +138,14 @@ impl TextLog {
         text
     }
 
-    /// Bytes of text so far, counting the line being written.
+    /// Bytes of text so far, counting the pending text.
     fn len(&self) -> u64 {
-        self.log.total() + self.assembler.current_line().len() as u64
+        self.log.total() + self.assembler.pending_len() as u64
+    }
+
+    /// Bytes of text committed: pushed to the log (and handed to the files).
+    fn committed_len(&self) -> u64 {
+        self.log.total()
     }
 
     /// The text from byte `offset` of the stream on, as far as memory still holds it.
@@ -149,9 +166,9 @@ impl TextLog {
     }
 
     fn last_line(&self) -> String {
-        let current = self.assembler.current_line().trim_end();
-        if !current.is_empty() {
-            return current.to_string();
+        let pending = self.assembler.pending();
+        if let Some(line) = pending.lines().rev().find(|l| !l.trim().is_empty()) {
+            return line.trim_end().to_string();
         }
         let tail = as_str(self.log.tail());
         let source = if tail.is_empty() { as_str(self.log.head()) } else { tail };
@@ -163,6 +180,11 @@ impl TextLog {
             .trim_end()
             .to_string()
     }
+}
+
+/// Completed lines a terminal of `rows` rows shows above its cursor line.
+fn window_of(rows: u16) -> usize {
+    usize::from(rows.saturating_sub(1))
 }
 
 fn floor(s: &str, mut at: usize) -> usize {
@@ -193,14 +215,19 @@ pub struct JobOutput {
 
 impl JobOutput {
     /// `screen` is the emulated terminal's size for a PTY job. Files come later
-    /// (`set_files`).
+    /// (`set_files`). A PTY job's text reads multi-line redraws as its screen shows
+    /// them: the log of stdout keeps the screen's rows above the cursor line editable.
     pub fn new(limits: OutputLimits, separate_stderr: bool, screen: Option<ScreenSize>) -> Self {
+        let window = match screen {
+            Some(size) if !separate_stderr => window_of(size.rows),
+            _ => 0,
+        };
         Self {
             stdout_decoder: Decoder::new(),
             stderr_decoder: Decoder::new(),
-            stdout: TextLog::new(&limits),
-            stderr: separate_stderr.then(|| TextLog::new(&limits)),
-            combined: separate_stderr.then(|| TextLog::new(&limits)),
+            stdout: TextLog::new(&limits, window),
+            stderr: separate_stderr.then(|| TextLog::new(&limits, 0)),
+            combined: separate_stderr.then(|| TextLog::new(&limits, 0)),
             raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
             screen: screen.map(|size| Screen::new(size.cols, size.rows, size.scrollback)),
             files: None,
@@ -266,9 +293,17 @@ impl JobOutput {
         self.files.as_mut()
     }
 
+    /// The terminal's new size; for a PTY job, lines that leave the smaller screen
+    /// window are committed (and written to the files) as they stand.
     pub fn resize(&mut self, cols: u16, rows: u16) {
-        if let Some(screen) = self.screen.as_mut() {
-            screen.resize(cols, rows);
+        let Some(screen) = self.screen.as_mut() else { return };
+        screen.resize(cols, rows);
+        if self.stderr.is_some() {
+            return;
+        }
+        let lines = self.stdout.set_window(window_of(rows));
+        if let Some(files) = self.files.as_mut() {
+            files.write(Stream::Stdout, lines);
         }
     }
 
@@ -303,10 +338,18 @@ impl JobOutput {
         self.log(Which::Combined).map_or(0, TextLog::len)
     }
 
-    /// Bytes of combined text committed so far: lines that will not change again,
-    /// pushed to the log and written to the file. Never shrinks.
+    /// Bytes of combined text committed: final, in the log and handed to the files
+    /// (for a PTY job, byte for byte what `stdout.txt` gets). It never shrinks.
     pub fn committed_len(&self) -> u64 {
-        self.log(Which::Combined).map_or(0, |l| l.log.total())
+        self.log(Which::Combined).map_or(0, TextLog::committed_len)
+    }
+
+    /// The combined text that may still change: the screen window's lines (PTY jobs)
+    /// and the line being written. `text_len()` is `committed_len()` plus its length.
+    pub fn pending_text(&self) -> String {
+        self.log(Which::Combined)
+            .map(|l| l.assembler.pending().into_owned())
+            .unwrap_or_default()
     }
 
     /// The committed combined text, for `read::Committed::plan`. The file serves reads
@@ -441,5 +484,178 @@ mod tests {
         assert!(e.text.starts_with("line 0\n"));
         assert!(e.text.ends_with("line 99999\n"));
         assert!(o.view(View::Text, None).len() < 2500);
+    }
+    fn pty(rows: u16) -> JobOutput {
+        JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, rows)))
+    }
+
+    /// What a PTY makes of `printf 'a1\nb1\n\e[2Aa2\n\e[1Bdone\n'` (`\n` → `\r\n`).
+    const REDRAW_TWO_UP: &[u8] = b"a1\r\nb1\r\n\x1b[2Aa2\r\n\x1b[1Bdone\r\n";
+
+    /// Three bars drawn, then redrawn `redraws` times by going up three rows.
+    fn three_bars(redraws: usize) -> Vec<u8> {
+        let mut raw = b"pulling\r\n".to_vec();
+        for bar in 0..3 {
+            raw.extend_from_slice(format!("layer{bar}: waiting\r\n").as_bytes());
+        }
+        for step in 1..=redraws {
+            raw.extend_from_slice(b"\x1b[3A");
+            for bar in 0..3 {
+                let state = if step == redraws {
+                    "done".to_string()
+                } else {
+                    format!("{step}/{redraws}")
+                };
+                raw.extend_from_slice(format!("\x1b[2K\rlayer{bar}: {state}\r\n").as_bytes());
+            }
+        }
+        raw.extend_from_slice(b"pulled\r\n");
+        raw
+    }
+
+    #[test]
+    fn a_pty_job_reads_a_multi_line_redraw_as_the_screen_shows_it() {
+        let mut o = pty(24);
+        o.ingest(Stream::Stdout, REDRAW_TWO_UP);
+        assert_eq!(o.view(View::Text, None), "a2\nb1\ndone\n");
+        // All still on the screen, so all still pending.
+        assert_eq!(o.committed_len(), 0);
+        assert_eq!(o.pending_text(), "a2\nb1\ndone\n");
+        assert_eq!(o.text_len(), 11);
+        assert_eq!(o.last_line(), "done");
+        o.finish();
+        assert_eq!(o.committed_len(), 11);
+        assert_eq!(o.pending_text(), "");
+        assert_eq!(o.view(View::Text, None), "a2\nb1\ndone\n");
+    }
+
+    #[test]
+    fn three_bars_redrawn_fifty_times_read_as_their_final_three_lines() {
+        let mut o = pty(24);
+        o.ingest(Stream::Stdout, &three_bars(50));
+        o.finish();
+        assert_eq!(
+            o.view(View::Text, None),
+            "pulling\nlayer0: done\nlayer1: done\nlayer2: done\npulled\n"
+        );
+    }
+
+    #[test]
+    fn pipes_ignore_vertical_moves() {
+        let mut o = pipes();
+        o.ingest(Stream::Stdout, REDRAW_TWO_UP);
+        o.finish();
+        assert_eq!(o.view(View::Text, None), "a1\nb1\na2\ndone\n");
+    }
+
+    #[test]
+    fn the_text_does_not_depend_on_where_reads_cut_the_stream() {
+        let mut raw = three_bars(4);
+        raw.extend_from_slice(REDRAW_TWO_UP);
+        raw.extend_from_slice("€ \x1b[31mred\x1b[0m 5%\r\x1b[K9%\x1bMup\r\n".as_bytes());
+        let mut whole = pty(6);
+        whole.ingest(Stream::Stdout, &raw);
+        whole.finish();
+        let expected = whole.view(View::Text, None);
+        for cut in 0..=raw.len() {
+            let mut o = pty(6);
+            o.ingest(Stream::Stdout, &raw[..cut]);
+            o.ingest(Stream::Stdout, &raw[cut..]);
+            o.finish();
+            assert_eq!(o.view(View::Text, None), expected, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn committed_text_only_grows_and_is_what_the_file_gets() {
+        let tmp = tempfile::tempdir().expect("a temporary directory");
+        let mut o = pty(5);
+        let files = JobFiles::create(&tmp.path().join("s"), 1, false, u64::MAX).expect("job files");
+        o.set_files(Some(files));
+        let mut raw = Vec::new();
+        for i in 0..30 {
+            raw.extend_from_slice(format!("line {i}\r\n").as_bytes());
+            if i % 7 == 6 {
+                raw.extend_from_slice(b"\x1b[3A\rredrawn\x1b[3B\r");
+            }
+        }
+        raw.extend_from_slice(&three_bars(5));
+        let mut committed = String::new();
+        let mut last_len = 0;
+        for chunk in raw.chunks(11) {
+            o.ingest(Stream::Stdout, chunk);
+            let len = o.committed_len();
+            assert!(len >= last_len);
+            last_len = len;
+            let text = o.view(View::Text, None);
+            // Committed text is a prefix that never changes; pending is the rest.
+            assert_eq!(text, [&text[..len as usize], &o.pending_text()].concat());
+            assert!(text.starts_with(&committed));
+            committed = text[..len as usize].to_string();
+            assert_eq!(o.text_len(), len + o.pending_text().len() as u64);
+        }
+        o.finish();
+        let path = o.files().expect("files").stdout_path();
+        let file = std::fs::read_to_string(path).expect("stdout.txt");
+        assert_eq!(file, o.view(View::Text, None));
+        assert_eq!(file.len() as u64, o.committed_len());
+        assert!(file.starts_with("line 0\nline 1\nline 2\nline 3\nredrawn\n"), "{file}");
+    }
+
+    #[test]
+    fn shrinking_the_terminal_commits_the_lines_that_leave_the_screen() {
+        let tmp = tempfile::tempdir().expect("a temporary directory");
+        let mut o = pty(10);
+        let files = JobFiles::create(&tmp.path().join("s"), 1, false, u64::MAX).expect("job files");
+        o.set_files(Some(files));
+        o.ingest(Stream::Stdout, b"l1\r\nl2\r\nl3\r\nl4\r\n> ");
+        assert_eq!(o.committed_len(), 0);
+        // Three rows: two lines above the prompt stay on screen.
+        o.resize(80, 3);
+        assert_eq!(o.committed_len(), 6);
+        assert_eq!(o.pending_text(), "l3\nl4\n> ");
+        let path = o.files().expect("files").stdout_path();
+        assert_eq!(std::fs::read_to_string(&path).expect("stdout.txt"), "l1\nl2\n");
+        // What left the screen cannot be redrawn any more.
+        o.ingest(Stream::Stdout, b"\x1b[9A\rL\r\n");
+        o.finish();
+        assert_eq!(o.view(View::Text, None), "l1\nl2\nL3\nl4\n> ");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("stdout.txt"),
+            "l1\nl2\nL3\nl4\n> "
+        );
+    }
+
+    /// Throughput of the text pipeline (decoder + text log) on a `seq`-like flood as
+    /// a PTY writes it (`\r\n` line ends), in 64 KiB reads:
+    /// `cargo test --release --lib output::tests::bench_text_pipeline -- --ignored --nocapture`
+    #[test]
+    #[ignore = "measurement, not a check"]
+    fn bench_text_pipeline() {
+        let mut flood = Vec::new();
+        let mut n = 0u64;
+        while flood.len() < 64 << 20 {
+            n += 1;
+            flood.extend_from_slice(format!("{n}\r\n").as_bytes());
+        }
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let mut decoder = Decoder::new();
+            let mut log = TextLog::new(&OutputLimits::default(), window_of(24));
+            let mut clean = String::new();
+            let mut written = 0usize;
+            let started = std::time::Instant::now();
+            for chunk in flood.chunks(64 * 1024) {
+                clean.clear();
+                decoder.decode(chunk, &mut clean);
+                written += log.feed(&clean).len();
+            }
+            written += log.finish().len();
+            let secs = started.elapsed().as_secs_f64();
+            assert_eq!(written as u64, log.len());
+            best = best.min(secs);
+        }
+        let mib = flood.len() as f64 / (1 << 20) as f64;
+        println!("text pipeline: {:.0} MiB/s (best of 5, {mib:.0} MiB)", mib / best);
     }
 }
