@@ -64,12 +64,11 @@ export const corpus: CorpusCase[] = [
     compat: { pty: { output: 'before\non alt' } },
   },
   { name: 'erase in line', cmd: 'printf "old text\\r\\033[Knew\\n"', differs: { pipes: D4 }, compat: { pipes: { output: 'new' } } },
-  // A multi-line redraw: the grid applies it; the native text log is line based (D19).
+  // Multi-line redraws (cursor up, rewrite): the native text applies them as the screen does.
+  { name: 'cursor up redraw', cmd: 'printf "a1\\nb1\\n\\033[2Aa2\\n\\033[1Bdone\\n"' },
   {
-    name: 'cursor up redraw',
-    cmd: 'printf "a1\\nb1\\n\\033[2Aa2\\n\\033[1Bdone\\n"',
-    differs: { pty: { output: 'D19' } },
-    compat: { pty: { output: 'a1\nb1\na2\ndone' } },
+    name: 'cursor up redraw, paced',
+    cmd: 'printf "a 0%%\\nb 0%%\\n"; sleep 0.2; printf "\\033[2Aa 50%%\\n\\033[Kb 50%%\\n"; sleep 0.2; printf "\\033[2Aa 100%%\\nb 100%%\\n"',
   },
   { name: 'ls --color', cmd: 'mkdir -p cdir && ls --color=always -d cdir && rmdir cdir' },
   { name: 'OSC title', cmd: 'printf "\\033]0;a title\\007visible\\n"' },
