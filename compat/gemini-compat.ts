@@ -13,7 +13,6 @@ import { defaultNativeOptions, loadAddon, type NativeService, type NativeService
 import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
 import { RenderPacer } from './pacer.js';
 import { screenGrid } from './screen.js';
-import { legacyScreenGrid } from './grid.js';
 import { readAll, readNew, type TextCursor } from './text.js';
 import type {
   AnsiOutput,
@@ -44,8 +43,6 @@ const MAX_BACKGROUND_HISTORY = 100;
 const SNIFF_BYTES = 512;
 /** Upstream's default for `maxSerializedLines`. */
 const MAX_SERIALIZED_LINES = 2000;
-/** A native wait's longest timeout; waits are repeated for longer jobs. */
-const WAIT_MS = 3_600_000;
 const PTY_METHOD: ExecutionMethod = 'lydell-node-pty';
 const PIPES_METHOD: ExecutionMethod = 'child_process';
 
@@ -66,7 +63,7 @@ interface Job {
   /** Where results and events are reported (fixed for the job's life). */
   lifecycle: Lifecycle;
   running: boolean;
-  /** The exit is being reported (by the first of the exit notification and the native wait). */
+  /** The exit is being reported (from the subscription's last call, or its failure). */
   finishing: boolean;
   /** Raw bytes the process has written, as of the last notification. */
   seenBytes: number;
@@ -313,10 +310,9 @@ export class ShellExecutionService {
 
   /**
    * Follows the job: output notifications drive the renders (paced as upstream's), and
-   * the exit is reported by whichever comes first, the notification's last call or the
-   * native wait. The wait also keeps Node's event loop alive while the job runs, as
-   * upstream's child process does (the notifications alone do not: they are weak), and
-   * it reports a native service that went away (`shutdown`).
+   * their last call reports the exit. The subscription keeps Node alive until then, as
+   * upstream's child process does (index.d.ts, `onOutput`). A service `shutdown()`
+   * kills the job, whose exit then comes the same way.
    */
   private static follow(job: Job): void {
     const pacer = new RenderPacer(RENDER_INTERVAL_MS, () => {
@@ -324,7 +320,7 @@ export class ShellExecutionService {
       try {
         this.render(job, false);
       } catch {
-        // the job was removed meanwhile (service shut down)
+        // the job was removed meanwhile
       }
     });
     job.pacer = pacer;
@@ -337,21 +333,10 @@ export class ShellExecutionService {
       // Output that came before the subscription notifies nobody: look once now.
       job.seenBytes = job.service.getResult(job.handle, { maxOutputSize: 1 }).totalBytes;
       if (job.seenBytes > 0) pacer.news();
-    } catch {
-      // the job is gone already; the wait below reports it
+    } catch (e) {
+      // The job is gone already: nothing will report its exit but this.
+      this.finish(job, { exitCode: null, signal: null, error: asError(e) });
     }
-    void (async () => {
-      for (;;) {
-        try {
-          const r = await job.service.waitFor(job.handle, { timeoutMs: WAIT_MS, maxOutputSize: 0 });
-          if (r.running) continue;
-          this.finish(job, { exitCode: r.exitCode, signal: r.signal, error: null });
-        } catch (e) {
-          this.finish(job, { exitCode: null, signal: null, error: asError(e) });
-        }
-        return;
-      }
-    })();
   }
 
   private static emit(job: Job, event: ShellOutputEvent): void {
@@ -375,16 +360,9 @@ export class ShellExecutionService {
   /** The grid a PTY job shows, from the native screen (see compat/screen.ts). */
   private static grid(job: Job): { grid: AnsiOutput; blank: boolean } {
     const maxLines = job.config.maxSerializedLines ?? MAX_SERIALIZED_LINES;
-    if (typeof job.service.getScreen !== 'function') {
-      return legacyScreenGrid(job.service, job.handle, job.config.terminalWidth ?? 80, job.config.terminalHeight ?? 30, {
-        maxLines,
-        showColor: !!job.config.showColor,
-        trim: !job.config.disableDynamicLineTrimming,
-      });
-    }
+    // On the alternate screen the native screen has no scrollback, as upstream's
+    // terminal (the corpus case 'ends on the alternate screen').
     const screen = job.service.getScreen(job.handle, { scrollback: maxLines });
-    // Upstream's terminal shows the alternate screen without scrollback.
-    if (screen.alternateScreen) screen.lines = screen.lines.slice(-screen.rows);
     return screenGrid(screen, {
       maxLines,
       showColor: !!job.config.showColor,

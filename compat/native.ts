@@ -18,13 +18,6 @@ export interface NativeRunResult {
   outputDir: string | null;
 }
 
-export interface NativeInteraction {
-  status: 'matched' | 'exited' | 'delay_elapsed' | 'timed_out';
-  exitCode: number | null;
-  signal: number | null;
-  running: boolean;
-}
-
 /** What an `onOutput` listener is told: the job's output position (see index.d.ts). */
 export interface NativeOutputEvent {
   handle: number;
@@ -79,7 +72,6 @@ export interface NativeService {
     callbackDelayMs?: number;
     description?: string;
   }): Promise<NativeRunResult>;
-  waitFor(handle: number, options?: { timeoutMs?: number; maxOutputSize?: number }): Promise<NativeInteraction>;
   writeToPty(handle: number, data: string | Buffer): void;
   getResult(handle: number, options?: { maxOutputSize?: number }): { totalBytes: number };
   onOutput(handle: number, listener: (event: NativeOutputEvent) => void): () => void;

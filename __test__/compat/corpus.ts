@@ -48,13 +48,27 @@ export const corpus: CorpusCase[] = [
   { name: 'bold and underline', cmd: 'printf "\\033[1mbold\\033[0m \\033[4munder\\033[0m\\n"' },
   { name: '256 and truecolor', cmd: 'printf "\\033[38;5;202morange\\033[0m \\033[38;2;1;2;3mrgb\\033[0m\\n"' },
   { name: 'background colours', cmd: 'printf "\\033[41;97m alert \\033[0m \\033[7minv\\033[27m \\033[2;3mdim italic\\033[0m\\n"' },
-  { name: 'erase in line', cmd: 'printf "old text\\r\\033[Knew\\n"', differs: { pipes: D4 }, compat: { pipes: { output: 'new' } } },
-  // A multi-line redraw: the grid applies it; the native text log is line based (D19).
+  // The grid against upstream's, cell by cell: what compat/screen.ts lays out.
+  { name: 'colour wraps', cmd: 'printf "\\033[41;97m%0150d\\033[0m tail\\n" 7' },
+  { name: 'cursor mid-line', cmd: 'printf "abcdef\\033[3D"' },
+  { name: 'cursor hidden at the end', cmd: 'printf "shown\\033[?25l"' },
+  { name: 'showColor off', cmd: 'printf "\\033[1;31mred\\033[0m \\033[44mblue\\033[0m\\n"', config: { showColor: false } },
+  { name: 'window of maxSerializedLines', cmd: 'seq 1 300', config: { maxSerializedLines: 50 } },
+  // The sleep keeps upstream from losing the end at the exit (D5).
+  { name: 'window of 2000 lines', cmd: 'seq 1 2500; sleep 0.3' },
+  { name: 'no trimming', cmd: 'echo top', config: { disableDynamicLineTrimming: true } },
   {
-    name: 'cursor up redraw',
-    cmd: 'printf "a1\\nb1\\n\\033[2Aa2\\n\\033[1Bdone\\n"',
-    differs: { pty: { output: 'D19' } },
-    compat: { pty: { output: 'a1\nb1\na2\ndone' } },
+    name: 'ends on the alternate screen',
+    cmd: 'echo before; printf "\\033[?1049h\\033[H\\033[32mon alt\\033[0m\\n"',
+    differs: { pty: { output: 'D2' } },
+    compat: { pty: { output: 'before\non alt' } },
+  },
+  { name: 'erase in line', cmd: 'printf "old text\\r\\033[Knew\\n"', differs: { pipes: D4 }, compat: { pipes: { output: 'new' } } },
+  // Multi-line redraws (cursor up, rewrite): the native text applies them as the screen does.
+  { name: 'cursor up redraw', cmd: 'printf "a1\\nb1\\n\\033[2Aa2\\n\\033[1Bdone\\n"' },
+  {
+    name: 'cursor up redraw, paced',
+    cmd: 'printf "a 0%%\\nb 0%%\\n"; sleep 0.2; printf "\\033[2Aa 50%%\\n\\033[Kb 50%%\\n"; sleep 0.2; printf "\\033[2Aa 100%%\\nb 100%%\\n"',
   },
   { name: 'ls --color', cmd: 'mkdir -p cdir && ls --color=always -d cdir && rmdir cdir' },
   { name: 'OSC title', cmd: 'printf "\\033]0;a title\\007visible\\n"' },

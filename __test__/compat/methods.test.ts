@@ -358,6 +358,42 @@ describe('resetForTest, configure, shutdown', () => {
   });
 });
 
+describe('following a job with onOutput alone', () => {
+  it('shutdown resolves the results of running jobs (their exit comes from the subscription)', async () => {
+    const pty = await start('echo up; sleep 30', true);
+    const pipes = await start('echo up; sleep 30', false);
+    await until(() => lastGrid(pty.events).includes('up'));
+    await Compat.shutdown();
+    const results = await Promise.race([
+      Promise.all([pty.result, pipes.result]),
+      new Promise<null>((r) => setTimeout(() => r(null), 10_000)),
+    ]);
+    expect(results).not.toBeNull();
+    // node-pty's convention in PTY mode (exit code 0, the signal); pipes: the signal.
+    expect(results!.map((r) => [r.exitCode, r.signal])).toEqual([
+      [0, 15],
+      [null, 15],
+    ]);
+    expect(results![0]!.output).toBe('up');
+  });
+
+  it('keeps Node alive until the exit is reported, with nothing else holding it', () => {
+    // A child Node whose only pending work is an adapter job: it must print the result.
+    const root = resolve(__dirname, '..', '..');
+    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'compat', 'tsconfig.json')]);
+    const script = `
+      const { ShellExecutionService } = require(${JSON.stringify(join(root, 'dist', 'compat', 'gemini-compat.js'))});
+      for (const pty of [true, false]) {
+        ShellExecutionService.execute('sleep 0.3; echo late', process.cwd(), () => {}, new AbortController().signal, pty,
+          { sessionId: 'alive', terminalWidth: 80, terminalHeight: 30 })
+          .then((h) => h.result)
+          .then((r) => console.log(JSON.stringify([pty, r.output, r.exitCode])));
+      }`;
+    const out = execFileSync(process.execPath, ['-e', script], { cwd: project(), encoding: 'utf8', timeout: 20_000 });
+    expect(out.trim().split('\n').sort()).toEqual(['[false,"late",0]', '[true,"late",0]']);
+  });
+});
+
 describe('useLifecycle: reporting to gemini-cli-core ExecutionLifecycleService', () => {
   it('the CLI UI calls (onBackground, subscribe, onExit, kill) see adapter executions', async () => {
     const { ExecutionLifecycleService: Upstream } = await import(

@@ -2,7 +2,6 @@
 // sniffing, outputs.
 import { describe, expect, it } from 'vitest';
 
-import { paletteHex, TerminalGrid } from '../../compat/grid';
 import type { NativeCellRun, NativeScreen } from '../../compat/native';
 import { screenGrid } from '../../compat/screen';
 import type { AnsiOutput } from '../../compat/types';
@@ -67,55 +66,5 @@ describe('screenGrid', () => {
     expect(screenGrid(s, { maxLines: 100, showColor: true, trim: false }).grid).toHaveLength(6);
     expect(cells(screenGrid(s, { maxLines: 2, showColor: true, trim: true }).grid)).toEqual(['b:-', ' :-r']);
     expect(screenGrid(screen([[], []], { x: 0, y: 0 }, 2), { maxLines: 9, showColor: true, trim: true }).blank).toBe(true);
-  });
-});
-
-describe('TerminalGrid', () => {
-  const rowsOf = (g: TerminalGrid, color = true) =>
-    g.toAnsiOutput(2000, color).map((line) => line.map((t) => t.text).join('').replace(/\s+$/u, ''));
-
-  it('lays out text, wraps at the width and keeps the cursor row', () => {
-    const g = new TerminalGrid(10, 5);
-    g.feed('hello\r\n0123456789abc\r\n');
-    expect(rowsOf(g)).toEqual(['hello', '0123456789', 'abc', '']);
-  });
-
-  it('turns SGR into tokens with colours and attributes; showColor off keeps attributes only', () => {
-    const g = new TerminalGrid(40, 5);
-    g.feed('\x1b[1;31mred\x1b[0m \x1b[38;5;202mo\x1b[38;2;1;2;3mx\x1b[0m\x1b[4m_\x1b[24m');
-    const [row] = g.toAnsiOutput(10, true);
-    expect(row!.map((t) => [t.text, t.fg, t.bold, t.underline])).toEqual([
-      ['red', '#800000', true, false],
-      [' ', '', false, false],
-      ['o', '#ff5f00', false, false],
-      ['x', '#010203', false, false],
-      ['_', '', false, true],
-      [' ', '', false, false],
-    ]);
-    expect(row![row!.length - 1]!.inverse).toBe(true); // the cursor cell
-    const [plain] = g.toAnsiOutput(10, false);
-    expect(plain!.every((t) => t.fg === '' && t.bg === '')).toBe(true);
-    expect(plain![0]!.bold).toBe(true);
-  });
-
-  it('applies CR redraws, erase in line, cursor moves and multi-line redraws', () => {
-    const g = new TerminalGrid(20, 5);
-    g.feed('10%\r20%\r100%\r\nold text\r\x1b[Knew\r\nabcdef\x1b[3Dxy\r\na1\r\nb1\r\n\x1b[2Aa2\r\n\x1b[1Bdone\r\n');
-    expect(rowsOf(g)).toEqual(['100%', 'new', 'abcxyf', 'a2', 'b1', 'done', '']);
-  });
-
-  it('drops what a full-screen program drew once it leaves the alternate screen', () => {
-    const g = new TerminalGrid(20, 5);
-    g.feed('before\r\n\x1b[?1049h\x1b[Hvim stuff\x1b[?1049lafter\r\n');
-    expect(rowsOf(g)).toEqual(['before', 'after', '']);
-    expect(g.alternate).toBe(false);
-  });
-
-  it('wide characters take two cells without a filler', () => {
-    const g = new TerminalGrid(5, 3);
-    g.feed('日本語');
-    expect(rowsOf(g)).toEqual(['日本', '語']);
-    expect(paletteHex(231)).toBe('#ffffff');
-    expect(paletteHex(232)).toBe('#080808');
   });
 });
