@@ -15,7 +15,7 @@ export const BIN = join(ROOT, 'bin', 'native-shell-service.js');
 export function ensureBuilt(): void {
   const out = join(ROOT, 'dist', 'tools', 'cli.js');
   const newest = Math.max(
-    ...readdirSync(join(ROOT, 'tools')).map((f) => statSync(join(ROOT, 'tools', f)).mtimeMs),
+    ...readdirSync(join(ROOT, 'tools'), { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(ROOT, 'tools', f)).mtimeMs),
     statSync(join(ROOT, 'tsconfig.json')).mtimeMs,
   );
   if (existsSync(out) && statSync(out).mtimeMs >= newest) return;
