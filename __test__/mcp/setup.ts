@@ -1,6 +1,6 @@
 // Builds dist/tools when the TypeScript sources are newer, and connects the MCP SDK's own
 // client to `native-shell-service mcp` over stdio.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -82,4 +82,19 @@ export async function exited(pid: number, timeoutMs = 10_000): Promise<boolean> 
     await new Promise((r) => setTimeout(r, 25));
   }
   return false;
+}
+
+/**
+ * The Python interpreter with the `mcp` SDK importable, installed from PyPI with pip
+ * when missing. Throws when it cannot be had: the suite never skips the Python client.
+ */
+export function ensurePythonMcp(): string {
+  const python = process.env.PYTHON ?? 'python3';
+  const importable = () => spawnSync(python, ['-c', 'import mcp.client.stdio'], { encoding: 'utf8' }).status === 0;
+  if (importable()) return python;
+  const pip = spawnSync(python, ['-m', 'pip', 'install', '--quiet', 'mcp'], { encoding: 'utf8' });
+  if (!importable()) {
+    throw new Error(`the Python mcp SDK is not installed and \`${python} -m pip install mcp\` failed:\n${pip.stderr || pip.error?.message}`);
+  }
+  return python;
 }
