@@ -2,7 +2,7 @@
 // client to `native-shell-service mcp` over stdio.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -85,16 +85,28 @@ export async function exited(pid: number, timeoutMs = 10_000): Promise<boolean> 
 }
 
 /**
- * The Python interpreter with the `mcp` SDK importable, installed from PyPI with pip
- * when missing. Throws when it cannot be had: the suite never skips the Python client.
+ * A Python interpreter that can import the `mcp` SDK: `$PYTHON` (default python3) if it
+ * has it, else a virtual environment in the user's cache with `mcp` installed from PyPI
+ * by pip (system Pythons often refuse a plain `pip install`). Throws when neither works:
+ * the suite never skips the Python client.
  */
 export function ensurePythonMcp(): string {
   const python = process.env.PYTHON ?? 'python3';
-  const importable = () => spawnSync(python, ['-c', 'import mcp.client.stdio'], { encoding: 'utf8' }).status === 0;
-  if (importable()) return python;
-  const pip = spawnSync(python, ['-m', 'pip', 'install', '--quiet', 'mcp'], { encoding: 'utf8' });
-  if (!importable()) {
-    throw new Error(`the Python mcp SDK is not installed and \`${python} -m pip install mcp\` failed:\n${pip.stderr || pip.error?.message}`);
+  const canImport = (py: string) => spawnSync(py, ['-c', 'import mcp.client.stdio'], { encoding: 'utf8' }).status === 0;
+  if (canImport(python)) return python;
+  const venv = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'native-shell-service', 'python-mcp');
+  const venvPython = join(venv, 'bin', 'python');
+  if (existsSync(venvPython) && canImport(venvPython)) return venvPython;
+  const steps: Array<[string, string[]]> = [
+    [python, ['-m', 'venv', '--clear', venv]],
+    [venvPython, ['-m', 'pip', 'install', '--quiet', 'mcp']],
+  ];
+  for (const [cmd, args] of steps) {
+    const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 300_000 });
+    if (r.status !== 0) {
+      throw new Error(`the Python mcp SDK is missing and \`${cmd} ${args.join(' ')}\` failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
+    }
   }
-  return python;
+  if (!canImport(venvPython)) throw new Error(`pip installed mcp in ${venv} but ${venvPython} cannot import it`);
+  return venvPython;
 }
