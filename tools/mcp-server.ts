@@ -1,12 +1,17 @@
 // `native-shell-service mcp`: the five tools over MCP stdio, with the declarations'
-// schemas and the tools' texts. Tool failures are `isError` results; the server's jobs
-// die with the client's connection.
+// schemas and the tools' texts beside structured results (tools/mcp/), progress while a
+// call waits, and every job's files as resources. Tool failures are `isError` results;
+// the server's jobs die with the client's connection.
 import type { Readable, Writable } from 'node:stream';
 
 import { loadAddon, requireOwn, type ShellExecutionService } from './addon.js';
 import type { ShellToolsConfig } from './base.js';
 import { DECLARATIONS } from './declarations.js';
 import { createShellTools, type ShellTools } from './index.js';
+import { JOB_URI_TEMPLATE, listJobResources, readJobResource, ResourceNotFound, watchJobs } from './mcp/job-resources.js';
+import { ANNOTATIONS, OUTPUT_SCHEMAS } from './mcp/output-schemas.js';
+import { progressUpdates } from './mcp/progress.js';
+import { snapshotJobs, structuredResult } from './mcp/structured.js';
 import type { ToolName } from './types.js';
 
 export interface McpServerOptions {
@@ -40,14 +45,6 @@ export interface RunningMcpServer {
   close(): Promise<void>;
 }
 
-const TITLES: Record<ToolName, { title: string; readOnlyHint?: boolean; destructiveHint?: boolean }> = {
-  run_shell_command: { title: 'Run shell command', destructiveHint: true },
-  send_input: { title: 'Send input to a process', destructiveHint: true },
-  jobs: { title: 'List background processes', readOnlyHint: true },
-  kill: { title: 'Kill a process', destructiveHint: true },
-  shell_cmd: { title: 'Run a program (no shell)', destructiveHint: true },
-};
-
 export function packageVersion(): string {
   try {
     return (requireOwn('native-shell-service/package.json') as { version: string }).version;
@@ -59,12 +56,12 @@ export function packageVersion(): string {
 export async function startMcpServer(options: McpServerOptions = {}): Promise<RunningMcpServer> {
   const { Server } = await import('@modelcontextprotocol/sdk/server/index.js');
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const { CallToolRequestSchema, ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const sdk = await import('@modelcontextprotocol/sdk/types.js');
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
   const { ShellExecutionService } = loadAddon();
   const projectRoot = options.projectRoot ?? process.cwd();
-  const service = new ShellExecutionService({
+  const native = new ShellExecutionService({
     projectRoot,
     ...(options.ioDir ? { ioDir: options.ioDir } : {}),
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
@@ -76,27 +73,56 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
     policy: { coreTools: allow, excludeTools: options.deny ?? [] },
     onAsk: options.onAsk ?? (allow.length > 0 ? 'deny' : 'allow'),
   };
+  // Assigned below; jobs start only in tool calls, after the server exists.
+  let announceJobs = () => {};
+  const service = watchJobs(native, () => announceJobs());
   const tools = createShellTools(service, config);
 
   const server = new Server(
     { name: 'native-shell-service', version: packageVersion() },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, resources: { listChanged: true } },
       instructions:
-        'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell.',
+        'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell. Each job\'s whole output is a resource: shell-job://<handle>/stdout.txt (read in pages: follow _meta.next).',
     },
   );
+  announceJobs = () => {
+    server.sendResourceListChanged().catch(() => {}); // not connected, or the client is gone
+  };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({
     tools: DECLARATIONS.map((d) => ({
       name: d.name,
+      title: ANNOTATIONS[d.name].title,
       description: d.description,
       inputSchema: d.parametersJsonSchema as { type: 'object'; [key: string]: unknown },
-      annotations: { ...TITLES[d.name], openWorldHint: d.name !== 'jobs' },
+      outputSchema: OUTPUT_SCHEMAS[d.name] as { type: 'object'; [key: string]: unknown },
+      annotations: ANNOTATIONS[d.name],
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(sdk.ListResourcesRequestSchema, async () => ({ resources: listJobResources(service.outputDir) }));
+  server.setRequestHandler(sdk.ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: JOB_URI_TEMPLATE,
+        name: 'job-file',
+        title: 'A job\'s persisted output',
+        description: `job: a handle from run_shell_command or shell_cmd; file: stdout.txt (the output), stderr.txt (shell_cmd's stderr) or info.json; offset: where to read on (bytes; each read returns at most 64 KiB and _meta.next)`,
+      },
+    ],
+  }));
+  server.setRequestHandler(sdk.ReadResourceRequestSchema, async (request) => {
+    try {
+      return { contents: [readJobResource(service.outputDir, request.params.uri)] };
+    } catch (e) {
+      // -32002: the code MCP gives a resource that does not exist.
+      if (e instanceof ResourceNotFound) throw new sdk.McpError(-32002, e.message, { uri: request.params.uri });
+      throw e;
+    }
+  });
+
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     const tool = (tools as unknown as Record<string, ShellTools[keyof ShellTools] | undefined>)[name];
     if (!tool || !Object.hasOwn(tools, name)) {
@@ -105,10 +131,16 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
         isError: true,
       };
     }
+    const token = request.params._meta?.progressToken;
+    const progress =
+      token !== undefined && tool.canUpdateOutput ? progressUpdates(token, (n) => extra.sendNotification(n)) : undefined;
     try {
-      const result = await tool.buildAndExecute(request.params.arguments ?? {}, extra.signal);
+      const jobsBefore = name === 'jobs' ? snapshotJobs(service) : null;
+      const result = await tool.buildAndExecute(request.params.arguments ?? {}, extra.signal, progress);
+      const structuredContent = structuredResult(name as ToolName, result, service, jobsBefore);
       return {
         content: [{ type: 'text' as const, text: result.llmContent }],
+        ...(structuredContent ? { structuredContent } : {}),
         ...(result.error ? { isError: true } : {}),
       };
     } catch (e) {
@@ -128,6 +160,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   let closing: Promise<void> | null = null;
   const close = (why: string): Promise<void> => {
     closing ??= (async () => {
+      announceJobs = () => {}; // the jobs killed now end with the connection
       log(`native-shell-service mcp: ${why}; stopping every job`);
       try {
         await service.shutdown();

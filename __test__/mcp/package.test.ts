@@ -23,6 +23,19 @@ describe('package entry points', () => {
     }
   });
 
+  it('`npm run build` builds the TypeScript too, and the package ships the Gemini CLI extension', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.scripts.build).toMatch(/^napi build .* && npm run build:ts && npm run build:compat$/);
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    ) as Array<{ files: Array<{ path: string }> }>;
+    const files = packed[0]!.files.map((f) => f.path);
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'gemini-extension.json'), 'utf8'));
+    for (const f of ['gemini-extension.json', manifest.contextFileName, 'bin/native-shell-service.js', 'dist/tools/cli.js', 'dist/tools/mcp/job-resources.js']) {
+      expect(files, f).toContain(f);
+    }
+  });
+
   it('named ESM imports work', () => {
     const out = node(
       `import { createShellTools, DECLARATIONS, createGeminiCliTools, ToolErrorType } from 'native-shell-service/tools';

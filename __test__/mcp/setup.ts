@@ -1,8 +1,8 @@
 // Builds dist/tools when the TypeScript sources are newer, and connects the MCP SDK's own
 // client to `native-shell-service mcp` over stdio.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,7 +15,7 @@ export const BIN = join(ROOT, 'bin', 'native-shell-service.js');
 export function ensureBuilt(): void {
   const out = join(ROOT, 'dist', 'tools', 'cli.js');
   const newest = Math.max(
-    ...readdirSync(join(ROOT, 'tools')).map((f) => statSync(join(ROOT, 'tools', f)).mtimeMs),
+    ...readdirSync(join(ROOT, 'tools'), { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(ROOT, 'tools', f)).mtimeMs),
     statSync(join(ROOT, 'tsconfig.json')).mtimeMs,
   );
   if (existsSync(out) && statSync(out).mtimeMs >= newest) return;
@@ -82,4 +82,31 @@ export async function exited(pid: number, timeoutMs = 10_000): Promise<boolean> 
     await new Promise((r) => setTimeout(r, 25));
   }
   return false;
+}
+
+/**
+ * A Python interpreter that can import the `mcp` SDK: `$PYTHON` (default python3) if it
+ * has it, else a virtual environment in the user's cache with `mcp` installed from PyPI
+ * by pip (system Pythons often refuse a plain `pip install`). Throws when neither works:
+ * the suite never skips the Python client.
+ */
+export function ensurePythonMcp(): string {
+  const python = process.env.PYTHON ?? 'python3';
+  const canImport = (py: string) => spawnSync(py, ['-c', 'import mcp.client.stdio'], { encoding: 'utf8' }).status === 0;
+  if (canImport(python)) return python;
+  const venv = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'native-shell-service', 'python-mcp');
+  const venvPython = join(venv, 'bin', 'python');
+  if (existsSync(venvPython) && canImport(venvPython)) return venvPython;
+  const steps: Array<[string, string[]]> = [
+    [python, ['-m', 'venv', '--clear', venv]],
+    [venvPython, ['-m', 'pip', 'install', '--quiet', 'mcp']],
+  ];
+  for (const [cmd, args] of steps) {
+    const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 300_000 });
+    if (r.status !== 0) {
+      throw new Error(`the Python mcp SDK is missing and \`${cmd} ${args.join(' ')}\` failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
+    }
+  }
+  if (!canImport(venvPython)) throw new Error(`pip installed mcp in ${venv} but ${venvPython} cannot import it`);
+  return venvPython;
 }

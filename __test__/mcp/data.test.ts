@@ -1,0 +1,158 @@
+// The MCP server's data beside the text, through the official TypeScript SDK client:
+// output schemas and structured results, annotations, job files as resources, progress.
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import Ajv from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { eventually } from '../helpers';
+import { connect, type McpSession } from './setup';
+
+let m: McpSession;
+let listChanged = 0;
+beforeAll(async () => {
+  m = await connect();
+  m.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    listChanged += 1;
+  });
+});
+afterAll(() => m.cleanup());
+
+type Structured = Record<string, unknown>;
+
+async function structured(name: string, args: Record<string, unknown> = {}): Promise<Structured> {
+  const r = await m.client.callTool({ name, arguments: args });
+  expect(r.isError ?? false, JSON.stringify(r.content)).toBe(false);
+  expect(r.structuredContent, name).toBeDefined();
+  return r.structuredContent as Structured;
+}
+
+describe('mcp structured results', () => {
+  it('every tool declares an outputSchema and all four hints', async () => {
+    const { tools } = await m.client.listTools();
+    const ajv = new Ajv({ strict: false });
+    for (const t of tools) {
+      expect(t.outputSchema?.type, t.name).toBe('object');
+      expect(ajv.validateSchema(t.outputSchema!), t.name).toBe(true);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        expect(typeof t.annotations?.[hint], `${t.name}.${hint}`).toBe('boolean');
+      }
+    }
+    const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+    expect(hints.jobs).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    expect(hints.kill).toMatchObject({ destructiveHint: true, idempotentHint: true });
+    expect(hints.run_shell_command).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+  });
+
+  it('run_shell_command, send_input, jobs, kill and shell_cmd return their facts', async () => {
+    const done = await structured('run_shell_command', { command: 'echo structured; exit 3' });
+    expect(done).toMatchObject({ status: 'exited', exitCode: 3, stdout: 'structured\n', cancelled: false, liveBackgroundPids: [] });
+
+    const py = await structured('run_shell_command', { command: 'python3 -q', ai_callback_pattern: '>>> ' });
+    expect(py).toMatchObject({ status: 'running', matched: '>>> ' });
+    const h = py.handle as number;
+    const answer = await structured('send_input', { handle: h, input: 'print(6 * 7)', ai_callback_pattern: '>>> ' });
+    expect(answer).toMatchObject({ handle: h, status: 'matched', running: true });
+    expect(answer.output).toContain('42');
+
+    const jobs = await structured('jobs');
+    const running = jobs.running as Array<Structured>;
+    expect(running.map((j) => j.handle)).toContain(h);
+    expect(running.find((j) => j.handle === h)).toMatchObject({ command: 'python3 -q', status: 'running', mode: 'pty' });
+
+    const killed = await structured('kill', { handle: h });
+    expect(killed).toMatchObject({ handle: h, status: 'killed', wasRunning: true });
+    expect(await structured('kill', { handle: h })).toMatchObject({ handle: h, alreadyFinished: true });
+
+    const late = await structured('run_shell_command', { command: 'sleep 0.3; echo late', ai_callback_delay: 0 });
+    await new Promise((r) => setTimeout(r, 800));
+    const after = await structured('jobs');
+    expect(after.running).toEqual([]);
+    expect(after.finished).toEqual([{ handle: late.handle, command: 'sleep 0.3; echo late', status: 'exited', exitCode: 0, signal: null }]);
+    expect((await structured('jobs')).finished).toEqual([]);
+
+    const argv = await structured('shell_cmd', { command: 'printf', parameters: ['%s', 'argv'] });
+    expect(argv).toMatchObject({ status: 'exited', exitCode: 0, stdout: 'argv' });
+  });
+
+  it('a failure with no facts is an isError result without structuredContent', async () => {
+    const r = await m.client.callTool({ name: 'send_input', arguments: { handle: 999, input: 'x' } });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toBeUndefined();
+  });
+});
+
+describe('mcp job resources', () => {
+  it('lists each job\'s files and the template, and pages a large output', async () => {
+    const { resourceTemplates } = await m.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['shell-job://{job}/{file}{?offset}']);
+
+    const run = await structured('run_shell_command', { command: 'seq 1 100000' });
+    const h = run.handle as number;
+    expect(run.truncated).toBe(true);
+    const { resources } = await m.client.listResources();
+    const mine = resources.filter((r) => r.uri.startsWith(`shell-job://${h}/`));
+    expect(mine.map((r) => r.uri).sort()).toEqual([`shell-job://${h}/info.json`, `shell-job://${h}/stdout.txt`]);
+    expect(mine.find((r) => r.uri.endsWith('stdout.txt'))).toMatchObject({ mimeType: 'text/plain', title: `Job ${h} output: seq 1 100000` });
+
+    const info = await m.client.readResource({ uri: `shell-job://${h}/info.json` });
+    expect(JSON.parse((info.contents[0] as { text: string }).text)).toMatchObject({ handle: h, command: 'seq 1 100000', status: 'exited' });
+
+    let uri: string | undefined = `shell-job://${h}/stdout.txt`;
+    let text = '';
+    let pages = 0;
+    while (uri) {
+      const page = (await m.client.readResource({ uri })).contents[0] as { text: string; _meta: { next?: string } };
+      expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(64 * 1024);
+      text += page.text;
+      pages += 1;
+      uri = page._meta.next;
+    }
+    const expected = Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join('');
+    expect(text.replace(/\r\n/g, '\n')).toBe(expected);
+    expect(pages).toBeGreaterThan(8);
+  });
+
+  it('cuts pages between characters, never inside one', async () => {
+    // 3-byte characters: a 64 KiB page boundary falls inside one.
+    const run = await structured('run_shell_command', { command: `python3 -c "print('€' * 30000)"` });
+    let uri: string | undefined = `shell-job://${run.handle as number}/stdout.txt`;
+    let text = '';
+    while (uri) {
+      const page = (await m.client.readResource({ uri })).contents[0] as { text: string; _meta: { next?: string } };
+      expect(page.text).not.toContain('\uFFFD');
+      text += page.text;
+      uri = page._meta.next;
+    }
+    expect(text.trimEnd()).toBe('€'.repeat(30000));
+  });
+
+  it('refuses URIs that are not job files', async () => {
+    for (const uri of ['shell-job://1/../../etc/passwd', 'shell-job://x/stdout.txt', 'file:///etc/passwd', 'shell-job://1/other.txt', 'shell-job://4242/stdout.txt']) {
+      await expect(m.client.readResource({ uri }), uri).rejects.toThrow(/-32002|not a job file|has no/);
+    }
+  });
+
+  it('announces list changes when a job starts and when it ends', async () => {
+    const before = listChanged;
+    await structured('run_shell_command', { command: 'sleep 0.5', ai_callback_delay: 0 });
+    expect(await eventually(() => listChanged >= before + 1, 5_000)).toBe(true);
+    expect(await eventually(() => listChanged >= before + 2, 5_000)).toBe(true);
+  });
+});
+
+describe('mcp progress', () => {
+  it('sends the latest lines while a 2 s command runs, before the result', async () => {
+    const seen: Array<{ progress: number; message?: string }> = [];
+    const r = await m.client.callTool(
+      { name: 'run_shell_command', arguments: { command: 'for i in 1 2 3 4 5 6 7 8; do echo line $i; sleep 0.25; done', ai_callback_delay: 30 } },
+      undefined,
+      { onprogress: (p) => void seen.push(p) },
+    );
+    expect((r.structuredContent as Structured).status).toBe('exited');
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.map((p) => p.progress)).toEqual(seen.map((_, i) => i + 1));
+    expect(seen[0]!.message).toMatch(/^line 1/);
+    expect(seen.at(-1)!.message).toBe('line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8');
+  });
+
+});

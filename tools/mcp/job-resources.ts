@@ -1,0 +1,191 @@
+// Each job's persisted files as MCP resources: `shell-job://<job>/<file>`, where <job> is
+// the job's directory under the session's output directory (its handle, or `<handle>-2`
+// when the name was taken, see src/output/persist.rs) and <file> is stdout.txt,
+// stderr.txt or info.json. A read returns one page from `?offset=` (bytes) on, so a
+// large output comes in pieces: `_meta.next` is the URI of the next piece.
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { ShellExecutionService } from '../addon.js';
+
+export const JOB_SCHEME = 'shell-job';
+export const JOB_URI_TEMPLATE = `${JOB_SCHEME}://{job}/{file}{?offset}`;
+/** The most a read returns at once (bytes of the file). */
+export const PAGE_BYTES = 64 * 1024;
+
+const FILES: Record<string, { mimeType: string; label: string }> = {
+  'stdout.txt': { mimeType: 'text/plain', label: 'output' },
+  'stderr.txt': { mimeType: 'text/plain', label: 'stderr' },
+  'info.json': { mimeType: 'application/json', label: 'info' },
+};
+const JOB_DIR = /^(\d+)(?:-(\d+))?$/;
+
+/** A read of something that is not a job file of this session. */
+export class ResourceNotFound extends Error {}
+
+export interface JobResource {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  size: number;
+}
+
+export interface JobResourceContents {
+  uri: string;
+  mimeType: string;
+  text: string;
+  _meta: { offset: number; nextOffset: number; size: number; next?: string };
+}
+
+export function jobResourceUri(job: string, file: string, offset = 0): string {
+  return `${JOB_SCHEME}://${job}/${file}${offset > 0 ? `?offset=${offset}` : ''}`;
+}
+
+function jobOrder(a: string, b: string): number {
+  const [, ha = '0', sa = '1'] = JOB_DIR.exec(a) ?? [];
+  const [, hb = '0', sb = '1'] = JOB_DIR.exec(b) ?? [];
+  return Number(ha) - Number(hb) || Number(sa) - Number(sb);
+}
+
+/** Every job file in `outputDir`, oldest job first. */
+export function listJobResources(outputDir: string): JobResource[] {
+  let jobs: string[];
+  try {
+    jobs = readdirSync(outputDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && JOB_DIR.test(e.name))
+      .map((e) => e.name)
+      .sort(jobOrder);
+  } catch {
+    return []; // no job has run yet: the directory does not exist
+  }
+  const resources: JobResource[] = [];
+  for (const job of jobs) {
+    let info: { command?: string; status?: string } = {};
+    try {
+      info = JSON.parse(readFileSync(join(outputDir, job, 'info.json'), 'utf8')) as typeof info;
+    } catch {
+      // written at the job's first update; the output files exist before it
+    }
+    let entries: string[];
+    try {
+      entries = readdirSync(join(outputDir, job));
+    } catch {
+      continue; // removed meanwhile (old job directories are pruned)
+    }
+    for (const [file, { mimeType, label }] of Object.entries(FILES)) {
+      if (!entries.includes(file)) continue;
+      let size = 0;
+      try {
+        const fd = openSync(join(outputDir, job, file), constants.O_RDONLY | constants.O_NOFOLLOW);
+        size = fstatSync(fd).size;
+        closeSync(fd);
+      } catch {
+        continue;
+      }
+      resources.push({
+        uri: jobResourceUri(job, file),
+        name: `${job}/${file}`,
+        title: `Job ${job} ${label}${info.command ? `: ${info.command}` : ''}`,
+        description: info.status ? `status: ${info.status}` : 'status: unknown',
+        mimeType,
+        size,
+      });
+    }
+  }
+  return resources;
+}
+
+function parseJobUri(uri: string): { job: string; file: string; offset: number } {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new ResourceNotFound(`${uri} is not a URI`);
+  }
+  const job = url.host;
+  const file = url.pathname.replace(/^\//, '');
+  if (url.protocol !== `${JOB_SCHEME}:` || !JOB_DIR.test(job) || !Object.hasOwn(FILES, file)) {
+    throw new ResourceNotFound(`${uri} is not a job file: the URIs are ${JOB_URI_TEMPLATE} with file stdout.txt, stderr.txt or info.json`);
+  }
+  const offsetText = url.searchParams.get('offset') ?? '0';
+  if (!/^\d+$/.test(offsetText)) throw new ResourceNotFound(`${uri}: offset must be a number of bytes`);
+  return { job, file, offset: Number(offsetText) };
+}
+
+/** How many of the first `n` bytes of `buf` end on a whole UTF-8 character. */
+function wholeUtf8(buf: Buffer, n: number): number {
+  for (let i = n - 1; i >= Math.max(0, n - 4); i--) {
+    const byte = buf[i] as number;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return i + length <= n ? n : i;
+  }
+  return n;
+}
+
+/** One page of a job file; throws `ResourceNotFound` for anything else. */
+export function readJobResource(outputDir: string, uri: string, pageBytes = PAGE_BYTES): JobResourceContents {
+  const { job, file, offset } = parseJobUri(uri);
+  let fd: number;
+  try {
+    // No symlinks: only the files the service wrote are served.
+    fd = openSync(join(outputDir, job, file), constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    throw new ResourceNotFound(`${uri}: job ${job} has no ${file} (any more)`);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.min(offset, size);
+    const buf = Buffer.alloc(Math.min(pageBytes, size - start));
+    const read = readSync(fd, buf, 0, buf.length, start);
+    const end = start + read < size ? wholeUtf8(buf, read) : read;
+    const nextOffset = start + end;
+    return {
+      uri,
+      mimeType: (FILES[file] as { mimeType: string }).mimeType,
+      text: buf.subarray(0, end).toString('utf8'),
+      _meta: { offset: start, nextOffset, size, ...(nextOffset < size ? { next: jobResourceUri(job, file, nextOffset) } : {}) },
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The service, seen through a proxy that calls `onChange` when a job starts and when it
+ * ends (the tools start every job with `start`, tools/base.ts). The service has no
+ * event for new jobs; its `onOutput` tells the end.
+ */
+export function watchJobs(service: ShellExecutionService, onChange: () => void): ShellExecutionService {
+  const follow = (handle: number) => {
+    onChange();
+    let stop: (() => void) | null = null;
+    try {
+      stop = service.onOutput(handle, (event) => {
+        if (!event.exited) return;
+        onChange();
+        try {
+          stop?.();
+        } catch {
+          // ended already
+        }
+      });
+    } catch {
+      onChange(); // ended before we could listen
+    }
+  };
+  const start: ShellExecutionService['start'] = (command, options) => {
+    const job = service.start(command, options);
+    follow(job.handle);
+    return job;
+  };
+  return new Proxy(service, {
+    get(target, key) {
+      if (key === 'start') return start;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

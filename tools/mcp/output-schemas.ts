@@ -1,0 +1,131 @@
+// What each tool returns as MCP `structuredContent` (the JSON Schemas announced as
+// `outputSchema` in tools/list), and the hints announced as `annotations`. The shapes
+// are the service's own result types (index.d.ts) plus the fields the tools add.
+import type { ToolName } from '../types.js';
+
+type Schema = Record<string, unknown>;
+
+const int = { type: 'integer' };
+const intOrNull = { type: ['integer', 'null'] };
+const str = { type: 'string' };
+const strOrNull = { type: ['string', 'null'] };
+const bool = { type: 'boolean' };
+const num = { type: 'number' };
+const pids = { type: 'array', items: int };
+const jobStatus = { type: 'string', enum: ['exited', 'running', 'killed', 'timed_out', 'failed'] };
+
+function object(properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema {
+  return { type: 'object', properties, required };
+}
+
+/** `RunResult` (index.d.ts) and `cancelled`: what run_shell_command and shell_cmd ran. */
+const RUN_RESULT = {
+  handle: { ...int, description: 'The job handle (0 when the program could not be started).' },
+  pid: intOrNull,
+  command: str,
+  directory: str,
+  status: jobStatus,
+  stdout: str,
+  stderr: str,
+  output: { ...str, description: 'stdout and stderr as they were interleaved.' },
+  exitCode: intOrNull,
+  signal: intOrNull,
+  error: { ...strOrNull, description: 'Why the program could not be started.' },
+  backgroundPids: pids,
+  matched: { ...strOrNull, description: 'The text ai_callback_pattern matched.' },
+  truncated: { ...bool, description: 'Only the tail of the output is here; the whole is in outputDir.' },
+  totalBytes: int,
+  outputDir: { ...strOrNull, description: 'The directory holding stdout.txt, stderr.txt and info.json.' },
+  startedAt: { ...num, description: 'Milliseconds since the epoch.' },
+  durationMs: num,
+  cancelled: { ...bool, description: 'The call was cancelled and the job killed.' },
+};
+
+const RUN_SHELL_COMMAND = object({
+  ...RUN_RESULT,
+  liveBackgroundPids: { ...pids, description: 'Background processes (`cmd &`) still alive.' },
+});
+
+const SHELL_CMD = object(RUN_RESULT);
+
+/** `InteractionResult` (index.d.ts): what the job printed after the input. */
+const SEND_INPUT = object({
+  handle: int,
+  status: { type: 'string', enum: ['matched', 'exited', 'delay_elapsed', 'timed_out'] },
+  output: str,
+  matched: strOrNull,
+  exitCode: intOrNull,
+  signal: intOrNull,
+  running: bool,
+  truncated: bool,
+  cancelled: bool,
+});
+
+const RUNNING_JOB = object({
+  handle: int,
+  pid: int,
+  command: str,
+  description: strOrNull,
+  directory: str,
+  mode: { type: 'string', enum: ['pty', 'pipes'] },
+  status: jobStatus,
+  startedAt: num,
+  durationMs: num,
+  exitCode: intOrNull,
+  signal: intOrNull,
+  outputBytes: int,
+  lastLine: str,
+  backgroundPids: pids,
+  liveBackgroundPids: pids,
+});
+
+const FINISHED_JOB = object({ handle: int, command: str, status: jobStatus, exitCode: intOrNull, signal: intOrNull });
+
+const JOBS = object({
+  running: { type: 'array', items: RUNNING_JOB, description: 'Jobs still running, or whose background processes are.' },
+  finished: { type: 'array', items: FINISHED_JOB, description: 'Jobs that finished since jobs was last called.' },
+});
+
+/** `KillResult` (index.d.ts), or what is known of a job that had already ended. */
+const KILL = object(
+  {
+    handle: int,
+    status: jobStatus,
+    exitCode: intOrNull,
+    signal: intOrNull,
+    escalated: { ...bool, description: 'SIGKILL was needed after the grace period.' },
+    wasRunning: bool,
+    backgroundPids: { ...pids, description: 'Background processes that were terminated too.' },
+    alreadyFinished: { ...bool, description: 'The job had ended before; nothing was killed.' },
+  },
+  ['handle', 'status'],
+);
+
+export const OUTPUT_SCHEMAS: Record<ToolName, Schema> = {
+  run_shell_command: RUN_SHELL_COMMAND,
+  send_input: SEND_INPUT,
+  jobs: JOBS,
+  kill: KILL,
+  shell_cmd: SHELL_CMD,
+};
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * Commands can do anything (destructive, open world: network, other programs); kill only
+ * touches this server's own jobs and a second kill of the same handle changes nothing;
+ * jobs only looks.
+ */
+export const ANNOTATIONS: Record<ToolName, ToolAnnotations> = {
+  run_shell_command: { title: 'Run shell command', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  send_input: { title: 'Send input to a process', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  jobs: { title: 'List background processes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  kill: { title: 'Kill a process', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  shell_cmd: { title: 'Run a program (no shell)', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+};
