@@ -29,7 +29,8 @@ describe('seed workflows', () => {
     expect(ed.status).toBe('running');
     expect(ed.matched).toBe('ED> ');
     // In append mode ed shows no prompt: a short delay is the callback there.
-    expect((await s.service.sendInput(ed.handle, 'a', { delayMs: 150 })).status).toBe('delay_elapsed');
+    // ed reads the next line at once: the wait ends on that, not on the delay.
+    expect((await s.service.sendInput(ed.handle, 'a', { delayMs: 5000 })).status).toBe('awaiting_input');
     await s.service.sendInput(ed.handle, 'Hello, world!', { delayMs: 150 });
     expect((await s.service.sendInput(ed.handle, '.', { pattern: 'ED> ' })).status).toBe('matched');
     const written = await s.service.sendInput(ed.handle, 'w', { pattern: 'ED> ' });
@@ -130,7 +131,7 @@ describe('patterns, keys and terminals', () => {
 
   it('a prompt already on screen never satisfies a new wait', async () => {
     const py = await s.service.run('python3 -q', { callbackPattern: '>>> ' });
-    const stale = await s.service.waitFor(py.handle, { pattern: '>>> ', timeoutMs: 400 });
+    const stale = await s.service.waitFor(py.handle, { pattern: '>>> ', timeoutMs: 400, detectInput: false });
     expect(stale.status).toBe('timed_out');
     expect(stale.output).toBe('');
     const fresh = await s.service.sendInput(py.handle, '1+1', { pattern: '>>> ' });

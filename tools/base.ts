@@ -340,6 +340,7 @@ function failedStart(command: string, options: RunOptions, error: string): RunRe
     outputDir: null,
     startedAt: now,
     durationMs: 0,
+    awaitingInput: false,
   };
 }
 
@@ -376,6 +377,8 @@ export async function startAndWait(
       fromStart: true,
       timeoutMs: wait.waitMs,
       maxOutputSize: wait.maxOutputSize,
+      // Runs to the end (shell_cmd) must not stop at a prompt; the others tell the model.
+      detectInput: !wait.killOnTimeout,
     });
     let timedOut = false;
     if (waited.status === 'timed_out' && wait.killOnTimeout && !signal.aborted) {
@@ -389,7 +392,13 @@ export async function startAndWait(
       result: {
         ...result,
         matched: waited.status === 'matched' ? waited.matched : null,
-        status: timedOut && result.status === 'killed' ? 'timed_out' : result.status,
+        status:
+          timedOut && result.status === 'killed'
+            ? 'timed_out'
+            : waited.status === 'awaiting_input' && result.status === 'running'
+              ? 'awaiting_input'
+              : result.status,
+        awaitingInput: waited.status === 'awaiting_input' && result.status === 'running',
       },
       cancelled,
     };

@@ -120,7 +120,7 @@ async function run(argv: string[]): Promise<number> {
   const data = result.data as { exitCode?: number | null; status?: string } | undefined;
   await service.shutdown();
   if (result.error || result.cancelled) return 1;
-  return data?.status === 'exited' && typeof data.exitCode === 'number' ? data.exitCode : data?.status === 'running' ? 0 : 1;
+  return data?.status === 'exited' && typeof data.exitCode === 'number' ? data.exitCode : data?.status === 'running' || data?.status === 'awaiting_input' ? 0 : 1;
 }
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {

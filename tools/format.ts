@@ -51,6 +51,18 @@ export function continueLine(handle: number): string {
   return `The process is still running as handle ${handle}: use send_input(handle=${handle}, input="...") to interact with it, jobs to check on it, or kill(handle=${handle}) to stop it.`;
 }
 
+/** The last non-empty line of `text`: a program's prompt when it waits for input. */
+export function promptOf(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  return (lines.at(-1) ?? '').trimEnd();
+}
+
+/** What a job waiting for input at its terminal needs from the model. */
+export function waitingLine(handle: number, output: string): string {
+  const prompt = promptOf(output);
+  return `The process is waiting for input${prompt ? ` at the prompt ${JSON.stringify(prompt)}` : ''}: answer with send_input(handle=${handle}, input="..."), or kill(handle=${handle}) to stop it. Waiting longer will not help.`;
+}
+
 export interface RunFacts {
   result: RunResult;
   /** Background PIDs still alive when the call returned. */
@@ -70,6 +82,10 @@ export function runStatusLine(f: RunFacts): string {
       return r.matched !== null
         ? `running (ai_callback_pattern ${JSON.stringify(f.pattern ?? '')} matched ${JSON.stringify(r.matched)})`
         : `running (still running after ai_callback_delay of ${f.delaySeconds}s)`;
+    case 'awaiting_input': {
+      const prompt = promptOf(r.output);
+      return `running, waiting for input${prompt ? ` (prompt: ${JSON.stringify(prompt)})` : ''}`;
+    }
     case 'exited': {
       const base = r.signal !== null
         ? `ended by signal ${signalText(r.signal)}`
@@ -110,6 +126,7 @@ export function formatRunText(f: RunFacts): string {
     `Background PIDs: ${r.backgroundPids.length > 0 ? r.backgroundPids.join(', ') : '(none)'}`,
   ];
   if (r.status === 'running') lines.push(continueLine(r.handle));
+  else if (r.status === 'awaiting_input') lines.push(waitingLine(r.handle, r.output));
   else if (f.liveBackground.length > 0) {
     lines.push(`Its background processes keep running: use kill(handle=${r.handle}) to stop them, jobs to check on them.`);
   }
@@ -167,6 +184,10 @@ export function interactionStatusLine(f: InteractionFacts): string {
       return r.signal !== null
         ? `the process was ended by signal ${signalText(r.signal)}`
         : `the process exited with code ${r.exitCode}`;
+    case 'awaiting_input': {
+      const prompt = promptOf(r.output);
+      return `the process is waiting for input${prompt ? ` (prompt: ${JSON.stringify(prompt)})` : ''}`;
+    }
   }
 }
 
@@ -179,7 +200,8 @@ export function formatInteraction(f: InteractionFacts): string {
     `Status: ${interactionStatusLine(f)}`,
     `Output: ${block(r.output)}`,
   ];
-  if (r.running) lines.push(continueLine(r.handle));
+  if (r.status === 'awaiting_input') lines.push(waitingLine(r.handle, r.output));
+  else if (r.running) lines.push(continueLine(r.handle));
   else lines.push(`The process is no longer running: it ${endText({ status: 'exited', exitCode: r.exitCode, signal: r.signal })}.`);
   if (r.truncated) {
     lines.push(
@@ -198,7 +220,7 @@ export function formatJob(p: ProcessInfo, liveBackground: number[], now: number)
   if (p.description) lines.push(`Description: ${p.description}`);
   lines.push(`Directory: ${p.directory === '.' ? '(root)' : p.directory}`);
   lines.push(`Duration: ${Math.max(0, Math.floor((now - p.startedAt) / 1000))}s`);
-  if (p.status === 'running') lines.push('Status: running');
+  if (p.status === 'running') lines.push(p.awaitingInput ? 'Status: running, waiting for input' : 'Status: running');
   else {
     lines.push(
       `Status: its shell ${endText(p)}; background processes still running`,

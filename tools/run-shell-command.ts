@@ -163,6 +163,7 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     let returnDisplay: string;
     if (cancelled) returnDisplay = `Cancelled; handle ${result.handle} was killed.`;
     else if (result.status === 'running') returnDisplay = `Running in the background as handle ${result.handle}.`;
+    else if (result.status === 'awaiting_input') returnDisplay = `Waiting for input as handle ${result.handle}.`;
     else if (result.status === 'exited') returnDisplay = result.stdout.trim() === '' ? `Exit code ${result.exitCode}.` : result.stdout;
     else returnDisplay = `${result.status} (handle ${result.handle}).`;
     return { llmContent, returnDisplay, ...(cancelled ? { cancelled: true } : {}), data };

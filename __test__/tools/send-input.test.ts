@@ -21,6 +21,13 @@ async function startRepl(): Promise<number> {
   return handleOf(r);
 }
 
+/** Reads one line, answers, then stays busy (not reading): waits end by their delay or timeout. */
+async function startBusyAfterOneLine(): Promise<number> {
+  const r = await s.call('run_shell_command', { command: `IFS= read -r line; echo "got[$line]"; sleep 30` });
+  expect(field(r.llmContent, 'Status')).toBe('running, waiting for input');
+  return handleOf(r);
+}
+
 describe('send_input', () => {
   it('appends a newline by default and returns only the output after the input', async () => {
     const h = await startRepl();
@@ -36,9 +43,11 @@ describe('send_input', () => {
 
   it('append_newline false sends the text as is; a later newline completes the line', async () => {
     const h = await startRepl();
-    const partial = await s.call('send_input', { handle: h, input: 'par', append_newline: false, ai_callback_delay: 0.2 });
+    const partial = await s.call('send_input', { handle: h, input: 'par', append_newline: false, ai_callback_delay: 5 });
     expect(field(partial.llmContent, 'Input')).toBe('"par"');
-    expect(field(partial.llmContent, 'Status')).toBe('waited 0.2s (ai_callback_delay)');
+    // The line is not finished: the REPL still waits for input, and says so at once.
+    expect(field(partial.llmContent, 'Status')).toBe('the process is waiting for input (prompt: "par")');
+    expect(partial.llmContent).toContain(`The process is waiting for input at the prompt "par": answer with send_input(handle=${h}`);
     expect(partial.llmContent).not.toContain('got[');
     const rest = await s.call('send_input', { handle: h, input: 'tial', ai_callback_pattern: 'R> ' });
     expect(rest.llmContent).toContain('got[partial]');
@@ -46,17 +55,25 @@ describe('send_input', () => {
   });
 
   it('without a pattern waits ai_callback_delay seconds', async () => {
-    const h = await startRepl();
+    const h = await startBusyAfterOneLine();
     const r = await s.call('send_input', { handle: h, input: 'x', ai_callback_delay: 0.3 });
     expect(field(r.llmContent, 'Status')).toBe('waited 0.3s (ai_callback_delay)');
-    // On a slow machine the reply may come after the delay: the next call then gets it.
-    const rest = await s.call('send_input', { handle: h, input: '', append_newline: false, ai_callback_pattern: 'R> ' });
-    expect(r.llmContent + rest.llmContent).toContain('got[x]');
+    expect(r.llmContent).toContain('got[x]');
+    await s.service.kill(h);
+  });
+
+  it('returns as soon as the program waits for input again, long before the delay', async () => {
+    const h = await startRepl();
+    const t0 = Date.now();
+    const r = await s.call('send_input', { handle: h, input: 'x', ai_callback_delay: 20 });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(field(r.llmContent, 'Status')).toBe('the process is waiting for input (prompt: "R>")');
+    expect(r.llmContent).toContain('got[x]');
     await s.service.kill(h);
   });
 
   it('a pattern that never appears times out (after the configured pattern timeout)', async () => {
-    const h = await startRepl();
+    const h = await startBusyAfterOneLine();
     const r = await s.call('send_input', { handle: h, input: 'y', ai_callback_pattern: 'NEVER-SEEN' });
     expect(r.error).toBeUndefined();
     expect(field(r.llmContent, 'Status')).toBe('ai_callback_pattern "NEVER-SEEN" did not appear within 0.4s');
@@ -65,7 +82,7 @@ describe('send_input', () => {
   });
 
   it('with a pattern, an explicit ai_callback_delay bounds the wait', async () => {
-    const h = await startRepl();
+    const h = await startBusyAfterOneLine();
     const r = await s.call('send_input', { handle: h, input: 'z', ai_callback_pattern: 'NEVER-SEEN', ai_callback_delay: 0.2 });
     expect(field(r.llmContent, 'Status')).toBe('ai_callback_pattern "NEVER-SEEN" did not appear within 0.2s');
     expect(r.llmContent).toContain('got[z]');
@@ -142,7 +159,8 @@ describe('send_input', () => {
   });
 
   it('abort kills the job and returns what it printed, marked cancelled', async () => {
-    const r0 = await s.call('run_shell_command', { command: "trap '' INT; cat", ai_callback_delay: 0.2 });
+    // cat answers the line, then is busy (not reading) until the abort.
+    const r0 = await s.call('run_shell_command', { command: "trap '' INT; IFS= read -r l; echo \"$l\"; sleep 30", ai_callback_delay: 0.2 });
     const h = handleOf(r0);
     const pid = (r0.data as { pid: number }).pid;
     const ac = new AbortController();

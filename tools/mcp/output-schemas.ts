@@ -24,7 +24,7 @@ const RUN_RESULT = {
   pid: intOrNull,
   command: str,
   directory: str,
-  status: jobStatus,
+  status: { type: 'string', enum: ['exited', 'running', 'awaiting_input', 'killed', 'timed_out', 'failed'] },
   stdout: str,
   stderr: str,
   output: { ...str, description: 'stdout and stderr as they were interleaved.' },
@@ -38,6 +38,7 @@ const RUN_RESULT = {
   outputDir: { ...strOrNull, description: 'The directory holding stdout.txt, stderr.txt and info.json.' },
   startedAt: { ...num, description: 'Milliseconds since the epoch.' },
   durationMs: num,
+  awaitingInput: { ...bool, description: 'The job runs and waits for input at its terminal (status awaiting_input).' },
   cancelled: { ...bool, description: 'The call was cancelled and the job killed.' },
 };
 
@@ -51,7 +52,7 @@ const SHELL_CMD = object(RUN_RESULT);
 /** `InteractionResult` (index.d.ts): what the job printed after the input. */
 const SEND_INPUT = object({
   handle: int,
-  status: { type: 'string', enum: ['matched', 'exited', 'delay_elapsed', 'timed_out'] },
+  status: { type: 'string', enum: ['matched', 'exited', 'delay_elapsed', 'timed_out', 'awaiting_input'] },
   output: str,
   matched: strOrNull,
   exitCode: intOrNull,
@@ -77,6 +78,7 @@ const RUNNING_JOB = object({
   lastLine: str,
   backgroundPids: pids,
   liveBackgroundPids: pids,
+  awaitingInput: { ...bool, description: 'The job waits for input at its terminal now.' },
 });
 
 const FINISHED_JOB = object({ handle: int, command: str, status: jobStatus, exitCode: intOrNull, signal: intOrNull });
