@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type Scratch, scratch } from './helpers';
+import { eventually, type Scratch, scratch } from './helpers';
 
 let s: Scratch;
 beforeAll(() => {
@@ -22,7 +22,9 @@ async function runUntilInput(command: string, env: Record<string, string> = {}) 
   const r = await s.service.run(command, { callbackDelayMs: DELAY, env });
   const ms = Date.now() - t0;
   if (r.status === 'awaiting_input') {
-    expect(s.service.getActiveProcesses().find((p) => p.handle === r.handle)?.awaitingInput).toBe(true);
+    // The listing looks again now (a program may stir briefly, e.g. gdb's event loop).
+    const listed = () => s.service.getActiveProcesses().find((p) => p.handle === r.handle)?.awaitingInput === true;
+    expect(await eventually(listed)).toBe(true);
     await s.service.kill(r.handle, { graceMs: 50 });
   }
   return { ...r, ms };
