@@ -194,6 +194,11 @@ export interface ProcessInfo {
   backgroundPids: Array<number>
   /** The job waits for input at its terminal now (PTY jobs). */
   awaitingInput: boolean
+  /**
+   * The program the job's input reaches now (a PTY job: its terminal's foreground
+   * program, e.g. `bash` or `python3`; a pipes job: its own process); null once ended.
+   */
+  foreground: string | null
 }
 
 export interface ReadOutputOptions {

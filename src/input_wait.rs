@@ -47,6 +47,12 @@ impl Terminal {
         })
     }
 
+    /// The program name (`comm`) of the foreground group's leader: what the terminal is
+    /// talking to now (`bash` at a shell prompt, `python3` in a REPL started from it).
+    pub fn foreground_program(&self) -> Option<String> {
+        program_name(self.foreground)
+    }
+
     /// Whether some process of the foreground group, among `session_leader`'s
     /// descendants (itself included), is blocked reading this terminal.
     pub fn awaits_input(&self, session_leader: i32) -> bool {
@@ -114,6 +120,12 @@ impl Terminal {
             .filter_map(epoll_member)
             .any(|(fd, events)| events & (libc::EPOLLIN | libc::EPOLLPRI) as u32 != 0 && self.is_terminal(pid, fd))
     }
+}
+
+/// A process's program name (`/proc/<pid>/comm`, at most 15 bytes).
+pub fn program_name(pid: i32) -> Option<String> {
+    let name = fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+    Some(name.trim_end_matches('\n').to_string())
 }
 
 /// One `tfd:` line of an epoll fdinfo: the member descriptor and its event mask.

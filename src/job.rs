@@ -213,6 +213,25 @@ impl Job {
         terminal.is_some_and(|t| t.awaits_input(self.meta.pid as i32))
     }
 
+    /// The program the job's input reaches now: for a PTY job the leader of the
+    /// terminal's foreground group, for a pipes job the job's own process (what it
+    /// exec'd). `None` once the job has ended.
+    pub fn foreground_program(&self) -> Option<String> {
+        if !self.is_running() {
+            return None;
+        }
+        let terminal = {
+            let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
+            pty.as_ref()
+                .map(|master| crate::input_wait::Terminal::of_master(master.get_ref().as_raw_fd()))
+        };
+        match terminal {
+            Some(Some(terminal)) => terminal.foreground_program(),
+            Some(None) => None,
+            None => crate::input_wait::program_name(self.meta.pid as i32),
+        }
+    }
+
     /// Resolves once the job waits for input (see [`Job::awaiting_input`]); never for a
     /// pipes job. Looks after each quiet [`INPUT_SETTLE`], then less often while the job
     /// stays quiet and busy; output puts it back to the settle time.

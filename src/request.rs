@@ -139,6 +139,8 @@ pub struct InteractionResult {
 pub struct ProcessInfo {
     /// The job waits for input at its terminal now (PTY jobs; see `input_wait`).
     pub awaiting_input: bool,
+    /// The program its input reaches now (`bash`, `python3`, ...); `None` once ended.
+    pub foreground: Option<String>,
     pub handle: u32,
     pub pid: u32,
     pub command: String,

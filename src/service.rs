@@ -826,9 +826,11 @@ fn finished_interaction(job: &Arc<Job>, limit: usize) -> InteractionResult {
 
 fn process_info(job: &Arc<Job>) -> ProcessInfo {
     let awaiting_input = job.awaiting_input();
+    let foreground = job.foreground_program();
     let state = job.state();
     ProcessInfo {
         awaiting_input,
+        foreground,
         handle: job.meta.handle,
         pid: job.meta.pid,
         command: job.meta.command.clone(),

@@ -158,6 +158,9 @@ pub struct ProcessInfo {
     pub background_pids: Vec<u32>,
     /// The job waits for input at its terminal now (PTY jobs).
     pub awaiting_input: bool,
+    /// The program the job's input reaches now (a PTY job: its terminal's foreground
+    /// program, e.g. `bash` or `python3`; a pipes job: its own process); null once ended.
+    pub foreground: Option<String>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -383,6 +386,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             last_line: p.last_line,
             background_pids: p.background_pids,
             awaiting_input: p.awaiting_input,
+            foreground: p.foreground,
         }
     }
 }
