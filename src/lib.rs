@@ -38,6 +38,8 @@ pub mod process_tree;
 #[cfg(unix)]
 pub mod request;
 #[cfg(unix)]
+pub mod results;
+#[cfg(unix)]
 pub mod service;
 #[cfg(unix)]
 pub mod spawn;

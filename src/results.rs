@@ -1,0 +1,120 @@
+//! The answers the service gives, built from a job's state: `RunResult`,
+//! `InteractionResult`, `ProcessInfo` and history entries (the types are in `request`
+//! and `history`).
+
+use std::sync::Arc;
+
+use crate::history::HistoryEntry;
+use crate::job::{Job, JobMeta, JobState, JobStatus};
+use crate::output::persist::unix_millis;
+use crate::output::Which;
+use crate::request::{InteractionResult, ProcessInfo, RunResult};
+use crate::spawn::Mode;
+use crate::wait::WaitStatus;
+
+fn duration_ms(job: &Job, state: &JobState) -> u64 {
+    state.duration.unwrap_or_else(|| job.meta.started.elapsed()).as_millis() as u64
+}
+
+pub fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunResult {
+    let mut state = job.state();
+    let separate = job.meta.mode == Mode::Pipes;
+    let stdout = state.output.excerpt(Which::Stdout, limit);
+    let stderr = if separate {
+        state.output.excerpt(Which::Stderr, limit)
+    } else {
+        Default::default()
+    };
+    let output = state.output.excerpt(Which::Combined, limit);
+    state.delivered = state.output.text_len();
+    RunResult {
+        handle: job.meta.handle,
+        pid: Some(job.meta.pid),
+        command: job.meta.command.clone(),
+        directory: job.meta.directory.clone(),
+        status: state.status,
+        truncated: stdout.truncated || stderr.truncated || output.truncated,
+        stdout: stdout.text,
+        stderr: stderr.text,
+        output: output.text,
+        exit_code: state.exit_code,
+        signal: state.signal,
+        error: state.error.clone(),
+        background_pids: state.background_pids.clone(),
+        matched,
+        total_bytes: state.output.total_bytes(),
+        output_dir: state.output.files().map(|f| f.dir().display().to_string()),
+        started_at: unix_millis(job.meta.started_at),
+        duration_ms: duration_ms(job, &state),
+        awaiting_input: false,
+    }
+}
+
+pub fn interaction(job: &Arc<Job>, outcome: crate::wait::WaitOutcome) -> InteractionResult {
+    let state = job.state();
+    InteractionResult {
+        handle: job.meta.handle,
+        status: outcome.status,
+        output: outcome.output,
+        matched: outcome.matched,
+        exit_code: state.exit_code,
+        signal: state.signal,
+        running: state.status == JobStatus::Running,
+        truncated: outcome.truncated,
+    }
+}
+
+pub fn finished_interaction(job: &Arc<Job>, limit: usize) -> InteractionResult {
+    let output = job.take_undelivered(limit);
+    let state = job.state();
+    InteractionResult {
+        handle: job.meta.handle,
+        status: WaitStatus::Exited,
+        output,
+        matched: None,
+        exit_code: state.exit_code,
+        signal: state.signal,
+        running: false,
+        truncated: false,
+    }
+}
+
+pub fn process_info(job: &Arc<Job>) -> ProcessInfo {
+    let awaiting_input = job.awaiting_input();
+    let foreground = job.foreground_program();
+    let state = job.state();
+    ProcessInfo {
+        awaiting_input,
+        foreground,
+        handle: job.meta.handle,
+        pid: job.meta.pid,
+        command: job.meta.command.clone(),
+        description: job.meta.description.clone(),
+        directory: job.meta.directory.clone(),
+        mode: job.meta.mode,
+        status: state.status,
+        started_at: unix_millis(job.meta.started_at),
+        duration_ms: duration_ms(job, &state),
+        exit_code: state.exit_code,
+        signal: state.signal,
+        output_bytes: state.output.total_bytes(),
+        last_line: state.output.last_line(),
+        background_pids: state.background_pids.clone(),
+    }
+}
+
+pub fn history_entry(meta: &JobMeta, state: &JobState, output: String) -> HistoryEntry {
+    HistoryEntry {
+        handle: meta.handle,
+        command: meta.command.clone(),
+        args: meta.args.clone(),
+        directory: meta.directory.clone(),
+        status: state.status.as_str(),
+        started_at: unix_millis(meta.started_at),
+        duration_ms: state.duration.map_or(0, |d| d.as_millis() as u64),
+        exit_code: state.exit_code,
+        signal: state.signal,
+        error: state.error.clone(),
+        output,
+    }
+}
