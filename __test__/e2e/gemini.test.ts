@@ -2,12 +2,11 @@
 // `native-shell-service mcp`. The scripted model ignores tool results, so the checks are
 // on effects: files, ports, processes, and each tool_result's status and text.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive, eventually } from '../helpers';
-import { type GeminiProject, type GeminiRun, geminiProject } from './gemini';
+import { type GeminiProject, type GeminiRun, geminiProject, portOpen } from './gemini';
 
 let g: GeminiProject;
 const timings: string[] = [];
@@ -23,17 +22,6 @@ afterAll(() => {
 function record(name: string, run: GeminiRun): void {
   timings.push(`${name}: ${(run.durationMs / 1000).toFixed(1)}s (${run.calls.length} tool calls)`);
   if (run.calls.length === 0) throw new Error(`no tool calls; stderr:\n${run.stderr}`);
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = netConnect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }
 
 describe('Gemini CLI end to end', () => {

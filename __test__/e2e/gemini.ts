@@ -2,6 +2,7 @@
 // registers `native-shell-service mcp` as the server "shell", with scripted model turns.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -162,4 +163,16 @@ export function geminiProject(serverArgs: string[] = [], projectSettings: Record
       });
     },
   };
+}
+
+/** Whether something listens on the loopback port (the scripted servers' check). */
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = netConnect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
 }

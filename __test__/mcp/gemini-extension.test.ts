@@ -3,11 +3,12 @@
 // extension's server, as __test__/e2e/gemini.ts does with settings.json.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { connect as netConnect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { portOpen } from '../e2e/gemini';
 import { ensureBuilt, ROOT } from './setup';
 
 const GEMINI = join(ROOT, 'node_modules', '.bin', 'gemini');
@@ -93,17 +94,6 @@ function freePort(): Promise<number> {
       const { port } = s.address() as { port: number };
       s.close(() => resolve(port));
     });
-  });
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = netConnect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
   });
 }
 

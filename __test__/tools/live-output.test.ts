@@ -37,7 +37,7 @@ describe('live output', () => {
     expect(whileRunning[0]).toContain('line-1');
     expect(rec.updates.at(-1)).toContain('line-5');
     expect(rec.updates.at(-1)).toContain('done-all');
-    for (let i = 1; i < rec.updates.length; i++) expect(rec.updates[i].length).toBeGreaterThan(rec.updates[i - 1].length);
+    for (let i = 1; i < rec.updates.length; i++) expect(rec.updates[i]!.length).toBeGreaterThan(rec.updates[i - 1]!.length);
     await sleep(300);
     expect(rec.state.lateCalls).toBe(0);
   });
