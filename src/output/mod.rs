@@ -192,9 +192,14 @@ impl TextLog {
     }
 }
 
+/// The most lines kept editable for redraws. Multi-line redraws (progress bars, a
+/// `docker pull`) span a few dozen lines; a 4096-row terminal would otherwise let the
+/// window hold twice 4095 lines of up to 64 KiB each.
+const MAX_WINDOW_LINES: usize = 200;
+
 /// Completed lines a terminal of `rows` rows shows above its cursor line.
 fn window_of(rows: u16) -> usize {
-    usize::from(rows.saturating_sub(1))
+    usize::from(rows.saturating_sub(1)).min(MAX_WINDOW_LINES)
 }
 
 fn floor(s: &str, mut at: usize) -> usize {
