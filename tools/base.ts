@@ -53,6 +53,15 @@ export interface SharedState {
   unreported: Set<number>;
   /** `run_shell_command(<root>)` entries the user approved for the session. */
   sessionApprovals: Set<string>;
+  /** What a shell job holds unfinished between send_input calls (see shell-input-policy.ts). */
+  shellInput: Map<number, ShellInputState>;
+}
+
+/** A shell's unfinished input: its partial line, and the lines of a command not yet complete. */
+export interface ShellInputState {
+  partial: { text: string; edited: boolean };
+  /** Complete lines that do not parse yet on their own (`for i in 1 2; do`), joined by newlines. */
+  open: string;
 }
 
 const states = new WeakMap<object, SharedState>();
@@ -60,7 +69,7 @@ const states = new WeakMap<object, SharedState>();
 export function sharedState(service: ShellExecutionService): SharedState {
   let state = states.get(service);
   if (!state) {
-    state = { finished: new Map(), unreported: new Set(), sessionApprovals: new Set() };
+    state = { finished: new Map(), unreported: new Set(), sessionApprovals: new Set(), shellInput: new Map() };
     states.set(service, state);
   }
   return state;

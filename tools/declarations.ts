@@ -110,6 +110,7 @@ export const SEND_INPUT: FunctionDeclaration = {
     'A newline is appended unless append_newline is false. With `ai_callback_pattern` (usually the prompt, e.g. `ED> ` or `>>> `) the call returns as soon as the pattern appears or the process exits, giving up after `ai_callback_delay` seconds if you pass one, else after 30 seconds; without a pattern it returns after `ai_callback_delay` seconds (default 3) or when the process exits.',
     'Use `keys` for special keys such as C-c (interrupt), C-d (end of input), Escape, Up; they are sent after `input`. Some programs print no prompt in some states (ed after `a` waits for text lines without a prompt): send those lines without a pattern and with a short delay.',
     'To just wait for more output, send an empty input with append_newline false.',
+    'Lines sent to a shell prompt (bash, sh, zsh...) are checked like run_shell_command commands (same refusals, including command substitution); a refused line is not written at all.',
   ].join(' '),
   parametersJsonSchema: {
     type: 'object',

@@ -10,6 +10,7 @@ import {
   settle,
   ShellTool,
   ShellToolInvocation,
+  type ShellToolsConfig,
   startAndWait,
 } from './base.js';
 import { DEFAULTS, LIMITS, RUN_SHELL_COMMAND } from './declarations.js';
@@ -59,8 +60,8 @@ export function commandTooLong(command: string): string | null {
     : null;
 }
 
-/** Applies the policy of `config` plus the session's approvals to a shell command. */
-export function commandDecision(
+/** The policy of `config` plus the session's approvals applied to a shell command, before `onAsk`. */
+export function checkedCommand(
   invocation: ShellToolInvocation<object>,
   command: string,
 ): PolicyDecision & { check: CommandCheck | null } {
@@ -75,15 +76,24 @@ export function commandDecision(
   } catch (e) {
     return { decision: 'deny', reason: (e as Error).message, roots: [], check: null };
   }
-  let decision = check.decision;
-  let reason = check.reason;
-  if (decision === 'ask' && invocation.config.onAsk === 'deny') {
-    decision = 'deny';
-    reason = `${reason}; only allowed commands may run here`;
-  } else if (decision === 'ask' && invocation.config.onAsk === 'allow') {
-    decision = 'allow';
+  return { decision: check.decision, reason: check.reason, roots: check.roots, check };
+}
+
+/** What a policy `ask` becomes under `config.onAsk` (`confirm` leaves it to the host). */
+export function applyOnAsk<D extends PolicyDecision>(config: ShellToolsConfig, decision: D): D {
+  if (decision.decision === 'ask' && config.onAsk === 'deny') {
+    return { ...decision, decision: 'deny', reason: `${decision.reason}; only allowed commands may run here` };
   }
-  return { decision, reason, roots: check.roots, check };
+  if (decision.decision === 'ask' && config.onAsk === 'allow') return { ...decision, decision: 'allow' };
+  return decision;
+}
+
+/** Applies the policy of `config` plus the session's approvals to a shell command. */
+export function commandDecision(
+  invocation: ShellToolInvocation<object>,
+  command: string,
+): PolicyDecision & { check: CommandCheck | null } {
+  return applyOnAsk(invocation.config, checkedCommand(invocation, command));
 }
 
 export function blockedResult(command: string, decision: PolicyDecision): ToolResult {

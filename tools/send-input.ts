@@ -16,7 +16,15 @@ import {
 import { DEFAULTS, SEND_INPUT } from './declarations.js';
 import { endText, formatInteraction } from './format.js';
 import { streamOutput, type UpdateOutput } from './live-output.js';
-import { type FunctionDeclaration, type ToolResult, ToolErrorType } from './types.js';
+import { type ShellInputDecision, shellInputDecision } from './shell-input-policy.js';
+import {
+  type ConfirmationDetails,
+  ConfirmationOutcome,
+  type FunctionDeclaration,
+  type PolicyDecision,
+  type ToolResult,
+  ToolErrorType,
+} from './types.js';
 
 export interface SendInputParams {
   handle: number;
@@ -58,10 +66,50 @@ export function notRunningResult(
   return errorResult(ToolErrorType.PROCESS_NOT_FOUND, message, message);
 }
 
+/** The refusal of input to a shell: nothing was written. */
+export function inputBlockedResult(handle: number, decision: ShellInputDecision): ToolResult {
+  return errorResult(
+    ToolErrorType.COMMAND_BLOCKED,
+    `Input blocked: ${decision.reason}.`,
+    `Input blocked, nothing was written: handle ${handle} is at a ${decision.shell} prompt, so each line is checked like a run_shell_command command, and ${decision.reason}.\nLines: ${decision.lines.map((l) => JSON.stringify(l)).join(', ')}\nRewrite the input without the blocked part (for command substitution: run the inner command first, then use its output literally).`,
+  );
+}
+
 export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
   getDescription(): string {
     const keys = this.params.keys?.length ? ` + ${this.params.keys.join(' ')}` : '';
     return `send ${JSON.stringify(this.params.input)}${keys} to handle ${this.params.handle}`;
+  }
+
+  /** Input to a shell is checked line by line (shell-input-policy.ts); other input is text. */
+  inputDecision(): ShellInputDecision {
+    const p = this.params;
+    const keys = p.keys ?? [];
+    const foreground = findJob(this.service, p.handle)?.foreground ?? null;
+    return shellInputDecision(this, p.handle, foreground, p.input, keys, p.append_newline ?? keys.length === 0);
+  }
+
+  override policy(): PolicyDecision {
+    const { decision, reason, roots } = this.inputDecision();
+    return { decision, reason, roots };
+  }
+
+  protected override confirmationDetails(decision: PolicyDecision): ConfirmationDetails {
+    const lines = this.inputDecision().lines;
+    const command = lines.join('\n');
+    return {
+      type: 'exec',
+      title: 'Confirm Shell Input',
+      prompt: `Send to the shell at handle ${this.params.handle}? ${command}`,
+      command,
+      rootCommand: decision.roots.join(', ') || 'shell input',
+      rootCommands: decision.roots,
+      onConfirm: async (outcome) => {
+        if (outcome === ConfirmationOutcome.ProceedAlways) {
+          for (const root of decision.roots) this.state.sessionApprovals.add(`run_shell_command(${root})`);
+        }
+      },
+    };
   }
 
   async execute(signal: AbortSignal, updateOutput?: UpdateOutput): Promise<ToolResult> {
@@ -71,6 +119,8 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
       if (info) settle(this, p.handle, true);
       return notRunningResult(this.state, p.handle, info);
     }
+    const decision = this.inputDecision();
+    if (decision.decision === 'deny') return inputBlockedResult(p.handle, decision);
     if (signal.aborted) return cancelledBeforeStart();
 
     const keys = p.keys ?? [];
@@ -90,6 +140,11 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
     signal.addEventListener('abort', onAbort, { once: true });
     // Subscribed before the input is written, so no reply can come before it.
     const live = streamOutput(this.service, p.handle, updateOutput, { intervalMs: this.config.liveOutputIntervalMs });
+    // What the shell holds after this input, kept before the wait so that a call made
+    // while this one waits sees it; restored if nothing was written.
+    const shellBefore = this.state.shellInput.get(p.handle);
+    if (decision.next) this.state.shellInput.set(p.handle, decision.next);
+    else this.state.shellInput.delete(p.handle);
     let result: InteractionResult;
     try {
       result = await this.service.sendInput(p.handle, p.input, {
@@ -100,6 +155,8 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
         keys,
       });
     } catch (e) {
+      if (shellBefore) this.state.shellInput.set(p.handle, shellBefore);
+      else this.state.shellInput.delete(p.handle);
       const err = e as { code?: string };
       if (err.code === 'PROCESS_NOT_FOUND') return notRunningResult(this.state, p.handle);
       return serviceErrorResult(e);
