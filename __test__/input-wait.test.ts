@@ -118,6 +118,16 @@ describe('the option and the other waits', () => {
     await s.service.kill(r.handle);
   });
 
+  it('input that nothing answered (no echo, no output) never counts as waited for', async () => {
+    // The kernel hands typed input to the program later, on a worker of its own: until
+    // output shows it arrived, a program still asleep in its read may not have seen it.
+    const r = await s.service.run('stty -echo; while read -r line; do :; done', { callbackDelayMs: DELAY });
+    expect(r.status).toBe('awaiting_input');
+    const typed = await s.service.sendInput(r.handle, 'silent', { delayMs: 600 });
+    expect(typed.status).toBe('delay_elapsed');
+    await s.service.kill(r.handle);
+  });
+
   it('waitFor ends when the job waits for input again', async () => {
     const { handle } = s.service.start('sleep 0.5; read -p "Continue? " x; echo got $x');
     const w = await s.service.waitFor(handle, { timeoutMs: DELAY });

@@ -143,6 +143,11 @@ pub struct Job {
     subscribers: Subscribers,
     /// When output last arrived (or a wait for input began), in ns since `meta.started`.
     last_activity: AtomicU64,
+    /// Input was written and no output has come since. The kernel hands a PTY's input
+    /// to the program's side on a worker thread of its own, later: until then the
+    /// program still sleeps in its read as if nothing had been typed. The terminal's
+    /// echo (or the program's answer) shows the input got there.
+    unanswered_input: AtomicBool,
 }
 
 impl Job {
@@ -179,6 +184,7 @@ impl Job {
             next_waiter: AtomicU64::new(1),
             subscribers: Subscribers::default(),
             last_activity: AtomicU64::new(0),
+            unanswered_input: AtomicBool::new(false),
         }
     }
 
@@ -194,15 +200,21 @@ impl Job {
         self.last_activity.store(now, Ordering::Relaxed);
     }
 
+    /// Output arrived: the input written before it has reached the program.
+    fn output_arrived(&self) {
+        self.touch();
+        self.unanswered_input.store(false, Ordering::Relaxed);
+    }
+
     fn quiet_for(&self) -> Duration {
         let last = Duration::from_nanos(self.last_activity.load(Ordering::Relaxed));
         self.meta.started.elapsed().saturating_sub(last)
     }
 
-    /// The job runs in a PTY whose foreground program is blocked reading it, and no
-    /// output came for [`INPUT_SETTLE`].
+    /// The job runs in a PTY whose foreground program is blocked reading it, no output
+    /// came for [`INPUT_SETTLE`], and any input written has been answered (echoed).
     pub fn awaiting_input(&self) -> bool {
-        if self.quiet_for() < INPUT_SETTLE || !self.is_running() {
+        if self.quiet_for() < INPUT_SETTLE || self.unanswered_input.load(Ordering::Relaxed) || !self.is_running() {
             return false;
         }
         let terminal = {
@@ -311,7 +323,7 @@ impl Job {
     pub fn ingest(&self, stream: Stream, bytes: &[u8]) {
         let mut guard = self.state();
         let state = &mut *guard;
-        self.touch();
+        self.output_arrived();
         let clean = state.output.ingest(stream, bytes);
         for waiter in state.waiters.iter_mut() {
             waiter.feed(clean);
@@ -417,6 +429,9 @@ impl Job {
     }
 
     pub fn send_input(&self, input: Input) -> bool {
+        if matches!(input, Input::Data(_)) {
+            self.unanswered_input.store(true, Ordering::Relaxed);
+        }
         self.input.send(input).is_ok()
     }
 
