@@ -7,6 +7,7 @@
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitStatus;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -277,7 +278,9 @@ pub async fn drive_pipes(
 
 /// Writes caller input to the PTY master, waiting for room when the terminal's input
 /// queue is full (so large pastes are neither dropped nor blocking a thread).
-pub async fn write_pty(fd: Arc<AsyncFd<OwnedFd>>, mut rx: mpsc::UnboundedReceiver<Input>) {
+/// Writes queued input to the terminal in order; `queued` counts what is still to be
+/// written (see `Job::write_now`, which writes directly while it is zero).
+pub async fn write_pty(fd: Arc<AsyncFd<OwnedFd>>, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
     while let Some(input) = rx.recv().await {
         // Close: the job is done with its terminal (see `Job::release_io`).
         let Input::Data(data) = input else { return };
@@ -292,6 +295,7 @@ pub async fn write_pty(fd: Arc<AsyncFd<OwnedFd>>, mut rx: mpsc::UnboundedReceive
                 Err(_would_block) => {}
             }
         }
+        queued.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

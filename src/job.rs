@@ -7,7 +7,7 @@
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -135,7 +135,10 @@ pub struct Job {
     /// job's output is closed.
     pty: Mutex<Option<Arc<AsyncFd<OwnedFd>>>>,
     /// Serialises `sendInput`/`waitFor` on one handle: two interactions never interleave.
-    pub interaction: tokio::sync::Mutex<()>,
+    pub interaction: Arc<tokio::sync::Mutex<()>>,
+    /// Inputs handed to the writer task and not yet written: while there are none, the
+    /// caller may write to the terminal itself (see [`Job::write_now`]).
+    queued_input: Arc<AtomicUsize>,
     closed: AtomicBool,
     close_notify: Notify,
     next_waiter: AtomicU64,
@@ -178,7 +181,8 @@ impl Job {
             files_ready: watch::channel(false).0,
             input,
             pty: Mutex::new(pty),
-            interaction: tokio::sync::Mutex::new(()),
+            interaction: Arc::new(tokio::sync::Mutex::new(())),
+            queued_input: Arc::new(AtomicUsize::new(0)),
             closed: AtomicBool::new(false),
             close_notify: Notify::new(),
             next_waiter: AtomicU64::new(1),
@@ -432,7 +436,35 @@ impl Job {
         if matches!(input, Input::Data(_)) {
             self.unanswered_input.store(true, Ordering::Relaxed);
         }
-        self.input.send(input).is_ok()
+        self.queued_input.fetch_add(1, Ordering::AcqRel);
+        let sent = self.input.send(input).is_ok();
+        if !sent {
+            self.queued_input.fetch_sub(1, Ordering::AcqRel);
+        }
+        sent
+    }
+
+    /// The writer task's count of inputs it has yet to write (it decrements it).
+    pub fn queued_input(&self) -> Arc<AtomicUsize> {
+        self.queued_input.clone()
+    }
+
+    /// Writes `data` to the terminal now, on the caller's thread, when nothing is queued
+    /// before it; whatever the terminal does not take at once (or all of it, when input
+    /// is queued or this is not a PTY job) goes to the writer task, in order. Saves
+    /// `sendInput` a hand-over to the writer task before the program can see its input.
+    pub fn write_now(&self, data: Vec<u8>) {
+        let mut written = 0;
+        if self.queued_input.load(Ordering::Acquire) == 0 {
+            let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(master) = pty.as_ref() {
+                self.unanswered_input.store(true, Ordering::Relaxed);
+                written = crate::spawn::pty::write_some(master.get_ref().as_raw_fd(), &data);
+            }
+        }
+        if written < data.len() {
+            self.send_input(Input::Data(data[written..].to_vec()));
+        }
     }
 
     pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {

@@ -59,26 +59,64 @@ struct Inner {
 }
 
 /// `send_input` after its synchronous checks: awaits its turn on the job, writes,
-/// then waits.
+/// then waits. When the job's turn is free at once (the usual case), the waiter is
+/// registered and the input written during `prepare_input`, on the caller's thread:
+/// the program sees its input without waiting for a runtime thread to wake.
 pub struct PreparedInput {
     job: Arc<Job>,
     writes: Vec<Input>,
     spec: WaitSpec,
+    /// The turn taken and the input written already; the wait's registered waiter.
+    started: Option<(tokio::sync::OwnedMutexGuard<()>, WaitTicket)>,
 }
 
 impl PreparedInput {
-    pub async fn finish(self) -> InteractionResult {
-        let Self { job, writes, spec } = self;
+    /// Takes the job's turn now if it is free, registers the wait and writes.
+    fn start_now(&mut self) {
+        let pty = self.job.meta.mode == Mode::Pty;
+        if !pty || !self.job.is_running() {
+            return;
+        }
+        let Ok(turn) = self.job.interaction.clone().try_lock_owned() else {
+            return;
+        };
+        let ticket = self.job.register_waiter(self.spec.pattern.clone());
+        for input in std::mem::take(&mut self.writes) {
+            match input {
+                Input::Data(data) => self.job.write_now(data),
+                Input::Close => {
+                    self.job.send_input(Input::Close);
+                }
+            }
+        }
+        self.started = Some((turn, ticket));
+    }
+
+    pub async fn finish(mut self) -> InteractionResult {
+        if let Some((_turn, ticket)) = self.started.take() {
+            let outcome = self.job.pending(ticket, std::mem::take(&mut self.spec)).outcome().await;
+            return interaction(&self.job, outcome);
+        }
+        let job = self.job.clone();
         let _turn = job.interaction.lock().await;
         if !job.is_running() {
-            return finished_interaction(&job, spec.max_output);
+            return finished_interaction(&job, self.spec.max_output);
         }
-        let pending = job.begin_wait(spec);
-        for input in writes {
+        let pending = job.begin_wait(std::mem::take(&mut self.spec));
+        for input in std::mem::take(&mut self.writes) {
             job.send_input(input);
         }
         let outcome = pending.outcome().await;
         interaction(&job, outcome)
+    }
+}
+
+impl Drop for PreparedInput {
+    fn drop(&mut self) {
+        // Started but never awaited: the waiter must not stay registered.
+        if let Some((_turn, ticket)) = self.started.take() {
+            self.job.unregister(ticket);
+        }
     }
 }
 
@@ -391,7 +429,9 @@ impl Service {
                 let fd = Arc::new(fd);
                 let job = Arc::new(Job::new(meta, output, tx, Some(fd.clone())));
                 let ticket = job.register_waiter(pattern);
-                inner.runtime.spawn(driver::write_pty(fd.clone(), rx));
+                inner
+                    .runtime
+                    .spawn(driver::write_pty(fd.clone(), rx, job.queued_input()));
                 let (reader_job, child) = (job.clone(), spawned.child);
                 let reader = inner.runtime.spawn(async move {
                     reader_job.attach_files(make_files());
@@ -516,7 +556,14 @@ impl Service {
             max_output: req.max_output_size,
             detect_input: req.detect_input,
         };
-        Ok(PreparedInput { job, writes, spec })
+        let mut prepared = PreparedInput {
+            job,
+            writes,
+            spec,
+            started: None,
+        };
+        prepared.start_now();
+        Ok(prepared)
     }
 
     /// Waits for a pattern (or exit, or timeout) without writing anything; with

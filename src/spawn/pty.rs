@@ -84,3 +84,23 @@ pub fn resize_terminal(master: RawFd, cols: u16, rows: u16) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// Writes what the non-blocking terminal takes at once; returns how many bytes (0 when
+/// it is full or gone: the caller queues the rest).
+pub fn write_some(master: RawFd, data: &[u8]) -> usize {
+    let mut written = 0;
+    while written < data.len() {
+        let rest = &data[written..];
+        // SAFETY: writing from a live buffer of the given length to a descriptor the
+        // caller keeps open.
+        let n = unsafe { libc::write(master, rest.as_ptr().cast(), rest.len()) };
+        if n > 0 {
+            written += n as usize;
+        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        } else {
+            break;
+        }
+    }
+    written
+}
