@@ -106,6 +106,18 @@ describe('kill leaves no survivor', () => {
   });
 });
 
+/** Field `n` (from 1, after the command name) of `/proc/<pid>/stat`, or -1. */
+function statField(pid: number, n: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[n - 1]);
+  } catch {
+    return -1;
+  }
+}
+const parentOf = (pid: number) => statField(pid, 2);
+const sessionOf = (pid: number) => statField(pid, 4);
+
 function readMarker(pid: number): string | undefined {
   try {
     const env = readFileSync(`/proc/${pid}/environ`, 'latin1');
@@ -130,8 +142,10 @@ describe('limits of finding a tree', () => {
       mode: 'pipes',
     });
     const [escapee] = pidsIn(r.output);
-    // Until `env -i` has exec'd, the process still carries the marker and is found.
+    // Until `env -i` has exec'd, the process still carries the marker and is found; and
+    // until its subshell has exited (slow on a loaded machine), the parent link finds it.
     expect(await eventually(() => readFileSync(`/proc/${escapee}/environ`, 'latin1') === '', 5000)).toBe(true);
+    expect(await eventually(() => sessionOf(parentOf(escapee)) !== r.pid, 5000)).toBe(true);
     await s.service.kill(r.handle);
     const gone = await eventually(() => !alive(escapee), 3000);
     if (!gone) process.kill(escapee, 'SIGKILL');
