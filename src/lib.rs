@@ -30,6 +30,8 @@ pub mod keys;
 #[cfg(unix)]
 pub mod kill;
 #[cfg(unix)]
+pub mod limits;
+#[cfg(unix)]
 pub mod output;
 #[cfg(unix)]
 pub mod policy;

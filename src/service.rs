@@ -30,13 +30,8 @@ use crate::spawn::{self, command, directory, env, Mode, ProcessIo, SpawnSpec};
 use crate::wait::{compile_pattern, WaitSpec, WaitStatus};
 use crate::watchdog;
 
-/// Largest command line accepted. Linux refuses a single argument over 128 KiB
-/// (MAX_ARG_STRLEN) at exec; refusing here gives a clear error instead.
-pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
-pub const MAX_TERMINAL_SIZE: u16 = 4096;
-pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
-pub const MAX_GRACE: Duration = Duration::from_secs(60);
-const MAX_SESSION_ID_LEN: usize = 128;
+use crate::limits::MAX_SESSION_ID_LEN;
+pub use crate::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_TERMINAL_SIZE};
 
 pub struct Service {
     inner: Arc<Inner>,
