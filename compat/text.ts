@@ -14,34 +14,18 @@ const READ_BYTES = 16 * 1024 * 1024;
 export interface TextCursor {
   /** Byte offset to read from next. */
   offset: number;
+  /** The text handed out so far ends inside a line (a gap marker then starts a new one). */
+  midLine?: boolean;
 }
 
 /**
- * Bytes of committed text from `since` that come before the gap in a read that
- * reported one. The native read lays out memory's head, then the file, then the gap,
- * then memory's tail; a read whose budget runs out before the gap reports none, so
- * the smallest budget that reports it is one byte past the text ahead of it.
+ * One read turned into text, a gap marker where bytes were lost: the native read puts
+ * a gap only ever at the start of a chunk, so the marker goes there, on a line of its own.
  */
-function bytesBeforeGap(service: NativeService, handle: number, since: number, upTo: number): number {
-  let lo = 0;
-  let hi = upTo;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (service.readOutput(handle, { since, maxBytes: mid + 1 }).omitted > 0) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** One read turned into text, a gap marker where bytes were lost. */
-function readOnce(service: NativeService, handle: number, since: number): { text: string; next: number } {
+function readOnce(service: NativeService, handle: number, since: number, midLine: boolean): { text: string; next: number } {
   const chunk = service.readOutput(handle, { since, maxBytes: READ_BYTES });
   if (chunk.omitted === 0) return { text: chunk.text, next: chunk.next };
-  const bytes = Buffer.from(chunk.text, 'utf8');
-  const before = bytesBeforeGap(service, handle, since, bytes.length);
-  const head = bytes.subarray(0, before).toString('utf8');
-  const newline = head.length > 0 && !head.endsWith('\n') ? '\n' : '';
-  return { text: `${head}${newline}${GAP_MARKER}${bytes.subarray(before).toString('utf8')}`, next: chunk.next };
+  return { text: `${midLine ? '\n' : ''}${GAP_MARKER}${chunk.text}`, next: chunk.next };
 }
 
 /**
@@ -51,9 +35,10 @@ function readOnce(service: NativeService, handle: number, since: number): { text
 export function readNew(service: NativeService, handle: number, cursor: TextCursor, until = Infinity): string {
   const parts: string[] = [];
   while (cursor.offset < until) {
-    const { text, next } = readOnce(service, handle, cursor.offset);
+    const { text, next } = readOnce(service, handle, cursor.offset, cursor.midLine === true);
     if (next <= cursor.offset) break;
     cursor.offset = next;
+    if (text.length > 0) cursor.midLine = !text.endsWith('\n');
     parts.push(text);
   }
   return parts.join('');

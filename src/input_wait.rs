@@ -31,6 +31,9 @@ const MAX_SET: u64 = 1024;
 pub struct Terminal {
     pub foreground: i32,
     pub path: String,
+    /// Output is waiting in the terminal, not yet read by the job's reader (a loaded
+    /// machine): the prompt it may hold has not been seen, so nothing is reported yet.
+    pub unread_output: bool,
 }
 
 impl Terminal {
@@ -41,9 +44,13 @@ impl Terminal {
         let foreground = unsafe { libc::tcgetpgrp(master) };
         let mut number: libc::c_uint = 0;
         let got = unsafe { libc::ioctl(master, libc::TIOCGPTN, &mut number) };
+        let mut unread: libc::c_int = 0;
+        // SAFETY: as above; FIONREAD writes one int.
+        let unread_known = unsafe { libc::ioctl(master, libc::FIONREAD, &mut unread) } == 0;
         (foreground > 0 && got == 0).then(|| Self {
             foreground,
             path: format!("/dev/pts/{number}"),
+            unread_output: !unread_known || unread > 0,
         })
     }
 
@@ -54,8 +61,12 @@ impl Terminal {
     }
 
     /// Whether some process of the foreground group, among `session_leader`'s
-    /// descendants (itself included), is blocked reading this terminal.
+    /// descendants (itself included), is blocked reading this terminal, with all the
+    /// terminal's output read.
     pub fn awaits_input(&self, session_leader: i32) -> bool {
+        if self.unread_output {
+            return false;
+        }
         foreground_members(session_leader, self.foreground)
             .into_iter()
             .any(|pid| self.blocked_reading(pid))

@@ -22,13 +22,15 @@ pub const DEFAULT_READ_BYTES: usize = 1024 * 1024;
 /// The most a single read returns.
 pub const MAX_READ_BYTES: usize = 16 * 1024 * 1024;
 
-/// What one read returns.
+/// What one read returns. Omitted bytes, if any, come first: a chunk is a gap (what
+/// is lost) followed by text, never text on both sides of a gap, so a reader knows
+/// where the loss was.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutputChunk {
     pub text: String,
     /// The offset to pass as `since` next time.
     pub next: u64,
-    /// Bytes between `since` and `next` that neither memory nor the file still holds.
+    /// Bytes from `since` on, before `text`, that neither memory nor the file still holds.
     pub omitted: u64,
 }
 
@@ -108,6 +110,11 @@ impl Committed<'_> {
                 budget -= len;
             }
             if budget > 0 && pos < tail_start {
+                if !pieces.is_empty() {
+                    // A gap only ever opens a chunk: the text before it is returned
+                    // now, and the next read starts at the gap (see `OutputChunk`).
+                    return Ok(ReadPlan { since, pieces });
+                }
                 // The file ends (its cap, or no file) before memory's tail begins.
                 pieces.push(Piece::Gap(tail_start - pos));
                 pos = tail_start;
@@ -228,6 +235,32 @@ mod tests {
             all.omitted += chunk.omitted;
             all.next = chunk.next;
         }
+    }
+
+    #[test]
+    fn a_gap_only_ever_opens_a_chunk() {
+        let c = Committed {
+            head: "one\n",
+            omitted: 100,
+            tail: "last\n",
+            file: None,
+        };
+        assert_eq!(
+            read(&c, 0, 1000),
+            OutputChunk {
+                text: "one\n".into(),
+                next: 4,
+                omitted: 0
+            }
+        );
+        assert_eq!(
+            read(&c, 4, 1000),
+            OutputChunk {
+                text: "last\n".into(),
+                next: 109,
+                omitted: 100
+            }
+        );
     }
 
     #[test]
