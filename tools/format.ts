@@ -51,10 +51,13 @@ export function continueLine(handle: number): string {
   return `The process is still running as handle ${handle}: use send_input(handle=${handle}, input="...") to interact with it, jobs to check on it, or kill(handle=${handle}) to stop it.`;
 }
 
-/** The last non-empty line of `text`: a program's prompt when it waits for input. */
+/**
+ * The line being written at the end of `text` (after its last newline): a program's
+ * prompt when it waits for input. Empty when the output ends with a newline: the text
+ * before it is output or the echo of what was typed (`ed`'s append mode), not a prompt.
+ */
 export function promptOf(text: string): string {
-  const lines = text.split('\n').filter((l) => l.trim() !== '');
-  return (lines.at(-1) ?? '').trimEnd();
+  return text.slice(text.lastIndexOf('\n') + 1).trim();
 }
 
 /** What a job waiting for input at its terminal needs from the model. */

@@ -54,6 +54,15 @@ describe('send_input', () => {
     await s.service.kill(h);
   });
 
+  it("names no prompt when the output ends a line (ed's append mode echoes the input)", async () => {
+    const ed = await s.call('run_shell_command', { command: "ed -p 'ED> '", ai_callback_pattern: 'ED> ' });
+    const h = handleOf(ed);
+    const r = await s.call('send_input', { handle: h, input: 'a', ai_callback_delay: 5 });
+    expect(field(r.llmContent, 'Status')).toBe('the process is waiting for input');
+    expect(r.llmContent).toContain(`The process is waiting for input: answer with send_input(handle=${h}`);
+    await s.service.kill(h);
+  });
+
   it('without a pattern waits ai_callback_delay seconds', async () => {
     const h = await startBusyAfterOneLine();
     const r = await s.call('send_input', { handle: h, input: 'x', ai_callback_delay: 0.3 });
