@@ -136,7 +136,10 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
       token !== undefined && tool.canUpdateOutput ? progressUpdates(token, (n) => extra.sendNotification(n)) : undefined;
     try {
       const jobsBefore = name === 'jobs' ? snapshotJobs(service) : null;
-      const result = await tool.buildAndExecute(request.params.arguments ?? {}, extra.signal, progress);
+      const result = await tool.buildAndExecute(request.params.arguments ?? {}, extra.signal, progress?.update);
+      // The final update (sent as the call ends) must reach the client before the result,
+      // which ends the client's interest in progress for this call.
+      await progress?.settled();
       const structuredContent = structuredResult(name as ToolName, result, service, jobsBefore);
       return {
         content: [{ type: 'text' as const, text: result.llmContent }],

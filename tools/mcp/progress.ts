@@ -26,18 +26,33 @@ export function latestLines(text: string, lines = PROGRESS_LINES, maxChars = PRO
   return tail.length > maxChars ? `…${tail.slice(tail.length - maxChars + 1)}` : tail;
 }
 
+/** Progress for one call: the `UpdateOutput` to hand the tool, and a wait for its sends. */
+export interface ProgressSender {
+  update: UpdateOutput;
+  /** Resolves once every notification sent so far is written, so the last one goes out before the result. */
+  settled(): Promise<void>;
+}
+
 /**
- * An `UpdateOutput` that sends progress for `token`. `progress` counts the updates (it
- * must grow with each notification; a command has no known total). A failed send is
- * dropped: progress is a courtesy, the result is what counts.
+ * Sends progress for `token`. `progress` counts the updates (it must grow with each
+ * notification; a command has no known total). A failed send is dropped: progress is
+ * a courtesy, the result is what counts.
  */
 export function progressUpdates(
   token: ProgressToken,
   send: (notification: ProgressNotification) => Promise<void>,
-): UpdateOutput {
+): ProgressSender {
   let progress = 0;
-  return (text) => {
-    progress += 1;
-    send({ method: 'notifications/progress', params: { progressToken: token, progress, message: latestLines(text) } }).catch(() => {});
+  let last: Promise<void> = Promise.resolve();
+  return {
+    update: (text) => {
+      progress += 1;
+      const notification: ProgressNotification = {
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, message: latestLines(text) },
+      };
+      last = send(notification).catch(() => {});
+    },
+    settled: () => last,
   };
 }
