@@ -1,4 +1,5 @@
-//! Execution history (seed 004): every finished job, newest first, capped.
+//! Execution history (README.md, `getExecutionHistory`): every finished job, newest
+//! first, capped.
 
 use std::collections::VecDeque;
 

@@ -1,5 +1,5 @@
 //! What callers ask of the service and what it answers, as plain Rust values.
-//! The binding maps these one to one onto the JS contract of DESIGN.md.
+//! The binding maps these one to one onto the JS contract (README.md "API", index.d.ts).
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -16,7 +16,7 @@ import {
 import { validateParams, withoutHostParameters } from './validate.js';
 
 export interface ShellToolsConfig {
-  /** `run_shell_command`'s llmContent: seed 001's labelled text (default) or seed 000's JSON. */
+  /** `run_shell_command`'s llmContent: the labelled text (default) or the JSON object (docs/tools.md). */
   format?: 'text' | 'json';
   /** Allow and deny lists in the Gemini CLI syntax, e.g. `run_shell_command(git)`. */
   policy?: CommandPolicy;
@@ -371,7 +371,7 @@ export async function startAndWait(
     ({ handle } = tool.service.start(command, options));
   } catch (e) {
     if ((e as { code?: string }).code !== 'SPAWN_FAILED') throw e;
-    // Seed 000: a program that cannot be started is a result with `error`, not a throw.
+    // A program that cannot be started is a result with `error`, not a throw (docs/tools.md).
     return { result: failedStart(command, options, (e as Error).message), cancelled: false };
   }
   let killing: Promise<void> | null = null;

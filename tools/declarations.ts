@@ -8,7 +8,7 @@ export const DEFAULTS = {
   maxOutputSize: 16384,
   appendNewline: true,
   shellCmdTimeoutMs: 30000,
-  /** How long a send_input waits for `ai_callback_pattern` before giving up (seed 002). */
+  /** How long a send_input waits for `ai_callback_pattern` before giving up (docs/tools.md). */
   patternTimeoutMs: 30000,
 } as const;
 

@@ -1,5 +1,5 @@
-// What the model reads: the texts of run_shell_command (seed 001 / seed 000 JSON),
-// send_input, jobs, kill and shell_cmd (seed 004).
+// What the model reads: the texts of run_shell_command (labelled text or JSON),
+// send_input, jobs, kill and shell_cmd, as docs/tools.md shows them.
 import { constants } from 'node:os';
 import { join } from 'node:path';
 
@@ -112,7 +112,7 @@ export function truncationLine(r: { truncated: boolean; totalBytes: number; outp
   return `Output truncated: ${r.totalBytes} bytes in total; the middle was left out above. The whole output is in ${where}`;
 }
 
-/** Seed 001's fields plus a status line, the how-to-continue line and the truncation note. */
+/** The labelled fields (docs/tools.md) plus a status line, the how-to-continue line and the truncation note. */
 export function formatRunText(f: RunFacts): string {
   const r = f.result;
   const lines = [
@@ -139,7 +139,7 @@ export function formatRunText(f: RunFacts): string {
 }
 
 /**
- * Seed 000's object (`stdout, stderr, exitCode, signal, error, pid, backgroundPids`;
+ * The JSON object of docs/tools.md (`stdout, stderr, exitCode, signal, error, pid, backgroundPids`;
  * signal and error omitted when empty, exitCode null after a signal), plus `handle` and
  * `status` so a running job can be continued, and `outputFile` when truncated.
  */
@@ -256,7 +256,7 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Seed 004's text. */
+/** shell_cmd's text (docs/tools.md). */
 export function formatShellCmd(f: ShellCmdFacts): string {
   const r = f.result;
   const lines = [

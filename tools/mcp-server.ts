@@ -24,7 +24,7 @@ export interface McpServerOptions {
   allow?: string[];
   /** `excludeTools` entries, e.g. `run_shell_command(rm)`. */
   deny?: string[];
-  /** run_shell_command's text (default) or seed 000's JSON. */
+  /** run_shell_command's text (default) or its JSON object (docs/tools.md, run_shell_command). */
   format?: 'text' | 'json';
   /**
    * What a policy `ask` means without a person to ask: `allow` (the MCP client confirms

@@ -1,5 +1,5 @@
-// shell_cmd (seed 004): one program with literal arguments, no shell; waits for it to
-// finish or time out; seed 004's text.
+// shell_cmd (docs/tools.md): one program with literal arguments, no shell; waits for it
+// to finish or time out; the text documented there.
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 

@@ -60,7 +60,7 @@ describe('mcp server', () => {
     expect(r.text).toContain('Stdout: hinted');
   });
 
-  it('shell_cmd returns seed 004 text', async () => {
+  it('shell_cmd returns its documented text', async () => {
     const r = await m.call('shell_cmd', { command: 'printf', parameters: ['%s', '$(id)'] });
     expect(r.isError).toBe(false);
     expect(r.text).toMatch(/^Command: printf %s '\$\(id\)'\nExecuted at: .*Z\nDuration: \d+ms\nExit code: 0\n\nStandard Output:\n\$\(id\)$/);
@@ -120,7 +120,7 @@ describe('mcp server options and lifecycle', () => {
     }
   });
 
-  it('--format json returns seed 000 objects', async () => {
+  it('--format json returns the documented JSON objects', async () => {
     const s = await connect(['--format', 'json']);
     try {
       const r = await s.call('run_shell_command', { command: 'echo json' });

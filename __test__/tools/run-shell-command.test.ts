@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('run_shell_command', () => {
-  it('returns seed 001 fields, a status line and a handle for a finished command', async () => {
+  it('returns the labelled fields, a status line and a handle for a finished command', async () => {
     const r = await s.call('run_shell_command', { command: 'echo out; echo "$GEMINI_CLI"; exit 3', description: 'three' });
     expect(r.error).toBeUndefined();
     const text = r.llmContent;
@@ -90,7 +90,7 @@ describe('run_shell_command', () => {
     expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(5001);
   });
 
-  it('format json gives seed 000 object plus handle and status', async () => {
+  it('format json gives the JSON object plus handle and status', async () => {
     const r = await json.call('run_shell_command', { command: 'echo hi; exit 2' });
     const o = JSON.parse(r.llmContent);
     expect(o).toMatchObject({ stdout: 'hi\n', stderr: '', exitCode: 2, status: 'exited' });

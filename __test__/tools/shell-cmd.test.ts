@@ -1,4 +1,4 @@
-// shell_cmd (seed 004): argv mode, no shell, timeout, cwd, seed 004's text.
+// shell_cmd (docs/tools.md): argv mode, no shell, timeout, cwd, its documented text.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ beforeAll(() => {
 afterAll(() => s.cleanup());
 
 describe('shell_cmd', () => {
-  it('returns seed 004 text: Command, Executed at, Duration, Exit code, Standard Output', async () => {
+  it('returns its text: Command, Executed at, Duration, Exit code, Standard Output', async () => {
     const r = await s.call('shell_cmd', { command: 'ls', parameters: ['-1', 'src'] });
     expect(r.error).toBeUndefined();
     const lines = r.llmContent.split('\n');
@@ -32,7 +32,7 @@ describe('shell_cmd', () => {
     expect(r.llmContent).toContain("Standard Output:\n*|$HOME|$(id)|a b|it's|");
   });
 
-  it('a failure shows Error and Standard Error, as seed 004 does', async () => {
+  it('a failure shows Error and Standard Error, as its text does', async () => {
     const r = await s.call('shell_cmd', { command: 'ls', parameters: ['/nonexistent-directory'] });
     expect(r.error).toBeUndefined();
     const lines = r.llmContent.split('\n');
@@ -67,7 +67,7 @@ describe('shell_cmd', () => {
     expect(r.llmContent).toContain(`Standard Output:\n${join(s.root, 'src')}`);
   });
 
-  it('an unknown program is SPAWN_FAILED with seed 004 text', async () => {
+  it('an unknown program is SPAWN_FAILED with its text', async () => {
     const r = await s.call('shell_cmd', { command: 'no-such-program-xyz', parameters: [] });
     expect(r.error?.type).toBe(ToolErrorType.SPAWN_FAILED);
     expect(r.llmContent).toMatch(/^Command: no-such-program-xyz\nExecuted at: .*\nDuration: \d+ms\nError: .*no-such-program-xyz/);

@@ -1,4 +1,4 @@
-// The seed's three workflows (seed 002), driven through the tools only.
+// The three workflows of docs/tools.md ("The seed workflows"), driven through the tools only.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';

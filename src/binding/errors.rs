@@ -1,4 +1,4 @@
-//! Core errors → JS errors whose `code` is the stable code of DESIGN.md.
+//! Core errors → JS errors whose `code` is the stable code listed in README.md ("Errors").
 
 use napi::bindgen_prelude::{JsObjectValue, ToNapiValue};
 use napi::{sys, Env, JsValue};

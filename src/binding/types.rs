@@ -1,4 +1,5 @@
-//! The JS-facing option and result objects (names fixed by DESIGN.md), and their
+//! The JS-facing option and result objects (names fixed by the contract in README.md's
+//! "API" and index.d.ts), and their
 //! conversion from and to the core's plain Rust values.
 
 use std::collections::HashMap;

@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 
 /// Program and arguments. In argv mode nothing is interpreted: `$HOME`, `;` and `*`
-/// reach the program literally (seed 004).
+/// reach the program literally (`shell_cmd`, docs/tools.md).
 pub fn program_and_args(command: &str, argv: Option<&[String]>) -> (OsString, Vec<OsString>) {
     match argv {
         Some(args) => (command.into(), args.iter().map(OsString::from).collect()),

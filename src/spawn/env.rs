@@ -15,7 +15,8 @@ pub const OWNER_MARKER: &str = "NATIVE_SHELL_OWNER";
 /// Variables every job gets, last, so callers cannot switch them off by accident.
 const FIXED: &[(&str, &str)] = &[
     ("GEMINI_CLI", "1"),
-    // Seed 000 names the variable this way; scripts written against it keep working.
+    // The original tool specification named the variable this way (docs/tools.md,
+    // run_shell_command); scripts written against it keep working.
     ("ASIMI_CLI", "1"),
     ("PAGER", "cat"),
     ("GIT_PAGER", "cat"),
