@@ -7,6 +7,7 @@ import { streamOutput, type UpdateOutput } from './live-output.js';
 import type { CommandPolicy } from './policy.js';
 import {
   type ConfirmationDetails,
+  ConfirmationOutcome,
   type FunctionDeclaration,
   type PolicyDecision,
   type ToolName,
@@ -213,6 +214,31 @@ export abstract class ShellToolInvocation<P extends object> {
 
 // ---------------------------------------------------------------------------------
 // Helpers shared by the tools.
+
+/**
+ * The confirmation of shell command lines (run_shell_command's command, send_input's
+ * lines typed into a shell): "Proceed always" approves their root commands for the
+ * session, for both tools.
+ */
+export function shellConfirmation(
+  state: SharedState,
+  details: { title: string; prompt: string; command: string; fallbackRoot: string },
+  roots: string[],
+): ConfirmationDetails {
+  return {
+    type: 'exec',
+    title: details.title,
+    prompt: details.prompt,
+    command: details.command,
+    rootCommand: roots.join(', ') || details.fallbackRoot,
+    rootCommands: roots,
+    onConfirm: async (outcome) => {
+      if (outcome === ConfirmationOutcome.ProceedAlways) {
+        for (const root of roots) state.sessionApprovals.add(`run_shell_command(${root})`);
+      }
+    },
+  };
+}
 
 export function errorResult(
   type: ToolErrorType,

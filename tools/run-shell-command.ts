@@ -8,6 +8,7 @@ import {
   liveBackgroundPids,
   serviceErrorResult,
   settle,
+  shellConfirmation,
   ShellTool,
   ShellToolInvocation,
   type ShellToolsConfig,
@@ -19,7 +20,6 @@ import type { UpdateOutput } from './live-output.js';
 import { checkCommand, type CommandCheck } from './policy.js';
 import {
   type ConfirmationDetails,
-  ConfirmationOutcome,
   type FunctionDeclaration,
   type PolicyDecision,
   type ToolResult,
@@ -119,22 +119,11 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
   }
 
   protected override confirmationDetails(decision: PolicyDecision): ConfirmationDetails {
-    return {
-      type: 'exec',
-      title: 'Confirm Shell Command',
-      prompt: this.params.description
-        ? `${this.params.description}\n\n${this.params.command}`
-        : `Run this command? ${this.params.command}`,
-      command: this.params.command,
-      rootCommand: decision.roots.join(', ') || 'shell command',
-      rootCommands: decision.roots,
-      onConfirm: async (outcome) => {
-        if (outcome === ConfirmationOutcome.ProceedAlways) {
-          for (const root of decision.roots) this.state.sessionApprovals.add(`run_shell_command(${root})`);
-        }
-      },
-    };
+    const { command, description } = this.params;
+    const prompt = description ? `${description}\n\n${command}` : `Run this command? ${command}`;
+    return shellConfirmation(this.state, { title: 'Confirm Shell Command', prompt, command, fallbackRoot: 'shell command' }, decision.roots);
   }
+
 
   async execute(signal: AbortSignal, updateOutput?: UpdateOutput): Promise<ToolResult> {
     const p = this.params;

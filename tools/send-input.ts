@@ -9,6 +9,7 @@ import {
   liveBackgroundPids,
   serviceErrorResult,
   settle,
+  shellConfirmation,
   ShellTool,
   ShellToolInvocation,
   type SharedState,
@@ -19,7 +20,6 @@ import { streamOutput, type UpdateOutput } from './live-output.js';
 import { type ShellInputDecision, shellInputDecision } from './shell-input-policy.js';
 import {
   type ConfirmationDetails,
-  ConfirmationOutcome,
   type FunctionDeclaration,
   type PolicyDecision,
   type ToolResult,
@@ -95,22 +95,11 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
   }
 
   protected override confirmationDetails(decision: PolicyDecision): ConfirmationDetails {
-    const lines = this.inputDecision().lines;
-    const command = lines.join('\n');
-    return {
-      type: 'exec',
-      title: 'Confirm Shell Input',
-      prompt: `Send to the shell at handle ${this.params.handle}? ${command}`,
-      command,
-      rootCommand: decision.roots.join(', ') || 'shell input',
-      rootCommands: decision.roots,
-      onConfirm: async (outcome) => {
-        if (outcome === ConfirmationOutcome.ProceedAlways) {
-          for (const root of decision.roots) this.state.sessionApprovals.add(`run_shell_command(${root})`);
-        }
-      },
-    };
+    const command = this.inputDecision().lines.join('\n');
+    const prompt = `Send to the shell at handle ${this.params.handle}? ${command}`;
+    return shellConfirmation(this.state, { title: 'Confirm Shell Input', prompt, command, fallbackRoot: 'shell input' }, decision.roots);
   }
+
 
   async execute(signal: AbortSignal, updateOutput?: UpdateOutput): Promise<ToolResult> {
     const p = this.params;
