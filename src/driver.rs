@@ -299,7 +299,9 @@ pub async fn write_pty(fd: Arc<AsyncFd<OwnedFd>>, mut rx: mpsc::UnboundedReceive
     }
 }
 
-pub async fn write_pipe(mut stdin: pipe::Sender, mut rx: mpsc::UnboundedReceiver<Input>) {
+/// Writes queued input to the job's stdin in order; `queued` counts what is still to be
+/// written, as for `write_pty`.
+pub async fn write_pipe(mut stdin: pipe::Sender, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
     while let Some(input) = rx.recv().await {
         match input {
             Input::Data(data) => {
@@ -309,5 +311,6 @@ pub async fn write_pipe(mut stdin: pipe::Sender, mut rx: mpsc::UnboundedReceiver
             }
             Input::Close => return,
         }
+        queued.fetch_sub(1, Ordering::AcqRel);
     }
 }

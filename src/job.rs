@@ -218,34 +218,37 @@ impl Job {
     /// The job runs in a PTY whose foreground program is blocked reading it, no output
     /// came for [`INPUT_SETTLE`], and any input written has been answered (echoed).
     pub fn awaiting_input(&self) -> bool {
-        if self.quiet_for() < INPUT_SETTLE || self.unanswered_input.load(Ordering::Relaxed) || !self.is_running() {
-            return false;
-        }
-        let terminal = {
-            let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(master) = pty.as_ref() else { return false };
-            crate::input_wait::Terminal::of_master(master.get_ref().as_raw_fd())
-        };
-        terminal.is_some_and(|t| t.awaits_input(self.meta.pid as i32))
+        self.look_at_input(false).0
     }
 
-    /// The program the job's input reaches now: for a PTY job the leader of the
-    /// terminal's foreground group, for a pipes job the job's own process (what it
-    /// exec'd). `None` once the job has ended.
-    pub fn foreground_program(&self) -> Option<String> {
-        if !self.is_running() {
-            return None;
+    /// Whether the job waits for input (see [`Job::awaiting_input`]) and the program its
+    /// input reaches now: for a PTY job the leader of the terminal's foreground group,
+    /// for a pipes job the job's own process (what it exec'd); `None` once it ended.
+    /// One look at the terminal serves both (the listing asks for both per job).
+    pub fn input_state(&self) -> (bool, Option<String>) {
+        self.look_at_input(true)
+    }
+
+    /// `program`: also name the foreground program (waits only ask whether input is
+    /// awaited, and look often).
+    fn look_at_input(&self, program: bool) -> (bool, Option<String>) {
+        let settled = self.quiet_for() >= INPUT_SETTLE && !self.unanswered_input.load(Ordering::Relaxed);
+        if (!settled && !program) || !self.is_running() {
+            return (false, None);
         }
         let terminal = {
             let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
-            pty.as_ref()
-                .map(|master| crate::input_wait::Terminal::of_master(master.get_ref().as_raw_fd()))
+            let Some(master) = pty.as_ref() else {
+                let name = program
+                    .then(|| crate::input_wait::program_name(self.meta.pid as i32))
+                    .flatten();
+                return (false, name);
+            };
+            crate::input_wait::Terminal::of_master(master.get_ref().as_raw_fd())
         };
-        match terminal {
-            Some(Some(terminal)) => terminal.foreground_program(),
-            Some(None) => None,
-            None => crate::input_wait::program_name(self.meta.pid as i32),
-        }
+        let Some(terminal) = terminal else { return (false, None) };
+        let awaiting = settled && terminal.awaits_input(self.meta.pid as i32);
+        (awaiting, program.then(|| terminal.foreground_program()).flatten())
     }
 
     /// Resolves once the job waits for input (see [`Job::awaiting_input`]); never for a

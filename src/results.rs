@@ -80,8 +80,7 @@ pub fn finished_interaction(job: &Arc<Job>, limit: usize) -> InteractionResult {
 }
 
 pub fn process_info(job: &Arc<Job>) -> ProcessInfo {
-    let awaiting_input = job.awaiting_input();
-    let foreground = job.foreground_program();
+    let (awaiting_input, foreground) = job.input_state();
     let state = job.state();
     ProcessInfo {
         awaiting_input,

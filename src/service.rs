@@ -438,7 +438,7 @@ impl Service {
             ProcessIo::Pipes { stdin, stdout, stderr } => {
                 let job = Arc::new(Job::new(meta, output, tx, None));
                 let ticket = job.register_waiter(pattern);
-                inner.runtime.spawn(driver::write_pipe(stdin, rx));
+                inner.runtime.spawn(driver::write_pipe(stdin, rx, job.queued_input()));
                 let (reader_job, child) = (job.clone(), spawned.child);
                 let reader = inner.runtime.spawn(async move {
                     reader_job.attach_files(make_files());
