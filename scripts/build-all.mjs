@@ -6,8 +6,8 @@
 // this way is in docs/platforms.md ("Prebuilt packages").
 //
 // What a platform needs is installed when it is missing (unless --no-install): the Rust
-// target (rustup), zig with cargo-zigbuild (pip) for macOS and for a Linux CPU that is
-// not the host's, MinGW-w64 (apt-get) for Windows.
+// target (rustup), zig with cargo-zigbuild (pip) for macOS and Linux,
+// MinGW-w64 (apt-get) for Windows.
 //
 // The committed loader and typings (index.js, index.d.ts) are never written here: every
 // build passes `--no-js` and sends its typings to a scratch folder. `npm run build`
@@ -18,22 +18,26 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { inspectBinary } from './native-binary.mjs';
+import { compareVersions, inspectBinary } from './native-binary.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const BINARY = pkg.napi.binaryName;
 
 // `name` is the npm/ folder, the package's suffix and the `.node` file's infix, spelled as
-// the generated loader (index.js) asks for them. `triple` is what cargo builds.
+// the generated loader (index.js) asks for them. `triple` is what cargo builds; `zig` is the
+// target handed to cargo-zigbuild, which for Linux names the oldest glibc to link against.
+// The floors are Node 20's own (its Linux builds need glibc 2.28, its macOS builds 10.15,
+// and Apple silicon starts at macOS 11): the addon runs wherever that Node runs.
+const GLIBC = '2.28';
 const PLATFORMS = [
-  { name: 'linux-x64-gnu', triple: 'x86_64-unknown-linux-gnu', format: 'ELF', arch: 'x64', entry: 'napi_register_module_v1' },
-  { name: 'linux-arm64-gnu', triple: 'aarch64-unknown-linux-gnu', format: 'ELF', arch: 'arm64', entry: 'napi_register_module_v1' },
-  { name: 'darwin-x64', triple: 'x86_64-apple-darwin', format: 'Mach-O', arch: 'x64', entry: '_napi_register_module_v1' },
-  { name: 'darwin-arm64', triple: 'aarch64-apple-darwin', format: 'Mach-O', arch: 'arm64', entry: '_napi_register_module_v1' },
+  { name: 'linux-x64-gnu', triple: 'x86_64-unknown-linux-gnu', zig: `x86_64-unknown-linux-gnu.${GLIBC}`, format: 'ELF', arch: 'x64' },
+  { name: 'linux-arm64-gnu', triple: 'aarch64-unknown-linux-gnu', zig: `aarch64-unknown-linux-gnu.${GLIBC}`, format: 'ELF', arch: 'arm64' },
+  { name: 'darwin-x64', triple: 'x86_64-apple-darwin', zig: 'x86_64-apple-darwin', macos: '10.15', format: 'Mach-O', arch: 'x64' },
+  { name: 'darwin-arm64', triple: 'aarch64-apple-darwin', zig: 'aarch64-apple-darwin', macos: '11.0', format: 'Mach-O', arch: 'arm64' },
   // The loader asks for `-msvc` on the official (MSVC-built) Node for Windows; the MSVC
   // toolchain cannot be had on Linux, so the MinGW target builds it (docs/platforms.md).
-  { name: 'win32-x64-msvc', triple: 'x86_64-pc-windows-gnu', format: 'PE32+', arch: 'x64', entry: 'napi_register_module_v1' },
+  { name: 'win32-x64-msvc', triple: 'x86_64-pc-windows-gnu', format: 'PE32+', arch: 'x64' },
 ];
 
 // A Windows addon that needs one of these would not load on a stock Windows: they are
@@ -98,7 +102,7 @@ function pythonScriptDirs() {
   return out ? out.split('\n').filter(Boolean) : [];
 }
 
-function ensureTools(platforms, host, install, env) {
+function ensureTools(platforms, install, env) {
   const installed = (output('rustup', ['target', 'list', '--installed']) ?? '').split('\n');
   const missingTargets = platforms.map((p) => p.triple).filter((t) => !installed.includes(t));
   if (missingTargets.length) {
@@ -106,7 +110,7 @@ function ensureTools(platforms, host, install, env) {
     run('rustup', ['target', 'add', ...missingTargets]);
   }
 
-  if (platforms.some((p) => strategy(p, host) === 'zig')) {
+  if (platforms.some((p) => strategy(p) === 'zig')) {
     // cargo-zigbuild finds zig on PATH or, failing that, as Python's `ziglang` module.
     const zigOk = () => output('cargo', ['zigbuild', '--help'], env) !== null && (output('zig', ['version'], env) !== null || output('python3', ['-c', 'import ziglang'], env) !== null);
     if (!zigOk()) {
@@ -117,7 +121,7 @@ function ensureTools(platforms, host, install, env) {
     }
   }
 
-  if (platforms.some((p) => strategy(p, host) === 'mingw')) {
+  if (platforms.some((p) => strategy(p) === 'mingw')) {
     const mingwOk = () => has('x86_64-w64-mingw32-gcc', env) && has('x86_64-w64-mingw32-dlltool', env);
     if (!mingwOk()) {
       if (!install) throw new Error('MinGW-w64 is missing (apt-get install gcc-mingw-w64-x86-64)');
@@ -128,18 +132,23 @@ function ensureTools(platforms, host, install, env) {
   }
 }
 
-/** How a platform is built from this host: its own toolchain, zig, or MinGW. */
-function strategy(p, host) {
-  if (p.triple === host) return 'native';
-  return p.triple.includes('windows') ? 'mingw' : 'zig';
+/**
+ * How a platform is built: zig links Linux and macOS (also the host's own Linux target, so
+ * the package gets the glibc floor above rather than this machine's glibc); MinGW links
+ * Windows (napi's `--cross-compile` would send a Windows target to cargo-xwin, which needs
+ * the MSVC SDK's download server).
+ */
+function strategy(p) {
+  return p.zig ? 'zig' : 'mingw';
 }
 
 /**
  * napi-build, for a `windows-gnu` target, links the addon against `libnode.dll` from
- * LIBNODE_PATH and stops the build without one. The addon looks Node-API up at run time
- * in the process that loaded it (napi-rs's default on Windows), so it takes no symbol from
- * that library: an import library that names `node.exe` and one function satisfies the
- * linker, and the finished `.node` imports nothing from it (checked after the build).
+ * LIBNODE_PATH and stops the build without one. With napi's `dyn-symbols` feature (checked
+ * before each build) the addon looks Node-API up at run time in the process that loaded
+ * it, so it takes no symbol from that library: an import library that names `node.exe`
+ * and one function satisfies the linker, and the finished `.node` imports nothing from it
+ * (checked after the build).
  */
 function libnodeStub(dir) {
   mkdirSync(dir, { recursive: true });
@@ -156,15 +165,38 @@ function cargoTargetDir() {
   return meta ? JSON.parse(meta).target_directory : join(ROOT, 'target');
 }
 
-function build(p, host, scratch, env) {
+/**
+ * What napi (the Node-API crate) is compiled with for `triple`, or null when the addon
+ * does not depend on it there: then no build can produce a Node addon for that platform.
+ */
+function napiFeatures(triple, env) {
+  const meta = output('cargo', ['metadata', '--format-version', '1', '--filter-platform', triple, '--features', 'node'], env);
+  if (!meta) throw new Error(`cargo metadata --filter-platform ${triple} failed`);
+  const { packages, resolve: graph } = JSON.parse(meta);
+  const napi = packages.find((x) => x.name === 'napi');
+  const node = napi && graph.nodes.find((n) => n.id === napi.id);
+  return node ? node.features : null;
+}
+
+function build(p, scratch, env) {
+  const features = napiFeatures(p.triple, env);
+  if (!features) throw new Error(`the addon has no Node-API binding for ${p.triple}: napi is not a dependency there (Cargo.toml)`);
+  // Without it napi links Node-API by name at build time, which the libnode stub cannot
+  // give; with it the addon finds Node-API in whatever process loaded it (docs/platforms.md).
+  if (strategy(p) === 'mingw' && !features.includes('dyn-symbols')) {
+    throw new Error(`napi is built without its dyn-symbols feature for ${p.triple}: add it to the Windows napi dependency in Cargo.toml`);
+  }
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
   const napi = join(ROOT, 'node_modules', '.bin', 'napi');
-  // The same flags as `npm run build`, so the host's build reuses its compiled crate.
-  const args = ['build', '--platform', '--release', '--features', 'node', '--target', p.triple];
+  // The flags of `npm run build`, less its loader and typings (see the top of this file).
+  const args = ['build', '--platform', '--release', '--features', 'node', '--target', p.zig ?? p.triple];
   args.push('--no-js', '--dts', 'typings.d.ts', '--output-dir', scratch);
-  if (strategy(p, host) === 'zig') args.push('--cross-compile'); // napi runs `cargo zigbuild`
-  run(napi, args, { env });
+  const buildEnv = { ...env };
+  if (strategy(p) === 'zig') args.push('--cross-compile'); // napi runs `cargo zigbuild`
+  // zig's own default is its newest macOS, which older Macs would refuse to load.
+  if (p.macos) buildEnv.MACOSX_DEPLOYMENT_TARGET = env.MACOSX_DEPLOYMENT_TARGET ?? p.macos;
+  run(napi, args, { env: buildEnv });
   const built = readdirSync(scratch).filter((f) => f.endsWith('.node'));
   if (built.length !== 1) throw new Error(`expected one .node in ${scratch}, found ${built.join(', ') || 'none'}`);
   return join(scratch, built[0]);
@@ -173,18 +205,29 @@ function build(p, host, scratch, env) {
 /** Whether the file is what a loader on `p` needs; a text for the table, or a throw. */
 function check(p, file) {
   const info = inspectBinary(file);
+  const entry = p.format === 'Mach-O' ? '_napi_register_module_v1' : 'napi_register_module_v1';
   const problems = [];
+  const notes = [];
   if (info.format !== p.format) problems.push(`is ${info.format}, not ${p.format}`);
   if (info.arch !== p.arch) problems.push(`is for ${info.arch}, not ${p.arch}`);
   if (!info.shared) problems.push('is not a shared library');
-  if (!info.exports.includes(p.entry)) problems.push(`does not export ${p.entry}`);
-  if (p.format === 'PE32+') {
+  if (!info.exports.includes(entry)) problems.push(`does not export ${entry}`);
+  if (p.format === 'ELF') {
+    if (info.glibc && compareVersions(info.glibc, GLIBC) > 0) problems.push(`needs glibc ${info.glibc}, over the ${GLIBC} floor`);
+    notes.push(`glibc >= ${info.glibc ?? '?'}`);
+  } else if (p.format === 'Mach-O') {
+    if (!info.minOs || compareVersions(info.minOs, p.macos) > 0) problems.push(`says macOS ${info.minOs ?? '?'}, not ${p.macos}`);
+    // macOS on Apple silicon refuses unsigned code; zig's linker signs ad hoc, as Apple's does.
+    if (p.arch === 'arm64' && !info.signed) problems.push('has no code signature');
+    notes.push(`macOS >= ${info.minOs}${info.signed ? ', ad-hoc signed' : ''}`);
+  } else {
     const bad = info.libraries.filter((l) => FORBIDDEN_WINDOWS_IMPORTS.test(l));
     if (bad.length) problems.push(`imports ${bad.join(', ')}`);
+    notes.push('system DLLs only');
   }
   if (problems.length) throw new Error(`the built file ${problems.join('; ')}`);
   const kind = { ELF: 'shared object', 'Mach-O': 'dylib', 'PE32+': 'DLL' }[p.format];
-  return `${p.format} ${p.arch} ${kind}, exports ${p.entry}`;
+  return `${p.format} ${p.arch} ${kind} (${notes.join(', ')}), exports ${entry}`;
 }
 
 function hashGenerated() {
@@ -203,26 +246,27 @@ function main() {
   const options = parseArgs(process.argv.slice(2));
   const platforms = options.only ? PLATFORMS.filter((p) => options.only.includes(p.name)) : PLATFORMS;
   checkPackages(platforms);
-  const host = (output('rustc', ['-vV']) ?? '').match(/^host: (\S+)$/m)?.[1];
-  if (!host) throw new Error('rustc -vV did not name the host target');
 
   const env = { ...process.env, PATH: [...pythonScriptDirs(), process.env.PATH].join(delimiter) };
-  ensureTools(platforms, host, options.install, env);
+  ensureTools(platforms, options.install, env);
   const work = join(cargoTargetDir(), 'build-all');
-  if (platforms.some((p) => strategy(p, host) === 'mingw')) env.LIBNODE_PATH = libnodeStub(join(work, 'libnode'));
+  // A cargo target folder of its own: the zig-linked host target would otherwise share
+  // target/x86_64-unknown-linux-gnu with `npm run build`, and each would relink the other's.
+  env.CARGO_TARGET_DIR = join(work, 'cargo');
+  if (platforms.some((p) => strategy(p) === 'mingw')) env.LIBNODE_PATH = libnodeStub(join(work, 'libnode'));
 
   const generated = hashGenerated();
   const rows = [];
   const started = Date.now();
   for (const p of platforms) {
     const t0 = Date.now();
-    const row = { name: p.name, triple: p.triple, file: '-', bytes: '-', seconds: '', check: '' };
-    console.log(`\n=== ${p.name} (${p.triple}, ${strategy(p, host)}) ===`);
+    const row = { name: p.name, triple: p.zig ?? p.triple, file: '-', bytes: '-', seconds: '', check: '' };
+    console.log(`\n=== ${p.name} (${p.zig ?? p.triple}, ${strategy(p)}) ===`);
     const dest = join(ROOT, 'npm', p.name, `${BINARY}.${p.name}.node`);
     // An earlier run's file must not survive a failed build and be packed as this one.
     rmSync(dest, { force: true });
     try {
-      const built = build(p, host, join(work, p.name), env);
+      const built = build(p, join(work, p.name), env);
       row.bytes = statSync(built).size;
       row.check = check(p, built);
       copyFileSync(built, dest);

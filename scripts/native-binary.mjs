@@ -6,7 +6,14 @@
 // platform in npm/ is one.
 import { readFileSync } from 'node:fs';
 
-/** @typedef {{ format: string, arch: string, shared: boolean, exports: string[], libraries: string[] }} BinaryInfo */
+/**
+ * `glibc`: the newest glibc symbol version an ELF file needs (weak references left out:
+ * the program checks for those itself), e.g. `2.17`. `minOs`: the oldest macOS a Mach-O
+ * file says it runs on; `signed`: it carries a code signature (Apple silicon loads no
+ * code without one).
+ * @typedef {{ format: string, arch: string, shared: boolean, exports: string[], libraries: string[],
+ *   glibc?: string | null, minOs?: string | null, signed?: boolean }} BinaryInfo
+ */
 
 /** @returns {BinaryInfo} */
 export function inspectBinary(path) {
@@ -43,18 +50,34 @@ function readElf(buf) {
   };
   const exports = [];
   const libraries = [];
+  const strongImports = []; // dynsym indexes of undefined, non-weak symbols
+  let versym = null;
+  const versionNames = new Map(); // version index -> name, from the needed-versions table
   for (let i = 0; i < shnum; i++) {
     const s = section(i);
     if (s.type === 11 /* SHT_DYNSYM */) {
       const strtab = section(s.link).offset;
-      for (let at = s.offset + s.entsize; at < s.offset + s.size; at += s.entsize) {
+      for (let at = s.offset + s.entsize, index = 1; at < s.offset + s.size; at += s.entsize, index++) {
         const bind = buf[at + 4] >> 4;
         const visibility = buf[at + 5] & 3;
         const defined = buf.readUInt16LE(at + 6) !== 0;
         // Global or weak, default or protected visibility, defined here: what a loader can find.
         if (defined && (bind === 1 || bind === 2) && (visibility === 0 || visibility === 3)) {
           exports.push(cString(buf, strtab + buf.readUInt32LE(at)));
+        } else if (!defined && bind === 1) strongImports.push(index);
+      }
+    } else if (s.type === 0x6fffffff /* SHT_GNU_versym */) {
+      versym = s.offset;
+    } else if (s.type === 0x6ffffffe /* SHT_GNU_verneed */) {
+      const strtab = section(s.link).offset;
+      for (let need = s.offset, more = true; more; ) {
+        const count = buf.readUInt16LE(need + 2);
+        for (let aux = need + buf.readUInt32LE(need + 8), k = 0; k < count; k++) {
+          versionNames.set(buf.readUInt16LE(aux + 6), cString(buf, strtab + buf.readUInt32LE(aux + 8)));
+          aux += buf.readUInt32LE(aux + 12);
         }
+        more = buf.readUInt32LE(need + 12) !== 0;
+        need += buf.readUInt32LE(need + 12);
       }
     } else if (s.type === 6 /* SHT_DYNAMIC */) {
       const strtab = section(s.link).offset;
@@ -65,8 +88,16 @@ function readElf(buf) {
       }
     }
   }
+  let glibc = null;
+  if (versym !== null) {
+    for (const index of strongImports) {
+      const name = versionNames.get(buf.readUInt16LE(versym + index * 2) & 0x7fff);
+      const version = name?.startsWith('GLIBC_') ? name.slice('GLIBC_'.length) : null;
+      if (version && (glibc === null || compareVersions(version, glibc) > 0)) glibc = version;
+    }
+  }
   const arch = { 62: 'x64', 183: 'arm64' }[machine] ?? `e_machine ${machine}`;
-  return { format: 'ELF', arch, shared: type === 3 /* ET_DYN */, exports, libraries };
+  return { format: 'ELF', arch, shared: type === 3 /* ET_DYN */, exports, libraries, glibc };
 }
 
 function uleb(buf, state) {
@@ -109,6 +140,10 @@ function readMachO(buf) {
   const ncmds = buf.readUInt32LE(16);
   const exports = new Set();
   const libraries = [];
+  let minOs = null;
+  let signed = false;
+  // A version packed as xxxx.yy.zz in a 32-bit word.
+  const version = (v) => `${v >>> 16}.${(v >> 8) & 0xff}${v & 0xff ? `.${v & 0xff}` : ''}`;
   let at = 32; // the mach_header_64
   for (let i = 0; i < ncmds; i++) {
     const cmd = buf.readUInt32LE(at);
@@ -135,11 +170,17 @@ function readMachO(buf) {
       if (size > 0) for (const name of exportTrie(buf, off, size)) exports.add(name);
     } else if (cmd === 0xc || cmd === 0x80000018 || cmd === 0x80000023 /* LC_(LOAD|WEAK|REEXPORT)_DYLIB */) {
       libraries.push(cString(buf, at + buf.readUInt32LE(at + 8)));
+    } else if (cmd === 0x32 /* LC_BUILD_VERSION */) {
+      minOs = version(buf.readUInt32LE(at + 12));
+    } else if (cmd === 0x24 /* LC_VERSION_MIN_MACOSX */) {
+      minOs = version(buf.readUInt32LE(at + 8));
+    } else if (cmd === 0x1d /* LC_CODE_SIGNATURE */) {
+      signed = buf.readUInt32LE(at + 12) > 0;
     }
     at += cmdsize;
   }
   const arch = { 0x01000007: 'x64', 0x0100000c: 'arm64' }[cputype] ?? `cputype 0x${cputype.toString(16)}`;
-  return { format: 'Mach-O', arch, shared: filetype === 6 /* MH_DYLIB */, exports: [...exports], libraries };
+  return { format: 'Mach-O', arch, shared: filetype === 6 /* MH_DYLIB */, exports: [...exports], libraries, minOs, signed };
 }
 
 function readPe(buf) {
@@ -196,4 +237,15 @@ function readPe(buf) {
   }
   const arch = { 0x8664: 'x64', 0xaa64: 'arm64' }[machine] ?? `machine 0x${machine.toString(16)}`;
   return { format: 'PE32+', arch, shared: (characteristics & 0x2000) !== 0 /* IMAGE_FILE_DLL */, exports, libraries };
+}
+
+/** Orders dotted versions by number: `2.17` < `2.28` < `10.15` < `11.0`. */
+export function compareVersions(a, b) {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
 }
