@@ -4,21 +4,17 @@
 //! under the same short lock. Exit is published only after every byte the process
 //! wrote has been ingested, so a result never misses the tail of the output.
 
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::ExitStatusExt;
-use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
-use tokio::io::unix::AsyncFd;
 use tokio::sync::{mpsc, watch, Notify};
 
 use crate::events::Subscribers;
 use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
 use crate::output::read::OutputChunk;
 use crate::output::{JobOutput, View};
-use crate::process_tree::JobIdentity;
+use crate::platform::{Containment, Exit, JobIdentity, Terminal};
 use crate::spawn::Mode;
 use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
 
@@ -82,6 +78,8 @@ pub struct JobMeta {
     /// The `NATIVE_SHELL_JOB=...` entry its processes carry.
     pub marker_entry: String,
     pub start_ticks: u64,
+    /// What holds the job's processes together (a Job Object on Windows).
+    pub containment: Containment,
 }
 
 /// Called with the final state as the exit is published, before any waiter wakes (the
@@ -89,12 +87,13 @@ pub struct JobMeta {
 pub type OnExit = Box<dyn FnOnce(&JobMeta, &JobState) + Send>;
 
 impl JobMeta {
-    /// What `process_tree` finds the job's processes by.
+    /// What the platform finds the job's processes by.
     pub fn identity(&self) -> JobIdentity<'_> {
         JobIdentity {
             pid: self.pid as i32,
             start_ticks: self.start_ticks,
             marker: &self.marker_entry,
+            containment: &self.containment,
         }
     }
 }
@@ -133,7 +132,7 @@ pub struct Job {
     input: mpsc::UnboundedSender<Input>,
     /// The PTY master (shared with the reader and writer), kept for resizing until the
     /// job's output is closed.
-    pty: Mutex<Option<Arc<AsyncFd<OwnedFd>>>>,
+    pty: Mutex<Option<Arc<Terminal>>>,
     /// Serialises `sendInput`/`waitFor` on one handle: two interactions never interleave.
     pub interaction: Arc<tokio::sync::Mutex<()>>,
     /// Inputs handed to the writer task and not yet written: while there are none, the
@@ -158,7 +157,7 @@ impl Job {
         meta: JobMeta,
         output: JobOutput,
         input: mpsc::UnboundedSender<Input>,
-        pty: Option<Arc<AsyncFd<OwnedFd>>>,
+        pty: Option<Arc<Terminal>>,
     ) -> Self {
         let state = JobState {
             status: JobStatus::Running,
@@ -238,17 +237,16 @@ impl Job {
         }
         let terminal = {
             let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(master) = pty.as_ref() else {
+            let Some(terminal) = pty.as_ref() else {
                 let name = program
-                    .then(|| crate::input_wait::program_name(self.meta.pid as i32))
+                    .then(|| crate::platform::program_name(self.meta.pid as i32))
                     .flatten();
                 return (false, name);
             };
-            crate::input_wait::Terminal::of_master(master.get_ref().as_raw_fd())
+            terminal.clone()
         };
-        let Some(terminal) = terminal else { return (false, None) };
-        let awaiting = settled && terminal.awaits_input(self.meta.pid as i32);
-        (awaiting, program.then(|| terminal.foreground_program()).flatten())
+        let state = terminal.input_state(self.meta.pid as i32, settled, program);
+        (state.awaiting, state.program)
     }
 
     /// Resolves once the job waits for input (see [`Job::awaiting_input`]); never for a
@@ -323,7 +321,7 @@ impl Job {
         state.status != JobStatus::Running
             && state.background_pids.is_empty()
             && state.output_closed_at_exit
-            && !crate::process_tree::group_exists(self.meta.pid as i32)
+            && !crate::platform::group_exists(self.meta.pid as i32)
     }
 
     /// Called by the reader with each chunk.
@@ -349,20 +347,14 @@ impl Job {
     }
 
     /// Called by the reader once the process has exited and its output is drained.
-    pub fn finish(
-        &self,
-        exit: std::io::Result<ExitStatus>,
-        background_pids: Vec<u32>,
-        output_closed: bool,
-        on_exit: OnExit,
-    ) {
+    pub fn finish(&self, exit: std::io::Result<Exit>, background_pids: Vec<u32>, output_closed: bool, on_exit: OnExit) {
         let mut state = self.state();
         state.output_closed_at_exit = output_closed;
         state.output.finish();
         match exit {
-            Ok(status) => {
-                state.exit_code = status.code();
-                state.signal = status.signal();
+            Ok(exit) => {
+                state.exit_code = exit.code;
+                state.signal = exit.signal;
             }
             Err(e) => state.error = Some(format!("waiting for the process failed: {e}")),
         }
@@ -460,9 +452,9 @@ impl Job {
         let mut written = 0;
         if self.queued_input.load(Ordering::Acquire) == 0 {
             let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(master) = pty.as_ref() {
+            if let Some(terminal) = pty.as_ref() {
                 self.unanswered_input.store(true, Ordering::Relaxed);
-                written = crate::spawn::pty::write_some(master.get_ref().as_raw_fd(), &data);
+                written = terminal.write_some(&data);
             }
         }
         if written < data.len() {
@@ -471,8 +463,8 @@ impl Job {
     }
 
     pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
-        if let Some(master) = self.pty.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            crate::spawn::pty::resize_terminal(master.get_ref().as_raw_fd(), cols, rows)?;
+        if let Some(terminal) = self.pty.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            terminal.resize(cols, rows)?;
         }
         self.state().output.resize(cols, rows);
         Ok(())

@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, SystemTime};
 
-use tokio::io::unix::AsyncFd;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
@@ -23,12 +22,11 @@ use crate::output::persist::{self, unix_millis, JobFiles, DEFAULT_DISK_CAP_BYTES
 use crate::output::read::{OutputChunk, DEFAULT_READ_BYTES, MAX_READ_BYTES};
 use crate::output::screen::ScreenSize;
 use crate::output::{JobOutput, OutputLimits, View, Which};
-use crate::process_tree;
+use crate::platform::{self, watchdog, ProcessIo};
 use crate::request::*;
 use crate::results::{finished_interaction, history_entry, interaction, process_info, run_result};
-use crate::spawn::{self, command, directory, env, Mode, ProcessIo, SpawnSpec};
+use crate::spawn::{command, directory, env, Mode, SpawnSpec};
 use crate::wait::{compile_pattern, WaitSpec, WaitStatus};
-use crate::watchdog;
 
 use crate::limits::MAX_SESSION_ID_LEN;
 pub use crate::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_TERMINAL_SIZE};
@@ -375,11 +373,11 @@ impl Service {
         let started_at = SystemTime::now();
         let started = std::time::Instant::now();
         let _guard = inner.runtime.enter();
-        let spawned = spawn::spawn(SpawnSpec {
+        let spawned = platform::spawn(&SpawnSpec {
             program,
             args,
             env,
-            cwd: &workdir.fd,
+            cwd: workdir,
             mode: req.mode,
             cols: req.cols,
             rows: req.rows,
@@ -412,16 +410,14 @@ impl Service {
             started_at,
             started,
             marker_entry: format!("{}={}", env::JOB_MARKER, job_marker),
-            start_ticks: process_tree::start_ticks(spawned.pid as i32),
+            start_ticks: platform::start_ticks(spawned.pid as i32),
+            containment: spawned.containment,
         };
         let (tx, rx) = mpsc::unbounded_channel();
         let on_exit = self.history_recorder();
         let (job, ticket) = match spawned.io {
-            ProcessIo::Pty { fd } => {
-                // SAFETY: the OwnedFd moves into the AsyncFd and stays open, unchanged,
-                // for its whole life.
-                let fd = unsafe { AsyncFd::register(fd) }.map_err(|e| std::io::Error::other(e.to_string()))?;
-                let fd = Arc::new(fd);
+            ProcessIo::Pty(terminal) => {
+                let fd = Arc::new(terminal);
                 let job = Arc::new(Job::new(meta, output, tx, Some(fd.clone())));
                 let ticket = job.register_waiter(pattern);
                 inner

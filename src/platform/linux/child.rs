@@ -14,6 +14,8 @@ use std::sync::Mutex;
 
 use tokio::io::unix::AsyncFd;
 
+use crate::platform::Exit;
+
 pub struct ChildProcess {
     pid: i32,
     /// None where the kernel has no pidfds.
@@ -40,7 +42,15 @@ impl ChildProcess {
     }
 
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
-    pub async fn wait(&mut self) -> io::Result<ExitStatus> {
+    pub async fn wait(&mut self) -> io::Result<Exit> {
+        let status = self.wait_status().await?;
+        Ok(Exit {
+            code: status.code(),
+            signal: status.signal(),
+        })
+    }
+
+    async fn wait_status(&mut self) -> io::Result<ExitStatus> {
         if let Some(status) = self.status {
             return Ok(status);
         }
@@ -122,6 +132,6 @@ fn wait_blocking(pid: i32) -> io::Result<ExitStatus> {
 }
 
 /// Reaps a child known to have exited already (a launch that failed before exec).
-pub(super) fn reap_blocking(pid: i32) {
+pub fn reap_blocking(pid: i32) {
     let _ = wait_blocking(pid);
 }
