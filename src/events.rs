@@ -13,9 +13,10 @@
 //! the delivery reports.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::job::{Job, JobStatus};
+use crate::sync::lock;
 
 /// Queues one delivery of the subscription (which then calls [`Subscription::take_event`]).
 /// Called on the reader's thread: it must return at once.
@@ -160,8 +161,4 @@ impl Subscribers {
             subscription.wake();
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -16,6 +16,7 @@ use crate::output::read::OutputChunk;
 use crate::output::{JobOutput, View};
 use crate::platform::{Containment, Exit, JobIdentity, Terminal};
 use crate::spawn::Mode;
+use crate::sync::lock;
 use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
 
 /// How long a job runs before its first `info.json` is written; see
@@ -191,10 +192,9 @@ impl Job {
         }
     }
 
-    /// The state lock. A panic while it was held (none is expected) must not turn every
-    /// later call into a panic too, so poisoning is ignored.
+    /// The state lock (poison-tolerant: `crate::sync::lock`).
     pub fn state(&self) -> MutexGuard<'_, JobState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.state)
     }
 
     /// Marks now as the job's last activity (output, or the start of a wait for input).
@@ -236,7 +236,7 @@ impl Job {
             return (false, None);
         }
         let terminal = {
-            let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
+            let pty = lock(&self.pty);
             let Some(terminal) = pty.as_ref() else {
                 let name = program
                     .then(|| crate::platform::program_name(self.meta.pid as i32))
@@ -451,7 +451,7 @@ impl Job {
     pub fn write_now(&self, data: Vec<u8>) {
         let mut written = 0;
         if self.queued_input.load(Ordering::Acquire) == 0 {
-            let pty = self.pty.lock().unwrap_or_else(|p| p.into_inner());
+            let pty = lock(&self.pty);
             if let Some(terminal) = pty.as_ref() {
                 self.unanswered_input.store(true, Ordering::Relaxed);
                 written = terminal.write_some(&data);
@@ -463,7 +463,7 @@ impl Job {
     }
 
     pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
-        if let Some(terminal) = self.pty.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        if let Some(terminal) = lock(&self.pty).as_ref() {
             terminal.resize(cols, rows)?;
         }
         self.state().output.resize(cols, rows);
@@ -474,7 +474,7 @@ impl Job {
     /// the terminal, stdin and the output files are let go, so a finished job that is
     /// never removed holds no PTY (a machine has only a few thousand) and no descriptor.
     pub fn release_io(&self) {
-        self.pty.lock().unwrap_or_else(|p| p.into_inner()).take();
+        lock(&self.pty).take();
         self.state().output.close_files();
         // A reader that died before making the files must not leave `run` waiting.
         self.files_ready.send_replace(true);
