@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::{mpsc, watch, Notify};
 
-use crate::events::Subscribers;
+use crate::notify::Subscribers;
 use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
 use crate::output::read::OutputChunk;
 use crate::output::{JobOutput, View};
@@ -142,7 +142,7 @@ pub struct Job {
     closed: AtomicBool,
     close_notify: Notify,
     next_waiter: AtomicU64,
-    /// Listeners told of new output and of the exit (`crate::events`).
+    /// Listeners told of new output and of the exit (`crate::notify`, `crate::events`).
     subscribers: Subscribers,
     /// When output last arrived (or a wait for input began), in ns since `meta.started`.
     last_activity: AtomicU64,

@@ -29,6 +29,8 @@ pub mod kill;
 #[cfg(unix)]
 pub mod limits;
 #[cfg(unix)]
+pub mod notify;
+#[cfg(unix)]
 pub mod output;
 #[cfg(unix)]
 pub mod platform;
