@@ -23,6 +23,10 @@
 
 mod buffer;
 
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::Path;
+
 #[cfg(unix)]
 mod unix;
 
@@ -47,6 +51,42 @@ pub use os::{
     spawn, start_ticks, watchdog, ChildProcess, Containment, JobIdentity, PipeReader, PipeWriter, ProcInfo, Snapshot,
     Terminal,
 };
+
+/// Names a job's processes so they can be found again even after they leave its
+/// process group or session. Value: `<service token>.<handle>`.
+pub const JOB_MARKER: &str = "NATIVE_SHELL_JOB";
+/// Names the Node process that owns a job; the watchdog ends jobs by it when that dies.
+pub const OWNER_MARKER: &str = "NATIVE_SHELL_OWNER";
+
+/// How a job talks to its process: a terminal, or three pipes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Pty,
+    Pipes,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Pty => "pty",
+            Mode::Pipes => "pipes",
+        }
+    }
+}
+
+/// What to start, made by `crate::spawn` (command line, environment, directory).
+pub struct SpawnSpec<'a> {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+    /// The working directory, checked to lie inside the project root...
+    pub cwd: &'a Path,
+    /// ...and held open since that check: the child enters this very directory.
+    pub cwd_handle: &'a File,
+    pub mode: Mode,
+    pub cols: u16,
+    pub rows: u16,
+}
 
 /// How a process ended.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

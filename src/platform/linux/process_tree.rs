@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 
 use crate::platform::Containment;
-use crate::spawn::env::JOB_MARKER;
+use crate::platform::JOB_MARKER;
 
 #[derive(Clone, Debug)]
 pub struct ProcInfo {

@@ -13,7 +13,7 @@ pub mod terminal;
 use std::io;
 
 use crate::platform::Spawned;
-use crate::spawn::{Mode, SpawnSpec};
+use crate::platform::{Mode, SpawnSpec};
 
 pub use directory::open_directory;
 pub use pipes::{PipeReader, PipeWriter};
@@ -42,5 +42,5 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Spawned> {
 /// The launch plan for `spec` with these descriptors as the child's 0, 1 and 2.
 fn plan(spec: &SpawnSpec<'_>, stdio: [i32; 3]) -> io::Result<launch::LaunchPlan> {
     use std::os::fd::AsRawFd;
-    launch::LaunchPlan::new(&spec.program, &spec.args, &spec.env, spec.cwd.file.as_raw_fd(), stdio)
+    launch::LaunchPlan::new(&spec.program, &spec.args, &spec.env, spec.cwd_handle.as_raw_fd(), stdio)
 }

@@ -9,7 +9,7 @@ use tokio::net::unix::pipe;
 
 use crate::platform::os::ChildProcess;
 use crate::platform::ProcessIo;
-use crate::spawn::SpawnSpec;
+use crate::platform::SpawnSpec;
 
 /// The read end of a job's stdout or stderr, in the reactor.
 pub struct PipeReader(pipe::Receiver);

@@ -11,7 +11,7 @@ use portable_pty::{native_pty_system, PtySize};
 use super::Terminal;
 use crate::platform::os::ChildProcess;
 use crate::platform::ProcessIo;
-use crate::spawn::SpawnSpec;
+use crate::platform::SpawnSpec;
 
 pub(super) fn spawn(spec: &SpawnSpec<'_>) -> io::Result<(ChildProcess, i32, ProcessIo)> {
     let size = PtySize {
