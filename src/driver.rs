@@ -1,28 +1,24 @@
 //! The reader of one job: moves bytes from the PTY master or the pipes into the job,
 //! notices the exit, drains what is still in flight, and only then publishes the exit.
 //!
-//! Each job is a task on the shared tokio reactor (epoll), not a thread: an idle job
-//! is a registered descriptor and costs nothing until it has output.
+//! Each job is a task on the shared tokio runtime, reading through the platform's
+//! `Terminal` or `PipeReader`; on Unix that is a descriptor in the reactor (epoll,
+//! kqueue), not a thread, so an idle job costs nothing until it has output.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::process::ExitStatus;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::pipe;
 use tokio::sync::mpsc;
 
 use crate::handoff::Handoff;
 use crate::job::{Input, Job, SCREEN_SETTLE};
 use crate::output::persist::Stream;
-use crate::process_tree::{background_roots, job_processes};
-use crate::spawn::ChildProcess;
+use crate::platform::{
+    background_roots, job_processes, ChildProcess, Exit, PipeReader, PipeWriter, ProcessIo, Read, ReadBuffer, Terminal,
+};
 
-const READ_CHUNK: usize = 64 * 1024;
 /// After the exit, output still held open by background processes is read until it
 /// has been quiet this long...
 const DRAIN_QUIET: Duration = Duration::from_millis(25);
@@ -31,100 +27,49 @@ const DRAIN_MAX: Duration = Duration::from_millis(250);
 
 pub use crate::job::OnExit;
 
-/// A reader's buffer: small until the job floods, so the many jobs that print a few
-/// lines do not each allocate and zero `READ_CHUNK` (two of them in pipes mode).
-struct ReadBuffer(Vec<u8>);
+/// The end of a job's I/O its reader task reads.
+pub enum Reader {
+    Pty(Arc<Terminal>),
+    Pipes { stdout: PipeReader, stderr: PipeReader },
+}
 
-impl ReadBuffer {
-    const FIRST: usize = 4096;
+/// The end of a job's I/O its writer task writes caller input to.
+pub enum Writer {
+    Pty(Arc<Terminal>),
+    Pipe(PipeWriter),
+}
 
-    fn new() -> Self {
-        Self(vec![0; Self::FIRST])
-    }
-
-    fn space(&mut self) -> &mut [u8] {
-        &mut self.0
-    }
-
-    /// Makes the buffer `READ_CHUNK` once `n` bytes filled it: the job is flooding.
-    fn grow_if_full(&mut self, n: usize) {
-        if n == self.0.len() && n < READ_CHUNK {
-            self.0.resize(READ_CHUNK, 0);
+/// Splits a started process's I/O: the terminal the job keeps (for resizing, direct
+/// writes and input detection; PTY mode only), the writer's end and the reader's.
+pub fn split(io: ProcessIo) -> (Option<Arc<Terminal>>, Writer, Reader) {
+    match io {
+        ProcessIo::Pty(terminal) => {
+            let terminal = Arc::new(terminal);
+            (
+                Some(terminal.clone()),
+                Writer::Pty(terminal.clone()),
+                Reader::Pty(terminal),
+            )
         }
-    }
-
-    /// The `n` bytes just read (a full buffer grows for the next read).
-    fn filled(&mut self, n: usize) -> &[u8] {
-        self.grow_if_full(n);
-        &self.0[..n]
+        ProcessIo::Pipes { stdin, stdout, stderr } => (None, Writer::Pipe(stdin), Reader::Pipes { stdout, stderr }),
     }
 }
 
-enum Read {
-    Data(usize),
-    Eof,
-}
-
-async fn read_pty(fd: &AsyncFd<OwnedFd>, buf: &mut ReadBuffer) -> Read {
-    loop {
-        let Ok(mut guard) = fd.readable().await else {
-            return Read::Eof;
-        };
-        match guard.try_io(|inner| read_available(inner.as_raw_fd(), buf)) {
-            Ok(Ok(0)) => return Read::Eof,
-            Ok(Ok(n)) => return Read::Data(n),
-            Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-            // EIO on a PTY master means every slave descriptor is closed: EOF.
-            Ok(Err(_)) => return Read::Eof,
-            Err(_would_block) => continue,
-        }
+/// Reads the job's output until its exit is published and its output closed (or the
+/// job is closed).
+pub async fn drive(job: Arc<Job>, child: ChildProcess, reader: Reader, on_exit: OnExit) {
+    match reader {
+        Reader::Pty(terminal) => drive_pty(job, child, terminal, on_exit).await,
+        Reader::Pipes { stdout, stderr } => drive_pipes(job, child, stdout, stderr, on_exit).await,
     }
 }
 
-/// Reads what is available now, up to `READ_CHUNK`: a PTY hands over at most 4 KiB
-/// per read, so one chunk for the job is gathered from several reads while more is
-/// already waiting — fewer ingests, locks and file writes per MiB, and no waiting
-/// for data that has not arrived. WouldBlock only if nothing at all was read.
-fn read_available(fd: i32, buf: &mut ReadBuffer) -> io::Result<usize> {
-    let mut n = raw_read(fd, buf.space())?;
-    if n == 0 {
-        return Ok(0);
-    }
-    loop {
-        // The first read can fill the small buffer; gathering goes on in the large one.
-        buf.grow_if_full(n);
-        let space = &mut buf.space()[n..];
-        if space.is_empty() {
-            break;
-        }
-        match raw_read(fd, space) {
-            Ok(0) => break,
-            Ok(more) => n += more,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            // WouldBlock, or EIO (EOF): deliver what was read; the next read sees it again.
-            Err(_) => break,
-        }
-    }
-    Ok(n)
-}
-
-fn raw_read(fd: i32, buf: &mut [u8]) -> io::Result<usize> {
-    // SAFETY: reading into a live buffer of the given length.
-    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
-    }
-}
-
-fn raw_write(fd: i32, data: &[u8]) -> io::Result<usize> {
-    // SAFETY: writing from a live buffer of the given length.
-    let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
+/// Writes caller input in order until the job closes its input; `queued` counts what
+/// is still to be written (see `Job::write_now`, which writes directly while it is 0).
+pub async fn write_input(writer: Writer, rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
+    match writer {
+        Writer::Pty(terminal) => write_pty(terminal, rx, queued).await,
+        Writer::Pipe(stdin) => write_pipe(stdin, rx, queued).await,
     }
 }
 
@@ -137,7 +82,7 @@ async fn background_pids(job: &Arc<Job>) -> Vec<u32> {
     scan.await.unwrap_or_default()
 }
 
-async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_closed: bool, on_exit: OnExit) {
+async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: bool, on_exit: OnExit) {
     // Output still open after the exit means something else holds it: a background job.
     let background = if output_closed {
         Vec::new()
@@ -147,7 +92,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<ExitStatus>, output_close
     job.finish(exit, background, output_closed, on_exit);
 }
 
-pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<OwnedFd>>, on_exit: OnExit) {
+async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Terminal>, on_exit: OnExit) {
     let mut buf = ReadBuffer::new();
     let mut output = Handoff::new(job.clone());
     let mut eof = false;
@@ -162,7 +107,7 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
         loop {
             tokio::select! {
                 biased;
-                read = read_pty(&fd, &mut buf), if !eof => match read {
+                read = terminal.read(&mut buf), if !eof => match read {
                     Read::Data(n) => {
                         output.push(buf.filled(n)).await;
                         settle.as_mut().reset(tokio::time::Instant::now() + SCREEN_SETTLE);
@@ -181,7 +126,7 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
     };
     let deadline = Instant::now() + DRAIN_MAX;
     while !eof && Instant::now() < deadline {
-        match tokio::time::timeout(DRAIN_QUIET, read_pty(&fd, &mut buf)).await {
+        match tokio::time::timeout(DRAIN_QUIET, terminal.read(&mut buf)).await {
             Ok(Read::Data(n)) => output.push(buf.filled(n)).await,
             Ok(Read::Eof) => eof = true,
             Err(_quiet) => break,
@@ -193,7 +138,7 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
     // Background processes may keep writing to the terminal; keep their output.
     while !eof {
         tokio::select! {
-            read = read_pty(&fd, &mut buf) => match read {
+            read = terminal.read(&mut buf) => match read {
                 Read::Data(n) => output.push(buf.filled(n)).await,
                 Read::Eof => eof = true,
             },
@@ -205,8 +150,8 @@ pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, fd: Arc<AsyncFd<O
 
 /// A job's stdout and stderr pipes, read as one source.
 struct Pipes {
-    stdout: pipe::Receiver,
-    stderr: pipe::Receiver,
+    stdout: PipeReader,
+    stderr: PipeReader,
     out_buf: ReadBuffer,
     err_buf: ReadBuffer,
     out_open: bool,
@@ -234,13 +179,7 @@ impl Pipes {
     }
 }
 
-pub async fn drive_pipes(
-    job: Arc<Job>,
-    mut child: ChildProcess,
-    stdout: pipe::Receiver,
-    stderr: pipe::Receiver,
-    on_exit: OnExit,
-) {
+async fn drive_pipes(job: Arc<Job>, mut child: ChildProcess, stdout: PipeReader, stderr: PipeReader, on_exit: OnExit) {
     let mut pipes = Pipes {
         stdout,
         stderr,
@@ -276,36 +215,26 @@ pub async fn drive_pipes(
     }
 }
 
-/// Writes caller input to the PTY master, waiting for room when the terminal's input
-/// queue is full (so large pastes are neither dropped nor blocking a thread).
-/// Writes queued input to the terminal in order; `queued` counts what is still to be
-/// written (see `Job::write_now`, which writes directly while it is zero).
-pub async fn write_pty(fd: Arc<AsyncFd<OwnedFd>>, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
+/// Writes queued input to the terminal in order, waiting for room when its input queue
+/// is full.
+async fn write_pty(terminal: Arc<Terminal>, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
     while let Some(input) = rx.recv().await {
         // Close: the job is done with its terminal (see `Job::release_io`).
         let Input::Data(data) = input else { return };
-        let mut written = 0;
-        while written < data.len() {
-            let Ok(mut guard) = fd.writable().await else { return };
-            match guard.try_io(|inner| raw_write(inner.as_raw_fd(), &data[written..])) {
-                Ok(Ok(n)) => written += n,
-                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-                // The terminal is gone: nothing more can be delivered.
-                Ok(Err(_)) => return,
-                Err(_would_block) => {}
-            }
+        if terminal.write_all(&data).await.is_err() {
+            // The terminal is gone: nothing more can be delivered.
+            return;
         }
         queued.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-/// Writes queued input to the job's stdin in order; `queued` counts what is still to be
-/// written, as for `write_pty`.
-pub async fn write_pipe(mut stdin: pipe::Sender, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
+/// Writes queued input to the job's stdin in order.
+async fn write_pipe(mut stdin: PipeWriter, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
     while let Some(input) = rx.recv().await {
         match input {
             Input::Data(data) => {
-                if stdin.write_all(&data).await.is_err() || stdin.flush().await.is_err() {
+                if stdin.write_all(&data).await.is_err() {
                     return;
                 }
             }

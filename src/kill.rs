@@ -1,11 +1,12 @@
-//! Ending a job and everything it started: SIGTERM to the group and to every process
-//! found by `process_tree`, a grace period, then SIGKILL for whatever is left.
+//! Ending a job and everything it started: asked to end (SIGTERM to the group and to
+//! every process the platform finds), a grace period, then ended for good (SIGKILL, or
+//! the Job Object terminated on Windows) for whatever is left.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::job::{Job, JobStatus};
-use crate::process_tree::{is_alive, job_processes, signal_all, ProcStat, Snapshot};
+use crate::platform::{end_processes, is_alive, job_processes, Ending, ProcInfo, Snapshot};
 
 /// How long to wait for the job to be reaped after SIGKILL before reporting anyway.
 const REAP_TIMEOUT: Duration = Duration::from_secs(5);
@@ -22,7 +23,7 @@ pub struct KillReport {
     pub escalated: bool,
 }
 
-async fn scan(job: &Arc<Job>) -> Vec<ProcStat> {
+async fn scan(job: &Arc<Job>) -> Vec<ProcInfo> {
     let job = job.clone();
     tokio::task::spawn_blocking(move || job_processes(&job.meta.identity()))
         .await
@@ -38,11 +39,10 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
         }
         running
     };
-    let pid = job.meta.pid as i32;
     let procs = scan(job).await;
     let mut escalated = false;
     if was_running || !procs.is_empty() {
-        signal_all(pid, &procs, libc::SIGTERM);
+        end_processes(&job.meta.identity(), &procs, Ending::Politely);
         let deadline = Instant::now() + grace;
         let all_gone = || !job.is_running() && procs.iter().all(|p| !is_alive(p.pid));
         while !all_gone() && Instant::now() < deadline {
@@ -52,7 +52,7 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
         let survivors = scan(job).await;
         if !survivors.is_empty() || job.is_running() {
             escalated = true;
-            signal_all(pid, &survivors, libc::SIGKILL);
+            end_processes(&job.meta.identity(), &survivors, Ending::Now);
         }
         let _ = tokio::time::timeout(REAP_TIMEOUT, job.wait_finished()).await;
     }
@@ -73,15 +73,12 @@ pub fn kill_now(job: &Arc<Job>) {
 }
 
 /// The same for many jobs at once (the exit hook, a dropped service), sharing one read
-/// of `/proc`, so exiting with a thousand finished jobs costs no more than with none.
+/// of the process table, so exiting with a thousand finished jobs costs no more than with none.
 pub fn kill_all_now(jobs: &[Arc<Job>]) {
     let Some(snapshot) = snapshot_for(jobs) else { return };
     for job in jobs {
-        signal_all(
-            job.meta.pid as i32,
-            &snapshot.members(&job.meta.identity()),
-            libc::SIGKILL,
-        );
+        let identity = job.meta.identity();
+        end_processes(&identity, &snapshot.members(&identity), Ending::Now);
     }
 }
 
@@ -96,7 +93,7 @@ pub fn jobs_with_processes(jobs: Vec<Arc<Job>>) -> Vec<Arc<Job>> {
         .collect()
 }
 
-/// One read of `/proc` covering every process these jobs can have started.
+/// One read of the process table covering every process these jobs can have started.
 fn snapshot_for(jobs: &[Arc<Job>]) -> Option<Snapshot> {
     jobs.iter().map(|job| job.meta.start_ticks).min().map(Snapshot::take)
 }

@@ -1,22 +1,22 @@
 //! The working directory of a job: relative to the project root and never outside it.
 //!
 //! The check resolves symlinks, then the directory is opened and the *opened* file is
-//! checked again through `/proc/self/fd`; the child enters it with `fchdir` on that
-//! descriptor. A symlink swapped in after the check therefore changes nothing: the
-//! job runs in the directory that was verified.
+//! checked again, by the name the system gives the open file (`platform::opened_path`).
+//! On Unix the child enters it with `fchdir` on that descriptor, so a symlink swapped
+//! in after the check changes nothing: the job runs in the directory that was verified.
 
-use std::fs::{File, OpenOptions};
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, Result, ServiceError};
+use crate::platform;
 
 pub struct WorkingDir {
     /// The directory as the caller named it (`.` for the root), for results and lists.
     pub display: String,
     pub path: PathBuf,
-    pub fd: OwnedFd,
+    /// Held open until the child has entered it (Unix: by `fchdir` on it).
+    pub file: File,
 }
 
 fn refuse(message: String) -> ServiceError {
@@ -43,12 +43,9 @@ pub fn resolve(root: &Path, requested: Option<&str>) -> Result<WorkingDir> {
         .canonicalize()
         .map_err(|e| refuse(format!("directory {requested:?} cannot be used: {e}")))?;
     ensure_inside(root, &canonical, requested)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
-        .open(&canonical)
+    let file = platform::open_directory(&canonical)
         .map_err(|e| refuse(format!("directory {requested:?} cannot be opened: {e}")))?;
-    let opened = opened_path(&file).unwrap_or_default();
+    let opened = platform::opened_path(&file).unwrap_or_default();
     ensure_inside(root, &opened, requested)?;
     let display = if requested.is_empty() {
         ".".to_string()
@@ -58,7 +55,7 @@ pub fn resolve(root: &Path, requested: Option<&str>) -> Result<WorkingDir> {
     Ok(WorkingDir {
         display,
         path: opened,
-        fd: OwnedFd::from(file),
+        file,
     })
 }
 
@@ -70,10 +67,6 @@ fn ensure_inside(root: &Path, path: &Path, requested: &str) -> Result<()> {
             "directory {requested:?} leads outside the project root"
         )))
     }
-}
-
-fn opened_path(file: &File) -> Option<PathBuf> {
-    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
 }
 
 #[cfg(test)]
@@ -95,6 +88,7 @@ mod tests {
         assert_eq!(resolve(&root, Some("sub/../sub")).unwrap().path, root.join("sub"));
     }
 
+    #[cfg(unix)]
     #[test]
     fn refuses_escapes() {
         let (_t, root) = root();

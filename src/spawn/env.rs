@@ -6,11 +6,7 @@ use std::ffi::OsString;
 
 use crate::error::{Result, ServiceError};
 
-/// Names a job's processes so they can be found again even after they leave its
-/// process group or session (see `process_tree`). Value: `<service token>.<handle>`.
-pub const JOB_MARKER: &str = "NATIVE_SHELL_JOB";
-/// Names the Node process that owns a job; the watchdog kills by it when that dies.
-pub const OWNER_MARKER: &str = "NATIVE_SHELL_OWNER";
+pub use crate::platform::{JOB_MARKER, OWNER_MARKER};
 
 /// Variables every job gets, last, so callers cannot switch them off by accident.
 const FIXED: &[(&str, &str)] = &[

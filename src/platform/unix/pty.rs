@@ -3,14 +3,17 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
 
 use portable_pty::{native_pty_system, PtySize};
 
-use super::{plan, ChildProcess, ProcessIo, SpawnSpec, Spawned};
+use super::Terminal;
+use crate::platform::os::ChildProcess;
+use crate::platform::ProcessIo;
+use crate::platform::SpawnSpec;
 
-pub(super) fn spawn(spec: &SpawnSpec<'_>, cwd: i32) -> io::Result<Spawned> {
+pub(super) fn spawn(spec: &SpawnSpec<'_>) -> io::Result<(ChildProcess, i32, ProcessIo)> {
     let size = PtySize {
         rows: spec.rows,
         cols: spec.cols,
@@ -34,24 +37,21 @@ pub(super) fn spawn(spec: &SpawnSpec<'_>, cwd: i32) -> io::Result<Spawned> {
         .open(&slave_path)?;
     drop(pair.slave);
     let fd = slave.as_raw_fd();
-    let mut plan = plan(spec, cwd, [fd, fd, fd])?;
+    let mut plan = super::plan(spec, [fd, fd, fd])?;
     plan.controlling_terminal = true;
     plan.ignore_hangup = true;
     let pid = plan.launch()?;
+    // Adopted at once, so an error below still leaves the child reaped.
     let child = ChildProcess::adopt(pid);
     drop(slave);
     let master_fd = pair
         .master
         .as_raw_fd()
         .ok_or_else(|| io::Error::other("the PTY master has no descriptor"))?;
-    let fd = duplicate_nonblocking(master_fd)?;
-    Ok(Spawned {
-        child,
-        pid: pid as u32,
-        // portable-pty's own master descriptor closes here: resizing goes through the
-        // duplicate (`resize_terminal`), so a running job holds one descriptor of it.
-        io: ProcessIo::Pty { fd },
-    })
+    // portable-pty's own master descriptor closes here: resizing goes through the
+    // duplicate (`Terminal::resize`), so a running job holds one descriptor of it.
+    let terminal = Terminal::new(duplicate_nonblocking(master_fd)?)?;
+    Ok((child, pid, ProcessIo::Pty(terminal)))
 }
 
 fn duplicate_nonblocking(fd: i32) -> io::Result<OwnedFd> {
@@ -68,39 +68,4 @@ fn duplicate_nonblocking(fd: i32) -> io::Result<OwnedFd> {
         }
         Ok(owned)
     }
-}
-
-/// Tells the terminal (and so the program, by SIGWINCH) its new size.
-pub fn resize_terminal(master: RawFd, cols: u16, rows: u16) -> io::Result<()> {
-    let size = libc::winsize {
-        ws_row: rows,
-        ws_col: cols,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: TIOCSWINSZ reads a winsize from the pointer, which lives across the call.
-    if unsafe { libc::ioctl(master, libc::TIOCSWINSZ, &size) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// Writes what the non-blocking terminal takes at once; returns how many bytes (0 when
-/// it is full or gone: the caller queues the rest).
-pub fn write_some(master: RawFd, data: &[u8]) -> usize {
-    let mut written = 0;
-    while written < data.len() {
-        let rest = &data[written..];
-        // SAFETY: writing from a live buffer of the given length to a descriptor the
-        // caller keeps open.
-        let n = unsafe { libc::write(master, rest.as_ptr().cast(), rest.len()) };
-        if n > 0 {
-            written += n as usize;
-        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-            continue;
-        } else {
-            break;
-        }
-    }
-    written
 }

@@ -21,6 +21,8 @@ use std::fs::{self, File};
 use std::os::fd::RawFd;
 use std::os::unix::fs::FileExt;
 
+use crate::platform::InputState;
+
 /// Processes of the foreground group examined at most (a build's process tree can be
 /// large; the reader of the terminal is almost always among the first few).
 const MAX_PROCESSES: usize = 256;
@@ -28,7 +30,7 @@ const MAX_PROCESSES: usize = 256;
 const MAX_SET: u64 = 1024;
 
 /// The terminal of a job: its foreground process group and its device's path.
-pub struct Terminal {
+pub struct TerminalState {
     pub foreground: i32,
     pub path: String,
     /// Output is waiting in the terminal, not yet read by the job's reader (a loaded
@@ -36,7 +38,7 @@ pub struct Terminal {
     pub unread_output: bool,
 }
 
-impl Terminal {
+impl TerminalState {
     /// Reads the foreground group and the slave's name from the PTY master.
     pub fn of_master(master: RawFd) -> Option<Self> {
         // SAFETY: plain ioctls on a descriptor the caller keeps open; `number` is a
@@ -130,6 +132,20 @@ impl Terminal {
         info.lines()
             .filter_map(epoll_member)
             .any(|(fd, events)| events & (libc::EPOLLIN | libc::EPOLLPRI) as u32 != 0 && self.is_terminal(pid, fd))
+    }
+}
+
+/// What the terminal on `master` says about its readers: whether a process of its
+/// foreground group (among `session_leader`'s descendants) is blocked reading it (only when `check_awaiting`: the caller knows
+/// the job has been quiet for the settle time), and the foreground program's name when
+/// `name_program`.
+pub fn input_state(master: RawFd, session_leader: i32, check_awaiting: bool, name_program: bool) -> InputState {
+    let Some(terminal) = TerminalState::of_master(master) else {
+        return InputState::default();
+    };
+    InputState {
+        awaiting: check_awaiting && terminal.awaits_input(session_leader),
+        program: name_program.then(|| terminal.foreground_program()).flatten(),
     }
 }
 
@@ -231,7 +247,7 @@ fn foreground_members(root: i32, group: i32) -> Vec<i32> {
         if seen > MAX_PROCESSES {
             break;
         }
-        if let Some(stat) = crate::process_tree::read_stat(pid) {
+        if let Some(stat) = super::process_tree::read_stat(pid) {
             if stat.pgrp == group && stat.state == 'S' {
                 members.push(pid);
             }

@@ -169,7 +169,7 @@ impl LaunchPlan {
         if step == Step::None as i32 {
             return Ok(pid);
         }
-        super::child::reap_blocking(pid);
+        crate::platform::os::child::reap_blocking(pid);
         let error = io::Error::from_raw_os_error(outcome.errno.load(Ordering::Acquire));
         if step == Step::Exec as i32 {
             return Err(error);
@@ -341,7 +341,7 @@ mod tests {
         }
         let mut got = String::new();
         output_read.read_to_string(&mut got).expect("read");
-        super::super::child::reap_blocking(pid);
+        crate::platform::os::child::reap_blocking(pid);
         assert_eq!(got, "stdin was descriptor 0\n");
 
         // stdout source is descriptor 0, which the stdin dup2 would overwrite first.
@@ -360,7 +360,7 @@ mod tests {
         drop(input_write);
         let mut got = String::new();
         output_read.read_to_string(&mut got).expect("read");
-        super::super::child::reap_blocking(pid);
+        crate::platform::os::child::reap_blocking(pid);
         assert_eq!(got, "stdout was descriptor 0\n");
     }
 

@@ -14,6 +14,9 @@ use std::sync::Mutex;
 
 use tokio::io::unix::AsyncFd;
 
+use crate::platform::Exit;
+use crate::sync::lock;
+
 pub struct ChildProcess {
     pid: i32,
     /// None where the kernel has no pidfds.
@@ -40,7 +43,15 @@ impl ChildProcess {
     }
 
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
-    pub async fn wait(&mut self) -> io::Result<ExitStatus> {
+    pub async fn wait(&mut self) -> io::Result<Exit> {
+        let status = self.wait_status().await?;
+        Ok(Exit {
+            code: status.code(),
+            signal: status.signal(),
+        })
+    }
+
+    async fn wait_status(&mut self) -> io::Result<ExitStatus> {
         if let Some(status) = self.status {
             return Ok(status);
         }
@@ -67,13 +78,13 @@ impl ChildProcess {
 impl Drop for ChildProcess {
     fn drop(&mut self) {
         if self.status.is_none() && !matches!(try_reap(self.pid), Ok(Some(_))) {
-            UNREAPED.lock().unwrap_or_else(|p| p.into_inner()).push(self.pid);
+            lock(&UNREAPED).push(self.pid);
         }
     }
 }
 
 fn reap_dropped() {
-    let mut unreaped = UNREAPED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut unreaped = lock(&UNREAPED);
     unreaped.retain(|&pid| matches!(try_reap(pid), Ok(None)));
 }
 
@@ -122,6 +133,6 @@ fn wait_blocking(pid: i32) -> io::Result<ExitStatus> {
 }
 
 /// Reaps a child known to have exited already (a launch that failed before exec).
-pub(super) fn reap_blocking(pid: i32) {
+pub fn reap_blocking(pid: i32) {
     let _ = wait_blocking(pid);
 }

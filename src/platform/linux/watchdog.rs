@@ -18,7 +18,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use crate::spawn::env::{JOB_MARKER, OWNER_MARKER};
+use crate::platform::{JOB_MARKER, OWNER_MARKER};
 
 const SCRIPT: &str = r#"
 trap '' INT HUP

@@ -14,10 +14,11 @@
 use std::collections::{HashMap, HashSet};
 use std::fs;
 
-use crate::spawn::env::JOB_MARKER;
+use crate::platform::Containment;
+use crate::platform::JOB_MARKER;
 
 #[derive(Clone, Debug)]
-pub struct ProcStat {
+pub struct ProcInfo {
     pub pid: i32,
     pub ppid: i32,
     pub pgrp: i32,
@@ -26,7 +27,7 @@ pub struct ProcStat {
     pub start_ticks: u64,
 }
 
-impl ProcStat {
+impl ProcInfo {
     pub fn is_zombie(&self) -> bool {
         matches!(self.state, 'Z' | 'X' | 'x')
     }
@@ -34,12 +35,12 @@ impl ProcStat {
 
 /// Parses `/proc/<pid>/stat`. The command name may hold spaces and parentheses, so
 /// fields are counted from the last `)`.
-pub fn read_stat(pid: i32) -> Option<ProcStat> {
+pub fn read_stat(pid: i32) -> Option<ProcInfo> {
     let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = after.split_whitespace().collect();
     // After the name: state(0) ppid(1) pgrp(2) session(3) ... starttime(19).
-    Some(ProcStat {
+    Some(ProcInfo {
         pid,
         state: fields.first()?.chars().next()?,
         ppid: fields.get(1)?.parse().ok()?,
@@ -73,10 +74,12 @@ pub struct JobIdentity<'a> {
     pub start_ticks: u64,
     /// The whole `NAME=value` environment entry.
     pub marker: &'a str,
+    /// Unused on Linux: the session, group, parents and marker find the processes.
+    pub containment: &'a Containment,
 }
 
 /// Every live process of the job (the job's own pid included while it lives).
-pub fn job_processes(job: &JobIdentity<'_>) -> Vec<ProcStat> {
+pub fn job_processes(job: &JobIdentity<'_>) -> Vec<ProcInfo> {
     Snapshot::take(job.start_ticks).members(job)
 }
 
@@ -84,7 +87,7 @@ pub fn job_processes(job: &JobIdentity<'_>) -> Vec<ProcStat> {
 /// its job marker: one read of `/proc` that the searches for many jobs can share, so
 /// ending a thousand jobs at exit costs one scan, not a thousand.
 pub struct Snapshot {
-    procs: Vec<ProcStat>,
+    procs: Vec<ProcInfo>,
     /// pid → the process's whole `NATIVE_SHELL_JOB=...` environment entry, if any.
     markers: HashMap<i32, Vec<u8>>,
 }
@@ -93,7 +96,7 @@ impl Snapshot {
     /// `since`: clock ticks since boot; older processes cannot belong to a newer job.
     pub fn take(since: u64) -> Self {
         let me = std::process::id() as i32;
-        let procs: Vec<ProcStat> = all_pids()
+        let procs: Vec<ProcInfo> = all_pids()
             .into_iter()
             .filter(|&p| p != me)
             .filter_map(read_stat)
@@ -108,8 +111,8 @@ impl Snapshot {
 
     /// The job's processes: its session and group, their descendants by parent links,
     /// and whatever carries its marker.
-    pub fn members(&self, job: &JobIdentity<'_>) -> Vec<ProcStat> {
-        let candidates: Vec<&ProcStat> = self.procs.iter().filter(|s| s.start_ticks >= job.start_ticks).collect();
+    pub fn members(&self, job: &JobIdentity<'_>) -> Vec<ProcInfo> {
+        let candidates: Vec<&ProcInfo> = self.procs.iter().filter(|s| s.start_ticks >= job.start_ticks).collect();
         let marker = job.marker.as_bytes();
         let mut members: HashSet<i32> = candidates
             .iter()
@@ -144,7 +147,7 @@ impl Snapshot {
 
 /// The processes left running in the background: the roots of what survives the
 /// job's own process (those whose parent is not itself one of them).
-pub fn background_roots(procs: &[ProcStat], job_pid: i32) -> Vec<u32> {
+pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
     let pids: HashSet<i32> = procs.iter().map(|p| p.pid).collect();
     let mut roots: Vec<u32> = procs
         .iter()
@@ -157,38 +160,6 @@ pub fn background_roots(procs: &[ProcStat], job_pid: i32) -> Vec<u32> {
 
 pub fn is_alive(pid: i32) -> bool {
     read_stat(pid).is_some_and(|s| !s.is_zombie())
-}
-
-pub fn signal(pid: i32, sig: i32) {
-    if pid > 1 {
-        // SAFETY: kill(2) with a positive pid; failure (already gone) is fine.
-        unsafe {
-            libc::kill(pid, sig);
-        }
-    }
-}
-
-pub fn signal_group(pgid: i32, sig: i32) {
-    if pgid > 1 {
-        // SAFETY: kill(2) on a process group we created; failure is fine.
-        unsafe {
-            libc::kill(-pgid, sig);
-        }
-    }
-}
-
-/// Sends `sig` to the job's group and to each listed process.
-pub fn signal_all(job_pid: i32, procs: &[ProcStat], sig: i32) {
-    signal_group(job_pid, sig);
-    for p in procs {
-        signal(p.pid, sig);
-    }
-}
-
-/// Whether any process is still in the process group `pgid`.
-pub fn group_exists(pgid: i32) -> bool {
-    // SAFETY: kill(2) with signal 0 only checks; it sends nothing.
-    pgid > 1 && unsafe { libc::kill(-pgid, 0) } == 0
 }
 
 /// The start time of a process, in clock ticks since boot.
@@ -211,7 +182,7 @@ mod tests {
 
     #[test]
     fn background_roots_skip_children_of_members() {
-        let p = |pid, ppid| ProcStat {
+        let p = |pid, ppid| ProcInfo {
             pid,
             ppid,
             pgrp: 0,

@@ -1,0 +1,1 @@
+//! macOS: not implemented yet.

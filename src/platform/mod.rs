@@ -1,0 +1,133 @@
+//! The platform layer: everything that differs between Linux, macOS and Windows, behind
+//! one set of names. Everything above it (service, jobs, output, waits, policy, binding)
+//! is shared and uses only what this module exports.
+//!
+//! Each backend provides the same items (checked by the compiler: the shared code names
+//! them through this module, whichever backend is built):
+//!
+//! | item | what it is |
+//! |---|---|
+//! | `spawn(&SpawnSpec) -> io::Result<Spawned>` | starts a job's process in its own session (Unix) or Job Object (Windows), on a PTY or on pipes |
+//! | `ChildProcess::wait().await -> io::Result<Exit>` | the exit, as an event (no thread per job where the OS allows) |
+//! | `Terminal` | a PTY: `read(&mut ReadBuffer).await -> Read`, `write_all(&[u8]).await`, `write_some(&[u8]) -> usize` (never blocks), `resize(cols, rows)`, `input_state(pid, name)` |
+//! | `PipeReader::read(&mut [u8]).await`, `PipeWriter::write_all(&[u8]).await` | the pipes of a pipes-mode job |
+//! | `Containment` | what holds a job's processes together (nothing extra on Unix, where the session does; a Job Object on Windows) |
+//! | `JobIdentity`, `ProcInfo`, `Snapshot::take(since)`, `Snapshot::members(&JobIdentity)`, `job_processes`, `background_roots` | finding a job's processes |
+//! | `end_processes(&JobIdentity, &[ProcInfo], Ending)`, `is_alive(pid)`, `group_exists(pid)`, `start_ticks(pid)` | ending them |
+//! | `watchdog::ensure_started(owner_entry)` | ends every job when the host dies, however it dies |
+//! | `program_name(pid)` | the name of the program a pid runs |
+//! | `open_directory(path) -> io::Result<File>`, `opened_path(&File)` | the job's working directory, opened and verified |
+//!
+//! Where a platform cannot give a guarantee, its backend says so at the top of its
+//! module and in docs/platforms.md.
+
+mod buffer;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::Path;
+
+#[cfg(unix)]
+mod unix;
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+use linux as os;
+
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+use macos as os;
+
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as os;
+
+pub use buffer::{Read, ReadBuffer};
+pub use os::{
+    background_roots, end_processes, group_exists, is_alive, job_processes, open_directory, opened_path, program_name,
+    spawn, start_ticks, watchdog, ChildProcess, Containment, JobIdentity, PipeReader, PipeWriter, ProcInfo, Snapshot,
+    Terminal,
+};
+
+/// Names a job's processes so they can be found again even after they leave its
+/// process group or session. Value: `<service token>.<handle>`.
+pub const JOB_MARKER: &str = "NATIVE_SHELL_JOB";
+/// Names the Node process that owns a job; the watchdog ends jobs by it when that dies.
+pub const OWNER_MARKER: &str = "NATIVE_SHELL_OWNER";
+
+/// How a job talks to its process: a terminal, or three pipes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Pty,
+    Pipes,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Pty => "pty",
+            Mode::Pipes => "pipes",
+        }
+    }
+}
+
+/// What to start, made by `crate::spawn` (command line, environment, directory).
+pub struct SpawnSpec<'a> {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+    /// The working directory, checked to lie inside the project root...
+    pub cwd: &'a Path,
+    /// ...and held open since that check: the child enters this very directory.
+    pub cwd_handle: &'a File,
+    pub mode: Mode,
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// How a process ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exit {
+    /// The exit code, when it exited by itself.
+    pub code: Option<i32>,
+    /// The signal that ended it (Unix only).
+    pub signal: Option<i32>,
+}
+
+/// How hard `end_processes` ends them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Asks them to end (SIGTERM); a platform that cannot ask ends them at once.
+    Politely,
+    /// Ends them now (SIGKILL, or the Job Object terminated).
+    Now,
+}
+
+/// A started job: its process, how to talk to it, and what holds its processes.
+pub struct Spawned {
+    pub child: ChildProcess,
+    pub pid: u32,
+    pub io: ProcessIo,
+    pub containment: Containment,
+}
+
+pub enum ProcessIo {
+    Pty(Terminal),
+    Pipes {
+        stdin: PipeWriter,
+        stdout: PipeReader,
+        stderr: PipeReader,
+    },
+}
+
+/// What the terminal says about who reads it, for input detection and the job list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InputState {
+    /// A process of the terminal's foreground group is blocked reading the terminal.
+    pub awaiting: bool,
+    /// The foreground program, when asked for and known.
+    pub program: Option<String>,
+}

@@ -1,0 +1,46 @@
+//! What Linux and macOS share: PTYs and pipes as descriptors in the tokio reactor, jobs
+//! as session leaders (their process group is their pid), signals, and a working
+//! directory entered by descriptor.
+
+pub mod directory;
+pub mod launch;
+pub mod pipes;
+pub mod pty;
+mod search_path;
+pub mod signals;
+pub mod terminal;
+
+use std::io;
+
+use crate::platform::Spawned;
+use crate::platform::{Mode, SpawnSpec};
+
+pub use directory::open_directory;
+pub use pipes::{PipeReader, PipeWriter};
+pub use signals::{end_processes, group_exists};
+pub use terminal::Terminal;
+
+/// Nothing beyond the job's session holds its processes together on Unix: they are
+/// found by session, group, parent links and marker (see the backend's process tree).
+#[derive(Clone, Debug, Default)]
+pub struct Containment;
+
+/// Spawns the process. Must run inside a tokio runtime.
+pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Spawned> {
+    let (child, pid, io) = match spec.mode {
+        Mode::Pty => pty::spawn(spec)?,
+        Mode::Pipes => pipes::spawn(spec)?,
+    };
+    Ok(Spawned {
+        child,
+        pid: pid as u32,
+        io,
+        containment: Containment,
+    })
+}
+
+/// The launch plan for `spec` with these descriptors as the child's 0, 1 and 2.
+fn plan(spec: &SpawnSpec<'_>, stdio: [i32; 3]) -> io::Result<launch::LaunchPlan> {
+    use std::os::fd::AsRawFd;
+    launch::LaunchPlan::new(&spec.program, &spec.args, &spec.env, spec.cwd_handle.as_raw_fd(), stdio)
+}

@@ -1,0 +1,70 @@
+//! Pipes mode: the job's stdin, stdout and stderr are three pipes, stdout and stderr
+//! kept apart.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::pipe;
+
+use crate::platform::os::ChildProcess;
+use crate::platform::ProcessIo;
+use crate::platform::SpawnSpec;
+
+/// The read end of a job's stdout or stderr, in the reactor.
+pub struct PipeReader(pipe::Receiver);
+
+impl PipeReader {
+    /// Reads what is there (0 at EOF). Cancel-safe.
+    pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).await
+    }
+}
+
+/// The write end of a job's stdin, in the reactor.
+pub struct PipeWriter(pipe::Sender);
+
+impl PipeWriter {
+    pub async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        self.0.write_all(data).await?;
+        self.0.flush().await
+    }
+}
+
+pub(super) fn spawn(spec: &SpawnSpec<'_>) -> io::Result<(ChildProcess, i32, ProcessIo)> {
+    let (stdin_read, stdin_write) = pipe_pair()?;
+    let (stdout_read, stdout_write) = pipe_pair()?;
+    let (stderr_read, stderr_write) = pipe_pair()?;
+    let plan = super::plan(
+        spec,
+        [
+            stdin_read.as_raw_fd(),
+            stdout_write.as_raw_fd(),
+            stderr_write.as_raw_fd(),
+        ],
+    )?;
+    let pid = plan.launch()?;
+    // Adopted at once, so an error below still leaves the child reaped.
+    let child = ChildProcess::adopt(pid);
+    // The child's ends close here, so EOF on stdout/stderr means the job's side is gone.
+    drop((stdin_read, stdout_write, stderr_write));
+    let io = ProcessIo::Pipes {
+        stdin: PipeWriter(pipe::Sender::from_owned_fd(stdin_write)?),
+        stdout: PipeReader(pipe::Receiver::from_owned_fd(stdout_read)?),
+        stderr: PipeReader(pipe::Receiver::from_owned_fd(stderr_read)?),
+    };
+    Ok((child, pid, io))
+}
+
+/// A close-on-exec pipe: (read end, write end).
+#[cfg(target_os = "linux")]
+pub fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors, which become owned here.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+    }
+}
