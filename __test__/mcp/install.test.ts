@@ -13,8 +13,10 @@ import { ensureBuilt, ROOT } from './setup';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const BINARY: string = pkg.napi.binaryName;
-// The generated loader's name for this machine (index.js): only glibc Linux has an ABI part.
-const PLATFORM = `${process.platform}-${process.arch}${process.platform === 'linux' ? '-gnu' : ''}`;
+// The generated loader's name for this machine (index.js): glibc Linux and the official
+// (MSVC-built) Windows Node have an ABI part, macOS none.
+const ABI: Record<string, string> = { linux: '-gnu', win32: '-msvc' };
+const PLATFORM = `${process.platform}-${process.arch}${ABI[process.platform] ?? ''}`;
 const ADDON = join(ROOT, `${BINARY}.${PLATFORM}.node`);
 
 // PATH without the Rust toolchain: the install and the run must not need it.
