@@ -230,6 +230,22 @@ function check(p, file) {
   return `${p.format} ${p.arch} ${kind} (${notes.join(', ')}), exports ${entry}`;
 }
 
+/**
+ * The package built for this very machine is loaded and runs a command: the one file of
+ * the five that can be run here (the install test does the same through npm).
+ */
+function smokeTest(p, file) {
+  const host = `${process.platform}-${process.arch}`;
+  if (!p.name.startsWith(`${host}-`) && p.name !== host) return null;
+  const script = `
+    const { ShellExecutionService } = require(${JSON.stringify(file)});
+    const s = new ShellExecutionService({ projectRoot: process.cwd(), persistOutput: false });
+    s.run('echo hi', { mode: 'pipes' }).then(async (r) => { await s.shutdown(); console.log(r.exitCode + ' ' + r.stdout.trim()); });`;
+  const out = output(process.execPath, ['-e', script]);
+  if (out?.trim() !== '0 hi') throw new Error(`loaded here, \`echo hi\` gave ${JSON.stringify(out)}`);
+  return 'ran echo hi here';
+}
+
 function hashGenerated() {
   return ['index.js', 'index.d.ts'].map((f) => (existsSync(join(ROOT, f)) ? createHash('sha256').update(readFileSync(join(ROOT, f))).digest('hex') : '')).join();
 }
@@ -269,6 +285,8 @@ function main() {
       const built = build(p, join(work, p.name), env);
       row.bytes = statSync(built).size;
       row.check = check(p, built);
+      const ran = smokeTest(p, built);
+      if (ran) row.check += `; ${ran}`;
       copyFileSync(built, dest);
       row.file = relative(ROOT, dest);
     } catch (e) {
