@@ -218,7 +218,7 @@ function check(p, file) {
   } else if (p.format === 'Mach-O') {
     if (!info.minOs || compareVersions(info.minOs, p.macos) > 0) problems.push(`says macOS ${info.minOs ?? '?'}, not ${p.macos}`);
     // macOS on Apple silicon refuses unsigned code; zig's linker signs ad hoc, as Apple's does.
-    if (p.arch === 'arm64' && !info.signed) problems.push('has no code signature');
+    if (p.arch === 'arm64' && !info.signed) problems.push('has no code signature that matches its pages');
     notes.push(`macOS >= ${info.minOs}${info.signed ? ', ad-hoc signed' : ''}`);
   } else {
     const bad = info.libraries.filter((l) => FORBIDDEN_WINDOWS_IMPORTS.test(l));

@@ -4,13 +4,14 @@
 // cross-built addon, because nothing here can load a Mach-O, and binutils' `nm` reads
 // only the host's formats. Only the little-endian 64-bit layouts are handled: every
 // platform in npm/ is one.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 /**
  * `glibc`: the newest glibc symbol version an ELF file needs (weak references left out:
  * the program checks for those itself), e.g. `2.17`. `minOs`: the oldest macOS a Mach-O
- * file says it runs on; `signed`: it carries a code signature (Apple silicon loads no
- * code without one).
+ * file says it runs on; `signed`: it carries a code signature whose page hashes match the
+ * file (Apple silicon loads no code without one, and checks each page against it).
  * @typedef {{ format: string, arch: string, shared: boolean, exports: string[], libraries: string[],
  *   glibc?: string | null, minOs?: string | null, signed?: boolean }} BinaryInfo
  */
@@ -175,12 +176,41 @@ function readMachO(buf) {
     } else if (cmd === 0x24 /* LC_VERSION_MIN_MACOSX */) {
       minOs = version(buf.readUInt32LE(at + 8));
     } else if (cmd === 0x1d /* LC_CODE_SIGNATURE */) {
-      signed = buf.readUInt32LE(at + 12) > 0;
+      signed = codeSignatureMatches(buf, buf.readUInt32LE(at + 8));
     }
     at += cmdsize;
   }
   const arch = { 0x01000007: 'x64', 0x0100000c: 'arm64' }[cputype] ?? `cputype 0x${cputype.toString(16)}`;
   return { format: 'Mach-O', arch, shared: filetype === 6 /* MH_DYLIB */, exports: [...exports], libraries, minOs, signed };
+}
+
+/**
+ * Whether the signature blob at `offset` holds a SHA-256 code directory whose hash of
+ * every page (up to its code limit) matches the file: what the kernel checks as it maps
+ * the pages of ad-hoc signed code. The blob's fields are big-endian.
+ */
+function codeSignatureMatches(buf, offset) {
+  if (buf.readUInt32BE(offset) !== 0xfade0cc0 /* embedded signature */) return false;
+  const count = buf.readUInt32BE(offset + 8);
+  for (let i = 0; i < count; i++) {
+    const type = buf.readUInt32BE(offset + 12 + i * 8);
+    const cd = offset + buf.readUInt32BE(offset + 16 + i * 8);
+    if (type !== 0 /* the code directory */ || buf.readUInt32BE(cd) !== 0xfade0c02) continue;
+    const hashOffset = buf.readUInt32BE(cd + 16);
+    const slots = buf.readUInt32BE(cd + 28);
+    const codeLimit = buf.readUInt32BE(cd + 32);
+    const hashSize = buf[cd + 36];
+    const hashType = buf[cd + 37];
+    const pageSize = 2 ** buf[cd + 39];
+    if (hashType !== 2 /* SHA-256 */ || slots === 0) return false;
+    for (let slot = 0; slot < slots; slot++) {
+      const page = buf.subarray(slot * pageSize, Math.min((slot + 1) * pageSize, codeLimit));
+      const want = buf.subarray(cd + hashOffset + slot * hashSize, cd + hashOffset + (slot + 1) * hashSize);
+      if (!createHash('sha256').update(page).digest().subarray(0, hashSize).equals(want)) return false;
+    }
+    return true;
+  }
+  return false;
 }
 
 function readPe(buf) {
