@@ -1,4 +1,5 @@
-// A user's install: the main package and this machine's platform package (npm/<platform>/
+// The platform packages agree with the root package.json and the generated loader. A
+// user's install: the main package and this machine's platform package (npm/<platform>/
 // with the addon that `npm run build` made) are packed as npm publishes them and installed
 // into a fresh project, with no Rust toolchain on PATH; then a command runs through
 // `require('native-shell-service')`, which must find its binary in the platform package
@@ -51,6 +52,33 @@ beforeAll(() => {
 
 afterAll(() => {
   if (base) rmSync(base, { recursive: true, force: true });
+});
+
+// Every platform package, as the loader and npm see it: [folder, os, cpu, libc, napi target].
+const PLATFORMS: Array<[string, string, string, string | null, string]> = [
+  ['linux-x64-gnu', 'linux', 'x64', 'glibc', 'x86_64-unknown-linux-gnu'],
+  ['linux-arm64-gnu', 'linux', 'arm64', 'glibc', 'aarch64-unknown-linux-gnu'],
+  ['darwin-x64', 'darwin', 'x64', null, 'x86_64-apple-darwin'],
+  ['darwin-arm64', 'darwin', 'arm64', null, 'aarch64-apple-darwin'],
+  ['win32-x64-msvc', 'win32', 'x64', null, 'x86_64-pc-windows-msvc'],
+];
+
+describe('platform packages', () => {
+  it.each(PLATFORMS)('%s: named and filtered as the generated loader and npm expect', (folder, os, cpu, libc, target) => {
+    const p = JSON.parse(readFileSync(join(ROOT, 'npm', folder, 'package.json'), 'utf8'));
+    const file = `${BINARY}.${folder}.node`;
+    expect(p).toMatchObject({ name: `${pkg.name}-${folder}`, version: pkg.version, main: file, files: [file], os: [os], cpu: [cpu] });
+    expect(p.libc).toEqual(libc ? [libc] : undefined);
+    expect(pkg.optionalDependencies[p.name]).toBe(pkg.version);
+    expect(pkg.napi.targets).toContain(target);
+    // The committed loader asks for this package by name on its platform.
+    expect(readFileSync(join(ROOT, 'index.js'), 'utf8')).toContain(`require('${p.name}')`);
+  });
+
+  it('no other platform package is listed', () => {
+    expect(Object.keys(pkg.optionalDependencies).sort()).toEqual(PLATFORMS.map(([f]) => `${pkg.name}-${f}`).sort());
+    expect([...pkg.napi.targets].sort()).toEqual(PLATFORMS.map(([, , , , t]) => t).sort());
+  });
 });
 
 describe('installed from packed packages', () => {
