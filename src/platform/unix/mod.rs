@@ -13,6 +13,18 @@ mod search_path;
 pub mod signals;
 pub mod terminal;
 
+// The macOS backend's parts that need nothing of macOS (the KERN_PROCARGS2 parser, the
+// watchdog's script and filter), compiled into Linux test builds too so their tests run
+// here. Their callers are macOS's, hence unused in those builds.
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code)]
+#[path = "../macos/procargs.rs"]
+mod macos_procargs;
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code)]
+#[path = "../macos/watchdog.rs"]
+mod macos_watchdog;
+
 use std::io;
 
 use crate::platform::Spawned;
