@@ -57,7 +57,12 @@ impl ChildProcess {
         reap_dropped();
         let (watch, exiting) = match watch_exit(pid) {
             // Read interest only: the kernel refuses a write filter on a kqueue.
-            Ok(kqueue) => (AsyncFd::with_interest(kqueue, Interest::READABLE).ok(), false),
+            // SAFETY: the kqueue moves into the AsyncFd and stays open, unchanged, for
+            // its whole life.
+            Ok(kqueue) => (
+                unsafe { AsyncFd::register_with_interest(kqueue, Interest::READABLE) }.ok(),
+                false,
+            ),
             Err(e) if e.raw_os_error() == Some(libc::ESRCH) => (None, true),
             Err(_) => (None, false),
         };

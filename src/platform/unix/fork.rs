@@ -62,6 +62,10 @@ pub struct FdScratch {
 #[cfg(target_os = "macos")]
 const FD_LIST_SLACK: usize = 64;
 
+/// macOS's `OPEN_MAX` (sys/syslimits.h), the limit assumed when the real one is unknown.
+#[cfg(target_os = "macos")]
+const OPEN_MAX: c_int = 10240;
+
 /// Starts `plan`'s program in a forked child; returns its pid once it runs the program.
 /// An error means nothing runs (a child that failed is reaped here).
 pub(super) fn launch(plan: &LaunchPlan) -> io::Result<i32> {
@@ -187,7 +191,7 @@ fn fd_limit() -> c_int {
     };
     // SAFETY: getrlimit writes one rlimit into the local.
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } < 0 {
-        return libc::OPEN_MAX;
+        return OPEN_MAX;
     }
     c_int::try_from(limit.rlim_cur).unwrap_or(c_int::MAX)
 }

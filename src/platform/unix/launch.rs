@@ -86,6 +86,9 @@ struct ChildArgs<'a> {
 #[derive(Clone, Copy)]
 #[repr(i32)]
 pub(super) enum Step {
+    /// No step failed (the clone child's outcome starts here; the fork child reports
+    /// failures only).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     None = 0,
     Setsid,
     Stdio,
