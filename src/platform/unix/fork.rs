@@ -62,7 +62,7 @@ pub struct FdScratch {
 #[cfg(target_os = "macos")]
 const FD_LIST_SLACK: usize = 64;
 
-/// macOS's `OPEN_MAX` (sys/syslimits.h), the limit assumed when the real one is unknown.
+/// macOS's `OPEN_MAX`, the limit assumed when the real one is unknown.
 #[cfg(target_os = "macos")]
 const OPEN_MAX: c_int = 10240;
 
