@@ -3,12 +3,27 @@
 //! directory entered by descriptor.
 
 pub mod directory;
+// The fork launcher is macOS's; Linux test builds compile it too, so its tests run here.
+#[cfg(any(target_os = "macos", test))]
+mod fork;
 pub mod launch;
 pub mod pipes;
 pub mod pty;
 mod search_path;
 pub mod signals;
 pub mod terminal;
+
+// The macOS backend's parts that need nothing of macOS (the KERN_PROCARGS2 parser, the
+// watchdog's script and filter), compiled into Linux test builds too so their tests run
+// here. Their callers are macOS's, hence unused in those builds.
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code)]
+#[path = "../macos/procargs.rs"]
+mod macos_procargs;
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code)]
+#[path = "../macos/watchdog.rs"]
+mod macos_watchdog;
 
 use std::io;
 
