@@ -104,7 +104,11 @@ mod windows {
                 ],
             ),
             Shell::PowerShell | Shell::Pwsh => {
-                let program = if shell == Shell::Pwsh { "pwsh.exe" } else { "powershell.exe" };
+                let program = if shell == Shell::Pwsh {
+                    "pwsh.exe"
+                } else {
+                    "powershell.exe"
+                };
                 // Setting the console's output encoding from inside is PowerShell's own
                 // `chcp 65001`, and also makes PowerShell itself write UTF-8 to pipes.
                 let script = format!("[Console]::OutputEncoding = [System.Text.Encoding]::UTF8; {command}");
@@ -177,8 +181,14 @@ mod windows {
         fn powershell_gets_one_quoted_script() {
             let (program, args) = shell_command(r#"Write-Output "x""#, Shell::Pwsh);
             assert_eq!(program, "pwsh.exe");
-            let last = args.last().map(|a| a.to_string_lossy().into_owned()).unwrap_or_default();
-            assert!(last.starts_with('"') && last.ends_with(r#"Write-Output \"x\"""#), "{last}");
+            let last = args
+                .last()
+                .map(|a| a.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            assert!(
+                last.starts_with('"') && last.ends_with(r#"Write-Output \"x\"""#),
+                "{last}"
+            );
         }
     }
 }

@@ -222,10 +222,8 @@ fn command_line(program: &Path, args: &[OsString]) -> OsString {
 /// The environment as `CreateProcessW` takes it: `NAME=value\0` entries sorted by name
 /// without regard to case (as Windows keeps its own), ending with one more `\0`.
 fn environment_block(env: &[(OsString, OsString)]) -> Vec<u16> {
-    let mut entries: Vec<(Vec<u16>, &OsString, &OsString)> = env
-        .iter()
-        .map(|(name, value)| (upper(name), name, value))
-        .collect();
+    let mut entries: Vec<(Vec<u16>, &OsString, &OsString)> =
+        env.iter().map(|(name, value)| (upper(name), name, value)).collect();
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let mut block = Vec::new();
     for (_, name, value) in entries {
@@ -244,7 +242,13 @@ fn environment_block(env: &[(OsString, OsString)]) -> Vec<u16> {
 
 fn upper(s: &OsStr) -> Vec<u16> {
     s.encode_wide()
-        .map(|c| if (u16::from(b'a')..=u16::from(b'z')).contains(&c) { c - 32 } else { c })
+        .map(|c| {
+            if (u16::from(b'a')..=u16::from(b'z')).contains(&c) {
+                c - 32
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -307,7 +311,12 @@ fn with_extensions(path: PathBuf) -> Vec<PathBuf> {
 /// up in the job's `PATH` and then the system directory (so `cmd.exe` is found even for
 /// a job whose environment was cleared).
 fn find_program(program: &OsStr, env: &[(OsString, OsString)], cwd: &Path) -> io::Result<PathBuf> {
-    let not_found = || io::Error::new(io::ErrorKind::NotFound, format!("program not found: {}", program.display()));
+    let not_found = || {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("program not found: {}", program.display()),
+        )
+    };
     if program.is_empty() {
         return Err(not_found());
     }
@@ -316,7 +325,11 @@ fn find_program(program: &OsStr, env: &[(OsString, OsString)], cwd: &Path) -> io
         vec![cwd.join(given).parent().map(Path::to_path_buf).unwrap_or_default()]
     } else {
         let mut dirs: Vec<PathBuf> = search_path(env)
-            .map(|path| std::env::split_paths(path).filter(|d| !d.as_os_str().is_empty()).collect())
+            .map(|path| {
+                std::env::split_paths(path)
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .collect()
+            })
             .unwrap_or_default();
         dirs.extend(system_directory());
         dirs
@@ -335,7 +348,10 @@ mod tests {
     #[test]
     fn verbatim_prefixes_are_dropped() {
         assert_eq!(plain_path(Path::new(r"\\?\C:\work\x")), PathBuf::from(r"C:\work\x"));
-        assert_eq!(plain_path(Path::new(r"\\?\UNC\srv\share\x")), PathBuf::from(r"\\srv\share\x"));
+        assert_eq!(
+            plain_path(Path::new(r"\\?\UNC\srv\share\x")),
+            PathBuf::from(r"\\srv\share\x")
+        );
         assert_eq!(plain_path(Path::new(r"C:\work")), PathBuf::from(r"C:\work"));
         assert_eq!(plain_path(Path::new(r"\\?\")), PathBuf::from(r"\\?\"));
     }

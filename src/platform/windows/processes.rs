@@ -161,7 +161,8 @@ pub fn program_name(pid: i32) -> Option<String> {
     let mut len = buf.len() as u32;
     // SAFETY: the handle is open with query access; the pointer and length describe
     // `buf`, and `len` outlives the call.
-    let ok = unsafe { QueryFullProcessImageNameW(process.as_raw_handle(), PROCESS_NAME_WIN32, buf.as_mut_ptr(), &mut len) };
+    let ok =
+        unsafe { QueryFullProcessImageNameW(process.as_raw_handle(), PROCESS_NAME_WIN32, buf.as_mut_ptr(), &mut len) };
     if ok == 0 {
         return None;
     }
