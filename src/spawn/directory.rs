@@ -123,6 +123,9 @@ mod tests {
             assert_eq!(err.code, ErrorCode::InvalidDirectory, "{bad}");
         }
         // The opened directory is named as `canonicalize` names the root (`\\?\C:\...`).
-        assert_eq!(resolve(&root, Some(r"sub\inner")).unwrap().path, root.join("sub").join("inner"));
+        assert_eq!(
+            resolve(&root, Some(r"sub\inner")).unwrap().path,
+            root.join("sub").join("inner")
+        );
     }
 }

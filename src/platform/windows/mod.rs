@@ -107,7 +107,10 @@ mod tests {
                 panic!("a PTY job has a terminal")
             };
             let mut child = spawned.child;
-            let exit = tokio::time::timeout(WITHIN, child.wait()).await.expect("exits").expect("wait");
+            let exit = tokio::time::timeout(WITHIN, child.wait())
+                .await
+                .expect("exits")
+                .expect("wait");
             assert_eq!(exit.code, Some(5));
             assert_eq!(exit.signal, None);
             // The pseudoconsole is closed once the job is empty, so its output ends.
@@ -118,7 +121,10 @@ mod tests {
             .await;
             assert!(eof.is_ok(), "no EOF from the pseudoconsole after the job ended");
             assert_eq!(terminal.write_some(b"x"), 0);
-            assert_eq!(terminal.input_state(0, true, true), crate::platform::InputState::default());
+            assert_eq!(
+                terminal.input_state(0, true, true),
+                crate::platform::InputState::default()
+            );
         });
     }
 
@@ -145,7 +151,10 @@ mod tests {
             assert_eq!(background_roots(&members, pid), Vec::<u32>::new());
             end_processes(&identity, &members, Ending::Politely);
             let mut child = spawned.child;
-            let exit = tokio::time::timeout(WITHIN, child.wait()).await.expect("ends").expect("wait");
+            let exit = tokio::time::timeout(WITHIN, child.wait())
+                .await
+                .expect("ends")
+                .expect("wait");
             assert_eq!(exit.code, Some(processes::KILLED as i32));
             assert!(!is_alive(pid));
             assert!(!group_exists(pid));
