@@ -90,8 +90,8 @@ impl Snapshot {
     }
 }
 
-/// Always empty: the seeds specify `backgroundPids` as empty on Windows (README.md,
-/// docs/windows.md). What `start /b` leaves running is still in the job's Job Object,
+/// Always empty: `backgroundPids` is specified as empty on Windows (docs/windows.md).
+/// What `start /b` leaves running is still in the job's Job Object,
 /// so `kill` ends it all the same.
 pub fn background_roots(_procs: &[ProcInfo], _job_pid: i32) -> Vec<u32> {
     Vec::new()
