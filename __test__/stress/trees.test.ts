@@ -187,7 +187,12 @@ describe('escapes are ended with their job', () => {
           expect(await eventually(() => (pids = tagged(tag)).length > 0, 10_000)).toBe(true);
           let why: string | null = 'unchecked';
           await eventually(() => (why = notEscaped(pids[0], r.pid!)) === null, 5000);
-          if (!stays) await eventually(() => !s.service.isPtyActive(r.handle), 5000);
+          let reported: number[] = [];
+          if (!stays) {
+            await eventually(() => !s.service.isPtyActive(r.handle), 5000);
+            // What the job left running is reported, detached or not.
+            reported = s.service.getActiveProcesses().find((p) => p.handle === r.handle)?.backgroundPids ?? [];
+          }
           await end(r.handle);
           const gone = await eventually(() => tagged(tag).length === 0, 5000);
           const left = tagged(tag);
@@ -199,6 +204,7 @@ describe('escapes are ended with their job', () => {
             // already removed by the ending
           }
           expect(why, 'the escape did not happen').toBeNull();
+          if (!stays) expect(reported).toContain(pids[0]);
           expect(gone, `survivors ${left.join(' ')}`).toBe(true);
         });
       }

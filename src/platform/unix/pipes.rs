@@ -31,7 +31,10 @@ impl PipeWriter {
     }
 }
 
-pub(super) fn spawn(spec: &SpawnSpec<'_>, containment: &super::Containment) -> io::Result<(ChildProcess, i32, ProcessIo)> {
+pub(super) fn spawn(
+    spec: &SpawnSpec<'_>,
+    containment: &super::Containment,
+) -> io::Result<(ChildProcess, i32, ProcessIo)> {
     let (stdin_read, stdin_write) = pipe_pair()?;
     let (stdout_read, stdout_write) = pipe_pair()?;
     let (stderr_read, stderr_write) = pipe_pair()?;

@@ -13,7 +13,10 @@ use crate::platform::os::ChildProcess;
 use crate::platform::ProcessIo;
 use crate::platform::SpawnSpec;
 
-pub(super) fn spawn(spec: &SpawnSpec<'_>, containment: &super::Containment) -> io::Result<(ChildProcess, i32, ProcessIo)> {
+pub(super) fn spawn(
+    spec: &SpawnSpec<'_>,
+    containment: &super::Containment,
+) -> io::Result<(ChildProcess, i32, ProcessIo)> {
     let size = PtySize {
         rows: spec.rows,
         cols: spec.cols,
