@@ -53,7 +53,7 @@ pub use os::anything_left;
 /// process: a job that ended leaving nothing is forgotten without a search.
 #[cfg(not(target_os = "linux"))]
 pub fn anything_left(job: &JobIdentity<'_>) -> bool {
-    group_exists(job.pid as _)
+    group_exists(job.pid)
 }
 pub use os::{
     background_roots, end_processes, group_exists, is_alive, job_processes, open_directory, opened_path, program_name,

@@ -7,10 +7,11 @@
 //! call into the caller's frames on the new stack, where there are none. So the call
 //! is made here in a few instructions that, in the child, call the given function on
 //! the new stack and exit with its result, as glibc's own `clone`/`clone3` do. On
-//! other architectures `AVAILABLE` is false and jobs start with the plain clone,
-//! uncontained.
+//! other architectures jobs start with the plain clone, uncontained.
 
 use std::ffi::{c_int, c_void};
+
+use super::Containment;
 
 /// `CLONE_INTO_CGROUP` (linux/sched.h, Linux 5.7+).
 const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
@@ -32,7 +33,32 @@ struct CloneArgs {
     cgroup: u64,
 }
 
-pub const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// `libc::clone(child, top, CLONE_VM | CLONE_VFORK | SIGCHLD, arg)`, made by `clone3`
+/// into the job's cgroup when it has one (`stack` is the lowest address of the child's
+/// stack, `top` its aligned end). A kernel that refuses (no `clone3`, a seccomp filter,
+/// a cgroup it will not start processes in) gets the plain clone, and no later job is
+/// contained. Returns the pid, or -1 with `errno` set, as `libc::clone`.
+///
+/// # Safety
+/// As `libc::clone` with `CLONE_VM | CLONE_VFORK`: see `vfork_into_cgroup`.
+pub unsafe fn clone_vfork(
+    child: extern "C" fn(*mut c_void) -> c_int,
+    stack: *mut u8,
+    top: *mut c_void,
+    arg: *mut c_void,
+    containment: &Containment,
+) -> c_int {
+    if let Some(fd) = containment.launch_fd().filter(|_| AVAILABLE) {
+        let started = vfork_into_cgroup(child, stack, top as usize - stack as usize, arg, fd);
+        containment.launched(started.is_ok());
+        if let Ok(pid) = started {
+            return pid;
+        }
+    }
+    libc::clone(child, top, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD, arg)
+}
 
 /// Starts `child(arg)` on `stack..stack + stack_size` (its top 16-byte aligned) in the
 /// cgroup `cgroup_fd` refers to, sharing our memory; returns when the child has exec'd
@@ -42,7 +68,7 @@ pub const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarc
 /// The same contract as `libc::clone` with `CLONE_VM | CLONE_VFORK`: `child` must
 /// never return into Rust code that touches shared state (it execs or `_exit`s), and
 /// `arg` and the stack must stay valid until this returns.
-pub unsafe fn vfork_into_cgroup(
+unsafe fn vfork_into_cgroup(
     child: extern "C" fn(*mut c_void) -> c_int,
     stack: *mut u8,
     stack_size: usize,

@@ -156,13 +156,14 @@ impl LaunchPlan {
             let mut saved: libc::sigset_t = std::mem::zeroed();
             libc::sigfillset(&mut all);
             libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut saved);
-            let arg: *mut c_void = (&args as *const ChildArgs<'_>).cast_mut().cast();
-            #[cfg(target_os = "linux")]
-            if let Some(pid) = self.launch_into_cgroup(stack.as_mut_ptr().cast(), top, arg) {
-                libc::pthread_sigmask(libc::SIG_SETMASK, &saved, std::ptr::null_mut());
-                return self.finish(pid, &outcome);
-            }
-            let pid = libc::clone(child_main, top, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD, arg);
+            // As `libc::clone`, but in the job's cgroup when it has one.
+            let pid = crate::platform::os::clone3::clone_vfork(
+                child_main,
+                stack.as_mut_ptr().cast(),
+                top,
+                (&args as *const ChildArgs<'_>).cast_mut().cast(),
+                &self.containment,
+            );
             let clone_error = io::Error::last_os_error();
             libc::pthread_sigmask(libc::SIG_SETMASK, &saved, std::ptr::null_mut());
             if pid < 0 {
@@ -171,25 +172,6 @@ impl LaunchPlan {
             pid
         };
         drop(stack);
-        self.finish(pid, &outcome)
-    }
-
-    /// Creates the child in the job's cgroup; None (nothing started) if there is none
-    /// or the kernel refused (then no later job is contained either).
-    ///
-    /// # Safety
-    /// As the plain clone in `launch`: signals blocked, `arg` and the stack alive.
-    #[cfg(target_os = "linux")]
-    unsafe fn launch_into_cgroup(&self, stack: *mut u8, top: *mut c_void, arg: *mut c_void) -> Option<i32> {
-        use crate::platform::os::clone3;
-        let fd = self.containment.launch_fd().filter(|_| clone3::AVAILABLE)?;
-        let started = clone3::vfork_into_cgroup(child_main, stack, top as usize - stack as usize, arg, fd);
-        self.containment.launched(started.is_ok());
-        started.ok()
-    }
-
-    /// The outcome of a child that was started: its pid, or the error it reported.
-    fn finish(&self, pid: i32, outcome: &Outcome) -> io::Result<i32> {
         let step = outcome.step.load(Ordering::Acquire);
         if step == Step::None as i32 {
             return Ok(pid);
