@@ -84,7 +84,9 @@ async fn background_pids(job: &Arc<Job>) -> Vec<u32> {
 
 async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: bool, on_exit: OnExit) {
     // Output still open after the exit means something else holds it: a background job.
-    let background = if output_closed {
+    // A daemon that closed its descriptors holds none, but stays in the job's group or
+    // cgroup (one signal-0 and one small read to ask).
+    let background = if output_closed && !crate::platform::anything_left(&job.meta.identity()) {
         Vec::new()
     } else {
         background_pids(job).await

@@ -241,13 +241,13 @@ impl Job {
     }
 
     /// The job ended, nothing kept its output open past the exit (so no background
-    /// pids were found), and its process group is empty.
+    /// pids were found), and neither its process group nor its cgroup holds a process.
     pub fn left_nothing_running(&self) -> bool {
         let state = self.state();
         state.status != JobStatus::Running
             && state.background_pids.is_empty()
             && state.output_closed_at_exit
-            && !crate::platform::group_exists(self.meta.pid as i32)
+            && !crate::platform::anything_left(&self.meta.identity())
     }
 
     /// Called by the reader with each chunk.

@@ -11,9 +11,9 @@
 //! | `ChildProcess::wait().await -> io::Result<Exit>` | the exit, as an event (no thread per job where the OS allows) |
 //! | `Terminal` | a PTY: `read(&mut ReadBuffer).await -> Read`, `write_all(&[u8]).await`, `write_some(&[u8]) -> usize` (never blocks), `resize(cols, rows)`, `input_state(pid, name)` |
 //! | `PipeReader::read(&mut [u8]).await`, `PipeWriter::write_all(&[u8]).await` | the pipes of a pipes-mode job |
-//! | `Containment` | what holds a job's processes together (nothing extra on Unix, where the session does; a Job Object on Windows) |
+//! | `Containment` | what holds a job's processes together (a cgroup per job on Linux where cgroup v2 is writable, else nothing extra beyond the session; nothing extra on macOS; a Job Object on Windows) |
 //! | `JobIdentity`, `ProcInfo`, `Snapshot::take(since)`, `Snapshot::members(&JobIdentity)`, `job_processes`, `background_roots` | finding a job's processes |
-//! | `end_processes(&JobIdentity, &[ProcInfo], Ending)`, `is_alive(pid)`, `group_exists(pid)`, `start_ticks(pid)` | ending them |
+//! | `end_processes(&JobIdentity, &[ProcInfo], Ending)`, `is_alive(pid)`, `group_exists(pid)`, `anything_left(&JobIdentity)`, `start_ticks(pid)` | ending them |
 //! | `watchdog::ensure_started(owner_entry)` | ends every job when the host dies, however it dies |
 //! | `program_name(pid)` | the name of the program a pid runs |
 //! | `open_directory(path) -> io::Result<File>`, `opened_path(&File)` | the job's working directory, opened and verified |
@@ -46,6 +46,15 @@ mod windows;
 use windows as os;
 
 pub use buffer::{Read, ReadBuffer};
+#[cfg(target_os = "linux")]
+pub use os::anything_left;
+
+/// Whether the job's process group (or, where there is one, its cgroup) still holds a
+/// process: a job that ended leaving nothing is forgotten without a search.
+#[cfg(not(target_os = "linux"))]
+pub fn anything_left(job: &JobIdentity<'_>) -> bool {
+    group_exists(job.pid)
+}
 pub use os::{
     background_roots, end_processes, group_exists, is_alive, job_processes, open_directory, opened_path, program_name,
     spawn, start_ticks, watchdog, ChildProcess, Containment, JobIdentity, PipeReader, PipeWriter, ProcInfo, Snapshot,
