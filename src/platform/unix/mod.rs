@@ -70,11 +70,14 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Spawned> {
 /// The launch plan for `spec` with these descriptors as the child's 0, 1 and 2.
 fn plan(spec: &SpawnSpec<'_>, containment: &Containment, stdio: [i32; 3]) -> io::Result<launch::LaunchPlan> {
     use std::os::fd::AsRawFd;
-    #[cfg_attr(not(target_os = "linux"), allow(unused_mut, unused_variables))]
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
     let mut plan = launch::LaunchPlan::new(&spec.program, &spec.args, &spec.env, spec.cwd_handle.as_raw_fd(), stdio)?;
     #[cfg(target_os = "linux")]
     {
         plan.containment = containment.clone();
     }
+    // macOS has nothing to put the child in (see `Containment`).
+    #[cfg(not(target_os = "linux"))]
+    let _ = containment;
     Ok(plan)
 }
