@@ -75,6 +75,12 @@ test('run: the command reaches cmd.exe verbatim, and jobs get GEMINI_CLI=1', asy
   assert.deepEqual(r.stdout.trim().split(/\r?\n/), ['"quoted & kept" 1 ', 'second']);
 });
 
+test('UTF-8: cmd.exe output is UTF-8 (chcp 65001 before the command)', async () => {
+  const r = await shell.run('echo héllo wörld ✓ 日本', { mode: 'pipes' });
+  assert.equal(r.exitCode, 0);
+  assert.equal(r.stdout.trimEnd(), 'héllo wörld ✓ 日本');
+});
+
 test('argv mode: arguments reach the program as given', async () => {
   const args = ['-e', 'console.log(JSON.stringify(process.argv.slice(1)))', 'two words', 'q"uote', 'back\\', ''];
   const r = await shell.run(node, { args, mode: 'pipes' });

@@ -60,11 +60,12 @@ mod tests {
     //! cannot see from JavaScript.
 
     use std::ffi::OsString;
+    use std::fs::File;
+    use std::path::PathBuf;
     use std::time::Duration;
 
     use super::*;
     use crate::platform::{Ending, ProcessIo, Read, ReadBuffer};
-    use crate::spawn::directory::{resolve, WorkingDir};
 
     /// Long enough for Wine, which starts processes slowly.
     const WITHIN: Duration = Duration::from_secs(30);
@@ -77,21 +78,22 @@ mod tests {
             .expect("runtime")
     }
 
-    fn workdir() -> (tempfile::TempDir, WorkingDir) {
+    /// A temporary working directory, opened as the service opens one.
+    fn workdir() -> (tempfile::TempDir, PathBuf, File) {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let root = tmp.path().canonicalize().expect("canonical root");
-        let dir = resolve(&root, None).expect("working directory");
-        (tmp, dir)
+        let path = tmp.path().canonicalize().expect("canonical path");
+        let handle = open_directory(&path).expect("open the directory");
+        (tmp, path, handle)
     }
 
-    fn cmd(line: &str, cwd: &WorkingDir, mode: Mode) -> io::Result<Spawned> {
-        let (program, args) = crate::spawn::command::program_and_args(line, None, Default::default());
+    /// `cmd.exe /d /s /c "<line>"`, as `crate::spawn::command` writes it.
+    fn cmd(line: &str, cwd: &(tempfile::TempDir, PathBuf, File), mode: Mode) -> io::Result<Spawned> {
         spawn(&SpawnSpec {
-            program,
-            args,
-            env: std::env::vars_os().collect::<Vec<(OsString, OsString)>>(),
-            cwd: &cwd.path,
-            cwd_handle: &cwd.file,
+            program: "cmd.exe".into(),
+            args: ["/d", "/s", "/c", &format!("\"{line}\"")].map(OsString::from).to_vec(),
+            env: std::env::vars_os().collect(),
+            cwd: &cwd.1,
+            cwd_handle: &cwd.2,
             mode,
             cols: 80,
             rows: 24,
@@ -100,7 +102,7 @@ mod tests {
 
     #[test]
     fn a_pty_job_reaches_eof_once_its_processes_are_gone() {
-        let (_tmp, dir) = workdir();
+        let dir = workdir();
         runtime().block_on(async {
             let spawned = cmd("exit 5", &dir, Mode::Pty).expect("spawn");
             let ProcessIo::Pty(terminal) = spawned.io else {
@@ -130,7 +132,7 @@ mod tests {
 
     #[test]
     fn a_job_is_listed_and_ended_through_its_job_object() {
-        let (_tmp, dir) = workdir();
+        let dir = workdir();
         runtime().block_on(async {
             // `ping` would do, but Wine's needs privileges: cmd waiting on its own input.
             let spawned = cmd("set /p x=", &dir, Mode::Pipes).expect("spawn");
@@ -164,7 +166,7 @@ mod tests {
 
     #[test]
     fn pipes_keep_stdout_and_stderr_apart() {
-        let (_tmp, dir) = workdir();
+        let dir = workdir();
         runtime().block_on(async {
             let spawned = cmd("echo out& echo err 1>&2", &dir, Mode::Pipes).expect("spawn");
             let ProcessIo::Pipes { stdout, stderr, .. } = spawned.io else {
@@ -188,14 +190,14 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_not_found() {
-        let (_tmp, dir) = workdir();
+        let dir = workdir();
         runtime().block_on(async {
             let error = spawn(&SpawnSpec {
                 program: "nss-no-such-program".into(),
                 args: Vec::new(),
                 env: Vec::new(),
-                cwd: &dir.path,
-                cwd_handle: &dir.file,
+                cwd: &dir.1,
+                cwd_handle: &dir.2,
                 mode: Mode::Pipes,
                 cols: 80,
                 rows: 24,
