@@ -16,7 +16,7 @@ use crate::handoff::Handoff;
 use crate::job::{Input, Job, SCREEN_SETTLE};
 use crate::output::persist::Stream;
 use crate::platform::{
-    background_roots, job_processes, ChildProcess, Exit, PipeReader, PipeWriter, Read, ReadBuffer, Terminal,
+    background_roots, job_processes, ChildProcess, Exit, PipeReader, PipeWriter, ProcessIo, Read, ReadBuffer, Terminal,
 };
 
 /// After the exit, output still held open by background processes is read until it
@@ -26,6 +26,52 @@ const DRAIN_QUIET: Duration = Duration::from_millis(25);
 const DRAIN_MAX: Duration = Duration::from_millis(250);
 
 pub use crate::job::OnExit;
+
+/// The end of a job's I/O its reader task reads.
+pub enum Reader {
+    Pty(Arc<Terminal>),
+    Pipes { stdout: PipeReader, stderr: PipeReader },
+}
+
+/// The end of a job's I/O its writer task writes caller input to.
+pub enum Writer {
+    Pty(Arc<Terminal>),
+    Pipe(PipeWriter),
+}
+
+/// Splits a started process's I/O: the terminal the job keeps (for resizing, direct
+/// writes and input detection; PTY mode only), the writer's end and the reader's.
+pub fn split(io: ProcessIo) -> (Option<Arc<Terminal>>, Writer, Reader) {
+    match io {
+        ProcessIo::Pty(terminal) => {
+            let terminal = Arc::new(terminal);
+            (
+                Some(terminal.clone()),
+                Writer::Pty(terminal.clone()),
+                Reader::Pty(terminal),
+            )
+        }
+        ProcessIo::Pipes { stdin, stdout, stderr } => (None, Writer::Pipe(stdin), Reader::Pipes { stdout, stderr }),
+    }
+}
+
+/// Reads the job's output until its exit is published and its output closed (or the
+/// job is closed).
+pub async fn drive(job: Arc<Job>, child: ChildProcess, reader: Reader, on_exit: OnExit) {
+    match reader {
+        Reader::Pty(terminal) => drive_pty(job, child, terminal, on_exit).await,
+        Reader::Pipes { stdout, stderr } => drive_pipes(job, child, stdout, stderr, on_exit).await,
+    }
+}
+
+/// Writes caller input in order until the job closes its input; `queued` counts what
+/// is still to be written (see `Job::write_now`, which writes directly while it is 0).
+pub async fn write_input(writer: Writer, rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
+    match writer {
+        Writer::Pty(terminal) => write_pty(terminal, rx, queued).await,
+        Writer::Pipe(stdin) => write_pipe(stdin, rx, queued).await,
+    }
+}
 
 async fn background_pids(job: &Arc<Job>) -> Vec<u32> {
     let job = job.clone();
@@ -38,7 +84,9 @@ async fn background_pids(job: &Arc<Job>) -> Vec<u32> {
 
 async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: bool, on_exit: OnExit) {
     // Output still open after the exit means something else holds it: a background job.
-    let background = if output_closed {
+    // A daemon that closed its descriptors holds none, but stays in the job's group or
+    // cgroup (one signal-0 and one small read to ask).
+    let background = if output_closed && !crate::platform::anything_left(&job.meta.identity()) {
         Vec::new()
     } else {
         background_pids(job).await
@@ -46,7 +94,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     job.finish(exit, background, output_closed, on_exit);
 }
 
-pub async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Terminal>, on_exit: OnExit) {
+async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Terminal>, on_exit: OnExit) {
     let mut buf = ReadBuffer::new();
     let mut output = Handoff::new(job.clone());
     let mut eof = false;
@@ -133,13 +181,7 @@ impl Pipes {
     }
 }
 
-pub async fn drive_pipes(
-    job: Arc<Job>,
-    mut child: ChildProcess,
-    stdout: PipeReader,
-    stderr: PipeReader,
-    on_exit: OnExit,
-) {
+async fn drive_pipes(job: Arc<Job>, mut child: ChildProcess, stdout: PipeReader, stderr: PipeReader, on_exit: OnExit) {
     let mut pipes = Pipes {
         stdout,
         stderr,
@@ -176,9 +218,8 @@ pub async fn drive_pipes(
 }
 
 /// Writes queued input to the terminal in order, waiting for room when its input queue
-/// is full; `queued` counts what is still to be written (see `Job::write_now`, which
-/// writes directly while it is zero).
-pub async fn write_pty(terminal: Arc<Terminal>, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
+/// is full.
+async fn write_pty(terminal: Arc<Terminal>, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
     while let Some(input) = rx.recv().await {
         // Close: the job is done with its terminal (see `Job::release_io`).
         let Input::Data(data) = input else { return };
@@ -190,9 +231,8 @@ pub async fn write_pty(terminal: Arc<Terminal>, mut rx: mpsc::UnboundedReceiver<
     }
 }
 
-/// Writes queued input to the job's stdin in order; `queued` counts what is still to be
-/// written, as for `write_pty`.
-pub async fn write_pipe(mut stdin: PipeWriter, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
+/// Writes queued input to the job's stdin in order.
+async fn write_pipe(mut stdin: PipeWriter, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
     while let Some(input) = rx.recv().await {
         match input {
             Input::Data(data) => {

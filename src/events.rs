@@ -8,14 +8,17 @@
 //! queued flag *before* it reads the job's state, so output that arrives while it runs
 //! queues the next call and nothing is missed.
 //!
-//! How a notification reaches its listener is the caller's business (the Node binding
+//! A job keeps its subscriptions as `crate::notify::Subscribers`, which knows nothing
+//! of jobs. How a notification reaches its listener is the caller's business (the Node binding
 //! queues a call on the JS thread); this module only decides when to notify and what
 //! the delivery reports.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::job::{Job, JobStatus};
+use crate::notify::Listener;
+use crate::sync::lock;
 
 /// Queues one delivery of the subscription (which then calls [`Subscription::take_event`]).
 /// Called on the reader's thread: it must return at once.
@@ -61,7 +64,7 @@ impl Subscription {
             done: AtomicBool::new(false),
             notify: Mutex::new(Some(notify)),
         });
-        job.subscribers().add(subscription.clone());
+        job.subscribers().add(subscription.id, subscription.clone());
         // Added before this check, so an exit published meanwhile is not lost: either
         // its notification finds the subscription, or this check finds the exit.
         if !job.is_running() {
@@ -128,40 +131,8 @@ impl Subscription {
     }
 }
 
-/// A job's subscriptions. Kept apart from the job's state lock, so notifying never
-/// waits on a reader that holds it.
-#[derive(Default)]
-pub struct Subscribers {
-    list: Mutex<Vec<Arc<Subscription>>>,
-    /// Mirrors `!list.is_empty()`: the reader checks it per chunk without locking.
-    any: AtomicBool,
-}
-
-impl Subscribers {
-    fn add(&self, subscription: Arc<Subscription>) {
-        let mut list = lock(&self.list);
-        list.push(subscription);
-        self.any.store(true, Ordering::Release);
+impl Listener for Subscription {
+    fn wake(&self) {
+        Subscription::wake(self);
     }
-
-    fn remove(&self, id: u64) {
-        let mut list = lock(&self.list);
-        list.retain(|s| s.id != id);
-        self.any.store(!list.is_empty(), Ordering::Release);
-    }
-
-    /// Tells every subscription there is news (new output, or the exit).
-    pub fn wake_all(&self) {
-        if !self.any.load(Ordering::Acquire) {
-            return;
-        }
-        // Waking only queues (the notifier returns at once), so it runs under the lock.
-        for subscription in lock(&self.list).iter() {
-            subscription.wake();
-        }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -19,6 +19,7 @@ const ROUNDS = scaled(20, 3);
 const JOBS = 4;
 const DROP_IN_ROUNDS = scaled(5, 2);
 const owner = join(__dirname, 'fixtures', 'sigkill-owner.cjs');
+const escapeOwner = join(__dirname, 'fixtures', 'escape-owner.cjs');
 const dropInOwner = join(__dirname, 'fixtures', 'sigkill-dropin-owner.cjs');
 const io = mkdtempSync(join(tmpdir(), 'nss-sigkill-'));
 afterAll(() => rmSync(io, { recursive: true, force: true }));
@@ -106,4 +107,34 @@ describe(`Node killed with SIGKILL, ${DROP_IN_ROUNDS} rounds of exact-environmen
     });
     expect(survivors).toEqual([]);
   });
+});
+
+// Issue 17: Node dies (by a signal it does not handle, or SIGKILL) owning one job per
+// escape of fixtures/escapes.cjs in each mode, every escapee orphaned, in a session of
+// its own and with an empty environment: no marker, group or parent link leads to it,
+// only the jobs' cgroups (the watchdog kills the parent cgroup; src/platform/linux/watchdog.rs).
+describe('Node dies owning jobs whose processes escaped', () => {
+  for (const signal of ['SIGKILL', 'SIGTERM', 'SIGSEGV'] as const) {
+    it(`no escapee outlives Node killed by ${signal}`, async () => {
+      type Escapee = { name: string; mode: string; pid: number | null; escaped: boolean };
+      const { child, escapees, watchdog } = await startOwner<{ escapees: Escapee[]; watchdog: number | null }>(escapeOwner);
+      expect(watchdog).not.toBeNull();
+      const pids = escapees.map((e) => e.pid).filter((p): p is number => p !== null);
+      const killedAt = Date.now();
+      child.kill(signal);
+      let lastSeen = killedAt;
+      while (Date.now() - killedAt < 5000 && [...pids, watchdog!].some(alive)) {
+        lastSeen = Date.now();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const survivors: Record<string, number> = {};
+      for (const e of escapees) survivors[`${e.name} | ${e.mode}`] = e.pid !== null && alive(e.pid) ? 1 : 0;
+      const left = pids.filter(alive);
+      for (const p of left) process.kill(p, 'SIGKILL');
+      report(`node-${signal.toLowerCase()}-escapes`, { processes: pids.length, survivors, lastDeathMs: lastSeen - killedAt });
+      expect(escapees.filter((e) => !e.escaped).map((e) => `${e.name} (${e.mode})`), 'did not escape').toEqual([]);
+      expect(left).toEqual([]);
+      expect(alive(watchdog!)).toBe(false);
+    });
+  }
 });

@@ -2,12 +2,19 @@
 // fork, job control (`bash -i`, `set -m`), processes that ignore SIGTERM or are
 // stopped. After `kill`, none survives.
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive, eventually, type Scratch, scratch } from '../helpers';
 import { fmt, pidsIn, report, scaled, settle, snapshot } from './common';
 
 const ROUNDS = scaled(10, 2);
+const { escapes, newTag, tagged, notEscaped } = createRequire(import.meta.url)('./fixtures/escapes.cjs') as {
+  escapes: Record<string, (tag: string) => string>;
+  newTag: () => string;
+  tagged: (tag: string) => number[];
+  notEscaped: (pid: number, jobPid: number) => string | null;
+};
 
 let s: Scratch;
 beforeAll(async () => {
@@ -130,13 +137,13 @@ function readMarker(pid: number): string | undefined {
   }
 }
 
-describe('limits of finding a tree', () => {
+describe('what no search could find', () => {
   // A process that (1) clears its environment, (2) leaves the session and (3) is
   // orphaned before the kill carries none of the three things `process_tree` finds
   // processes by (session/group, a parent link to the job, the NATIVE_SHELL_JOB
-  // marker). Only a kernel-side container (a cgroup per job) or making Node a child
-  // subreaper (orphans reparent to Node) would reach it. Kept to document the limit.
-  it.fails('an orphaned setsid process with an emptied environment is killed too', async () => {
+  // marker). It was the documented escape until jobs got a cgroup each (issue 17,
+  // src/platform/linux/cgroup.rs): the cgroup holds it, so `kill` ends it.
+  it('an orphaned setsid process with an emptied environment is killed too', async () => {
     const r = await s.service.run('(setsid env -i /bin/sleep 1000 & echo "p $!"); echo ready; sleep 1000', {
       callbackPattern: 'ready',
       mode: 'pipes',
@@ -151,4 +158,57 @@ describe('limits of finding a tree', () => {
     if (!gone) process.kill(escapee, 'SIGKILL');
     expect(gone).toBe(true);
   });
+});
+
+// Issue 17: every escape, in both modes, against every way a job ends within Node
+// (Node's own death: node-sigkill.test.ts). Each escapee is checked to have left its
+// session, parent and environment behind before the job is ended, so only the job's
+// cgroup can find it (with NATIVE_SHELL_CONTAINMENT=off these fail).
+const endings: Record<string, { stays: boolean; end: (handle: number) => Promise<unknown> }> = {
+  'kill(handle)': { stays: true, end: (h) => s.service.kill(h, { graceMs: 300 }) },
+  'removeProcess(handle)': { stays: true, end: async (h) => s.service.removeProcess(h) },
+  'shutdown()': { stays: true, end: () => s.service.shutdown() },
+  // The job has exited and its output is closed: removing it takes the path that does
+  // not search for processes unless something is left in its group or cgroup.
+  'removeProcess(handle) after the job exited': { stays: false, end: async (h) => s.service.removeProcess(h) },
+};
+
+describe('escapes are ended with their job', () => {
+  const survivors: Record<string, number> = {};
+  afterAll(() => report('escapes', { survivors }));
+  for (const [name, escape] of Object.entries(escapes)) {
+    for (const mode of ['pty', 'pipes'] as const) {
+      for (const [ending, { stays, end }] of Object.entries(endings)) {
+        it(`${name} (${mode}), ${ending}`, async () => {
+          const tag = newTag();
+          const command = `${escape(tag)}; echo ready${stays ? '; sleep 1000' : ''}`;
+          const r = await s.service.run(command, { mode, callbackPattern: 'ready', timeoutMs: 20_000 });
+          let pids: number[] = [];
+          expect(await eventually(() => (pids = tagged(tag)).length > 0, 10_000)).toBe(true);
+          let why: string | null = 'unchecked';
+          await eventually(() => (why = notEscaped(pids[0], r.pid!)) === null, 5000);
+          let reported: number[] = [];
+          if (!stays) {
+            await eventually(() => !s.service.isPtyActive(r.handle), 5000);
+            // What the job left running is reported, detached or not.
+            reported = s.service.getActiveProcesses().find((p) => p.handle === r.handle)?.backgroundPids ?? [];
+          }
+          await end(r.handle);
+          const gone = await eventually(() => tagged(tag).length === 0, 5000);
+          const left = tagged(tag);
+          survivors[`${name} | ${mode} | ${ending}`] = left.length;
+          for (const p of left) process.kill(p, 'SIGKILL');
+          try {
+            s.service.removeProcess(r.handle);
+          } catch {
+            // already removed by the ending
+          }
+          expect(why, 'the escape did not happen').toBeNull();
+          // The escapee, or (when the job's exit came first) the fork that became it.
+          if (!stays) expect(reported.length, 'nothing reported in backgroundPids').toBeGreaterThan(0);
+          expect(gone, `survivors ${left.join(' ')}`).toBe(true);
+        });
+      }
+    }
+  }
 });

@@ -11,9 +11,9 @@
 //! | `ChildProcess::wait().await -> io::Result<Exit>` | the exit, as an event (no thread per job where the OS allows) |
 //! | `Terminal` | a PTY: `read(&mut ReadBuffer).await -> Read`, `write_all(&[u8]).await`, `write_some(&[u8]) -> usize` (never blocks), `resize(cols, rows)`, `input_state(pid, name)` |
 //! | `PipeReader::read(&mut [u8]).await`, `PipeWriter::write_all(&[u8]).await` | the pipes of a pipes-mode job |
-//! | `Containment` | what holds a job's processes together (nothing extra on Unix, where the session does; a Job Object on Windows) |
+//! | `Containment` | what holds a job's processes together (a cgroup per job on Linux where cgroup v2 is writable, else nothing extra beyond the session; nothing extra on macOS; a Job Object on Windows) |
 //! | `JobIdentity`, `ProcInfo`, `Snapshot::take(since)`, `Snapshot::members(&JobIdentity)`, `job_processes`, `background_roots` | finding a job's processes |
-//! | `end_processes(&JobIdentity, &[ProcInfo], Ending)`, `is_alive(pid)`, `group_exists(pid)`, `start_ticks(pid)` | ending them |
+//! | `end_processes(&JobIdentity, &[ProcInfo], Ending)`, `is_alive(pid)`, `group_exists(pid)`, `anything_left(&JobIdentity)`, `start_ticks(pid)` | ending them |
 //! | `watchdog::ensure_started(owner_entry)` | ends every job when the host dies, however it dies |
 //! | `program_name(pid)` | the name of the program a pid runs |
 //! | `open_directory(path) -> io::Result<File>`, `opened_path(&File)` | the job's working directory, opened and verified |
@@ -22,6 +22,10 @@
 //! module and in docs/platforms.md.
 
 mod buffer;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::Path;
 
 #[cfg(unix)]
 mod unix;
@@ -42,11 +46,56 @@ mod windows;
 use windows as os;
 
 pub use buffer::{Read, ReadBuffer};
+#[cfg(target_os = "linux")]
+pub use os::anything_left;
+
+/// Whether the job's process group (or, where there is one, its cgroup) still holds a
+/// process: a job that ended leaving nothing is forgotten without a search.
+#[cfg(not(target_os = "linux"))]
+pub fn anything_left(job: &JobIdentity<'_>) -> bool {
+    group_exists(job.pid)
+}
 pub use os::{
     background_roots, end_processes, group_exists, is_alive, job_processes, open_directory, opened_path, program_name,
     spawn, start_ticks, watchdog, ChildProcess, Containment, JobIdentity, PipeReader, PipeWriter, ProcInfo, Snapshot,
     Terminal,
 };
+
+/// Names a job's processes so they can be found again even after they leave its
+/// process group or session. Value: `<service token>.<handle>`.
+pub const JOB_MARKER: &str = "NATIVE_SHELL_JOB";
+/// Names the Node process that owns a job; the watchdog ends jobs by it when that dies.
+pub const OWNER_MARKER: &str = "NATIVE_SHELL_OWNER";
+
+/// How a job talks to its process: a terminal, or three pipes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Pty,
+    Pipes,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Pty => "pty",
+            Mode::Pipes => "pipes",
+        }
+    }
+}
+
+/// What to start, made by `crate::spawn` (command line, environment, directory).
+pub struct SpawnSpec<'a> {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+    /// The working directory, checked to lie inside the project root...
+    pub cwd: &'a Path,
+    /// ...and held open since that check: the child enters this very directory.
+    pub cwd_handle: &'a File,
+    pub mode: Mode,
+    pub cols: u16,
+    pub rows: u16,
+}
 
 /// How a process ended.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

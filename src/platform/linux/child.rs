@@ -15,6 +15,7 @@ use std::sync::Mutex;
 use tokio::io::unix::AsyncFd;
 
 use crate::platform::Exit;
+use crate::sync::lock;
 
 pub struct ChildProcess {
     pid: i32,
@@ -77,13 +78,13 @@ impl ChildProcess {
 impl Drop for ChildProcess {
     fn drop(&mut self) {
         if self.status.is_none() && !matches!(try_reap(self.pid), Ok(Some(_))) {
-            UNREAPED.lock().unwrap_or_else(|p| p.into_inner()).push(self.pid);
+            lock(&UNREAPED).push(self.pid);
         }
     }
 }
 
 fn reap_dropped() {
-    let mut unreaped = UNREAPED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut unreaped = lock(&UNREAPED);
     unreaped.retain(|&pid| matches!(try_reap(pid), Ok(None)));
 }
 

@@ -4,11 +4,14 @@
 //! it does not handle) runs no code. A PTY hang-up does not reach `setsid` children,
 //! and pipe jobs have no terminal at all. So a watcher holds the read end of a pipe
 //! whose only writer is this process: when the host dies, for any reason, the kernel
-//! closes the write end, the watcher reads EOF and kills every process carrying this
-//! host's owner marker in its environment.
+//! closes the write end, the watcher reads EOF, kills everything in this host's parent
+//! cgroup (every contained job, however its processes detached: `super::cgroup`) and
+//! every process carrying this host's owner marker in its environment (jobs that could
+//! not be contained), then removes the emptied cgroups.
 //!
-//! The watcher is `bash` running a fixed script; the token reaches it as an argument,
-//! never spliced into the script. It ignores SIGINT and SIGHUP (a Ctrl-C or a closed
+//! The watcher is `bash` running a fixed script; the token and the cgroup path reach it
+//! as arguments, never spliced into the script. It is started the plain way, so it
+//! stays in Node's cgroup, outside the subtree it kills. It ignores SIGINT and SIGHUP (a Ctrl-C or a closed
 //! terminal aimed at the host must not kill the watcher first) and runs in its own
 //! session.
 
@@ -18,15 +21,22 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use crate::spawn::env::{JOB_MARKER, OWNER_MARKER};
+use crate::platform::{JOB_MARKER, OWNER_MARKER};
 
 const SCRIPT: &str = r#"
 trap '' INT HUP
 read -r _
+[ -n "$2" ] && echo 1 2>/dev/null >"$2/cgroup.kill"
 for round in 1 2 3 4 5; do
   pids=$(grep -lsxzF -- "$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)
-  [ -z "$pids" ] && exit 0
+  [ -z "$pids" ] && break
   kill -KILL $pids 2>/dev/null
+  sleep 0.05
+done
+[ -n "$2" ] || exit 0
+for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+  rmdir "$2"/*/ "$2" 2>/dev/null
+  [ -d "$2" ] || exit 0
   sleep 0.05
 done
 "#;
@@ -61,6 +71,7 @@ fn start(owner_entry: &str) -> io::Result<Watchdog> {
         .arg(SCRIPT)
         .arg("native-shell-watchdog")
         .arg(owner_entry)
+        .arg(super::cgroup::parent().map(|p| p.as_os_str()).unwrap_or_default())
         .env_remove(JOB_MARKER)
         .env_remove(OWNER_MARKER)
         .stdin(Stdio::from(read_end))

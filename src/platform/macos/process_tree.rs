@@ -24,7 +24,7 @@ use std::ffi::c_int;
 
 use super::procargs;
 use crate::platform::Containment;
-use crate::spawn::env::JOB_MARKER;
+use crate::platform::JOB_MARKER;
 
 /// The buffer for one process's arguments and environment when the kernel does not say
 /// its limit (macOS's own is 1 MiB; this is the smaller limit of its other systems).

@@ -34,7 +34,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use crate::spawn::env::{JOB_MARKER, OWNER_MARKER};
+use crate::platform::{JOB_MARKER, OWNER_MARKER};
 
 /// `$1`: `ps`'s flag that adds each process's environment; `$2`: the awk filter below;
 /// `$3`: the owner marker's name. The first line on stdin is the owner entry; end of

@@ -51,6 +51,9 @@ pub struct LaunchPlan {
     /// terminal's foreground group, which would kill `server &` the moment its shell
     /// returns. Jobs are ended by `kill` (TERM, then KILL), never by HUP.
     pub ignore_hangup: bool,
+    /// The job's cgroup, which the child is created in (see `platform::linux::cgroup`).
+    #[cfg(target_os = "linux")]
+    pub containment: crate::platform::os::Containment,
 }
 
 /// What went wrong in the child, written there and read by the parent afterwards.
@@ -147,6 +150,8 @@ impl LaunchPlan {
             stdio,
             controlling_terminal: false,
             ignore_hangup: false,
+            #[cfg(target_os = "linux")]
+            containment: Default::default(),
         })
     }
 
@@ -192,11 +197,13 @@ impl LaunchPlan {
             let mut saved: libc::sigset_t = std::mem::zeroed();
             libc::sigfillset(&mut all);
             libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut saved);
-            let pid = libc::clone(
+            // As `libc::clone`, but in the job's cgroup when it has one.
+            let pid = crate::platform::os::clone3::clone_vfork(
                 child_main,
+                stack.as_mut_ptr().cast(),
                 top,
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
                 (&args as *const ChildArgs<'_>).cast_mut().cast(),
+                &self.containment,
             );
             let clone_error = io::Error::last_os_error();
             libc::pthread_sigmask(libc::SIG_SETMASK, &saved, std::ptr::null_mut());

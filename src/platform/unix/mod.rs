@@ -28,34 +28,53 @@ mod macos_watchdog;
 use std::io;
 
 use crate::platform::Spawned;
-use crate::spawn::{Mode, SpawnSpec};
+use crate::platform::{Mode, SpawnSpec};
 
 pub use directory::open_directory;
 pub use pipes::{PipeReader, PipeWriter};
 pub use signals::{end_processes, group_exists};
 pub use terminal::Terminal;
 
-/// Nothing beyond the job's session holds its processes together on Unix: they are
+/// Nothing beyond the job's session holds its processes together on macOS: they are
 /// found by session, group, parent links and marker (see the backend's process tree).
+/// Linux has a cgroup per job where it can (`platform::linux::cgroup`).
+#[cfg(not(target_os = "linux"))]
 #[derive(Clone, Debug, Default)]
 pub struct Containment;
 
+#[cfg(not(target_os = "linux"))]
+impl Containment {
+    pub fn for_new_job() -> Self {
+        Self
+    }
+}
+
+#[cfg(target_os = "linux")]
+pub use crate::platform::os::Containment;
+
 /// Spawns the process. Must run inside a tokio runtime.
 pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Spawned> {
+    let containment = Containment::for_new_job();
     let (child, pid, io) = match spec.mode {
-        Mode::Pty => pty::spawn(spec)?,
-        Mode::Pipes => pipes::spawn(spec)?,
+        Mode::Pty => pty::spawn(spec, &containment)?,
+        Mode::Pipes => pipes::spawn(spec, &containment)?,
     };
     Ok(Spawned {
         child,
         pid: pid as u32,
         io,
-        containment: Containment,
+        containment,
     })
 }
 
 /// The launch plan for `spec` with these descriptors as the child's 0, 1 and 2.
-fn plan(spec: &SpawnSpec<'_>, stdio: [i32; 3]) -> io::Result<launch::LaunchPlan> {
+fn plan(spec: &SpawnSpec<'_>, containment: &Containment, stdio: [i32; 3]) -> io::Result<launch::LaunchPlan> {
     use std::os::fd::AsRawFd;
-    launch::LaunchPlan::new(&spec.program, &spec.args, &spec.env, spec.cwd.file.as_raw_fd(), stdio)
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut, unused_variables))]
+    let mut plan = launch::LaunchPlan::new(&spec.program, &spec.args, &spec.env, spec.cwd_handle.as_raw_fd(), stdio)?;
+    #[cfg(target_os = "linux")]
+    {
+        plan.containment = containment.clone();
+    }
+    Ok(plan)
 }

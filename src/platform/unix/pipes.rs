@@ -9,7 +9,7 @@ use tokio::net::unix::pipe;
 
 use crate::platform::os::ChildProcess;
 use crate::platform::ProcessIo;
-use crate::spawn::SpawnSpec;
+use crate::platform::SpawnSpec;
 
 /// The read end of a job's stdout or stderr, in the reactor.
 pub struct PipeReader(pipe::Receiver);
@@ -31,12 +31,16 @@ impl PipeWriter {
     }
 }
 
-pub(super) fn spawn(spec: &SpawnSpec<'_>) -> io::Result<(ChildProcess, i32, ProcessIo)> {
+pub(super) fn spawn(
+    spec: &SpawnSpec<'_>,
+    containment: &super::Containment,
+) -> io::Result<(ChildProcess, i32, ProcessIo)> {
     let (stdin_read, stdin_write) = pipe_pair()?;
     let (stdout_read, stdout_write) = pipe_pair()?;
     let (stderr_read, stderr_write) = pipe_pair()?;
     let plan = super::plan(
         spec,
+        containment,
         [
             stdin_read.as_raw_fd(),
             stdout_write.as_raw_fd(),

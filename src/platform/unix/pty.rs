@@ -11,9 +11,12 @@ use portable_pty::{native_pty_system, PtySize};
 use super::Terminal;
 use crate::platform::os::ChildProcess;
 use crate::platform::ProcessIo;
-use crate::spawn::SpawnSpec;
+use crate::platform::SpawnSpec;
 
-pub(super) fn spawn(spec: &SpawnSpec<'_>) -> io::Result<(ChildProcess, i32, ProcessIo)> {
+pub(super) fn spawn(
+    spec: &SpawnSpec<'_>,
+    containment: &super::Containment,
+) -> io::Result<(ChildProcess, i32, ProcessIo)> {
     let size = PtySize {
         rows: spec.rows,
         cols: spec.cols,
@@ -37,7 +40,7 @@ pub(super) fn spawn(spec: &SpawnSpec<'_>) -> io::Result<(ChildProcess, i32, Proc
         .open(&slave_path)?;
     drop(pair.slave);
     let fd = slave.as_raw_fd();
-    let mut plan = super::plan(spec, [fd, fd, fd])?;
+    let mut plan = super::plan(spec, containment, [fd, fd, fd])?;
     plan.controlling_terminal = true;
     plan.ignore_hangup = true;
     let pid = plan.launch()?;

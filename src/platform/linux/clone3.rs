@@ -1,0 +1,156 @@
+//! `clone3` with `CLONE_INTO_CGROUP`, in the vfork style of
+//! `crate::platform::unix::launch`: the child shares our memory, runs on a stack of
+//! its own and we sleep until it has exec'd or exited.
+//!
+//! glibc (2.36 here) exports no `clone3` wrapper, and a plain `syscall()` cannot be
+//! used for a child that shares our memory: the child would return from the system
+//! call into the caller's frames on the new stack, where there are none. So the call
+//! is made here in a few instructions that, in the child, call the given function on
+//! the new stack and exit with its result, as glibc's own `clone`/`clone3` do. On
+//! other architectures jobs start with the plain clone, uncontained.
+
+use std::ffi::{c_int, c_void};
+
+use super::Containment;
+
+/// `CLONE_INTO_CGROUP` (linux/sched.h, Linux 5.7+).
+const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+
+/// `struct clone_args` up to `cgroup` (`CLONE_ARGS_SIZE_VER2`, 88 bytes).
+#[repr(C)]
+#[derive(Default)]
+struct CloneArgs {
+    flags: u64,
+    pidfd: u64,
+    child_tid: u64,
+    parent_tid: u64,
+    exit_signal: u64,
+    stack: u64,
+    stack_size: u64,
+    tls: u64,
+    set_tid: u64,
+    set_tid_size: u64,
+    cgroup: u64,
+}
+
+const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// `libc::clone(child, top, CLONE_VM | CLONE_VFORK | SIGCHLD, arg)`, made by `clone3`
+/// into the job's cgroup when it has one (`stack` is the lowest address of the child's
+/// stack, `top` its aligned end). A kernel that refuses (no `clone3`, a seccomp filter,
+/// a cgroup it will not start processes in) gets the plain clone, and no later job is
+/// contained. Returns the pid, or -1 with `errno` set, as `libc::clone`.
+///
+/// # Safety
+/// As `libc::clone` with `CLONE_VM | CLONE_VFORK`: see `vfork_into_cgroup`.
+pub unsafe fn clone_vfork(
+    child: extern "C" fn(*mut c_void) -> c_int,
+    stack: *mut u8,
+    top: *mut c_void,
+    arg: *mut c_void,
+    containment: &Containment,
+) -> c_int {
+    if let Some(fd) = containment.launch_fd().filter(|_| AVAILABLE) {
+        let started = vfork_into_cgroup(child, stack, top as usize - stack as usize, arg, fd);
+        containment.launched(started.is_ok());
+        if let Ok(pid) = started {
+            return pid;
+        }
+    }
+    libc::clone(child, top, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD, arg)
+}
+
+/// Starts `child(arg)` on `stack..stack + stack_size` (its top 16-byte aligned) in the
+/// cgroup `cgroup_fd` refers to, sharing our memory; returns when the child has exec'd
+/// or exited, with its pid, or the error of `clone3` (nothing was started then).
+///
+/// # Safety
+/// The same contract as `libc::clone` with `CLONE_VM | CLONE_VFORK`: `child` must
+/// never return into Rust code that touches shared state (it execs or `_exit`s), and
+/// `arg` and the stack must stay valid until this returns.
+unsafe fn vfork_into_cgroup(
+    child: extern "C" fn(*mut c_void) -> c_int,
+    stack: *mut u8,
+    stack_size: usize,
+    arg: *mut c_void,
+    cgroup_fd: c_int,
+) -> Result<i32, i32> {
+    let args = CloneArgs {
+        flags: (libc::CLONE_VM | libc::CLONE_VFORK) as u64 | CLONE_INTO_CGROUP,
+        exit_signal: libc::SIGCHLD as u64,
+        stack: stack as u64,
+        stack_size: stack_size as u64,
+        cgroup: cgroup_fd as u64,
+        ..CloneArgs::default()
+    };
+    let ret = raw_clone3(&args, child, arg);
+    if ret < 0 {
+        Err(-ret as i32)
+    } else {
+        Ok(ret as i32)
+    }
+}
+
+/// The system call; in the child: `exit(child(arg))` on the new stack (the kernel
+/// points the stack register at `stack + stack_size`; every other register but the
+/// return value is as in the parent, so the function and argument ride in registers
+/// the call preserves).
+#[cfg(target_arch = "x86_64")]
+unsafe fn raw_clone3(args: &CloneArgs, child: extern "C" fn(*mut c_void) -> c_int, arg: *mut c_void) -> isize {
+    let ret: isize;
+    std::arch::asm!(
+        "syscall",
+        "test rax, rax",
+        "jnz 2f",
+        // The child: no frame to return to; the stack top is 16-byte aligned, as a
+        // call expects.
+        "xor ebp, ebp",
+        "mov rdi, r13",
+        "call r12",
+        "mov edi, eax",
+        "mov eax, {exit}",
+        "syscall",
+        "ud2",
+        "2:",
+        exit = const libc::SYS_exit,
+        inlateout("rax") libc::SYS_clone3 as isize => ret,
+        in("rdi") args as *const CloneArgs,
+        in("rsi") std::mem::size_of::<CloneArgs>(),
+        in("r12") child,
+        in("r13") arg,
+        lateout("rcx") _,
+        lateout("r11") _,
+        options(nostack)
+    );
+    ret
+}
+
+#[cfg(target_arch = "aarch64")]
+unsafe fn raw_clone3(args: &CloneArgs, child: extern "C" fn(*mut c_void) -> c_int, arg: *mut c_void) -> isize {
+    let ret: isize;
+    std::arch::asm!(
+        "svc 0",
+        "cbnz x0, 2f",
+        "mov x29, xzr",
+        "mov x30, xzr",
+        "mov x0, x10",
+        "blr x9",
+        "mov x8, {exit}",
+        "svc 0",
+        "brk 0",
+        "2:",
+        exit = const libc::SYS_exit,
+        in("x8") libc::SYS_clone3,
+        inlateout("x0") args as *const CloneArgs as isize => ret,
+        in("x1") std::mem::size_of::<CloneArgs>(),
+        in("x9") child,
+        in("x10") arg,
+        options(nostack)
+    );
+    ret
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+unsafe fn raw_clone3(_: &CloneArgs, _: extern "C" fn(*mut c_void) -> c_int, _: *mut c_void) -> isize {
+    -(libc::ENOSYS as isize)
+}

@@ -1,0 +1,210 @@
+//! Talking to a running job: input (text, keys) and waits for a pattern, the exit, a
+//! delay, a timeout or a prompt. The synchronous half runs on the caller's thread (see
+//! `PreparedInput`), the rest on the runtime.
+
+use std::sync::Arc;
+
+use super::Service;
+use crate::error::{Result, ServiceError};
+use crate::job::{Input, Job, WaitTicket};
+use crate::keys::{parse_key, Key};
+use crate::limits::MAX_INPUT_BYTES;
+use crate::request::{InputRequest, InteractionResult, WaitRequest};
+use crate::results::{finished_interaction, interaction};
+use crate::spawn::Mode;
+use crate::wait::{compile_pattern, WaitSpec};
+
+/// `send_input` after its synchronous checks: awaits its turn on the job, writes,
+/// then waits. When the job's turn is free at once (the usual case), the waiter is
+/// registered and the input written during `prepare_input`, on the caller's thread:
+/// the program sees its input without waiting for a runtime thread to wake.
+pub struct PreparedInput {
+    job: Arc<Job>,
+    writes: Vec<Input>,
+    spec: WaitSpec,
+    /// The turn taken and the input written already; the wait's registered waiter.
+    started: Option<(tokio::sync::OwnedMutexGuard<()>, WaitTicket)>,
+}
+
+impl PreparedInput {
+    /// Takes the job's turn now if it is free, registers the wait and writes.
+    fn start_now(&mut self) {
+        let pty = self.job.meta.mode == Mode::Pty;
+        if !pty || !self.job.is_running() {
+            return;
+        }
+        let Ok(turn) = self.job.interaction.clone().try_lock_owned() else {
+            return;
+        };
+        let ticket = self.job.register_waiter(self.spec.pattern.clone());
+        for input in std::mem::take(&mut self.writes) {
+            match input {
+                Input::Data(data) => self.job.write_now(data),
+                Input::Close => {
+                    self.job.send_input(Input::Close);
+                }
+            }
+        }
+        self.started = Some((turn, ticket));
+    }
+
+    pub async fn finish(mut self) -> InteractionResult {
+        if let Some((_turn, ticket)) = self.started.take() {
+            let outcome = self.job.pending(ticket, std::mem::take(&mut self.spec)).outcome().await;
+            return interaction(&self.job, outcome);
+        }
+        let job = self.job.clone();
+        let _turn = job.interaction.lock().await;
+        if !job.is_running() {
+            return finished_interaction(&job, self.spec.max_output);
+        }
+        let pending = job.begin_wait(std::mem::take(&mut self.spec));
+        for input in std::mem::take(&mut self.writes) {
+            job.send_input(input);
+        }
+        let outcome = pending.outcome().await;
+        interaction(&job, outcome)
+    }
+}
+
+impl Drop for PreparedInput {
+    fn drop(&mut self) {
+        // Started but never awaited: the waiter must not stay registered.
+        if let Some((_turn, ticket)) = self.started.take() {
+            self.job.unregister(ticket);
+        }
+    }
+}
+
+/// `wait_for` with its waiter registered; dropping it unregisters the waiter.
+pub struct PreparedWait {
+    job: Arc<Job>,
+    ticket: Option<WaitTicket>,
+    spec: WaitSpec,
+    /// The answer, known already (the job had finished).
+    early: Option<InteractionResult>,
+}
+
+impl PreparedWait {
+    pub async fn finish(mut self) -> InteractionResult {
+        if let Some(early) = self.early.take() {
+            return early;
+        }
+        let Some(ticket) = self.ticket.take() else {
+            return finished_interaction(&self.job, self.spec.max_output);
+        };
+        let outcome = self.job.pending(ticket, std::mem::take(&mut self.spec)).outcome().await;
+        interaction(&self.job, outcome)
+    }
+}
+
+impl Drop for PreparedWait {
+    fn drop(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            self.job.unregister(ticket);
+        }
+    }
+}
+
+impl Service {
+    /// Writes input (and keys) to a running job, then waits as `waitFor` does.
+    pub async fn send_input(&self, handle: u32, req: InputRequest) -> Result<InteractionResult> {
+        Ok(self.prepare_input(handle, req)?.finish().await)
+    }
+
+    /// The synchronous half of `send_input`: finds the job and checks the request now,
+    /// on the caller's thread, so a `removeProcess` right after cannot make it vanish.
+    pub fn prepare_input(&self, handle: u32, req: InputRequest) -> Result<PreparedInput> {
+        let job = self.job(handle)?;
+        let pattern = req.pattern.as_deref().map(compile_pattern).transpose()?;
+        let pty = job.meta.mode == Mode::Pty;
+        let mut writes: Vec<Input> = Vec::new();
+        // The newline goes with text, or alone (an empty line is Enter); keys alone
+        // (`C-c`) get none, so a key is never followed by a stray Enter.
+        let newline = req.append_newline && (!req.input.is_empty() || req.keys.is_empty());
+        let mut data = req.input.into_bytes();
+        if newline {
+            data.push(b'\n');
+        }
+        if data.len() > MAX_INPUT_BYTES {
+            return Err(ServiceError::invalid(format!(
+                "input is {} bytes; at most {MAX_INPUT_BYTES}",
+                data.len()
+            )));
+        }
+        if !data.is_empty() {
+            writes.push(Input::Data(data));
+        }
+        for name in &req.keys {
+            writes.push(match parse_key(name, pty)? {
+                Key::Bytes(b) => Input::Data(b),
+                Key::EndOfInput => Input::Close,
+            });
+        }
+        // A pattern waits for the pattern; only without one does the delay apply.
+        let delay = if pattern.is_some() { None } else { req.delay };
+        let spec = WaitSpec {
+            pattern,
+            delay,
+            timeout: req.timeout,
+            max_output: req.max_output_size,
+            detect_input: req.detect_input,
+        };
+        let mut prepared = PreparedInput {
+            job,
+            writes,
+            spec,
+            started: None,
+        };
+        prepared.start_now();
+        Ok(prepared)
+    }
+
+    /// Waits for a pattern (or exit, or timeout) without writing anything; with
+    /// `from_start`, output from the job's start counts too (as far as memory holds it).
+    /// The cursor is taken now, on the caller's thread, so output that answers a write
+    /// made right after this call is seen; await [`PreparedWait::finish`] for the result.
+    pub fn prepare_wait(&self, handle: u32, wait: WaitRequest<'_>) -> Result<PreparedWait> {
+        let job = self.job(handle)?;
+        let pattern = wait.pattern.map(compile_pattern).transpose()?;
+        if !job.is_running() && !wait.from_start {
+            let early = finished_interaction(&job, wait.max_output);
+            return Ok(PreparedWait {
+                job,
+                ticket: None,
+                spec: WaitSpec::default(),
+                early: Some(early),
+            });
+        }
+        let ticket = job.register_waiter_replaying(pattern.clone(), wait.from_start);
+        let spec = WaitSpec {
+            pattern,
+            delay: None,
+            timeout: wait.timeout,
+            max_output: wait.max_output,
+            detect_input: wait.detect_input,
+        };
+        Ok(PreparedWait {
+            job,
+            ticket: Some(ticket),
+            spec,
+            early: None,
+        })
+    }
+
+    /// Raw bytes to the job's terminal or stdin, with no waiting. A finished job
+    /// ignores them.
+    pub fn write_input(&self, handle: u32, data: Vec<u8>) -> Result<()> {
+        let job = self.job(handle)?;
+        if data.len() > MAX_INPUT_BYTES {
+            return Err(ServiceError::invalid(format!(
+                "input is {} bytes; at most {MAX_INPUT_BYTES}",
+                data.len()
+            )));
+        }
+        if job.is_running() && !data.is_empty() {
+            job.send_input(Input::Data(data));
+        }
+        Ok(())
+    }
+}

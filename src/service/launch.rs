@@ -1,0 +1,188 @@
+//! Starting a job: its environment, the process (through the platform layer), its
+//! reader and writer tasks, its output files; and the result of one that failed to
+//! start.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
+
+use super::registry::process_token;
+use super::Service;
+use crate::driver;
+use crate::history::{preview, HistoryEntry, OUTPUT_PREVIEW_BYTES};
+use crate::job::{Job, JobMeta, JobState, JobStatus, WaitTicket};
+use crate::kill::kill_now;
+use crate::output::persist::{unix_millis, JobFiles};
+use crate::output::screen::ScreenSize;
+use crate::output::{JobOutput, OutputLimits, Which};
+use crate::platform::{self, watchdog};
+use crate::request::{RunRequest, RunResult};
+use crate::results::history_entry;
+use crate::spawn::{command, directory, env, Mode, SpawnSpec};
+use crate::sync::lock;
+
+impl Service {
+    /// Spawns the job and registers `run`'s waiter before its reader starts.
+    pub(super) fn start_job(
+        &self,
+        handle: u32,
+        req: &RunRequest,
+        workdir: &directory::WorkingDir,
+        pattern: Option<regex::Regex>,
+    ) -> std::io::Result<(Arc<Job>, WaitTicket)> {
+        let inner = &self.inner;
+        let owner = owner_entry();
+        watchdog::ensure_started(&owner);
+        let job_marker = format!("{}.{}", inner.token, handle);
+        let env = env::build(&env::EnvLayers {
+            service: &inner.env,
+            call: &req.env,
+            term: (req.mode == Mode::Pty).then_some("xterm-256color"),
+            job_marker: &job_marker,
+            owner_marker: process_token(),
+            clear: req.clear_env,
+        });
+        let (program, args) = command::program_and_args(&req.command, req.args.as_deref(), req.shell);
+        let started_at = SystemTime::now();
+        let started = std::time::Instant::now();
+        let _guard = inner.runtime.enter();
+        let spawned = platform::spawn(&SpawnSpec {
+            program,
+            args,
+            env,
+            cwd: &workdir.path,
+            cwd_handle: &workdir.file,
+            mode: req.mode,
+            cols: req.cols,
+            rows: req.rows,
+        })?;
+        // The output files are made by the reader task before its first read, while
+        // the program starts, not on the spawn path.
+        let session_dir = inner.io_dir.join(&inner.session_id);
+        let separate_stderr = req.mode == Mode::Pipes;
+        let (persist, disk_cap) = (inner.persist, inner.disk_cap);
+        let make_files = move || {
+            // Without a writable ioDir the job still runs; its output stays in memory.
+            persist
+                .then(|| JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).ok())
+                .flatten()
+        };
+        let screen = (req.mode == Mode::Pty).then_some(ScreenSize {
+            cols: req.cols,
+            rows: req.rows,
+            scrollback: req.scrollback,
+        });
+        let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen);
+        let meta = JobMeta {
+            handle,
+            pid: spawned.pid,
+            command: req.command.clone(),
+            args: req.args.clone(),
+            description: req.description.clone(),
+            directory: workdir.display.clone(),
+            mode: req.mode,
+            started_at,
+            started,
+            marker_entry: format!("{}={}", env::JOB_MARKER, job_marker),
+            start_ticks: platform::start_ticks(spawned.pid as i32),
+            containment: spawned.containment,
+        };
+        let (tx, rx) = mpsc::unbounded_channel();
+        let on_exit = self.history_recorder();
+        // One path for both modes: the platform's I/O splits into the terminal the job
+        // keeps (PTY mode), the writer task's end and the reader task's end.
+        let (terminal, writer, reader) = driver::split(spawned.io);
+        let job = Arc::new(Job::new(meta, output, tx, terminal));
+        let ticket = job.register_waiter(pattern);
+        inner.runtime.spawn(driver::write_input(writer, rx, job.queued_input()));
+        let (reader_job, child) = (job.clone(), spawned.child);
+        let reader = inner.runtime.spawn(async move {
+            reader_job.attach_files(make_files());
+            driver::drive(reader_job, child, reader, on_exit).await;
+        });
+        supervise(&inner.runtime, &job, reader);
+        lock(&inner.jobs).insert(handle, job.clone());
+        Ok((job, ticket))
+    }
+
+    fn history_recorder(&self) -> driver::OnExit {
+        let history = Arc::downgrade(&self.inner.history);
+        Box::new(move |meta: &JobMeta, state: &JobState| {
+            let Some(history) = history.upgrade() else { return };
+            let output = state.output.excerpt(Which::Combined, OUTPUT_PREVIEW_BYTES * 2).text;
+            let entry = history_entry(meta, state, preview(&output, OUTPUT_PREVIEW_BYTES));
+            lock(&history).record(entry);
+        })
+    }
+
+    pub(super) fn failed_result(
+        &self,
+        handle: u32,
+        req: &RunRequest,
+        directory: &str,
+        started_at: SystemTime,
+        error: std::io::Error,
+    ) -> RunResult {
+        let program = req.args.as_ref().map_or("bash", |_| req.command.as_str());
+        let message = format!("failed to start {program:?}: {error}");
+        lock(&self.inner.history).record(HistoryEntry {
+            handle,
+            command: req.command.clone(),
+            args: req.args.clone(),
+            directory: directory.to_string(),
+            status: JobStatus::Failed.as_str(),
+            started_at: unix_millis(started_at),
+            duration_ms: 0,
+            exit_code: None,
+            signal: None,
+            error: Some(message.clone()),
+            output: String::new(),
+        });
+        RunResult {
+            handle,
+            pid: None,
+            command: req.command.clone(),
+            directory: directory.to_string(),
+            status: JobStatus::Failed,
+            stdout: String::new(),
+            stderr: String::new(),
+            output: String::new(),
+            exit_code: None,
+            signal: None,
+            error: Some(message),
+            background_pids: Vec::new(),
+            matched: None,
+            truncated: false,
+            total_bytes: 0,
+            output_dir: None,
+            started_at: unix_millis(started_at),
+            duration_ms: 0,
+            awaiting_input: false,
+        }
+    }
+}
+
+fn owner_entry() -> String {
+    format!("{}={}", env::OWNER_MARKER, process_token())
+}
+
+/// Watches a job's reader. When it is done, the job's terminal and stdin are let go.
+/// If it panicked (a bug), the job is failed and its processes killed, so no caller
+/// waits forever and nothing is left running unseen.
+fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<()>) {
+    let job = job.clone();
+    runtime.spawn(async move {
+        if let Err(e) = reader.await {
+            if e.is_panic() {
+                kill_now(&job);
+                job.abandon(format!(
+                    "internal error: the output reader of job {} stopped",
+                    job.meta.handle
+                ));
+            }
+        }
+        job.release_io();
+    });
+}

@@ -1,0 +1,320 @@
+//! The service: a registry of jobs behind small-integer handles, with limits,
+//! history, persistence settings and shutdown.
+//!
+//! By concern: `admission` checks settings and requests, `launch` starts a job (one
+//! path for PTY and pipes), `interaction` writes input and waits, `registry` keeps
+//! every live service for the exit hook. The queries and the ending of jobs are here.
+
+mod admission;
+mod interaction;
+mod launch;
+mod registry;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use tokio::runtime::Handle;
+
+use crate::error::{ErrorCode, Result, ServiceError};
+use crate::events::{Notify, Subscription};
+use crate::history::{History, HistoryEntry, DEFAULT_HISTORY_LIMIT};
+use crate::job::{Job, JobStatus};
+use crate::kill::{jobs_with_processes, kill_job, KillReport};
+use crate::output::cells::ScreenCells;
+use crate::output::persist::{self, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
+use crate::output::read::{OutputChunk, DEFAULT_READ_BYTES, MAX_READ_BYTES};
+use crate::output::View;
+use crate::request::*;
+use crate::results::{process_info, run_result};
+use crate::spawn::env;
+use crate::sync::lock;
+use crate::wait::{WaitSpec, WaitStatus};
+
+use admission::{default_io_dir, valid_session_id, validate_size};
+pub use interaction::{PreparedInput, PreparedWait};
+pub use registry::{kill_everything_now, process_token, random_hex};
+
+use crate::limits::MAX_SESSION_ID_LEN;
+pub use crate::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_TERMINAL_SIZE};
+
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    root: PathBuf,
+    io_dir: PathBuf,
+    session_id: String,
+    env: Vec<(String, String)>,
+    max_jobs: usize,
+    persist: bool,
+    disk_cap: u64,
+    /// `<process token>-<service number>`: tells this service's jobs from any other's.
+    token: String,
+    jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
+    next_handle: AtomicU32,
+    history: Arc<Mutex<History>>,
+    runtime: Handle,
+}
+
+impl Service {
+    pub fn new(config: ServiceConfig, runtime: Handle) -> Result<Self> {
+        let root = match config.project_root {
+            Some(root) => root,
+            None => std::env::current_dir()
+                .map_err(|e| ServiceError::new(ErrorCode::InvalidDirectory, format!("no current directory: {e}")))?,
+        };
+        let root = root.canonicalize().map_err(|e| {
+            ServiceError::new(
+                ErrorCode::InvalidDirectory,
+                format!("project root {} cannot be used: {e}", root.display()),
+            )
+        })?;
+        if !root.is_dir() {
+            return Err(ServiceError::new(
+                ErrorCode::InvalidDirectory,
+                format!("project root {} is not a directory", root.display()),
+            ));
+        }
+        let session_id = config.session_id.unwrap_or_else(|| random_hex(8));
+        if !valid_session_id(&session_id) {
+            return Err(ServiceError::invalid(format!(
+                "sessionId {session_id:?} must be 1 to {MAX_SESSION_ID_LEN} characters of A-Z, a-z, 0-9, _ and -"
+            )));
+        }
+        env::validate_pairs(&config.env)?;
+        let max_jobs = config.max_jobs.unwrap_or(DEFAULT_MAX_JOBS);
+        if max_jobs == 0 {
+            return Err(ServiceError::invalid("maxJobs must be at least 1"));
+        }
+        let io_dir = config.io_dir.unwrap_or_else(default_io_dir);
+        if io_dir.as_os_str().is_empty() || io_dir.to_string_lossy().contains('\0') {
+            return Err(ServiceError::invalid(
+                "ioDir must be a non-empty path without NUL bytes",
+            ));
+        }
+        let persist = config.persist_output.unwrap_or(true);
+        if persist {
+            let dir = io_dir.clone();
+            // Retention is housekeeping: off the caller's thread, and its failure is harmless.
+            runtime.spawn_blocking(move || persist::prune_job_dirs(&dir, DEFAULT_KEEP_JOB_DIRS));
+        }
+        let token = registry::service_token();
+        let inner = Arc::new(Inner {
+            root,
+            io_dir,
+            session_id,
+            env: config.env,
+            max_jobs,
+            persist,
+            disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
+            token,
+            jobs: Mutex::new(BTreeMap::new()),
+            next_handle: AtomicU32::new(1),
+            history: Arc::new(Mutex::new(History::new(
+                config.history_limit.unwrap_or(DEFAULT_HISTORY_LIMIT),
+            ))),
+            runtime,
+        });
+        registry::register(&inner);
+        Ok(Self { inner })
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.inner.session_id
+    }
+
+    pub fn project_root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    pub fn session_dir(&self) -> PathBuf {
+        self.inner.io_dir.join(&self.inner.session_id)
+    }
+
+    fn job(&self, handle: u32) -> Result<Arc<Job>> {
+        lock(&self.inner.jobs)
+            .get(&handle)
+            .cloned()
+            .ok_or_else(|| ServiceError::not_found(handle))
+    }
+
+    /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
+    pub async fn run(&self, req: RunRequest) -> Result<RunResult> {
+        let (pattern, workdir) = self.admit(&req)?;
+        let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
+        let started_at = SystemTime::now();
+        let (job, ticket) = match self.start_job(handle, &req, &workdir, pattern.clone()) {
+            Ok(started) => started,
+            Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
+        };
+        // The child has entered the directory; its descriptor is not needed while we wait.
+        drop(workdir);
+        let spec = WaitSpec {
+            pattern,
+            delay: req.callback_delay,
+            timeout: req.timeout,
+            max_output: req.max_output_size,
+            detect_input: req.detect_input,
+        };
+        let outcome = job.pending(ticket, spec).outcome().await;
+        if outcome.status == WaitStatus::TimedOut {
+            kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
+        }
+        // A result names its output directory; a callback can fire before the reader
+        // has made it (a zero delay).
+        job.files_ready().await;
+        // Told it runs, the caller may look in its directory.
+        job.write_running_info();
+        let mut result = run_result(&job, req.max_output_size, outcome.matched);
+        result.awaiting_input = outcome.status == WaitStatus::AwaitingInput && result.status == JobStatus::Running;
+        Ok(result)
+    }
+
+    /// Starts a job and returns at once with its handle and pid; nothing is awaited.
+    /// Callers that need the handle before any waiting (to cancel, to report a pid)
+    /// start, then `wait_for(.., from_start: true)`. A program that cannot be started
+    /// is `SPAWN_FAILED` here (and a `failed` entry in the history).
+    pub fn start(&self, req: RunRequest) -> Result<(u32, u32)> {
+        let (_, workdir) = self.admit(&req)?;
+        let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
+        let started_at = SystemTime::now();
+        match self.start_job(handle, &req, &workdir, None) {
+            Ok((job, ticket)) => {
+                job.unregister(ticket);
+                Ok((handle, job.meta.pid))
+            }
+            Err(error) => {
+                let failed = self.failed_result(handle, &req, &workdir.display, started_at, error);
+                Err(ServiceError::new(
+                    ErrorCode::SpawnFailed,
+                    failed.error.unwrap_or_default(),
+                ))
+            }
+        }
+    }
+
+    /// The job's `RunResult` as of now (what `run` would have returned at this
+    /// moment): for callers that `start` a job and wait with `wait_for`.
+    pub fn result(&self, handle: u32, max_output: usize) -> Result<RunResult> {
+        if max_output == 0 {
+            return Err(ServiceError::invalid("maxOutputSize must be at least 1"));
+        }
+        Ok(run_result(&self.job(handle)?, max_output, None))
+    }
+
+    pub fn is_active(&self, handle: u32) -> bool {
+        self.job(handle).map(|j| j.is_running()).unwrap_or(false)
+    }
+
+    pub fn list(&self) -> Vec<ProcessInfo> {
+        let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
+        jobs.iter().map(process_info).collect()
+    }
+
+    pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
+        Ok(self.job(handle)?.view(view, tail_bytes))
+    }
+
+    /// Committed text from byte `since` (see `output::read`); `max_bytes` defaults to
+    /// [`DEFAULT_READ_BYTES`] and is clamped to [`MAX_READ_BYTES`].
+    pub fn read_output(&self, handle: u32, since: u64, max_bytes: Option<usize>) -> Result<OutputChunk> {
+        let max = max_bytes.unwrap_or(DEFAULT_READ_BYTES);
+        if max == 0 {
+            return Err(ServiceError::invalid("maxBytes must be at least 1"));
+        }
+        let job = self.job(handle)?;
+        job.read_output(since, max.min(MAX_READ_BYTES))
+    }
+
+    /// The emulated terminal as cells, with up to `scrollback` lines above the screen
+    /// (as many as the job keeps: `RunRequest::scrollback`). Pipes jobs have no screen.
+    pub fn screen(&self, handle: u32, scrollback: usize) -> Result<ScreenCells> {
+        let job = self.job(handle)?;
+        let cells = job.state().output.screen_cells(scrollback);
+        cells.ok_or_else(|| ServiceError::invalid(format!("job {handle} runs in pipes mode: it has no screen")))
+    }
+
+    /// Calls `notify` (coalesced) when the job has new output and once at its exit;
+    /// the listener then takes the event from the returned subscription.
+    pub fn subscribe(&self, handle: u32, notify: Notify) -> Result<Arc<Subscription>> {
+        Ok(Subscription::attach(&self.job(handle)?, notify))
+    }
+
+    pub fn resize(&self, handle: u32, cols: u16, rows: u16) -> Result<()> {
+        validate_size(cols, rows)?;
+        let job = self.job(handle)?;
+        if !job.is_running() {
+            return Ok(());
+        }
+        job.resize(cols, rows)
+            .map_err(|e| ServiceError::invalid(format!("resize failed: {e}")))
+    }
+
+    pub async fn kill(&self, handle: u32, grace: Duration) -> Result<KillReport> {
+        if grace > MAX_GRACE {
+            return Err(ServiceError::invalid(format!(
+                "graceMs may be at most {}",
+                MAX_GRACE.as_millis()
+            )));
+        }
+        let job = self.job(handle)?;
+        Ok(kill_job(&job, grace, JobStatus::Killed).await)
+    }
+
+    /// Forgets a job; a running one, or one whose background processes live on, is
+    /// killed first (in the background). A job that ended and left nothing running
+    /// (its output closed at the exit, its process group empty) is not searched for
+    /// again: that search reads all of /proc. `kill` on such a job still searches.
+    pub fn remove(&self, handle: u32) -> Result<()> {
+        let job = lock(&self.inner.jobs)
+            .remove(&handle)
+            .ok_or_else(|| ServiceError::not_found(handle))?;
+        if job.left_nothing_running() {
+            job.close();
+            return Ok(());
+        }
+        self.inner.runtime.spawn(async move {
+            kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await;
+        });
+        Ok(())
+    }
+
+    pub fn history(&self, limit: Option<usize>) -> Vec<HistoryEntry> {
+        lock(&self.inner.history).list(limit)
+    }
+
+    pub fn clear_history(&self) -> usize {
+        lock(&self.inner.history).clear()
+    }
+
+    /// Kills every job (and what it started) and waits for them.
+    pub async fn shutdown(&self) {
+        let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
+        // One search of /proc tells which jobs have anything left to kill; each of
+        // those is then killed with its grace period (finished jobs stay as they are).
+        let all = jobs.clone();
+        let to_kill = tokio::task::spawn_blocking(move || jobs_with_processes(all))
+            .await
+            .unwrap_or(jobs);
+        let mut set = tokio::task::JoinSet::new();
+        for job in to_kill {
+            set.spawn_on(
+                async move { kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await },
+                &self.inner.runtime,
+            );
+        }
+        while set.join_next().await.is_some() {}
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        // A service dropped without shutdown still leaves no process behind.
+        registry::kill_all_jobs_now(&self.inner);
+    }
+}

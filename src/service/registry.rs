@@ -1,0 +1,67 @@
+//! Every live service of this process, for the synchronous kill at process exit, and
+//! the random tokens that tell this process's jobs (and each service's) from others.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::SystemTime;
+
+use super::Inner;
+use crate::job::Job;
+use crate::kill::kill_all_now;
+use crate::sync::lock;
+
+/// Every live service in this process, for the synchronous kill at process exit.
+static SERVICES: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
+static NEXT_SERVICE: AtomicU64 = AtomicU64::new(1);
+
+/// A random token for this process (its jobs' owner marker).
+pub fn process_token() -> &'static str {
+    static TOKEN: OnceLock<String> = OnceLock::new();
+    TOKEN.get_or_init(|| random_hex(8))
+}
+
+pub fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    if getrandom::fill(&mut buf).is_err() {
+        // The system's generator failed (it does not on any supported system): time
+        // and pid still separate concurrent services.
+        let seed = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+            ^ u128::from(std::process::id());
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (seed >> ((i % 16) * 8)) as u8;
+        }
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Adds a new service to the registry.
+pub(super) fn register(inner: &Arc<Inner>) {
+    let mut services = lock(&SERVICES);
+    services.retain(|w| w.strong_count() > 0);
+    services.push(Arc::downgrade(inner));
+}
+
+/// `<process token>-<service number>`: tells one service's jobs from any other's.
+pub(super) fn service_token() -> String {
+    format!("{}-{}", process_token(), NEXT_SERVICE.fetch_add(1, Ordering::Relaxed))
+}
+
+pub(super) fn kill_all_jobs_now(inner: &Inner) {
+    let jobs: Vec<Arc<Job>> = lock(&inner.jobs).values().cloned().collect();
+    kill_all_now(&jobs);
+    for job in jobs {
+        job.close();
+    }
+}
+
+/// Synchronous SIGKILL of every job of every service in this process: for the
+/// process-exit hook, where nothing asynchronous runs any more.
+pub fn kill_everything_now() {
+    let services: Vec<Arc<Inner>> = lock(&SERVICES).iter().filter_map(Weak::upgrade).collect();
+    for inner in services {
+        kill_all_jobs_now(&inner);
+    }
+}
