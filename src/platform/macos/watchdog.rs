@@ -193,7 +193,13 @@ mod tests {
         false
     }
 
-    /// The whole watcher, run here with procps' `e` for macOS's `-E`: when its pipe
+    /// procps' flag for what macOS's `ps` calls `-E`.
+    #[cfg(not(target_os = "macos"))]
+    const TEST_PS_ENVIRONMENT: &str = "e";
+    #[cfg(target_os = "macos")]
+    const TEST_PS_ENVIRONMENT: &str = PS_ENVIRONMENT;
+
+    /// The whole watcher (on Linux with procps' `e` for macOS's `-E`): when its pipe
     /// closes (the host is gone) it kills the processes carrying its entry, and only
     /// those.
     #[test]
@@ -201,7 +207,7 @@ mod tests {
         let token = format!("t{}", std::process::id());
         let mut owned = sleeper(&token);
         let mut other = sleeper(&format!("{token}x"));
-        let watchdog = start(&format!("{OWNER_MARKER}={token}"), "e").expect("start");
+        let watchdog = start(&format!("{OWNER_MARKER}={token}"), TEST_PS_ENVIRONMENT).expect("start");
         // Nothing happens while the host lives.
         assert!(!exited_within(&mut owned, Duration::from_millis(300)));
         drop(watchdog);

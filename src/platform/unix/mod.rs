@@ -76,7 +76,7 @@ fn plan(spec: &SpawnSpec<'_>, containment: &Containment, stdio: [i32; 3]) -> io:
     {
         plan.containment = containment.clone();
     }
-    // macOS has nothing to put the child in (see `Containment`).
+    // macOS's Containment is empty: nothing to carry into the child.
     #[cfg(not(target_os = "linux"))]
     let _ = containment;
     Ok(plan)
