@@ -47,11 +47,6 @@ static USABLE: AtomicBool = AtomicBool::new(true);
 static NEXT_JOB: AtomicU64 = AtomicU64::new(1);
 /// Job cgroups that could not be removed yet (a process was still dying in one).
 static LEFTOVER: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-/// Empty job cgroups of finished jobs, for the next jobs: creating the first process
-/// in a new cgroup costs 0.2–0.5 ms more than in one that held processes before, and
-/// the `mkdir` ~70 µs (measured; docs/reliability.md, "Containment").
-static SPARE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-const MAX_SPARE: usize = 16;
 
 /// The parent cgroup of this process's jobs, made on first use; None when jobs cannot
 /// be contained here.
@@ -189,16 +184,10 @@ struct JobCgroup {
     launch: Mutex<Option<OwnedFd>>,
     /// The job's process was created in it (not so if the kernel refused the launch).
     joined: AtomicBool,
-    /// Handed back empty after the job's end (`Containment::release_if_empty`): it may
-    /// hold another job's processes now.
-    released: AtomicBool,
 }
 
 impl Drop for JobCgroup {
     fn drop(&mut self) {
-        if self.released.load(Ordering::Acquire) {
-            return;
-        }
         if populated(&self.path) {
             kill(&self.path);
         }
@@ -222,26 +211,15 @@ impl Containment {
             return Self(None);
         };
         remove_leftovers();
-        let spare = lock(&SPARE).pop();
-        // A spare is empty: nothing can enter an empty cgroup but by a write to its
-        // cgroup.procs; checked anyway, since another job's process there would be
-        // taken for this job's.
-        let path = match spare.filter(|p| !populated(p)) {
-            Some(path) => path,
-            None => {
-                let path = parent.join(format!("job-{}", NEXT_JOB.fetch_add(1, Ordering::Relaxed)));
-                if fs::create_dir(&path).is_err() {
-                    return Self(None);
-                }
-                path
-            }
-        };
+        let path = parent.join(format!("job-{}", NEXT_JOB.fetch_add(1, Ordering::Relaxed)));
+        if fs::create_dir(&path).is_err() {
+            return Self(None);
+        }
         match File::open(&path) {
             Ok(dir) => Self(Some(Arc::new(JobCgroup {
                 path,
                 launch: Mutex::new(Some(dir.into())),
                 joined: AtomicBool::new(false),
-                released: AtomicBool::new(false),
             }))),
             Err(_) => {
                 let _ = fs::remove_dir(&path);
@@ -268,31 +246,9 @@ impl Containment {
         }
     }
 
-    /// The job's cgroup, once its process was created in it, until it is released.
+    /// The job's cgroup, once its process was created in it.
     fn joined(&self) -> Option<&JobCgroup> {
-        self.0
-            .as_deref()
-            .filter(|c| c.joined.load(Ordering::Acquire) && !c.released.load(Ordering::Acquire))
-    }
-
-    /// After the job's own process has ended: if nothing is left in its cgroup, nothing
-    /// can come back (no member is left to fork), so the cgroup goes to the spares for
-    /// a later job and this job is uncontained from now on (an empty job: the search
-    /// finds nothing either). Returns whether something is left.
-    pub fn release_if_empty(&self) -> bool {
-        let Some(cgroup) = self.joined() else { return false };
-        if populated(&cgroup.path) {
-            return true;
-        }
-        if !cgroup.released.swap(true, Ordering::AcqRel) {
-            let mut spare = lock(&SPARE);
-            if spare.len() < MAX_SPARE {
-                spare.push(cgroup.path.clone());
-            } else if fs::remove_dir(&cgroup.path).is_err() && cgroup.path.exists() {
-                lock(&LEFTOVER).push(cgroup.path.clone());
-            }
-        }
-        false
+        self.0.as_deref().filter(|c| c.joined.load(Ordering::Acquire))
     }
 
     /// The job's process was created in its cgroup: all it starts is held there.
