@@ -10,12 +10,14 @@ use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
-use std::sync::Mutex;
 
 use tokio::io::unix::AsyncFd;
 
+use crate::platform::unix::reap::{reap_dropped, reap_or_remember, try_reap, wait_blocking};
 use crate::platform::Exit;
-use crate::sync::lock;
+
+/// For `unix::launch`, which reaps a child whose launch failed.
+pub use crate::platform::unix::reap::reap_blocking;
 
 pub struct ChildProcess {
     pid: i32,
@@ -23,10 +25,6 @@ pub struct ChildProcess {
     pidfd: Option<AsyncFd<OwnedFd>>,
     status: Option<ExitStatus>,
 }
-
-/// Children whose `ChildProcess` was dropped before they exited. Each new launch
-/// reaps those that have exited since, so none stays a zombie for long.
-static UNREAPED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 impl ChildProcess {
     /// Takes charge of a child this process started. Must run inside a tokio runtime.
@@ -77,15 +75,10 @@ impl ChildProcess {
 
 impl Drop for ChildProcess {
     fn drop(&mut self) {
-        if self.status.is_none() && !matches!(try_reap(self.pid), Ok(Some(_))) {
-            lock(&UNREAPED).push(self.pid);
+        if self.status.is_none() {
+            reap_or_remember(self.pid);
         }
     }
-}
-
-fn reap_dropped() {
-    let mut unreaped = lock(&UNREAPED);
-    unreaped.retain(|&pid| matches!(try_reap(pid), Ok(None)));
 }
 
 fn open_pidfd(pid: i32) -> Option<OwnedFd> {
@@ -96,43 +89,4 @@ fn open_pidfd(pid: i32) -> Option<OwnedFd> {
     }
     // SAFETY: a fresh descriptor owned by nobody else. pidfds are close-on-exec.
     Some(unsafe { OwnedFd::from_raw_fd(fd as i32) })
-}
-
-/// The exit status if the process has exited (and reaps it), None while it runs.
-fn try_reap(pid: i32) -> io::Result<Option<ExitStatus>> {
-    let mut status = 0;
-    loop {
-        // SAFETY: waitpid on our own child, writing into a local.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        match r {
-            0 => return Ok(None),
-            r if r == pid => return Ok(Some(ExitStatus::from_raw(status))),
-            _ => {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-    }
-}
-
-fn wait_blocking(pid: i32) -> io::Result<ExitStatus> {
-    let mut status = 0;
-    loop {
-        // SAFETY: waitpid on our own child, writing into a local.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r == pid {
-            return Ok(ExitStatus::from_raw(status));
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
-/// Reaps a child known to have exited already (a launch that failed before exec).
-pub fn reap_blocking(pid: i32) {
-    let _ = wait_blocking(pid);
 }

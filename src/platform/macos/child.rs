@@ -23,13 +23,16 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
+use crate::platform::unix::reap::{reap_dropped, reap_or_remember, try_reap, wait_blocking};
 use crate::platform::Exit;
+
+/// For `unix::launch`, which reaps a child whose launch failed.
+pub use crate::platform::unix::reap::reap_blocking;
 
 /// How often an exiting process is looked at until it can be reaped.
 const EXITING_RETRY: Duration = Duration::from_millis(1);
@@ -41,14 +44,6 @@ pub struct ChildProcess {
     /// NOTE_EXIT came, or the process could no longer be watched: only reaping is left.
     exiting: bool,
     status: Option<ExitStatus>,
-}
-
-/// Children whose `ChildProcess` was dropped before they exited. Each new launch
-/// reaps those that have exited since, so none stays a zombie for long.
-static UNREAPED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
-
-fn unreaped() -> std::sync::MutexGuard<'static, Vec<i32>> {
-    UNREAPED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl ChildProcess {
@@ -125,14 +120,10 @@ impl ChildProcess {
 
 impl Drop for ChildProcess {
     fn drop(&mut self) {
-        if self.status.is_none() && !matches!(try_reap(self.pid), Ok(Some(_))) {
-            unreaped().push(self.pid);
+        if self.status.is_none() {
+            reap_or_remember(self.pid);
         }
     }
-}
-
-fn reap_dropped() {
-    unreaped().retain(|&pid| matches!(try_reap(pid), Ok(None)));
 }
 
 /// A kqueue holding NOTE_EXIT for `pid`. ESRCH: the process is exiting or gone.
@@ -192,43 +183,4 @@ fn take_exit_event(kqueue: RawFd) -> bool {
             .iter()
             .any(|e| e.filter == libc::EVFILT_PROC && e.fflags & libc::NOTE_EXIT != 0)
     }
-}
-
-/// The exit status if the process has exited (and reaps it), None while it runs.
-fn try_reap(pid: i32) -> io::Result<Option<ExitStatus>> {
-    let mut status = 0;
-    loop {
-        // SAFETY: waitpid on our own child, writing into a local.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        match r {
-            0 => return Ok(None),
-            r if r == pid => return Ok(Some(ExitStatus::from_raw(status))),
-            _ => {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-    }
-}
-
-fn wait_blocking(pid: i32) -> io::Result<ExitStatus> {
-    let mut status = 0;
-    loop {
-        // SAFETY: waitpid on our own child, writing into a local.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r == pid {
-            return Ok(ExitStatus::from_raw(status));
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
-/// Reaps a child known to have exited already (a launch that failed before exec).
-pub fn reap_blocking(pid: i32) {
-    let _ = wait_blocking(pid);
 }

@@ -9,6 +9,7 @@ mod fork;
 pub mod launch;
 pub mod pipes;
 pub mod pty;
+pub mod reap;
 mod search_path;
 pub mod signals;
 pub mod terminal;
