@@ -31,7 +31,7 @@ use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::sync::lock;
@@ -189,14 +189,22 @@ struct JobCgroup {
     launch: Mutex<Option<OwnedFd>>,
     /// The job's process was created in it (not so if the kernel refused the launch).
     joined: AtomicBool,
-    /// Handed back empty after the job's end (`Containment::release_if_empty`): it may
-    /// hold another job's processes now.
-    released: AtomicBool,
+    /// `LIVE`, then `KILLED` or `RELEASED`, never both (one compare-and-swap decides).
+    state: AtomicU8,
 }
+
+const LIVE: u8 = 0;
+/// Its `cgroup.kill` was written. Such a cgroup is never reused: this kernel (6.18)
+/// SIGKILLs every process created in it by `CLONE_INTO_CGROUP` afterwards (seen by the
+/// torture suite: every job after one killed by escalation died at birth).
+const KILLED: u8 = 1;
+/// Handed back empty after the job's end (`Containment::release_if_empty`): it may hold
+/// another job's processes now.
+const RELEASED: u8 = 2;
 
 impl Drop for JobCgroup {
     fn drop(&mut self) {
-        if self.released.load(Ordering::Acquire) {
+        if self.state.load(Ordering::Acquire) == RELEASED {
             return;
         }
         if populated(&self.path) {
@@ -241,7 +249,7 @@ impl Containment {
                 path,
                 launch: Mutex::new(Some(dir.into())),
                 joined: AtomicBool::new(false),
-                released: AtomicBool::new(false),
+                state: AtomicU8::new(LIVE),
             }))),
             Err(_) => {
                 let _ = fs::remove_dir(&path);
@@ -272,7 +280,7 @@ impl Containment {
     fn joined(&self) -> Option<&JobCgroup> {
         self.0
             .as_deref()
-            .filter(|c| c.joined.load(Ordering::Acquire) && !c.released.load(Ordering::Acquire))
+            .filter(|c| c.joined.load(Ordering::Acquire) && c.state.load(Ordering::Acquire) != RELEASED)
     }
 
     /// After the job's own process has ended: if nothing is left in its cgroup, nothing
@@ -284,7 +292,12 @@ impl Containment {
         if populated(&cgroup.path) {
             return true;
         }
-        if !cgroup.released.swap(true, Ordering::AcqRel) {
+        let released = cgroup
+            .state
+            .compare_exchange(LIVE, RELEASED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        // A killed one stays with its job and is removed with it.
+        if released {
             let mut spare = lock(&SPARE);
             if spare.len() < MAX_SPARE {
                 spare.push(cgroup.path.clone());
@@ -313,7 +326,12 @@ impl Containment {
     /// SIGKILL to everything in the job's cgroup.
     pub fn kill(&self) {
         if let Some(cgroup) = self.joined() {
-            kill(&cgroup.path);
+            let state = cgroup
+                .state
+                .compare_exchange(LIVE, KILLED, Ordering::AcqRel, Ordering::Acquire);
+            if matches!(state, Ok(_) | Err(KILLED)) {
+                kill(&cgroup.path);
+            }
         }
     }
 
