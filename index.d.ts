@@ -219,6 +219,8 @@ export interface RunOptions {
   /** Argv mode: `command` is the program, `args` its arguments; no shell runs. */
   args?: Array<string>
   mode?: 'pty' | 'pipes'
+  /** Windows only: the shell that runs `command` (`cmd` by default). */
+  shell?: 'cmd' | 'powershell' | 'pwsh'
   cols?: number
   rows?: number
   /**

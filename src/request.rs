@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::job::JobStatus;
+use crate::spawn::command::Shell;
 use crate::spawn::Mode;
 use crate::wait::WaitStatus;
 
@@ -36,6 +37,8 @@ pub struct RunRequest {
     pub description: Option<String>,
     pub directory: Option<String>,
     pub mode: Mode,
+    /// Which shell runs `command` (Windows: cmd, PowerShell or pwsh).
+    pub shell: Shell,
     pub cols: u16,
     pub rows: u16,
     /// Lines the screen model keeps above the screen (PTY jobs), for `screen`.
@@ -60,6 +63,7 @@ impl RunRequest {
             description: None,
             directory: None,
             mode: Mode::Pty,
+            shell: Shell::Default,
             cols: DEFAULT_COLS,
             rows: DEFAULT_ROWS,
             scrollback: 0,

@@ -32,6 +32,9 @@ pub struct RunOptions {
     pub args: Option<Vec<String>>,
     #[napi(ts_type = "'pty' | 'pipes'")]
     pub mode: Option<String>,
+    /// Windows only: the shell that runs `command` (`cmd` by default).
+    #[napi(ts_type = "'cmd' | 'powershell' | 'pwsh'")]
+    pub shell: Option<String>,
     pub cols: Option<f64>,
     pub rows: Option<f64>,
     /// Lines the job's screen model keeps above the screen for `getScreen` (PTY jobs;
@@ -248,6 +251,7 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
             )))
         }
     };
+    req.shell = crate::spawn::command::Shell::parse(o.shell.as_deref())?;
     req.args = o.args;
     req.description = o.description;
     req.directory = o.directory;

@@ -7,6 +7,7 @@
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -68,7 +69,17 @@ pub struct JobInfo {
 
 /// Creates `dir` and its missing parents with mode 0700.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    private_dir_builder().recursive(true).create(dir)
+}
+
+/// Mode 0700 on Unix. Windows has no mode: a new directory takes the ACL of its parent
+/// (under the user's profile, where `ioDir` is by default, only the user and the system).
+fn private_dir_builder() -> DirBuilder {
+    #[allow(unused_mut)]
+    let mut builder = DirBuilder::new();
+    #[cfg(unix)]
+    builder.mode(0o700);
+    builder
 }
 
 impl JobFiles {
@@ -87,7 +98,7 @@ impl JobFiles {
                 1 => session_dir.join(handle.to_string()),
                 n => session_dir.join(format!("{handle}-{n}")),
             })
-            .find_map(|dir| match DirBuilder::new().mode(0o700).create(&dir) {
+            .find_map(|dir| match private_dir_builder().create(&dir) {
                 Ok(()) => Some(Ok(dir)),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
                 Err(e) => Some(Err(e)),
@@ -224,6 +235,7 @@ fn open_private(path: &Path) -> io::Result<File> {
     open_private_with(path, true)
 }
 
+#[cfg(unix)]
 fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
     OpenOptions::new()
         .write(true)
@@ -232,6 +244,26 @@ fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
+}
+
+/// Windows: a symlink (or junction) at `path` is opened as itself, never followed
+/// (FILE_FLAG_OPEN_REPARSE_POINT, the counterpart of O_NOFOLLOW), and refused. Handles
+/// are not inherited unless asked for (std), the counterpart of O_CLOEXEC; the file
+/// takes its directory's ACL (see `private_dir_builder`).
+#[cfg(windows)]
+fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
+    let file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(truncate)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)?;
+    if file.metadata()?.file_type().is_symlink() {
+        return Err(io::Error::other(format!("{} is a link", path.display())));
+    }
+    Ok(file)
 }
 
 pub fn unix_millis(t: SystemTime) -> u64 {
@@ -285,6 +317,7 @@ pub fn prune_job_dirs(io_dir: &Path, keep: usize) -> io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
@@ -340,13 +373,17 @@ mod tests {
         files.finish();
         let out = fs::read_to_string(dir.join("stdout.txt")).unwrap();
         assert!(out.starts_with("0123456789\n[... the per-job disk cap of 10 bytes was reached; 7 more"));
+        #[cfg(unix)]
         assert_eq!(
             fs::metadata(dir.join("stdout.txt")).unwrap().permissions().mode() & 0o777,
             0o600
         );
+        #[cfg(unix)]
         assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
     }
 
+    // Symlinks need a privilege on Windows that tests cannot count on.
+    #[cfg(unix)]
     #[test]
     fn a_taken_or_planted_name_is_never_reused() {
         let tmp = tempfile::tempdir().unwrap();

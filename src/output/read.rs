@@ -12,7 +12,10 @@
 
 use std::fs::File;
 use std::io;
+#[cfg(unix)]
 use std::os::unix::fs::FileExt;
+#[cfg(windows)]
+use std::os::windows::fs::FileExt;
 use std::path::PathBuf;
 
 use crate::error::{Result, ServiceError};
@@ -187,13 +190,25 @@ fn take(text: &str, from: usize, budget: usize) -> &str {
     &rest[..end]
 }
 
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    file.read_at(buf, offset)
+}
+
+/// Windows reads at an offset by moving the file's position, which is fine: the file
+/// was opened for this one read.
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    file.seek_read(buf, offset)
+}
+
 /// `len` bytes of the file at `offset`, as far as they are whole UTF-8 characters.
 fn read_text_at(path: &PathBuf, offset: u64, len: usize) -> io::Result<String> {
     let file = File::open(path)?;
     let mut buf = vec![0u8; len];
     let mut filled = 0;
     while filled < len {
-        match file.read_at(&mut buf[filled..], offset + filled as u64) {
+        match read_at(&file, &mut buf[filled..], offset + filled as u64) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -44,7 +44,7 @@ impl Service {
             owner_marker: process_token(),
             clear: req.clear_env,
         });
-        let (program, args) = command::program_and_args(&req.command, req.args.as_deref());
+        let (program, args) = command::program_and_args(&req.command, req.args.as_deref(), req.shell);
         let started_at = SystemTime::now();
         let started = std::time::Instant::now();
         let _guard = inner.runtime.enter();

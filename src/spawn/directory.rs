@@ -98,4 +98,34 @@ mod tests {
             assert_eq!(err.code, ErrorCode::InvalidDirectory, "{bad}");
         }
     }
+
+    #[cfg(windows)]
+    #[test]
+    fn refuses_drive_letters_unc_paths_and_escapes() {
+        let (_t, root) = root();
+        let bad = [
+            r"C:\Windows",
+            "C:Windows",
+            "C:",
+            r"\Windows",
+            "/Windows",
+            r"\\server\share",
+            r"\\?\C:\Windows",
+            r"\\.\C:\",
+            "..",
+            r"sub\..\..",
+            "sub/../..",
+            "missing",
+            "a\0b",
+        ];
+        for bad in bad {
+            let err = resolve(&root, Some(bad)).err().unwrap();
+            assert_eq!(err.code, ErrorCode::InvalidDirectory, "{bad}");
+        }
+        // The opened directory is named as `canonicalize` names the root (`\\?\C:\...`).
+        assert_eq!(
+            resolve(&root, Some(r"sub\inner")).unwrap().path,
+            root.join("sub").join("inner")
+        );
+    }
 }

@@ -63,16 +63,24 @@ pub fn build(layers: &EnvLayers<'_>) -> Vec<(OsString, OsString)> {
         env.remove(std::ffi::OsStr::new(name));
     }
     for (k, v) in layers.service.iter().chain(layers.call) {
-        env.insert(k.into(), v.into());
+        set(&mut env, k.into(), v.into());
     }
     for (k, v) in FIXED {
-        env.insert(k.into(), v.into());
+        set(&mut env, k.into(), v.into());
     }
     if let Some(term) = layers.term {
-        env.insert("TERM".into(), term.into());
+        set(&mut env, "TERM".into(), term.into());
     }
     add_markers(&mut env, layers);
     env.into_iter().collect()
+}
+
+/// Sets a variable. Windows names variables without regard to case, so there a
+/// caller's `PATH` replaces the inherited `Path` instead of standing beside it.
+fn set(env: &mut BTreeMap<OsString, OsString>, name: OsString, value: OsString) {
+    #[cfg(windows)]
+    env.retain(|existing, _| !existing.eq_ignore_ascii_case(&name));
+    env.insert(name, value);
 }
 
 /// The two variables the service and its watchdog find a job's processes by; even a

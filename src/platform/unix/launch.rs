@@ -10,26 +10,38 @@
 //! own, runs only raw system calls on data prepared beforehand, and the calling thread
 //! sleeps until the child has exec'd or failed. No crate offers it with these steps.
 //!
-//! Rules for the code in `child_main` (it runs in the parent's memory): no allocation,
-//! no locks, no panics, nothing that touches Rust or libc state beyond system calls.
+//! Rules for the code in `child_main` and `run_steps` (on Linux it runs in the parent's
+//! memory): no allocation, no locks, no panics, nothing that touches Rust or libc state
+//! beyond system calls.
+//!
+//! macOS has no `clone`: there the child is made by `fork()` and runs the same steps
+//! (`run_steps`) in its own copy of the host; `fork.rs` says why and how.
 
-use std::ffi::{c_char, c_int, c_void, CString};
+#[cfg(target_os = "linux")]
+use std::ffi::c_void;
+use std::ffi::{c_char, c_int, CString};
 use std::io;
 use std::os::fd::RawFd;
+#[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Stack of the short-lived child; it only makes system calls.
+#[cfg(target_os = "linux")]
 const CHILD_STACK_BYTES: usize = 64 * 1024;
 /// Highest signal number + 1 on Linux.
+#[cfg(target_os = "linux")]
 const NSIG: c_int = 65;
+/// Highest signal number + 1 on macOS (its `NSIG`: signals 1 to 31).
+#[cfg(target_os = "macos")]
+const NSIG: c_int = 32;
 
 /// Everything the child needs, made before it exists.
 pub struct LaunchPlan {
     /// Paths to try in order, as `execvp` would: the program itself if it names a
     /// path, otherwise the program in each `PATH` directory.
-    candidates: Vec<CString>,
-    argv: Vec<CString>,
-    envp: Vec<CString>,
+    pub(super) candidates: Vec<CString>,
+    pub(super) argv: Vec<CString>,
+    pub(super) envp: Vec<CString>,
     pub cwd: RawFd,
     /// Descriptors that become the child's 0, 1 and 2.
     pub stdio: [RawFd; 3],
@@ -45,23 +57,41 @@ pub struct LaunchPlan {
 }
 
 /// What went wrong in the child, written there and read by the parent afterwards.
+#[cfg(target_os = "linux")]
 struct Outcome {
     step: AtomicI32,
     errno: AtomicI32,
 }
 
-/// Pointers the child reads; they point into a `LaunchPlan` that outlives the call.
+/// What the child's steps read; it points into a `LaunchPlan` and vectors that outlive
+/// the child's use of them.
+pub(super) struct ChildSteps<'a> {
+    pub plan: &'a LaunchPlan,
+    pub candidates: &'a [*const c_char],
+    pub argv: *const *const c_char,
+    pub envp: *const *const c_char,
+    /// A descriptor above 2 the child keeps open past the clean-up of inherited ones
+    /// (the fork launcher's report pipe), or -1.
+    pub keep: RawFd,
+    /// Room for the list of the child's open descriptors, made by the parent (the
+    /// child may not allocate): macOS has no `close_range`.
+    #[cfg(target_os = "macos")]
+    pub open_fds: super::fork::FdScratch,
+}
+
+/// Pointers the child reads, and where it reports a failure.
+#[cfg(target_os = "linux")]
 struct ChildArgs<'a> {
-    plan: &'a LaunchPlan,
-    candidates: &'a [*const c_char],
-    argv: *const *const c_char,
-    envp: *const *const c_char,
+    steps: ChildSteps<'a>,
     outcome: &'a Outcome,
 }
 
 #[derive(Clone, Copy)]
 #[repr(i32)]
-enum Step {
+pub(super) enum Step {
+    /// No step failed (the clone child's outcome starts here; the fork child reports
+    /// failures only).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     None = 0,
     Setsid,
     Stdio,
@@ -127,6 +157,14 @@ impl LaunchPlan {
 
     /// Starts the process; returns its pid once it runs the new program. An error
     /// means nothing runs (a child that failed is reaped here).
+    #[cfg(target_os = "macos")]
+    pub fn launch(&self) -> io::Result<i32> {
+        super::fork::launch(self)
+    }
+
+    /// Starts the process; returns its pid once it runs the new program. An error
+    /// means nothing runs (a child that failed is reaped here).
+    #[cfg(target_os = "linux")]
     pub fn launch(&self) -> io::Result<i32> {
         let candidates: Vec<*const c_char> = self.candidates.iter().map(|c| c.as_ptr()).collect();
         let argv = null_terminated(&self.argv);
@@ -136,10 +174,13 @@ impl LaunchPlan {
             errno: AtomicI32::new(0),
         };
         let args = ChildArgs {
-            plan: self,
-            candidates: &candidates,
-            argv: argv.as_ptr(),
-            envp: envp.as_ptr(),
+            steps: ChildSteps {
+                plan: self,
+                candidates: &candidates,
+                argv: argv.as_ptr(),
+                envp: envp.as_ptr(),
+                keep: -1,
+            },
             outcome: &outcome,
         };
         // Left uninitialised: the child writes before it reads, and zeroing 64 KiB (fresh
@@ -177,18 +218,20 @@ impl LaunchPlan {
             return Ok(pid);
         }
         crate::platform::os::child::reap_blocking(pid);
-        let error = io::Error::from_raw_os_error(outcome.errno.load(Ordering::Acquire));
-        if step == Step::Exec as i32 {
-            return Err(error);
-        }
-        Err(io::Error::new(
-            error.kind(),
-            format!("{}: {error}", Step::describe(step)),
-        ))
+        Err(failure(step, outcome.errno.load(Ordering::Acquire)))
     }
 }
 
-fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
+/// The error for a child that failed at `step` with `errno`.
+pub(super) fn failure(step: i32, errno: i32) -> io::Error {
+    let error = io::Error::from_raw_os_error(errno);
+    if step == Step::Exec as i32 {
+        return error;
+    }
+    io::Error::new(error.kind(), format!("{}: {error}", Step::describe(step)))
+}
+
+pub(super) fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
     strings
         .iter()
         .map(|s| s.as_ptr())
@@ -197,55 +240,92 @@ fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
 }
 
 /// The child. Runs on its own stack in the parent's memory; see the module rules.
+#[cfg(target_os = "linux")]
 extern "C" fn child_main(raw: *mut c_void) -> c_int {
     // SAFETY: `raw` is the `ChildArgs` the parent keeps alive until this child execs
     // or exits; everything below is a system call on prepared data.
     unsafe {
         let args = &*(raw as *const ChildArgs<'_>);
-        let fail = |step: Step| -> c_int {
-            args.outcome.errno.store(*libc::__errno_location(), Ordering::Release);
-            args.outcome.step.store(step as i32, Ordering::Release);
-            libc::_exit(127)
-        };
-        reset_signals(args.plan.ignore_hangup);
-        if libc::setsid() < 0 {
-            return fail(Step::Setsid);
-        }
-        // Before stdio: the directory's descriptor may itself be 0, 1 or 2 (a host with
-        // its stdin closed), which the stdio set-up overwrites.
-        if libc::fchdir(args.plan.cwd) < 0 {
-            return fail(Step::Directory);
-        }
-        if !install_stdio(&args.plan.stdio) {
-            return fail(Step::Stdio);
-        }
-        if args.plan.controlling_terminal && libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
-            return fail(Step::ControllingTerminal);
-        }
-        // Descriptors the host left inheritable (an IPC channel, a test runner's pipe)
-        // are not the job's business, and a server started by the job would hold them
-        // open for its whole life. Kernels before 5.9 lack close_range; the
-        // close-on-exec flags still apply there.
-        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
-        let mut empty: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut empty);
-        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-        // As execvp: a missing or unreadable candidate moves on to the next; the error
-        // reported is EACCES if any candidate was refused, else the last one's.
-        let mut refused = false;
-        for &path in args.candidates {
-            libc::execve(path, args.argv, args.envp);
-            match *libc::__errno_location() {
-                libc::EACCES => refused = true,
-                libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT => {}
-                _ => return fail(Step::Exec),
-            }
-        }
-        if refused {
-            *libc::__errno_location() = libc::EACCES;
-        }
-        fail(Step::Exec)
+        let (step, errno) = run_steps(&args.steps);
+        args.outcome.errno.store(errno, Ordering::Release);
+        args.outcome.step.store(step as i32, Ordering::Release);
+        libc::_exit(127)
     }
+}
+
+/// Where the calling thread's `errno` lives.
+#[cfg(target_os = "linux")]
+unsafe fn errno_location() -> *mut c_int {
+    libc::__errno_location()
+}
+
+#[cfg(target_os = "macos")]
+unsafe fn errno_location() -> *mut c_int {
+    libc::__error()
+}
+
+/// Everything the child does between fork and exec, in order. Returns only if a step
+/// failed: which one, and its errno. Async-signal-safe (see the module rules).
+pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>) -> (Step, c_int) {
+    let plan = steps.plan;
+    let failed = |step: Step| -> (Step, c_int) { (step, *errno_location()) };
+    reset_signals(plan.ignore_hangup);
+    if libc::setsid() < 0 {
+        return failed(Step::Setsid);
+    }
+    // Before stdio: the directory's descriptor may itself be 0, 1 or 2 (a host with
+    // its stdin closed), which the stdio set-up overwrites.
+    if libc::fchdir(plan.cwd) < 0 {
+        return failed(Step::Directory);
+    }
+    if !install_stdio(&plan.stdio) {
+        return failed(Step::Stdio);
+    }
+    if plan.controlling_terminal && libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
+        return failed(Step::ControllingTerminal);
+    }
+    // Descriptors the host left inheritable (an IPC channel, a test runner's pipe)
+    // are not the job's business, and a server started by the job would hold them
+    // open for its whole life.
+    close_inherited(steps);
+    let mut empty: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut empty);
+    libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+    // As execvp: a missing or unreadable candidate moves on to the next; the error
+    // reported is EACCES if any candidate was refused, else the last one's.
+    let mut refused = false;
+    for &path in steps.candidates {
+        libc::execve(path, steps.argv, steps.envp);
+        match *errno_location() {
+            libc::EACCES => refused = true,
+            libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT => {}
+            _ => return failed(Step::Exec),
+        }
+    }
+    if refused {
+        *errno_location() = libc::EACCES;
+    }
+    failed(Step::Exec)
+}
+
+/// Closes every descriptor above 2 but `steps.keep`. Kernels before 5.9 lack
+/// close_range; the close-on-exec flags still apply there.
+#[cfg(target_os = "linux")]
+unsafe fn close_inherited(steps: &ChildSteps<'_>) {
+    let keep = steps.keep;
+    if keep < 3 {
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        return;
+    }
+    if keep > 3 {
+        libc::syscall(libc::SYS_close_range, 3u32, (keep - 1) as u32, 0u32);
+    }
+    libc::syscall(libc::SYS_close_range, (keep + 1) as u32, u32::MAX, 0u32);
+}
+
+#[cfg(target_os = "macos")]
+unsafe fn close_inherited(steps: &ChildSteps<'_>) {
+    super::fork::close_inherited(steps.keep, &steps.open_fds);
 }
 
 /// Caught signals go back to default before anything can be delivered (their handlers
@@ -308,11 +388,26 @@ mod tests {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
     fn pipe() -> (std::fs::File, std::fs::File) {
-        let mut fds = [0; 2];
-        // SAFETY: pipe2 fills two fresh descriptors, owned by the Files from here on.
+        let (read, write) = super::super::pipes::pipe_pair().expect("pipe");
+        (read.into(), write.into())
+    }
+
+    /// Puts a close-on-exec copy of `fd` on descriptor 0.
+    #[cfg(target_os = "linux")]
+    fn onto_stdin(fd: RawFd) {
+        // SAFETY: descriptor juggling on descriptors the test owns or restores.
         unsafe {
-            assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
-            (std::fs::File::from_raw_fd(fds[0]), std::fs::File::from_raw_fd(fds[1]))
+            assert_eq!(libc::dup3(fd, 0, libc::O_CLOEXEC), 0);
+        }
+    }
+
+    /// macOS has no dup3: the flag follows the copy.
+    #[cfg(target_os = "macos")]
+    fn onto_stdin(fd: RawFd) {
+        // SAFETY: descriptor juggling on descriptors the test owns or restores.
+        unsafe {
+            assert_eq!(libc::dup2(fd, 0), 0);
+            assert_eq!(libc::fcntl(0, libc::F_SETFD, libc::FD_CLOEXEC), 0);
         }
     }
 
@@ -335,9 +430,7 @@ mod tests {
         // stdin source is descriptor 0 itself.
         let (input_read, mut input_write) = pipe();
         let (mut output_read, output_write) = pipe();
-        unsafe {
-            assert_eq!(libc::dup3(input_read.as_raw_fd(), 0, libc::O_CLOEXEC), 0);
-        }
+        onto_stdin(input_read.as_raw_fd());
         drop(input_read);
         let pid = run_cat([0, output_write.as_raw_fd(), output_write.as_raw_fd()], &cwd);
         drop(output_write);
@@ -354,9 +447,7 @@ mod tests {
         // stdout source is descriptor 0, which the stdin dup2 would overwrite first.
         let (input_read, mut input_write) = pipe();
         let (mut output_read, output_write) = pipe();
-        unsafe {
-            assert_eq!(libc::dup3(output_write.as_raw_fd(), 0, libc::O_CLOEXEC), 0);
-        }
+        onto_stdin(output_write.as_raw_fd());
         drop(output_write);
         let pid = run_cat([input_read.as_raw_fd(), 0, 0], &cwd);
         unsafe {

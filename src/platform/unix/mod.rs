@@ -3,12 +3,27 @@
 //! directory entered by descriptor.
 
 pub mod directory;
+// The fork launcher is macOS's; Linux test builds compile it too, so its tests run here.
+#[cfg(any(target_os = "macos", test))]
+mod fork;
 pub mod launch;
 pub mod pipes;
 pub mod pty;
 mod search_path;
 pub mod signals;
 pub mod terminal;
+
+// The macOS backend's parts that need nothing of macOS (the KERN_PROCARGS2 parser, the
+// watchdog's script and filter), compiled into Linux test builds too so their tests run
+// here. Their callers are macOS's, hence unused in those builds.
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code)]
+#[path = "../macos/procargs.rs"]
+mod macos_procargs;
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code)]
+#[path = "../macos/watchdog.rs"]
+mod macos_watchdog;
 
 use std::io;
 
@@ -55,11 +70,14 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Spawned> {
 /// The launch plan for `spec` with these descriptors as the child's 0, 1 and 2.
 fn plan(spec: &SpawnSpec<'_>, containment: &Containment, stdio: [i32; 3]) -> io::Result<launch::LaunchPlan> {
     use std::os::fd::AsRawFd;
-    #[cfg_attr(not(target_os = "linux"), allow(unused_mut, unused_variables))]
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
     let mut plan = launch::LaunchPlan::new(&spec.program, &spec.args, &spec.env, spec.cwd_handle.as_raw_fd(), stdio)?;
     #[cfg(target_os = "linux")]
     {
         plan.containment = containment.clone();
     }
+    // macOS's Containment is empty: nothing to carry into the child.
+    #[cfg(not(target_os = "linux"))]
+    let _ = containment;
     Ok(plan)
 }

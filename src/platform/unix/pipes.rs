@@ -72,3 +72,28 @@ pub fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
         Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
     }
 }
+
+/// A close-on-exec pipe: (read end, write end). macOS has no `pipe2`, so the flag is
+/// set just after: a `fork` on another thread in between could carry the ends into a
+/// child, which the launchers here cannot do (their children close every descriptor
+/// above 2 before exec, see `launch.rs`), nor can libuv's (its children are started
+/// with `POSIX_SPAWN_CLOEXEC_DEFAULT`).
+#[cfg(target_os = "macos")]
+pub fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe fills two descriptors, which become owned here at once (so they are
+    // closed on every error path below).
+    let (read, write) = unsafe {
+        if libc::pipe(fds.as_mut_ptr()) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+    };
+    for fd in [&read, &write] {
+        // SAFETY: fcntl on a descriptor owned here.
+        if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok((read, write))
+}

@@ -12,28 +12,33 @@
 //! died in any way, every process still in the job is ended. That is the Windows
 //! counterpart of `watchdog`. Breakaway is not allowed, so no member can leave the job.
 //!
-//! Only this primitive exists on Windows so far; the service (spawn, ConPTY, the reader,
-//! the rest of kill) is Linux-only. See docs/windows.md.
+//! Every job of the service gets its own `JobTree` (`super::launch` assigns the process
+//! while it is still suspended); `kill` ends the tree with `terminate`. See docs/windows.md.
 
 use std::ffi::c_void;
 use std::io;
 use std::mem::{offset_of, size_of};
 use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
-use std::os::windows::process::CommandExt;
-use std::process::{Child, Command};
 use std::ptr;
 
-use windows_sys::Win32::Foundation::{
-    GetLastError, ERROR_MORE_DATA, ERROR_NO_MORE_FILES, HANDLE, INVALID_HANDLE_VALUE,
+use windows_sys::Win32::Foundation::{ERROR_MORE_DATA, HANDLE};
+use windows_sys::Win32::System::JobObjects::{
+    AssignProcessToJobObject, CreateJobObjectW, IsProcessInJob, JobObjectBasicProcessIdList,
+    JobObjectExtendedLimitInformation, QueryInformationJobObject, SetInformationJobObject, TerminateJobObject,
+    JOBOBJECT_BASIC_PROCESS_ID_LIST, JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
 };
+// What only the tests' std-based `spawn` uses.
+#[cfg(test)]
+use std::os::windows::process::CommandExt;
+#[cfg(test)]
+use std::process::{Child, Command};
+#[cfg(test)]
+use windows_sys::Win32::Foundation::{GetLastError, ERROR_NO_MORE_FILES, INVALID_HANDLE_VALUE};
+#[cfg(test)]
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
 };
-use windows_sys::Win32::System::JobObjects::{
-    AssignProcessToJobObject, CreateJobObjectW, JobObjectBasicProcessIdList, JobObjectExtendedLimitInformation,
-    QueryInformationJobObject, SetInformationJobObject, TerminateJobObject, JOBOBJECT_BASIC_PROCESS_ID_LIST,
-    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
-};
+#[cfg(test)]
 use windows_sys::Win32::System::Threading::{OpenThread, ResumeThread, CREATE_SUSPENDED, THREAD_SUSPEND_RESUME};
 
 /// A process tree held in an anonymous Job Object. Dropping it ends every process
@@ -69,11 +74,14 @@ impl JobTree {
         Ok(Self { job })
     }
 
-    /// Starts `command` inside the tree. The child is created suspended, put in the job,
+    /// Starts `command` inside the tree (the tests' way to build trees out of std
+    /// processes; the service launches through `super::launch`, which holds the thread
+    /// handle and needs no thread snapshot). The child is created suspended, put in the job,
     /// and only then resumed, so even a process it starts at once is in the tree.
     ///
     /// This sets the command's creation flags to `CREATE_SUSPENDED`, replacing flags set
     /// on it before (std offers no way to read them back and add ours).
+    #[cfg(test)]
     pub fn spawn(&self, command: &mut Command) -> io::Result<Child> {
         let mut child = command.creation_flags(CREATE_SUSPENDED).spawn()?;
         if let Err(error) = self.contain(&child).and_then(|()| resume_threads(child.id())) {
@@ -87,10 +95,24 @@ impl JobTree {
 
     /// Puts a running process in the tree; what it starts from now on joins too. What it
     /// started before this call does not: use `spawn` to leave no such window.
+    #[cfg(test)]
     pub fn contain(&self, process: &Child) -> io::Result<()> {
-        // SAFETY: both handles are open for the call: the job is ours, and the process
-        // handle belongs to `process`, which is borrowed for the call.
-        succeeded(unsafe { AssignProcessToJobObject(self.job.as_raw_handle(), process.as_raw_handle()) })
+        self.assign(process.as_raw_handle())
+    }
+
+    /// Puts the process behind `process` (a handle with PROCESS_SET_QUOTA and
+    /// PROCESS_TERMINATE access, open for the call) in the tree.
+    pub fn assign(&self, process: HANDLE) -> io::Result<()> {
+        // SAFETY: the job handle is ours and open; the caller keeps `process` open.
+        succeeded(unsafe { AssignProcessToJobObject(self.job.as_raw_handle(), process) })
+    }
+
+    /// Whether the process behind `process` (open, with query access) is in the tree.
+    pub fn holds(&self, process: HANDLE) -> bool {
+        let mut inside = 0;
+        // SAFETY: both handles are open for the call; `inside` outlives it.
+        let asked = unsafe { IsProcessInJob(process, self.job.as_raw_handle(), &mut inside) };
+        asked != 0 && inside != 0
     }
 
     /// The ids of the processes in the tree now. An id can be reused once its process has
@@ -155,6 +177,7 @@ impl JobTree {
 /// Resumes every thread of process `pid`. A process created suspended has exactly one,
 /// and std does not hand out its handle, so it is found in a thread snapshot. The pid
 /// cannot have been reused: the caller holds a handle to the process.
+#[cfg(test)]
 fn resume_threads(pid: u32) -> io::Result<()> {
     // SAFETY: plain call; the process-id argument is ignored for thread snapshots,
     // which list every thread of the system.
@@ -195,7 +218,7 @@ fn resume_threads(pid: u32) -> io::Result<()> {
 
 /// Takes ownership of a handle a Win32 call returned, `failed` being that call's value
 /// for failure (null or INVALID_HANDLE_VALUE, depending on the call).
-fn owned(handle: HANDLE, failed: HANDLE) -> io::Result<OwnedHandle> {
+pub(super) fn owned(handle: HANDLE, failed: HANDLE) -> io::Result<OwnedHandle> {
     if handle == failed || handle.is_null() {
         return Err(io::Error::last_os_error());
     }
@@ -204,7 +227,7 @@ fn owned(handle: HANDLE, failed: HANDLE) -> io::Result<OwnedHandle> {
 }
 
 /// A Win32 BOOL result as an io::Result.
-fn succeeded(result: windows_sys::core::BOOL) -> io::Result<()> {
+pub(super) fn succeeded(result: windows_sys::core::BOOL) -> io::Result<()> {
     if result == 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -274,7 +297,7 @@ mod tests {
         let mut command = Command::new(exe);
         command
             .args([
-                "windows_tree::tests::role",
+                "platform::windows::job_object::tests::role",
                 "--exact",
                 "--ignored",
                 "--nocapture",

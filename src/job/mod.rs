@@ -3,6 +3,15 @@
 //! The reader task (`driver`) is the only writer of output; API calls read snapshots
 //! under the same short lock. Exit is published only after every byte the process
 //! wrote has been ingested, so a result never misses the tail of the output.
+//!
+//! `input` holds what goes to the program (input, resizing) and whether it waits for
+//! input; `waiting` the waits on output, exit, delay, timeout or a prompt.
+
+mod input;
+mod waiting;
+
+pub use input::INPUT_SETTLE;
+pub use waiting::{PendingWait, WaitTicket};
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -17,23 +26,16 @@ use crate::output::{JobOutput, View};
 use crate::platform::{Containment, Exit, JobIdentity, Terminal};
 use crate::spawn::Mode;
 use crate::sync::lock;
-use crate::wait::{WaitOutcome, WaitSpec, WaitStatus, Waiter};
+use crate::wait::Waiter;
 
 /// How long a job runs before its first `info.json` is written; see
 /// [`Job::write_running_info`].
 pub const FIRST_INFO_DELAY: Duration = Duration::from_millis(20);
 
-/// Quiet time before a job blocked reading its terminal counts as waiting for input:
-/// the reader then has the prompt the program printed just before its read (that takes
-/// well under a millisecond; the margin is for a loaded machine), and a program woken
-/// by input a caller has just written is past its read.
-pub const INPUT_SETTLE: Duration = Duration::from_millis(50);
 /// Quiet time after which a PTY job's screen lines are committed as they stand (see
 /// `JobOutput::commit_screen`). Programs that redraw several lines (progress bars) do
 /// so many times a second; a pause longer than this ends the redraw.
 pub const SCREEN_SETTLE: Duration = Duration::from_millis(500);
-/// The longest pause between two looks at a quiet job during a wait.
-const INPUT_RECHECK_MAX: Duration = Duration::from_millis(800);
 
 /// Writes the job's first `info.json` after [`FIRST_INFO_DELAY`] if it still runs then.
 async fn write_running_info_later(job: Weak<Job>) {
@@ -197,82 +199,6 @@ impl Job {
         lock(&self.state)
     }
 
-    /// Marks now as the job's last activity (output, or the start of a wait for input).
-    fn touch(&self) {
-        let now = self.meta.started.elapsed().as_nanos() as u64;
-        self.last_activity.store(now, Ordering::Relaxed);
-    }
-
-    /// Output arrived: the input written before it has reached the program.
-    fn output_arrived(&self) {
-        self.touch();
-        self.unanswered_input.store(false, Ordering::Relaxed);
-    }
-
-    fn quiet_for(&self) -> Duration {
-        let last = Duration::from_nanos(self.last_activity.load(Ordering::Relaxed));
-        self.meta.started.elapsed().saturating_sub(last)
-    }
-
-    /// The job runs in a PTY whose foreground program is blocked reading it, no output
-    /// came for [`INPUT_SETTLE`], and any input written has been answered (echoed).
-    pub fn awaiting_input(&self) -> bool {
-        self.look_at_input(false).0
-    }
-
-    /// Whether the job waits for input (see [`Job::awaiting_input`]) and the program its
-    /// input reaches now: for a PTY job the leader of the terminal's foreground group,
-    /// for a pipes job the job's own process (what it exec'd); `None` once it ended.
-    /// One look at the terminal serves both (the listing asks for both per job).
-    pub fn input_state(&self) -> (bool, Option<String>) {
-        self.look_at_input(true)
-    }
-
-    /// `program`: also name the foreground program (waits only ask whether input is
-    /// awaited, and look often).
-    fn look_at_input(&self, program: bool) -> (bool, Option<String>) {
-        let settled = self.quiet_for() >= INPUT_SETTLE && !self.unanswered_input.load(Ordering::Relaxed);
-        if (!settled && !program) || !self.is_running() {
-            return (false, None);
-        }
-        let terminal = {
-            let pty = lock(&self.pty);
-            let Some(terminal) = pty.as_ref() else {
-                let name = program
-                    .then(|| crate::platform::program_name(self.meta.pid as i32))
-                    .flatten();
-                return (false, name);
-            };
-            terminal.clone()
-        };
-        let state = terminal.input_state(self.meta.pid as i32, settled, program);
-        (state.awaiting, state.program)
-    }
-
-    /// Resolves once the job waits for input (see [`Job::awaiting_input`]); never for a
-    /// pipes job. Looks after each quiet [`INPUT_SETTLE`], then less often while the job
-    /// stays quiet and busy; output puts it back to the settle time.
-    async fn input_awaited(&self) {
-        if self.meta.mode != Mode::Pty {
-            return std::future::pending().await;
-        }
-        self.touch();
-        let mut pause = INPUT_SETTLE;
-        loop {
-            let quiet = self.quiet_for();
-            if quiet < INPUT_SETTLE {
-                pause = INPUT_SETTLE;
-                tokio::time::sleep(INPUT_SETTLE - quiet).await;
-                continue;
-            }
-            if self.awaiting_input() {
-                return;
-            }
-            tokio::time::sleep(pause).await;
-            pause = (pause * 2).min(INPUT_RECHECK_MAX);
-        }
-    }
-
     pub fn subscribers(&self) -> &Subscribers {
         &self.subscribers
     }
@@ -427,49 +353,6 @@ impl Job {
         let _ = rx.wait_for(|done| *done).await;
     }
 
-    pub fn send_input(&self, input: Input) -> bool {
-        if matches!(input, Input::Data(_)) {
-            self.unanswered_input.store(true, Ordering::Relaxed);
-        }
-        self.queued_input.fetch_add(1, Ordering::AcqRel);
-        let sent = self.input.send(input).is_ok();
-        if !sent {
-            self.queued_input.fetch_sub(1, Ordering::AcqRel);
-        }
-        sent
-    }
-
-    /// The writer task's count of inputs it has yet to write (it decrements it).
-    pub fn queued_input(&self) -> Arc<AtomicUsize> {
-        self.queued_input.clone()
-    }
-
-    /// Writes `data` to the terminal now, on the caller's thread, when nothing is queued
-    /// before it; whatever the terminal does not take at once (or all of it, when input
-    /// is queued or this is not a PTY job) goes to the writer task, in order. Saves
-    /// `sendInput` a hand-over to the writer task before the program can see its input.
-    pub fn write_now(&self, data: Vec<u8>) {
-        let mut written = 0;
-        if self.queued_input.load(Ordering::Acquire) == 0 {
-            let pty = lock(&self.pty);
-            if let Some(terminal) = pty.as_ref() {
-                self.unanswered_input.store(true, Ordering::Relaxed);
-                written = terminal.write_some(&data);
-            }
-        }
-        if written < data.len() {
-            self.send_input(Input::Data(data[written..].to_vec()));
-        }
-    }
-
-    pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
-        if let Some(terminal) = lock(&self.pty).as_ref() {
-            terminal.resize(cols, rows)?;
-        }
-        self.state().output.resize(cols, rows);
-        Ok(())
-    }
-
     /// Called once the reader is done (the process exited and its output is closed):
     /// the terminal, stdin and the output files are let go, so a finished job that is
     /// never removed holds no PTY (a machine has only a few thousand) and no descriptor.
@@ -500,53 +383,6 @@ impl Job {
         self.state().output.view(view, tail_bytes)
     }
 
-    /// Registers a waiter now; only output ingested after this call can satisfy it.
-    /// Await [`PendingWait::outcome`] for the result.
-    pub fn begin_wait(self: &Arc<Self>, spec: WaitSpec) -> PendingWait<'_> {
-        let ticket = self.register_waiter(spec.pattern.clone());
-        self.pending(ticket, spec)
-    }
-
-    /// Registers a waiter without waiting yet: `run` does this before the reader
-    /// starts, so not even the first byte of output can slip past the pattern.
-    pub fn register_waiter(&self, pattern: Option<regex::Regex>) -> WaitTicket {
-        self.register_waiter_replaying(pattern, false)
-    }
-
-    /// Like `register_waiter`; with `replay`, the waiter first sees the text so far,
-    /// under the same lock as the reader, so nothing is seen twice or missed.
-    pub fn register_waiter_replaying(&self, pattern: Option<regex::Regex>, replay: bool) -> WaitTicket {
-        let id = self.next_waiter.fetch_add(1, Ordering::Relaxed);
-        let mut state = self.state();
-        let mut waiter = Waiter::new(id, pattern);
-        if replay {
-            waiter.feed(&state.output.text_since(0));
-        }
-        if state.status != JobStatus::Running {
-            waiter.mark_exited();
-        }
-        let notify = waiter.notify.clone();
-        state.waiters.push(waiter);
-        WaitTicket { id, notify }
-    }
-
-    /// Drops a registered waiter that will not be awaited.
-    pub fn unregister(&self, ticket: WaitTicket) {
-        remove_waiter(&mut self.state(), ticket.id);
-    }
-
-    /// The wait of a registered waiter.
-    pub fn pending(self: &Arc<Self>, ticket: WaitTicket, spec: WaitSpec) -> PendingWait<'_> {
-        PendingWait {
-            guard: WaiterGuard {
-                job: self,
-                id: ticket.id,
-            },
-            notify: ticket.notify,
-            spec,
-        }
-    }
-
     /// Committed text from byte `since` on, at most `max` bytes (see `output::read`).
     pub fn read_output(&self, since: u64, max: usize) -> crate::error::Result<OutputChunk> {
         let plan = self.state().output.committed().plan(since, max)?;
@@ -560,89 +396,4 @@ impl Job {
         state.delivered = state.output.text_len();
         crate::output::bounded::excerpt("", 0, &text, limit, None).text
     }
-}
-
-async fn sleep_or_never(d: Option<Duration>) {
-    match d {
-        Some(d) => tokio::time::sleep(d).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// A registered waiter, not yet awaited.
-pub struct WaitTicket {
-    id: u64,
-    notify: Arc<Notify>,
-}
-
-/// A registered wait; dropping it unregisters the waiter.
-pub struct PendingWait<'a> {
-    guard: WaiterGuard<'a>,
-    notify: Arc<Notify>,
-    spec: WaitSpec,
-}
-
-impl PendingWait<'_> {
-    /// Resolves at the first of: pattern matched, exit, delay, timeout.
-    pub async fn outcome(self) -> WaitOutcome {
-        let Self { guard, notify, spec } = self;
-        let job = guard.job;
-        let input = async {
-            if spec.detect_input {
-                job.input_awaited().await;
-            } else {
-                std::future::pending::<()>().await;
-            }
-        };
-        let fired = tokio::select! {
-            _ = notify.notified() => None,
-            _ = sleep_or_never(spec.delay) => Some(WaitStatus::DelayElapsed),
-            _ = sleep_or_never(spec.timeout) => Some(WaitStatus::TimedOut),
-            _ = input => Some(WaitStatus::AwaitingInput),
-        };
-        let waiter = guard.take();
-        let status = match (&waiter, fired) {
-            (Some(w), _) if w.matched.is_some() => WaitStatus::Matched,
-            (Some(w), _) if w.exited => WaitStatus::Exited,
-            (_, Some(fired)) => fired,
-            _ => WaitStatus::Exited,
-        };
-        let (output, truncated) = waiter.as_ref().map(|w| w.output(spec.max_output)).unwrap_or_default();
-        WaitOutcome {
-            status,
-            output,
-            matched: waiter.and_then(|w| w.matched),
-            truncated,
-        }
-    }
-}
-
-/// Removes the waiter if the wait is abandoned (its future dropped) or finished.
-struct WaiterGuard<'a> {
-    job: &'a Arc<Job>,
-    id: u64,
-}
-
-impl WaiterGuard<'_> {
-    /// Ends the wait: the waiter leaves the job, and what it saw counts as delivered.
-    fn take(self) -> Option<Waiter> {
-        let mut state = self.job.state();
-        let waiter = remove_waiter(&mut state, self.id);
-        state.delivered = state.output.text_len();
-        drop(state);
-        std::mem::forget(self);
-        waiter
-    }
-}
-
-impl Drop for WaiterGuard<'_> {
-    fn drop(&mut self) {
-        let mut state = self.job.state();
-        remove_waiter(&mut state, self.id);
-    }
-}
-
-fn remove_waiter(state: &mut JobState, id: u64) -> Option<Waiter> {
-    let index = state.waiters.iter().position(|w| w.id == id)?;
-    Some(state.waiters.swap_remove(index))
 }

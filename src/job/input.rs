@@ -1,0 +1,139 @@
+//! What goes to a job's program (input, keys, a new terminal size), and whether the
+//! program waits for input: blocked reading its terminal after a quiet settle time.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Input, Job};
+use crate::spawn::Mode;
+use crate::sync::lock;
+
+/// Quiet time before a job blocked reading its terminal counts as waiting for input:
+/// the reader then has the prompt the program printed just before its read (that takes
+/// well under a millisecond; the margin is for a loaded machine), and a program woken
+/// by input a caller has just written is past its read.
+pub const INPUT_SETTLE: Duration = Duration::from_millis(50);
+/// The longest pause between two looks at a quiet job during a wait.
+const INPUT_RECHECK_MAX: Duration = Duration::from_millis(800);
+
+impl Job {
+    /// Marks now as the job's last activity (output, or the start of a wait for input).
+    pub(super) fn touch(&self) {
+        let now = self.meta.started.elapsed().as_nanos() as u64;
+        self.last_activity.store(now, Ordering::Relaxed);
+    }
+
+    /// Output arrived: the input written before it has reached the program.
+    pub(super) fn output_arrived(&self) {
+        self.touch();
+        self.unanswered_input.store(false, Ordering::Relaxed);
+    }
+
+    pub(super) fn quiet_for(&self) -> Duration {
+        let last = Duration::from_nanos(self.last_activity.load(Ordering::Relaxed));
+        self.meta.started.elapsed().saturating_sub(last)
+    }
+
+    /// The job runs in a PTY whose foreground program is blocked reading it, no output
+    /// came for [`INPUT_SETTLE`], and any input written has been answered (echoed).
+    pub fn awaiting_input(&self) -> bool {
+        self.look_at_input(false).0
+    }
+
+    /// Whether the job waits for input (see [`Job::awaiting_input`]) and the program its
+    /// input reaches now: for a PTY job the leader of the terminal's foreground group,
+    /// for a pipes job the job's own process (what it exec'd); `None` once it ended.
+    /// One look at the terminal serves both (the listing asks for both per job).
+    pub fn input_state(&self) -> (bool, Option<String>) {
+        self.look_at_input(true)
+    }
+
+    /// `program`: also name the foreground program (waits only ask whether input is
+    /// awaited, and look often).
+    pub(super) fn look_at_input(&self, program: bool) -> (bool, Option<String>) {
+        let settled = self.quiet_for() >= INPUT_SETTLE && !self.unanswered_input.load(Ordering::Relaxed);
+        if (!settled && !program) || !self.is_running() {
+            return (false, None);
+        }
+        let terminal = {
+            let pty = lock(&self.pty);
+            let Some(terminal) = pty.as_ref() else {
+                let name = program
+                    .then(|| crate::platform::program_name(self.meta.pid as i32))
+                    .flatten();
+                return (false, name);
+            };
+            terminal.clone()
+        };
+        let state = terminal.input_state(self.meta.pid as i32, settled, program);
+        (state.awaiting, state.program)
+    }
+
+    /// Resolves once the job waits for input (see [`Job::awaiting_input`]); never for a
+    /// pipes job. Looks after each quiet [`INPUT_SETTLE`], then less often while the job
+    /// stays quiet and busy; output puts it back to the settle time.
+    pub(super) async fn input_awaited(&self) {
+        if self.meta.mode != Mode::Pty {
+            return std::future::pending().await;
+        }
+        self.touch();
+        let mut pause = INPUT_SETTLE;
+        loop {
+            let quiet = self.quiet_for();
+            if quiet < INPUT_SETTLE {
+                pause = INPUT_SETTLE;
+                tokio::time::sleep(INPUT_SETTLE - quiet).await;
+                continue;
+            }
+            if self.awaiting_input() {
+                return;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(INPUT_RECHECK_MAX);
+        }
+    }
+
+    pub fn send_input(&self, input: Input) -> bool {
+        if matches!(input, Input::Data(_)) {
+            self.unanswered_input.store(true, Ordering::Relaxed);
+        }
+        self.queued_input.fetch_add(1, Ordering::AcqRel);
+        let sent = self.input.send(input).is_ok();
+        if !sent {
+            self.queued_input.fetch_sub(1, Ordering::AcqRel);
+        }
+        sent
+    }
+
+    /// The writer task's count of inputs it has yet to write (it decrements it).
+    pub fn queued_input(&self) -> Arc<AtomicUsize> {
+        self.queued_input.clone()
+    }
+
+    /// Writes `data` to the terminal now, on the caller's thread, when nothing is queued
+    /// before it; whatever the terminal does not take at once (or all of it, when input
+    /// is queued or this is not a PTY job) goes to the writer task, in order. Saves
+    /// `sendInput` a hand-over to the writer task before the program can see its input.
+    pub fn write_now(&self, data: Vec<u8>) {
+        let mut written = 0;
+        if self.queued_input.load(Ordering::Acquire) == 0 {
+            let pty = lock(&self.pty);
+            if let Some(terminal) = pty.as_ref() {
+                self.unanswered_input.store(true, Ordering::Relaxed);
+                written = terminal.write_some(&data);
+            }
+        }
+        if written < data.len() {
+            self.send_input(Input::Data(data[written..].to_vec()));
+        }
+    }
+
+    pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
+        if let Some(terminal) = lock(&self.pty).as_ref() {
+            terminal.resize(cols, rows)?;
+        }
+        self.state().output.resize(cols, rows);
+        Ok(())
+    }
+}

@@ -1,0 +1,244 @@
+//! Tests of `JobOutput` (`output/mod.rs`), kept apart so the module reads in one sitting.
+
+use super::*;
+
+fn pipes() -> JobOutput {
+    JobOutput::new(OutputLimits::default(), true, None)
+}
+
+#[test]
+fn pipes_keep_streams_apart_and_together() {
+    let mut o = pipes();
+    o.ingest(Stream::Stdout, b"out1\n");
+    o.ingest(Stream::Stderr, b"err1\n");
+    o.ingest(Stream::Stdout, b"out2\n");
+    assert_eq!(o.excerpt(Which::Stdout, 100).text, "out1\nout2\n");
+    assert_eq!(o.excerpt(Which::Stderr, 100).text, "err1\n");
+    assert_eq!(o.excerpt(Which::Combined, 100).text, "out1\nerr1\nout2\n");
+}
+
+#[test]
+fn views() {
+    let mut o = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(20, 4)));
+    o.ingest(Stream::Stdout, b"\x1b[32mgreen\x1b[0m\r\n50%\r100%");
+    assert_eq!(o.view(View::Text, None), "green\n100%");
+    assert_eq!(o.view(View::Screen, None), "green\n100%");
+    assert_eq!(o.view(View::Raw, None), "\x1b[32mgreen\x1b[0m\r\n50%\r100%");
+    assert_eq!(o.view(View::Text, Some(4)), "100%");
+    assert_eq!(o.last_line(), "100%");
+}
+
+#[test]
+fn screen_cells_only_for_a_terminal() {
+    assert!(pipes().screen_cells(10).is_none());
+    let size = ScreenSize {
+        cols: 20,
+        rows: 2,
+        scrollback: 5,
+    };
+    let mut o = JobOutput::new(OutputLimits::default(), false, Some(size));
+    o.ingest(Stream::Stdout, b"one\r\ntwo\r\nthree\r\nfour");
+    let cells = o.screen_cells(10).map(|c| c.lines.len());
+    assert_eq!(cells, Some(4));
+}
+
+#[test]
+fn text_since_returns_only_new_text() {
+    let mut o = pipes();
+    o.ingest(Stream::Stdout, b"old\n");
+    let mark = o.text_len();
+    o.ingest(Stream::Stdout, b"new\nprompt> ");
+    assert_eq!(o.text_since(mark), "new\nprompt> ");
+}
+
+#[test]
+fn big_output_is_bounded_in_memory() {
+    let limits = OutputLimits {
+        text_head: 100,
+        text_tail: 1000,
+        raw_head: 10,
+        raw_tail: 100,
+    };
+    let mut o = JobOutput::new(limits, false, None);
+    for i in 0..100_000 {
+        o.ingest(Stream::Stdout, format!("line {i}\n").as_bytes());
+    }
+    let e = o.excerpt(Which::Combined, 200);
+    assert!(e.truncated);
+    assert!(e.text.starts_with("line 0\n"));
+    assert!(e.text.ends_with("line 99999\n"));
+    assert!(o.view(View::Text, None).len() < 2500);
+}
+fn pty(rows: u16) -> JobOutput {
+    JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, rows)))
+}
+
+/// What a PTY makes of `printf 'a1\nb1\n\e[2Aa2\n\e[1Bdone\n'` (`\n` → `\r\n`).
+const REDRAW_TWO_UP: &[u8] = b"a1\r\nb1\r\n\x1b[2Aa2\r\n\x1b[1Bdone\r\n";
+
+/// Three bars drawn, then redrawn `redraws` times by going up three rows.
+fn three_bars(redraws: usize) -> Vec<u8> {
+    let mut raw = b"pulling\r\n".to_vec();
+    for bar in 0..3 {
+        raw.extend_from_slice(format!("layer{bar}: waiting\r\n").as_bytes());
+    }
+    for step in 1..=redraws {
+        raw.extend_from_slice(b"\x1b[3A");
+        for bar in 0..3 {
+            let state = if step == redraws {
+                "done".to_string()
+            } else {
+                format!("{step}/{redraws}")
+            };
+            raw.extend_from_slice(format!("\x1b[2K\rlayer{bar}: {state}\r\n").as_bytes());
+        }
+    }
+    raw.extend_from_slice(b"pulled\r\n");
+    raw
+}
+
+#[test]
+fn a_pty_job_reads_a_multi_line_redraw_as_the_screen_shows_it() {
+    let mut o = pty(24);
+    o.ingest(Stream::Stdout, REDRAW_TWO_UP);
+    assert_eq!(o.view(View::Text, None), "a2\nb1\ndone\n");
+    // All still on the screen, so all still pending.
+    assert_eq!(o.committed_len(), 0);
+    assert_eq!(o.pending_text(), "a2\nb1\ndone\n");
+    assert_eq!(o.text_len(), 11);
+    assert_eq!(o.last_line(), "done");
+    o.finish();
+    assert_eq!(o.committed_len(), 11);
+    assert_eq!(o.pending_text(), "");
+    assert_eq!(o.view(View::Text, None), "a2\nb1\ndone\n");
+}
+
+#[test]
+fn three_bars_redrawn_fifty_times_read_as_their_final_three_lines() {
+    let mut o = pty(24);
+    o.ingest(Stream::Stdout, &three_bars(50));
+    o.finish();
+    assert_eq!(
+        o.view(View::Text, None),
+        "pulling\nlayer0: done\nlayer1: done\nlayer2: done\npulled\n"
+    );
+}
+
+#[test]
+fn pipes_ignore_vertical_moves() {
+    let mut o = pipes();
+    o.ingest(Stream::Stdout, REDRAW_TWO_UP);
+    o.finish();
+    assert_eq!(o.view(View::Text, None), "a1\nb1\na2\ndone\n");
+}
+
+#[test]
+fn the_text_does_not_depend_on_where_reads_cut_the_stream() {
+    let mut raw = three_bars(4);
+    raw.extend_from_slice(REDRAW_TWO_UP);
+    raw.extend_from_slice("€ \x1b[31mred\x1b[0m 5%\r\x1b[K9%\x1bMup\r\n".as_bytes());
+    let mut whole = pty(6);
+    whole.ingest(Stream::Stdout, &raw);
+    whole.finish();
+    let expected = whole.view(View::Text, None);
+    for cut in 0..=raw.len() {
+        let mut o = pty(6);
+        o.ingest(Stream::Stdout, &raw[..cut]);
+        o.ingest(Stream::Stdout, &raw[cut..]);
+        o.finish();
+        assert_eq!(o.view(View::Text, None), expected, "cut at {cut}");
+    }
+}
+
+#[test]
+fn committed_text_only_grows_and_is_what_the_file_gets() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let mut o = pty(5);
+    let files = JobFiles::create(&tmp.path().join("s"), 1, false, u64::MAX).expect("job files");
+    o.set_files(Some(files));
+    let mut raw = Vec::new();
+    for i in 0..30 {
+        raw.extend_from_slice(format!("line {i}\r\n").as_bytes());
+        if i % 7 == 6 {
+            raw.extend_from_slice(b"\x1b[3A\rredrawn\x1b[3B\r");
+        }
+    }
+    raw.extend_from_slice(&three_bars(5));
+    let mut committed = String::new();
+    let mut last_len = 0;
+    for chunk in raw.chunks(11) {
+        o.ingest(Stream::Stdout, chunk);
+        let len = o.committed_len();
+        assert!(len >= last_len);
+        last_len = len;
+        let text = o.view(View::Text, None);
+        // Committed text is a prefix that never changes; pending is the rest.
+        assert_eq!(text, [&text[..len as usize], &o.pending_text()].concat());
+        assert!(text.starts_with(&committed));
+        committed = text[..len as usize].to_string();
+        assert_eq!(o.text_len(), len + o.pending_text().len() as u64);
+    }
+    o.finish();
+    let path = o.files().expect("files").stdout_path();
+    let file = std::fs::read_to_string(path).expect("stdout.txt");
+    assert_eq!(file, o.view(View::Text, None));
+    assert_eq!(file.len() as u64, o.committed_len());
+    assert!(file.starts_with("line 0\nline 1\nline 2\nline 3\nredrawn\n"), "{file}");
+}
+
+#[test]
+fn shrinking_the_terminal_commits_the_lines_that_leave_the_screen() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let mut o = pty(10);
+    let files = JobFiles::create(&tmp.path().join("s"), 1, false, u64::MAX).expect("job files");
+    o.set_files(Some(files));
+    o.ingest(Stream::Stdout, b"l1\r\nl2\r\nl3\r\nl4\r\n> ");
+    assert_eq!(o.committed_len(), 0);
+    // Three rows: two lines above the prompt stay on screen.
+    o.resize(80, 3);
+    assert_eq!(o.committed_len(), 6);
+    assert_eq!(o.pending_text(), "l3\nl4\n> ");
+    let path = o.files().expect("files").stdout_path();
+    assert_eq!(std::fs::read_to_string(&path).expect("stdout.txt"), "l1\nl2\n");
+    // What left the screen cannot be redrawn any more.
+    o.ingest(Stream::Stdout, b"\x1b[9A\rL\r\n");
+    o.finish();
+    assert_eq!(o.view(View::Text, None), "l1\nl2\nL3\nl4\n> ");
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("stdout.txt"),
+        "l1\nl2\nL3\nl4\n> "
+    );
+}
+
+/// Throughput of the text pipeline (decoder + text log) on a `seq`-like flood as
+/// a PTY writes it (`\r\n` line ends), in 64 KiB reads:
+/// `cargo test --release --lib output::tests::bench_text_pipeline -- --ignored --nocapture`
+#[test]
+#[ignore = "measurement, not a check"]
+fn bench_text_pipeline() {
+    let mut flood = Vec::new();
+    let mut n = 0u64;
+    while flood.len() < 64 << 20 {
+        n += 1;
+        flood.extend_from_slice(format!("{n}\r\n").as_bytes());
+    }
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let mut decoder = Decoder::new();
+        let mut log = TextLog::new(&OutputLimits::default(), window_of(24));
+        let mut clean = String::new();
+        let mut written = 0usize;
+        let started = std::time::Instant::now();
+        for chunk in flood.chunks(64 * 1024) {
+            clean.clear();
+            decoder.decode(chunk, &mut clean);
+            written += log.feed(&clean).len();
+        }
+        written += log.finish().len();
+        let secs = started.elapsed().as_secs_f64();
+        assert_eq!(written as u64, log.len());
+        best = best.min(secs);
+    }
+    let mib = flood.len() as f64 / (1 << 20) as f64;
+    println!("text pipeline: {:.0} MiB/s (best of 5, {mib:.0} MiB)", mib / best);
+}
