@@ -315,7 +315,13 @@ impl Containment {
 
     /// Every process in the job's cgroup, however it detached.
     pub fn pids(&self) -> Vec<i32> {
-        self.joined().map(|c| procs(&c.path)).unwrap_or_default()
+        let Some(cgroup) = self.joined() else { return Vec::new() };
+        let pids = procs(&cgroup.path);
+        // Released meanwhile (it was empty then): what is in it now is a later job's.
+        if cgroup.state.load(Ordering::Acquire) == RELEASED {
+            return Vec::new();
+        }
+        pids
     }
 
     /// Whether a process is left in the job's cgroup.
