@@ -174,6 +174,22 @@ const endings: Record<string, { stays: boolean; end: (handle: number) => Promise
 };
 
 describe('escapes are ended with their job', () => {
+  // Emptied job cgroups are reused (src/platform/linux/cgroup.rs), but never one that
+  // was killed through cgroup.kill: the kernel kills whatever is created in it later.
+  it('jobs started after a job was killed by escalation run normally', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const hard = await s.service.run("trap '' TERM; echo ready; sleep 1000", { callbackPattern: 'ready' });
+      const k = await s.service.kill(hard.handle, { graceMs: 100 });
+      expect(k.escalated).toBe(true);
+      s.service.removeProcess(hard.handle);
+      for (const mode of ['pty', 'pipes'] as const) {
+        const r = await s.service.run('echo alive', { mode });
+        expect([r.status, r.exitCode, r.output.trim()]).toEqual(['exited', 0, 'alive']);
+        s.service.removeProcess(r.handle);
+      }
+    }
+  });
+
   const survivors: Record<string, number> = {};
   afterAll(() => report('escapes', { survivors }));
   for (const [name, escape] of Object.entries(escapes)) {

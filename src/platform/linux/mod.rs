@@ -34,7 +34,13 @@ pub fn end_processes(job: &JobIdentity<'_>, procs: &[ProcInfo], ending: crate::p
     }
 }
 
-/// Whether the job's process group, or its cgroup, still holds a process.
+/// Whether the job's process group, or its cgroup, still holds a process. Asked only
+/// once the job's own process has ended (`crate::driver`, `crate::job`): an emptied
+/// cgroup is then handed back for later jobs (`Containment::release_if_empty`).
 pub fn anything_left(job: &JobIdentity<'_>) -> bool {
-    group_exists(job.pid) || job.containment.holds_processes()
+    if is_alive(job.pid) {
+        return group_exists(job.pid) || job.containment.holds_processes();
+    }
+    let in_cgroup = job.containment.release_if_empty();
+    group_exists(job.pid) || in_cgroup
 }
