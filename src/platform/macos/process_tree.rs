@@ -23,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::c_int;
 
 use super::procargs;
+use crate::platform::unix::search::{self, add_descendants};
 use crate::platform::Containment;
 use crate::platform::JOB_MARKER;
 
@@ -222,17 +223,7 @@ impl Snapshot {
             .collect();
         // Descendants through parent links, to a fixed point (the list is short).
         let parents: HashMap<i32, i32> = candidates.iter().map(|s| (s.pid, s.ppid)).collect();
-        loop {
-            let before = members.len();
-            for (&pid, &ppid) in &parents {
-                if (ppid == job.pid || members.contains(&ppid)) && !members.contains(&pid) {
-                    members.insert(pid);
-                }
-            }
-            if members.len() == before {
-                break;
-            }
-        }
+        add_descendants(job.pid, &mut members, &parents);
         candidates
             .into_iter()
             .filter(|s| members.contains(&s.pid))
@@ -244,14 +235,8 @@ impl Snapshot {
 /// The processes left running in the background: the roots of what survives the
 /// job's own process (those whose parent is not itself one of them).
 pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
-    let pids: HashSet<i32> = procs.iter().map(|p| p.pid).collect();
-    let mut roots: Vec<u32> = procs
-        .iter()
-        .filter(|p| p.pid != job_pid && !pids.contains(&p.ppid))
-        .map(|p| p.pid as u32)
-        .collect();
-    roots.sort_unstable();
-    roots
+    let links: Vec<(i32, i32)> = procs.iter().map(|p| (p.pid, p.ppid)).collect();
+    search::background_roots(&links, job_pid)
 }
 
 /// The process exists and is not a zombie (libproc does not describe zombies).

@@ -10,6 +10,7 @@ pub mod launch;
 pub mod pipes;
 pub mod pty;
 pub mod reap;
+pub mod search;
 mod search_path;
 pub mod signals;
 pub mod terminal;
