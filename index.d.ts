@@ -24,8 +24,8 @@ export declare class ShellExecutionService {
    */
   start(command: string, options?: RunOptions | undefined | null): StartedJob
   /**
-   * The job is found and the request checked on this (the JS) thread; the wait runs
-   * on the reactor.
+   * The job is found and the request checked (and, when the job's turn is free, the
+   * input written) on this (the JS) thread; the wait runs on the reactor.
    */
   sendInput(handle: number, input: string, options?: SendInputOptions | undefined | null): Promise<InteractionResult>
   /**

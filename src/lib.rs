@@ -10,6 +10,7 @@
 //! between operating systems (starting processes, PTYs, pipes, exits, finding and
 //! ending a job's processes, the watchdog), behind one interface.
 
+pub mod deadlines;
 pub mod driver;
 pub mod error;
 pub mod events;

@@ -4,15 +4,15 @@
 //! A waiter sees only text produced after it was registered (its own line
 //! assembler starts empty), so a prompt already on screen cannot satisfy a new wait.
 
-use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use regex::{Regex, RegexBuilder};
-use tokio::sync::Notify;
 
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::output::bounded::excerpt;
 use crate::output::line::LineAssembler;
+use crate::sync::lock;
 
 /// A pattern may match text spanning up to this many bytes before the newest chunk;
 /// prompts and "listening on" lines are far shorter. It bounds the work per chunk.
@@ -38,11 +38,37 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex> {
             ),
         ));
     }
-    RegexBuilder::new(pattern)
+    if let Some(known) = recent_pattern(pattern) {
+        return Ok(known);
+    }
+    let compiled = RegexBuilder::new(pattern)
         .size_limit(PATTERN_SIZE_LIMIT)
         .dfa_size_limit(PATTERN_SIZE_LIMIT)
         .build()
-        .map_err(|e| ServiceError::new(ErrorCode::InvalidPattern, format!("invalid pattern {pattern:?}: {e}")))
+        .map_err(|e| ServiceError::new(ErrorCode::InvalidPattern, format!("invalid pattern {pattern:?}: {e}")))?;
+    remember_pattern(pattern, &compiled);
+    Ok(compiled)
+}
+
+/// Patterns compiled lately, newest first. An agent waits for the same few prompts
+/// over and over (`>>> $`, `\(gdb\) $`); compiling one costs about 9 µs on the
+/// caller's (the JS) thread, which a cached clone saves on every `sendInput`.
+const RECENT_PATTERNS: usize = 16;
+static RECENT: Mutex<Vec<(String, Regex)>> = Mutex::new(Vec::new());
+
+fn recent_pattern(pattern: &str) -> Option<Regex> {
+    let mut recent = lock(&RECENT);
+    let at = recent.iter().position(|(p, _)| p == pattern)?;
+    let entry = recent.remove(at);
+    let regex = entry.1.clone();
+    recent.insert(0, entry);
+    Some(regex)
+}
+
+fn remember_pattern(pattern: &str, regex: &Regex) {
+    let mut recent = lock(&RECENT);
+    recent.truncate(RECENT_PATTERNS - 1);
+    recent.insert(0, (pattern.to_string(), regex.clone()));
 }
 
 #[derive(Clone, Debug, Default)]
@@ -96,8 +122,12 @@ pub struct Waiter {
     scanned: usize,
     pub matched: Option<String>,
     pub exited: bool,
-    pub notify: Arc<Notify>,
+    /// Set when the wait starts: its output limit and who is told how it ended.
+    done: Option<(usize, OnWaitDone)>,
 }
+
+/// Called once with a started wait's outcome, off the job's lock (see `job/waiting.rs`).
+pub type OnWaitDone = Box<dyn FnOnce(WaitOutcome) + Send>;
 
 impl Waiter {
     pub fn new(id: u64, pattern: Option<Regex>) -> Self {
@@ -110,8 +140,20 @@ impl Waiter {
             scanned: 0,
             matched: None,
             exited: false,
-            notify: Arc::new(Notify::new()),
+            done: None,
         }
+    }
+
+    pub fn on_done(&mut self, max_output: usize, done: OnWaitDone) {
+        self.done = Some((max_output, done));
+    }
+
+    pub fn started(&self) -> bool {
+        self.done.is_some()
+    }
+
+    pub fn take_done(&mut self) -> Option<(usize, OnWaitDone)> {
+        self.done.take()
     }
 
     pub fn is_done(&self) -> bool {
@@ -139,14 +181,10 @@ impl Waiter {
         }
         self.text.truncate(committed);
         self.scanned = committed;
-        if self.matched.is_some() {
-            self.notify.notify_one();
-        }
     }
 
     pub fn mark_exited(&mut self) {
         self.exited = true;
-        self.notify.notify_one();
     }
 
     fn compact(&mut self) {
@@ -194,6 +232,22 @@ mod tests {
         assert!(w.matched.is_none());
         w.feed("TP on 0.0.0.0\n");
         assert!(w.matched.is_some());
+    }
+
+    #[test]
+    fn a_pattern_from_the_cache_matches_as_a_fresh_one() {
+        let first = compile_pattern(r"\(gdb\) $").unwrap();
+        let again = compile_pattern(r"\(gdb\) $").unwrap();
+        assert!(first.is_match("(gdb) ") && again.is_match("(gdb) "));
+        assert!(!again.is_match("gdb"));
+        // Evicted by newer patterns, it compiles again, the same.
+        for i in 0..RECENT_PATTERNS + 2 {
+            compile_pattern(&format!("filler{i}")).unwrap();
+        }
+        assert!(compile_pattern(r"\(gdb\) $").unwrap().is_match("(gdb) "));
+        assert!(lock(&RECENT).len() <= RECENT_PATTERNS);
+        // A bad pattern is refused every time, never remembered.
+        assert!(compile_pattern("(").is_err() && compile_pattern("(").is_err());
     }
 
     #[test]

@@ -16,6 +16,13 @@ pub fn js_error(env: &Env, e: &ServiceError) -> napi::Error {
     build().unwrap_or_else(|fallback| fallback)
 }
 
+/// The same error as a JS value, to reject a promise with; napi's own error if even
+/// that cannot be built.
+pub fn error_object(env: &Env, e: &ServiceError) -> sys::napi_value {
+    // SAFETY: `env` is the JS thread's environment, live during this call.
+    unsafe { napi::JsError::from(js_error(env, e)).into_value(env.raw()) }
+}
+
 /// The outcome of a call, converted on the JS thread: a value, or our error object
 /// (thrown by a sync method, the rejection of an async one).
 pub enum Settled<T> {

@@ -6,4 +6,5 @@ mod events;
 mod policy;
 mod screen;
 mod service;
+mod settle;
 mod types;

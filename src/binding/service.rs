@@ -10,6 +10,7 @@ use napi_derive::napi;
 use super::errors::{js_error, Settled};
 use super::events::{self, OutputChunk, OutputEvent, ReadOutputOptions};
 use super::screen::{self, Screen, ScreenOptions};
+use super::settle::Settler;
 use super::types::*;
 use crate::error::{self as core_error, ServiceError};
 use crate::output::View;
@@ -19,6 +20,8 @@ use crate::service::{kill_everything_now, Service};
 #[napi(js_name = "ShellExecutionService")]
 pub struct JsShellExecutionService {
     inner: Arc<Service>,
+    /// Settles `sendInput` and `waitFor` (see `settle.rs`).
+    interactions: Settler<InteractionResult>,
 }
 
 /// Jobs die with the Node environment: on a normal exit this hook kills them
@@ -51,6 +54,7 @@ impl JsShellExecutionService {
         match create() {
             Ok(service) => Ok(Self {
                 inner: Arc::new(service),
+                interactions: Settler::new(&env, "settleInteraction")?,
             }),
             Err(e) => Err(js_error(&env, &e)),
         }
@@ -91,8 +95,8 @@ impl JsShellExecutionService {
         started.map(|(handle, pid)| StartedJob { handle, pid }).into()
     }
 
-    /// The job is found and the request checked on this (the JS) thread; the wait runs
-    /// on the reactor.
+    /// The job is found and the request checked (and, when the job's turn is free, the
+    /// input written) on this (the JS) thread; the wait runs on the reactor.
     #[napi(ts_return_type = "Promise<InteractionResult>")]
     pub fn send_input<'env>(
         &self,
@@ -100,14 +104,16 @@ impl JsShellExecutionService {
         handle: f64,
         input: String,
         options: Option<SendInputOptions>,
-    ) -> napi::Result<PromiseRaw<'env, Settled<InteractionResult>>> {
-        let prepared = input_request(input, options).and_then(|req| self.inner.prepare_input(handle_arg(handle)?, req));
-        env.spawn_future(async move {
-            Ok(match prepared {
-                Ok(p) => Settled::Ok(InteractionResult::from(p.finish().await)),
-                Err(e) => Settled::Err(e),
-            })
-        })
+    ) -> napi::Result<PromiseRaw<'env, InteractionResult>> {
+        let (promise, pending) = self.interactions.promise(env)?;
+        match input_request(input, options).and_then(|req| self.inner.prepare_input(handle_arg(handle)?, req)) {
+            Ok(prepared) => self.inner.finish_input(
+                prepared,
+                Box::new(move |result| pending.settle(Settled::Ok(InteractionResult::from(result)))),
+            ),
+            Err(e) => pending.settle(Settled::Err(e)),
+        }
+        Ok(PromiseRaw::new(env.raw(), promise))
     }
 
     /// The wait's cursor is taken on this (the JS) thread, so a `writeToPty` made right
@@ -118,14 +124,17 @@ impl JsShellExecutionService {
         env: &'env Env,
         handle: f64,
         options: Option<WaitOptions>,
-    ) -> napi::Result<PromiseRaw<'env, Settled<InteractionResult>>> {
-        let prepared = wait_args(options).and_then(|args| self.inner.prepare_wait(handle_arg(handle)?, args.request()));
-        env.spawn_future(async move {
-            Ok(match prepared {
-                Ok(p) => Settled::Ok(InteractionResult::from(p.finish().await)),
-                Err(e) => Settled::Err(e),
-            })
-        })
+    ) -> napi::Result<PromiseRaw<'env, InteractionResult>> {
+        let (promise, pending) = self.interactions.promise(env)?;
+        match wait_args(options).and_then(|args| self.inner.prepare_wait(handle_arg(handle)?, args.request())) {
+            Ok(prepared) => {
+                prepared.finish_with(Box::new(move |result| {
+                    pending.settle(Settled::Ok(InteractionResult::from(result)))
+                }));
+            }
+            Err(e) => pending.settle(Settled::Err(e)),
+        }
+        Ok(PromiseRaw::new(env.raw(), promise))
     }
 
     #[napi(ts_return_type = "void", catch_unwind)]

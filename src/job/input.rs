@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Input, Job};
-use crate::spawn::Mode;
 use crate::sync::lock;
+use crate::wait::WaitStatus;
 
 /// Quiet time before a job blocked reading its terminal counts as waiting for input:
 /// the reader then has the prompt the program printed just before its read (that takes
@@ -70,27 +70,22 @@ impl Job {
         (state.awaiting, state.program)
     }
 
-    /// Resolves once the job waits for input (see [`Job::awaiting_input`]); never for a
-    /// pipes job. Looks after each quiet [`INPUT_SETTLE`], then less often while the job
-    /// stays quiet and busy; output puts it back to the settle time.
-    pub(super) async fn input_awaited(&self) {
-        if self.meta.mode != Mode::Pty {
-            return std::future::pending().await;
+    /// A look at a quiet job for wait `id`, on the service's timer: ends the wait if the
+    /// job waits for input (see [`Job::awaiting_input`]); otherwise looks again when the
+    /// settle time after the latest output has passed, or, while the job stays quiet
+    /// and busy, after a pause that doubles up to [`INPUT_RECHECK_MAX`].
+    pub(super) fn look_for_input(self: &Arc<Self>, id: u64, pause: Duration) {
+        if !self.waiting(id) {
+            return;
         }
-        self.touch();
-        let mut pause = INPUT_SETTLE;
-        loop {
-            let quiet = self.quiet_for();
-            if quiet < INPUT_SETTLE {
-                pause = INPUT_SETTLE;
-                tokio::time::sleep(INPUT_SETTLE - quiet).await;
-                continue;
-            }
-            if self.awaiting_input() {
-                return;
-            }
-            tokio::time::sleep(pause).await;
-            pause = (pause * 2).min(INPUT_RECHECK_MAX);
+        let quiet = self.quiet_for();
+        let now = tokio::time::Instant::now();
+        if quiet < INPUT_SETTLE {
+            self.look_for_input_at(now + (INPUT_SETTLE - quiet), id, INPUT_SETTLE);
+        } else if self.awaiting_input() {
+            self.end_wait(id, WaitStatus::AwaitingInput);
+        } else {
+            self.look_for_input_at(now + pause, id, (pause * 2).min(INPUT_RECHECK_MAX));
         }
     }
 

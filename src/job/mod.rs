@@ -19,6 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::{mpsc, watch, Notify};
 
+use crate::deadlines::Deadlines;
 use crate::notify::Subscribers;
 use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
 use crate::output::read::OutputChunk;
@@ -146,6 +147,8 @@ pub struct Job {
     next_waiter: AtomicU64,
     /// Listeners told of new output and of the exit (`crate::notify`, `crate::events`).
     subscribers: Subscribers,
+    /// The service's timer, for the deadlines of this job's waits.
+    deadlines: Deadlines,
     /// When output last arrived (or a wait for input began), in ns since `meta.started`.
     last_activity: AtomicU64,
     /// Input was written and no output has come since. The kernel hands a PTY's input
@@ -161,6 +164,7 @@ impl Job {
         output: JobOutput,
         input: mpsc::UnboundedSender<Input>,
         pty: Option<Arc<Terminal>>,
+        deadlines: Deadlines,
     ) -> Self {
         let state = JobState {
             status: JobStatus::Running,
@@ -189,6 +193,7 @@ impl Job {
             close_notify: Notify::new(),
             next_waiter: AtomicU64::new(1),
             subscribers: Subscribers::default(),
+            deadlines,
             last_activity: AtomicU64::new(0),
             unanswered_input: AtomicBool::new(false),
         }
@@ -259,7 +264,11 @@ impl Job {
         for waiter in state.waiters.iter_mut() {
             waiter.feed(clean);
         }
+        let decided = Self::decided_waits(state);
         drop(guard);
+        for (done, outcome) in decided {
+            done(outcome);
+        }
         self.subscribers.wake_all();
     }
 
@@ -311,8 +320,12 @@ impl Job {
         for waiter in state.waiters.iter_mut() {
             waiter.mark_exited();
         }
+        let decided = Self::decided_waits(&mut state);
         self.write_info(&mut state);
         drop(state);
+        for (done, outcome) in decided {
+            done(outcome);
+        }
         self.finished.send_replace(true);
         // After the exit is published, so the delivery this queues reports it.
         self.subscribers.wake_all();

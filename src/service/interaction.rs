@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use tokio::runtime::Handle;
+
 use super::Service;
 use crate::error::{Result, ServiceError};
 use crate::job::{Input, Job, WaitTicket};
@@ -13,6 +15,9 @@ use crate::request::{InputRequest, InteractionResult, WaitRequest};
 use crate::results::{finished_interaction, interaction};
 use crate::spawn::Mode;
 use crate::wait::{compile_pattern, WaitSpec};
+
+/// Told once how an interaction ended.
+pub type OnInteractionDone = Box<dyn FnOnce(InteractionResult) + Send>;
 
 /// `send_input` after its synchronous checks: awaits its turn on the job, writes,
 /// then waits. When the job's turn is free at once (the usual case), the waiter is
@@ -46,6 +51,27 @@ impl PreparedInput {
             }
         }
         self.started = Some((turn, ticket));
+    }
+
+    /// Calls `done` with the result: when the input is written already (the usual
+    /// case) from whichever thread ends the wait, with no task in between (see
+    /// `job/waiting.rs`); otherwise from a task on `runtime` that awaits the job's turn.
+    pub fn finish_with(mut self, runtime: &Handle, done: OnInteractionDone) {
+        if let Some((turn, ticket)) = self.started.take() {
+            let job = self.job.clone();
+            let spec = std::mem::take(&mut self.spec);
+            self.job.start_wait(
+                ticket,
+                spec,
+                Box::new(move |outcome| {
+                    let result = interaction(&job, outcome);
+                    drop(turn);
+                    done(result);
+                }),
+            );
+            return;
+        }
+        runtime.spawn(async move { done(self.finish().await) });
     }
 
     pub async fn finish(mut self) -> InteractionResult {
@@ -86,6 +112,20 @@ pub struct PreparedWait {
 }
 
 impl PreparedWait {
+    /// Calls `done` with the result, from whichever thread ends the wait.
+    pub fn finish_with(mut self, done: OnInteractionDone) {
+        if let Some(early) = self.early.take() {
+            return done(early);
+        }
+        let Some(ticket) = self.ticket.take() else {
+            return done(finished_interaction(&self.job, self.spec.max_output));
+        };
+        let job = self.job.clone();
+        let spec = std::mem::take(&mut self.spec);
+        self.job
+            .start_wait(ticket, spec, Box::new(move |outcome| done(interaction(&job, outcome))));
+    }
+
     pub async fn finish(mut self) -> InteractionResult {
         if let Some(early) = self.early.take() {
             return early;

@@ -94,7 +94,7 @@ impl Service {
         // One path for both modes: the platform's I/O splits into the terminal the job
         // keeps (PTY mode), the writer task's end and the reader task's end.
         let (terminal, writer, reader) = driver::split(spawned.io);
-        let job = Arc::new(Job::new(meta, output, tx, terminal));
+        let job = Arc::new(Job::new(meta, output, tx, terminal, inner.timer.deadlines()));
         let ticket = job.register_waiter(pattern);
         inner.runtime.spawn(driver::write_input(writer, rx, job.queued_input()));
         let (reader_job, child) = (job.clone(), spawned.child);

@@ -19,6 +19,8 @@ use std::time::{Duration, SystemTime};
 
 use tokio::runtime::Handle;
 
+use crate::deadlines::DeadlineTimer;
+
 use crate::error::{ErrorCode, Result, ServiceError};
 use crate::events::{Notify, Subscription};
 use crate::history::{History, HistoryEntry, DEFAULT_HISTORY_LIMIT};
@@ -35,7 +37,7 @@ use crate::sync::lock;
 use crate::wait::{WaitSpec, WaitStatus};
 
 use admission::{default_io_dir, valid_session_id, validate_size};
-pub use interaction::{PreparedInput, PreparedWait};
+pub use interaction::{OnInteractionDone, PreparedInput, PreparedWait};
 pub use registry::{kill_everything_now, process_token, random_hex};
 
 use crate::limits::MAX_SESSION_ID_LEN;
@@ -58,6 +60,8 @@ struct Inner {
     jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
     next_handle: AtomicU32,
     history: Arc<Mutex<History>>,
+    /// The deadlines of every wait of this service's jobs.
+    timer: DeadlineTimer,
     runtime: Handle,
 }
 
@@ -118,10 +122,17 @@ impl Service {
             history: Arc::new(Mutex::new(History::new(
                 config.history_limit.unwrap_or(DEFAULT_HISTORY_LIMIT),
             ))),
+            timer: DeadlineTimer::start(&runtime),
             runtime,
         });
         registry::register(&inner);
         Ok(Self { inner })
+    }
+
+    /// Ends a prepared `send_input` by calling `done` with its result (see
+    /// `PreparedInput::finish_with`).
+    pub fn finish_input(&self, prepared: PreparedInput, done: OnInteractionDone) {
+        prepared.finish_with(&self.inner.runtime, done);
     }
 
     pub fn session_id(&self) -> &str {

@@ -32,8 +32,16 @@ impl Terminal {
                 return Read::Eof;
             };
             match guard.try_io(|inner| read_available(inner.as_raw_fd(), buf)) {
-                Ok(Ok(0)) => return Read::Eof,
-                Ok(Ok(n)) => return Read::Data(n),
+                Ok(Ok(Gathered { bytes: 0, .. })) => return Read::Eof,
+                Ok(Ok(Gathered { bytes, drained })) => {
+                    // The gathering read already saw EAGAIN: forget the readiness now,
+                    // so the next call waits in the reactor instead of paying a read
+                    // that can only fail (one syscall per wake-up on chatty prompts).
+                    if drained {
+                        guard.clear_ready();
+                    }
+                    return Read::Data(bytes);
+                }
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // EIO on a PTY master means every slave descriptor is closed: EOF.
                 Ok(Err(_)) => return Read::Eof,
@@ -100,10 +108,19 @@ impl Terminal {
 /// per read, so one chunk for the job is gathered from several reads while more is
 /// already waiting — fewer ingests, locks and file writes per MiB, and no waiting
 /// for data that has not arrived. WouldBlock only if nothing at all was read.
-fn read_available(fd: i32, buf: &mut ReadBuffer) -> io::Result<usize> {
+/// What one wake-up read: `drained` when the last read found the terminal empty.
+struct Gathered {
+    bytes: usize,
+    drained: bool,
+}
+
+fn read_available(fd: i32, buf: &mut ReadBuffer) -> io::Result<Gathered> {
     let mut n = raw_read(fd, buf.space())?;
     if n == 0 {
-        return Ok(0);
+        return Ok(Gathered {
+            bytes: 0,
+            drained: false,
+        });
     }
     loop {
         // The first read can fill the small buffer; gathering goes on in the large one.
@@ -116,11 +133,20 @@ fn read_available(fd: i32, buf: &mut ReadBuffer) -> io::Result<usize> {
             Ok(0) => break,
             Ok(more) => n += more,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            // WouldBlock, or EIO (EOF): deliver what was read; the next read sees it again.
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                return Ok(Gathered {
+                    bytes: n,
+                    drained: true,
+                })
+            }
+            // EIO (EOF): deliver what was read; the next read sees it again.
             Err(_) => break,
         }
     }
-    Ok(n)
+    Ok(Gathered {
+        bytes: n,
+        drained: false,
+    })
 }
 
 fn raw_read(fd: i32, buf: &mut [u8]) -> io::Result<usize> {
