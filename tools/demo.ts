@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { loadAddon } from './addon.js';
-import { createShellTools, type ShellTools } from './index.js';
+import { createShellTools, type ShellTools } from './create.js';
 import type { ToolResult } from './types.js';
 
 export interface DemoOptions {

@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { loadAddon, requireOwn, type ShellExecutionService } from './addon.js';
 import type { ShellToolsConfig } from './base.js';
 import { DECLARATIONS } from './declarations.js';
-import { createShellTools, type ShellTools } from './index.js';
+import { createShellTools, type ShellTools } from './create.js';
 import { JOB_URI_TEMPLATE, listJobResources, readJobResource, ResourceNotFound, watchJobs } from './mcp/job-resources.js';
 import { ANNOTATIONS, OUTPUT_SCHEMAS } from './mcp/output-schemas.js';
 import { progressUpdates } from './mcp/progress.js';
