@@ -1,6 +1,6 @@
 // The `native-shell-service` command: mcp | demo | run <command>.
 import { runDemo } from './demo.js';
-import { loadAddon } from './addon.js';
+import { loadAddon } from '../contract/addon.js';
 import { createShellTools } from './create.js';
 import { packageVersion, startMcpServer } from './mcp-server.js';
 
