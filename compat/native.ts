@@ -1,128 +1,33 @@
-// The slice of the native addon the adapter uses, typed here so the adapter's
-// declarations do not point into the package root, and a loader that finds the
-// addon both from `compat/` (tests) and from `dist/compat/` (the build).
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// The native service as the adapter sees it: the generated types under the names the
+// drop-in uses, and the service's defaults. The addon itself is loaded by the one
+// loader of the package's TypeScript (contract/addon.ts).
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
-export type NativeStatus = 'exited' | 'running' | 'killed' | 'timed_out' | 'failed';
+import type {
+  CellRun,
+  OutputChunk,
+  OutputEvent,
+  RunResult,
+  Screen,
+  ServiceOptions,
+  ShellExecutionService,
+} from '../contract/addon.js';
 
-export interface NativeRunResult {
-  handle: number;
-  pid: number | null;
-  status: NativeStatus;
-  exitCode: number | null;
-  signal: number | null;
-  error: string | null;
-  outputDir: string | null;
-}
+export { loadAddon } from '../contract/addon.js';
 
+export type NativeStatus = OutputEvent['status'];
+export type NativeRunResult = RunResult;
 /** What an `onOutput` listener is told: the job's output position (see index.d.ts). */
-export interface NativeOutputEvent {
-  handle: number;
-  totalBytes: number;
-  textLength: number;
-  exited: boolean;
-  status: NativeStatus;
-  exitCode: number | null;
-  signal: number | null;
-}
-
+export type NativeOutputEvent = OutputEvent;
 /** One `readOutput` answer: committed text from `since` to `next`, `omitted` bytes gone from both memory and file. */
-export interface NativeOutputChunk {
-  text: string;
-  next: number;
-  omitted: number;
-}
-
+export type NativeOutputChunk = OutputChunk;
 /** A run of screen cells with the same attributes; colours `#rrggbb` or `''` (default). */
-export interface NativeCellRun {
-  text: string;
-  fg: string;
-  bg: string;
-  bold: boolean;
-  italic: boolean;
-  underline: boolean;
-  dim: boolean;
-  inverse: boolean;
-}
-
+export type NativeCellRun = CellRun;
 /** A PTY job's screen: `lines` are the scrollback asked for, oldest first, then the rows. */
-export interface NativeScreen {
-  cols: number;
-  rows: number;
-  cursor: { x: number; y: number; visible: boolean };
-  alternateScreen: boolean;
-  lines: NativeCellRun[][];
-}
-
-export interface NativeService {
-  run(command: string, options?: {
-    args?: string[];
-    mode?: 'pty' | 'pipes';
-    directory?: string;
-    cols?: number;
-    rows?: number;
-    env?: Record<string, string>;
-    /** The environment is `env` alone (plus the markers the service finds its jobs by). */
-    clearEnv?: boolean;
-    /** Lines the job's screen model keeps above the screen (for `getScreen`). */
-    scrollback?: number;
-    callbackDelayMs?: number;
-    description?: string;
-  }): Promise<NativeRunResult>;
-  writeToPty(handle: number, data: string | Buffer): void;
-  getResult(handle: number, options?: { maxOutputSize?: number }): { totalBytes: number };
-  onOutput(handle: number, listener: (event: NativeOutputEvent) => void): () => void;
-  readOutput(handle: number, options: { since: number; maxBytes?: number }): NativeOutputChunk;
-  getScreen(handle: number, options?: { scrollback?: number }): NativeScreen;
-  getProcessOutput(handle: number, options?: { view?: 'text' | 'screen' | 'raw'; tailBytes?: number }): string;
-  resizePty(handle: number, cols: number, rows: number): void;
-  kill(handle: number, options?: { graceMs?: number }): Promise<{ status: NativeStatus }>;
-  removeProcess(handle: number): void;
-  shutdown(): Promise<void>;
-}
-
-export interface NativeServiceOptions {
-  projectRoot?: string;
-  ioDir?: string;
-  sessionId?: string;
-  maxJobs?: number;
-  persistOutput?: boolean;
-}
-
-interface Addon {
-  ShellExecutionService: new (options?: NativeServiceOptions) => NativeService;
-}
-
-/** The directory holding this package's package.json, found by walking up. */
-function packageRoot(): string {
-  let dir = __dirname;
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'native-shell-service') return dir;
-      } catch {
-        // not ours; keep walking
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('native-shell-service: cannot find the package root from ' + __dirname);
-    dir = parent;
-  }
-}
-
-let addon: Addon | undefined;
-
-export function loadAddon(): Addon {
-  if (!addon) {
-    const root = packageRoot();
-    addon = createRequire(join(root, 'package.json'))(join(root, 'index.js')) as Addon;
-  }
-  return addon;
-}
+export type NativeScreen = Screen;
+export type NativeService = ShellExecutionService;
+export type NativeServiceOptions = ServiceOptions;
 
 /** Defaults for the one native service behind the adapter's static API. */
 export function defaultNativeOptions(): NativeServiceOptions {

@@ -2,7 +2,7 @@
 // a policy decision, a confirmation and `execute(signal)`; plus the state tools share.
 import { readFileSync } from 'node:fs';
 
-import type { ProcessInfo, RunOptions, RunResult, ShellExecutionService } from './addon.js';
+import type { ProcessInfo, RunOptions, RunResult, ShellExecutionService } from '../contract/addon.js';
 import { streamOutput, type UpdateOutput } from './live-output.js';
 import type { CommandPolicy } from './policy.js';
 import {

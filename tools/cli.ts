@@ -1,7 +1,7 @@
 // The `native-shell-service` command: mcp | demo | run <command>.
 import { runDemo } from './demo.js';
-import { loadAddon } from './addon.js';
-import { createShellTools } from './index.js';
+import { loadAddon } from '../contract/addon.js';
+import { createShellTools } from './create.js';
 import { packageVersion, startMcpServer } from './mcp-server.js';
 
 const USAGE = `native-shell-service ${packageVersion()}: a native shell service for LLM coding agents

@@ -5,8 +5,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { loadAddon } from './addon.js';
-import { createShellTools, type ShellTools } from './index.js';
+import { loadAddon } from '../contract/addon.js';
+import { createShellTools, type ShellTools } from './create.js';
 import type { ToolResult } from './types.js';
 
 export interface DemoOptions {

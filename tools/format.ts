@@ -3,7 +3,7 @@
 import { constants } from 'node:os';
 import { join } from 'node:path';
 
-import type { InteractionResult, ProcessInfo, RunResult } from './addon.js';
+import type { InteractionResult, ProcessInfo, RunResult } from '../contract/addon.js';
 
 const SIGNAL_NAMES = new Map<number, string>(
   Object.entries(constants.signals).map(([name, num]) => [num as number, name]),

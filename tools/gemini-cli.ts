@@ -1,9 +1,9 @@
 // The five tools as real Gemini CLI tools: subclasses of @google/gemini-cli-core's
 // BaseDeclarativeTool / BaseToolInvocation, ready for its ToolRegistry. The core module is
 // passed in (the Gemini CLI has it; this package does not depend on it).
-import type { ShellExecutionService } from './addon.js';
+import type { ShellExecutionService } from '../contract/addon.js';
 import type { ShellTool, ShellToolInvocation, ShellToolsConfig } from './base.js';
-import { createShellTools } from './index.js';
+import { createShellTools } from './create.js';
 import { ConfirmationOutcome, ToolErrorType } from './types.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the core's classes are typed by the caller's copy */

@@ -1,6 +1,6 @@
 // kill: SIGTERM to the job's process group and background children, SIGKILL after the
 // grace period. A job that already ended is reported, not an error.
-import type { KillResult } from 'native-shell-service';
+import type { KillResult } from '../contract/addon.js';
 
 import {
   errorResult,

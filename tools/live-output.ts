@@ -2,7 +2,7 @@
 // job's text so far (its last LIVE_OUTPUT_MAX_BYTES), driven by the service's `onOutput`
 // events and coalesced to at most one update per interval. No timer runs unless an event
 // asked for an update that the interval held back.
-import type { ShellExecutionService } from './addon.js';
+import type { ShellExecutionService } from '../contract/addon.js';
 
 /** What the Gemini CLI passes to a tool that declares `canUpdateOutput`. */
 export type UpdateOutput = (output: string) => void;

@@ -4,10 +4,10 @@
 // the server's jobs die with the client's connection.
 import type { Readable, Writable } from 'node:stream';
 
-import { loadAddon, requireOwn, type ShellExecutionService } from './addon.js';
+import { loadAddon, packageManifest, type ShellExecutionService } from '../contract/addon.js';
 import type { ShellToolsConfig } from './base.js';
 import { DECLARATIONS } from './declarations.js';
-import { createShellTools, type ShellTools } from './index.js';
+import { createShellTools, type ShellTools } from './create.js';
 import { JOB_URI_TEMPLATE, listJobResources, readJobResource, ResourceNotFound, watchJobs } from './mcp/job-resources.js';
 import { ANNOTATIONS, OUTPUT_SCHEMAS } from './mcp/output-schemas.js';
 import { progressUpdates } from './mcp/progress.js';
@@ -47,7 +47,7 @@ export interface RunningMcpServer {
 
 export function packageVersion(): string {
   try {
-    return (requireOwn('native-shell-service/package.json') as { version: string }).version;
+    return packageManifest().version;
   } catch {
     return '0.0.0';
   }

@@ -1,8 +1,7 @@
 // Command policy: the addon's `checkCommand` (a real bash parser: quoting, escapes,
 // here-documents, wrappers such as sudo/env/xargs, substitutions anywhere bash runs them).
-import type { CommandCheck, CommandPolicy } from 'native-shell-service';
 
-import { loadAddon } from './addon.js';
+import { type CommandCheck, type CommandPolicy, loadAddon } from '../contract/addon.js';
 
 export type { CommandCheck, CommandPolicy };
 

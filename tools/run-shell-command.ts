@@ -1,6 +1,6 @@
 // run_shell_command: a bash command in a PTY, returning at exit, pattern or delay; a job
 // still running stays alive behind its handle.
-import type { RunResult } from './addon.js';
+import type { RunResult } from '../contract/addon.js';
 import {
   cancelledBeforeStart,
   errorResult,

@@ -1,6 +1,6 @@
 // send_input: text (and named keys) to a running job, then wait for a pattern, a delay
 // or its exit; returns only what the job printed after the input.
-import type { InteractionResult } from './addon.js';
+import type { InteractionResult } from '../contract/addon.js';
 import {
   cancelledBeforeStart,
   errorResult,

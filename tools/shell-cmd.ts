@@ -3,7 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 
-import type { RunResult } from './addon.js';
+import type { RunResult } from '../contract/addon.js';
 import {
   cancelledBeforeStart,
   errorResult,

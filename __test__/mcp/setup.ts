@@ -11,11 +11,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 export const ROOT = resolve(__dirname, '..', '..');
 export const BIN = join(ROOT, 'bin', 'native-shell-service.js');
 
-/** Compiles tools/ to dist/tools/ unless the build is up to date. */
+/** Compiles tools/ (and contract/, which it imports) to dist/ unless the build is up to date. */
 export function ensureBuilt(): void {
   const out = join(ROOT, 'dist', 'tools', 'cli.js');
   const newest = Math.max(
-    ...readdirSync(join(ROOT, 'tools'), { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(ROOT, 'tools', f)).mtimeMs),
+    ...['tools', 'contract'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(ROOT, dir, f)).mtimeMs),
+    ),
     statSync(join(ROOT, 'tsconfig.json')).mtimeMs,
   );
   if (existsSync(out) && statSync(out).mtimeMs >= newest) return;

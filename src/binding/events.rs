@@ -17,7 +17,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::errors::js_error;
-use super::types::whole;
+use super::types::{handle_arg, whole};
 use crate::error::{self as core_error, ServiceError};
 use crate::events::{self as core_events, Notify, Subscription};
 use crate::output::read::OutputChunk as CoreOutputChunk;
@@ -87,7 +87,7 @@ pub fn on_output<'env>(
     handle: f64,
     listener: Function<'env, OutputEvent, ()>,
 ) -> napi::Result<Function<'env, (), ()>> {
-    let handle = super::service::handle_arg(handle).map_err(|e| js_error(env, &e))?;
+    let handle = handle_arg(handle).map_err(|e| js_error(env, &e))?;
     // A non-function passes napi's conversion and fails here.
     let listener = listener
         .create_ref()
@@ -135,7 +135,7 @@ pub fn read_output(
     };
     let since = whole("since", since, 9e15)?.unwrap_or(0);
     let max = whole("maxBytes", max, 9e15)?.map(|v| v as usize);
-    let handle = super::service::handle_arg(handle)?;
+    let handle = handle_arg(handle)?;
     service.read_output(handle, since, max).map(OutputChunk::from)
 }
 

@@ -3,10 +3,9 @@
 
 use napi_derive::napi;
 
-use super::types::whole;
+use super::types::scrollback_arg;
 use crate::error::Result;
 use crate::output::cells::{CellRun as CoreCellRun, ScreenCells};
-use crate::output::screen::MAX_SCROLLBACK_LINES;
 use crate::service::Service;
 
 #[napi(object)]
@@ -82,11 +81,6 @@ impl From<ScreenCells> for Screen {
                 .collect(),
         }
     }
-}
-
-/// Lines of scrollback a caller may name (a job keeps at most this many).
-pub fn scrollback_arg(value: Option<f64>) -> Result<usize> {
-    Ok(whole("scrollback", value, MAX_SCROLLBACK_LINES as f64)?.unwrap_or(0) as usize)
 }
 
 pub fn get_screen(service: &Service, handle: u32, options: Option<ScreenOptions>) -> Result<Screen> {

@@ -33,10 +33,6 @@ fn register_exit_hook(env: &Env) {
     }
 }
 
-pub(super) fn handle_arg(handle: f64) -> core_error::Result<u32> {
-    Ok(whole("handle", Some(handle), f64::from(u32::MAX))?.unwrap_or_default() as u32)
-}
-
 #[napi]
 impl JsShellExecutionService {
     #[napi(constructor, catch_unwind)]

@@ -10,6 +10,7 @@ use napi_derive::napi;
 use crate::error::{Result, ServiceError};
 use crate::history::HistoryEntry as CoreHistoryEntry;
 use crate::kill::KillReport;
+use crate::output::screen::MAX_SCROLLBACK_LINES;
 use crate::request as core;
 
 #[napi(object)]
@@ -205,6 +206,16 @@ pub fn whole(name: &str, value: Option<f64>, max: f64) -> Result<Option<u64>> {
     }
 }
 
+/// A job's handle from JS: a whole number that fits a `u32`.
+pub fn handle_arg(handle: f64) -> Result<u32> {
+    Ok(whole("handle", Some(handle), f64::from(u32::MAX))?.unwrap_or_default() as u32)
+}
+
+/// Lines of scrollback a caller may name (a job keeps at most this many).
+pub fn scrollback_arg(value: Option<f64>) -> Result<usize> {
+    Ok(whole("scrollback", value, MAX_SCROLLBACK_LINES as f64)?.unwrap_or(0) as usize)
+}
+
 /// Milliseconds, at most a day.
 pub fn millis(name: &str, value: Option<f64>) -> Result<Option<Duration>> {
     Ok(whole(name, value, 86_400_000.0)?.map(Duration::from_millis))
@@ -257,7 +268,7 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     req.directory = o.directory;
     req.cols = size("cols", o.cols, core::DEFAULT_COLS)?;
     req.rows = size("rows", o.rows, core::DEFAULT_ROWS)?;
-    req.scrollback = super::screen::scrollback_arg(o.scrollback)?;
+    req.scrollback = scrollback_arg(o.scrollback)?;
     req.env = pairs(o.env);
     req.clear_env = o.clear_env.unwrap_or(false);
     req.timeout = millis("timeoutMs", o.timeout_ms)?;

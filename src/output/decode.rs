@@ -21,7 +21,7 @@
 
 use vte::{Params, Parser, Perform};
 
-use super::line::next_control;
+use super::scan::next_control;
 
 /// Clean-stream control: erase from the cursor to the end of the line.
 pub const ERASE_TO_END: char = '\x1b';

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use super::decode::{CURSOR_DOWN, CURSOR_LEFT, CURSOR_UP, ERASE_LINE, ERASE_TO_END};
+use super::scan::next_control;
 
 /// A line longer than this (in bytes) without a newline is committed as it is, so a
 /// stream with no newlines at all (a binary dump, `base64 -w0`) stays bounded. With a
@@ -406,32 +407,6 @@ impl LineAssembler {
 
 fn is_control(b: u8) -> bool {
     b < 0x20 && b != b'\t'
-}
-
-/// The index of the first byte at or after `from` that is below 0x20 or is 0x7F (DEL),
-/// or `bytes.len()`. Eight bytes are tested at a time; text between controls is what
-/// every stage of the output pipeline spends its time scanning.
-pub(crate) fn next_control(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut i = from;
-    while i + 8 <= bytes.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[i..i + 8]);
-        let x = u64::from_le_bytes(word);
-        // Some byte below 0x20 (a byte with its high bit set never counts), or some
-        // byte equal to 0x7F. Either test may point at the wrong byte, never miss one.
-        let below = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
-        let del = (x ^ (ONES * 0x7f)).wrapping_sub(ONES) & !(x ^ (ONES * 0x7f)) & HIGH;
-        if below | del != 0 {
-            break;
-        }
-        i += 8;
-    }
-    while i < bytes.len() && bytes[i] >= 0x20 && bytes[i] != 0x7f {
-        i += 1;
-    }
-    i
 }
 
 /// What a person would read from a whole clean stream: lines as they finally show.

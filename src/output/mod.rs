@@ -12,6 +12,7 @@ pub mod decode;
 pub mod line;
 pub mod persist;
 pub mod read;
+mod scan;
 pub mod screen;
 #[cfg(test)]
 mod test_rng;

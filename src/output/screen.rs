@@ -17,7 +17,7 @@ use std::cell::RefCell;
 use std::num::NonZeroU16;
 
 use super::cells::{self, ScreenCells};
-use super::line::next_control;
+use super::scan::next_control;
 use crate::limits::MAX_TERMINAL_SIZE;
 
 /// Queued bytes are emulated once this many are waiting.

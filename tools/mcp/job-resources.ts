@@ -6,7 +6,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { ShellExecutionService } from '../addon.js';
+import type { ShellExecutionService } from '../../contract/addon.js';
 
 export const JOB_SCHEME = 'shell-job';
 export const JOB_URI_TEMPLATE = `${JOB_SCHEME}://{job}/{file}{?offset}`;

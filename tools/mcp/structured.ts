@@ -1,6 +1,6 @@
 // The `structuredContent` of a tool result: the facts behind the text (`ToolResult.data`,
 // see tools/types.ts), in the shapes of tools/mcp/output-schemas.ts.
-import type { ShellExecutionService } from '../addon.js';
+import type { ShellExecutionService } from '../../contract/addon.js';
 import { type FinishedJob, liveBackgroundPids, sharedState } from '../base.js';
 import type { ToolName, ToolResult } from '../types.js';
 

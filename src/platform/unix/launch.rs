@@ -76,7 +76,7 @@ pub(super) struct ChildSteps<'a> {
     /// Room for the list of the child's open descriptors, made by the parent (the
     /// child may not allocate): macOS has no `close_range`.
     #[cfg(target_os = "macos")]
-    pub open_fds: super::fork::FdScratch,
+    pub open_fds: super::fds::FdScratch,
 }
 
 /// Pointers the child reads, and where it reports a failure.
@@ -153,13 +153,6 @@ impl LaunchPlan {
             #[cfg(target_os = "linux")]
             containment: Default::default(),
         })
-    }
-
-    /// Starts the process; returns its pid once it runs the new program. An error
-    /// means nothing runs (a child that failed is reaped here).
-    #[cfg(target_os = "macos")]
-    pub fn launch(&self) -> io::Result<i32> {
-        super::fork::launch(self)
     }
 
     /// Starts the process; returns its pid once it runs the new program. An error
@@ -325,7 +318,7 @@ unsafe fn close_inherited(steps: &ChildSteps<'_>) {
 
 #[cfg(target_os = "macos")]
 unsafe fn close_inherited(steps: &ChildSteps<'_>) {
-    super::fork::close_inherited(steps.keep, &steps.open_fds);
+    super::fds::close_inherited(steps.keep, &steps.open_fds);
 }
 
 /// Caught signals go back to default before anything can be delivered (their handlers

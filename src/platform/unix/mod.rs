@@ -5,6 +5,8 @@
 pub mod directory;
 // The fork launcher is macOS's; Linux test builds compile it too, so its tests run here.
 #[cfg(any(target_os = "macos", test))]
+mod fds;
+#[cfg(any(target_os = "macos", test))]
 mod fork;
 pub mod launch;
 pub mod pipes;
