@@ -4,7 +4,7 @@
 //! A waiter sees only text produced after it was registered (its own line
 //! assembler starts empty), so a prompt already on screen cannot satisfy a new wait.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use regex::{Regex, RegexBuilder};
@@ -25,7 +25,11 @@ const WAITER_TEXT_KEEP: usize = 256 * 1024;
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 pub const MAX_PATTERN_LEN: usize = 4096;
 
-pub fn compile_pattern(pattern: &str) -> Result<Regex> {
+/// A compiled caller pattern, shared: clones of a `Regex` each build their search cache
+/// anew, while one shared `Regex` keeps its lazily built automaton across waits.
+pub type Pattern = Arc<Regex>;
+
+pub fn compile_pattern(pattern: &str) -> Result<Pattern> {
     if pattern.is_empty() {
         return Err(ServiceError::new(ErrorCode::InvalidPattern, "pattern is empty"));
     }
@@ -45,6 +49,7 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex> {
         .size_limit(PATTERN_SIZE_LIMIT)
         .dfa_size_limit(PATTERN_SIZE_LIMIT)
         .build()
+        .map(Arc::new)
         .map_err(|e| ServiceError::new(ErrorCode::InvalidPattern, format!("invalid pattern {pattern:?}: {e}")))?;
     remember_pattern(pattern, &compiled);
     Ok(compiled)
@@ -52,11 +57,11 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex> {
 
 /// Patterns compiled lately, newest first. An agent waits for the same few prompts
 /// over and over (`>>> $`, `\(gdb\) $`); compiling one costs about 9 µs on the
-/// caller's (the JS) thread, which a cached clone saves on every `sendInput`.
+/// caller's (the JS) thread, which the cache saves on every `sendInput`.
 const RECENT_PATTERNS: usize = 16;
-static RECENT: Mutex<Vec<(String, Regex)>> = Mutex::new(Vec::new());
+static RECENT: Mutex<Vec<(String, Pattern)>> = Mutex::new(Vec::new());
 
-fn recent_pattern(pattern: &str) -> Option<Regex> {
+fn recent_pattern(pattern: &str) -> Option<Pattern> {
     let mut recent = lock(&RECENT);
     let at = recent.iter().position(|(p, _)| p == pattern)?;
     let entry = recent.remove(at);
@@ -65,7 +70,7 @@ fn recent_pattern(pattern: &str) -> Option<Regex> {
     Some(regex)
 }
 
-fn remember_pattern(pattern: &str, regex: &Regex) {
+fn remember_pattern(pattern: &str, regex: &Pattern) {
     let mut recent = lock(&RECENT);
     recent.truncate(RECENT_PATTERNS - 1);
     recent.insert(0, (pattern.to_string(), regex.clone()));
@@ -73,7 +78,7 @@ fn remember_pattern(pattern: &str, regex: &Regex) {
 
 #[derive(Clone, Debug, Default)]
 pub struct WaitSpec {
-    pub pattern: Option<Regex>,
+    pub pattern: Option<Pattern>,
     pub delay: Option<Duration>,
     pub timeout: Option<Duration>,
     pub max_output: usize,
@@ -115,7 +120,7 @@ pub struct WaitOutcome {
 /// A registered waiter, owned by the job's state and fed by its reader.
 pub struct Waiter {
     pub id: u64,
-    pattern: Option<Regex>,
+    pattern: Option<Pattern>,
     assembler: LineAssembler,
     text: String,
     dropped: u64,
@@ -130,7 +135,7 @@ pub struct Waiter {
 pub type OnWaitDone = Box<dyn FnOnce(WaitOutcome) + Send>;
 
 impl Waiter {
-    pub fn new(id: u64, pattern: Option<Regex>) -> Self {
+    pub fn new(id: u64, pattern: Option<Pattern>) -> Self {
         Self {
             id,
             pattern,

@@ -101,8 +101,10 @@ impl JsShellExecutionService {
         input: String,
         options: Option<SendInputOptions>,
     ) -> napi::Result<PromiseRaw<'env, InteractionResult>> {
+        // Prepared first: the program gets its input before the promise is made.
+        let prepared = input_request(input, options).and_then(|req| self.inner.prepare_input(handle_arg(handle)?, req));
         let (promise, pending) = self.interactions.promise(env)?;
-        match input_request(input, options).and_then(|req| self.inner.prepare_input(handle_arg(handle)?, req)) {
+        match prepared {
             Ok(prepared) => self.inner.finish_input(
                 prepared,
                 Box::new(move |result| pending.settle(Settled::Ok(InteractionResult::from(result)))),

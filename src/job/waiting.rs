@@ -30,13 +30,13 @@ impl Job {
 
     /// Registers a waiter without waiting yet: `run` does this before the reader
     /// starts, so not even the first byte of output can slip past the pattern.
-    pub fn register_waiter(&self, pattern: Option<regex::Regex>) -> WaitTicket {
+    pub fn register_waiter(&self, pattern: Option<crate::wait::Pattern>) -> WaitTicket {
         self.register_waiter_replaying(pattern, false)
     }
 
     /// Like `register_waiter`; with `replay`, the waiter first sees the text so far,
     /// under the same lock as the reader, so nothing is seen twice or missed.
-    pub fn register_waiter_replaying(&self, pattern: Option<regex::Regex>, replay: bool) -> WaitTicket {
+    pub fn register_waiter_replaying(&self, pattern: Option<crate::wait::Pattern>, replay: bool) -> WaitTicket {
         let id = self.next_waiter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut state = self.state();
         let mut waiter = Waiter::new(id, pattern);

@@ -13,7 +13,7 @@ use crate::wait::compile_pattern;
 
 impl Service {
     /// Checks a request and the job limit; returns the compiled pattern and directory.
-    pub(super) fn admit(&self, req: &RunRequest) -> Result<(Option<regex::Regex>, directory::WorkingDir)> {
+    pub(super) fn admit(&self, req: &RunRequest) -> Result<(Option<crate::wait::Pattern>, directory::WorkingDir)> {
         validate_run(req)?;
         let pattern = req.callback_pattern.as_deref().map(compile_pattern).transpose()?;
         let workdir = directory::resolve(&self.inner.root, req.directory.as_deref())?;

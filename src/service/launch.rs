@@ -30,7 +30,7 @@ impl Service {
         handle: u32,
         req: &RunRequest,
         workdir: &directory::WorkingDir,
-        pattern: Option<regex::Regex>,
+        pattern: Option<crate::wait::Pattern>,
     ) -> std::io::Result<(Arc<Job>, WaitTicket)> {
         let inner = &self.inner;
         let owner = owner_entry();
