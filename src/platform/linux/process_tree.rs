@@ -30,6 +30,8 @@ pub struct ProcInfo {
     pub start_ticks: u64,
     /// SIGHUP is ignored (what `nohup` sets up): see `detached_roots`.
     pub ignores_hangup: bool,
+    /// SIGINT is ignored (what `bash -c` sets up for `cmd &`): see `detached_roots`.
+    pub ignores_interrupt: bool,
 }
 
 impl ProcInfo {
@@ -45,7 +47,7 @@ pub fn read_stat(pid: i32) -> Option<ProcInfo> {
     let after = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = after.split_whitespace().collect();
     // After the name: state(0) ppid(1) pgrp(2) session(3) ... starttime(19) ...
-    // sigignore(30), the ignored signals as a decimal mask (bit 0 is SIGHUP).
+    // sigignore(30), the ignored signals as a decimal mask (bit n-1 is signal n).
     let ignored: u64 = fields.get(30)?.parse().ok()?;
     Some(ProcInfo {
         pid,
@@ -55,6 +57,7 @@ pub fn read_stat(pid: i32) -> Option<ProcInfo> {
         session: fields.get(3)?.parse().ok()?,
         start_ticks: fields.get(19)?.parse().ok()?,
         ignores_hangup: ignored & (1 << (libc::SIGHUP - 1)) != 0,
+        ignores_interrupt: ignored & (1 << (libc::SIGINT - 1)) != 0,
     })
 }
 
@@ -163,7 +166,8 @@ pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
 }
 
 /// Of a running job's processes, the roots of those that detached from it (another
-/// session, parent gone, `nohup`): see `search::detached_roots`.
+/// session, parent gone, `nohup`, backgrounded off the job's output): see
+/// `search::detached_roots`.
 pub fn detached_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
     let links: Vec<search::Link> = procs
         .iter()
@@ -172,9 +176,25 @@ pub fn detached_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
             ppid: p.ppid,
             session: p.session,
             ignores_hangup: p.ignores_hangup,
+            ignores_interrupt: p.ignores_interrupt,
         })
         .collect();
-    search::detached_roots(&links, job_pid)
+    // The job's terminal or pipes; `/dev/null` is no one's (bash gives it to `cmd &`).
+    let job_io: Vec<_> = standard_streams(job_pid)
+        .into_iter()
+        .filter(|stream| stream.as_os_str() != "/dev/null")
+        .collect();
+    search::detached_roots(&links, job_pid, |pid| {
+        standard_streams(pid).iter().any(|stream| job_io.contains(stream))
+    })
+}
+
+/// What descriptors 0–2 of a process are open on (`/dev/pts/3`, `pipe:[41]`), as the
+/// links in `/proc/<pid>/fd` name them; those that are closed or unreadable are left out.
+fn standard_streams(pid: i32) -> Vec<std::path::PathBuf> {
+    (0..3)
+        .filter_map(|fd| fs::read_link(format!("/proc/{pid}/fd/{fd}")).ok())
+        .collect()
 }
 
 pub fn is_alive(pid: i32) -> bool {
@@ -230,6 +250,7 @@ mod tests {
             state: 'S',
             start_ticks: 0,
             ignores_hangup: false,
+            ignores_interrupt: false,
         };
         let procs = vec![p(10, 1), p(11, 10), p(12, 1)];
         assert_eq!(background_roots(&procs, 99), vec![10, 12]);

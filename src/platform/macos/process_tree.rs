@@ -241,8 +241,8 @@ pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
 
 /// Of a running job's processes, the roots of those that detached from it (another
 /// session, parent gone): see `search::detached_roots`. libproc does not say which
-/// signals a process ignores, so a `nohup` child counts as detached only once its
-/// parent is gone or it calls `setsid` (docs/macos.md).
+/// signals a process ignores, so a `nohup` or `&` child counts as detached only once
+/// its parent is gone or it calls `setsid` (docs/macos.md).
 pub fn detached_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
     let links: Vec<search::Link> = procs
         .iter()
@@ -251,9 +251,10 @@ pub fn detached_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
             ppid: p.ppid,
             session: p.session,
             ignores_hangup: false,
+            ignores_interrupt: false,
         })
         .collect();
-    search::detached_roots(&links, job_pid)
+    search::detached_roots(&links, job_pid, |_| true)
 }
 
 /// The process exists and is not a zombie (libproc does not describe zombies).
