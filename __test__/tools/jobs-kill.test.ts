@@ -57,19 +57,23 @@ describe('jobs', () => {
       ai_callback_pattern: 'detach-ready',
     });
     const attached = await s.call('run_shell_command', { command: 'echo plain-ready; sleep 30; echo done', ai_callback_pattern: 'plain-ready' });
-    expect(await eventually(() => onSleep().length === 1)).toBe(true);
-    const [daemon] = onSleep();
-    const entries = (await s.call('jobs', {})).llmContent.split('\n\n');
-    const withDaemon = entries.find((e) => e.startsWith(`Handle: ${handleOf(detaching)}\n`))!;
-    expect(field(withDaemon, 'Status')).toBe('running');
-    expect(field(withDaemon, 'Detached PIDs')).toBe(
-      `${daemon} (left the job's session or shell; kill(handle=${handleOf(detaching)}) ends them too)`,
-    );
-    const plain = entries.find((e) => e.startsWith(`Handle: ${handleOf(attached)}\n`))!;
-    expect(field(plain, 'Status')).toBe('running');
-    expect(field(plain, 'Detached PIDs')).toBeUndefined();
-    await s.call('kill', { handle: handleOf(detaching) });
-    await s.call('kill', { handle: handleOf(attached) });
+    try {
+      expect(await eventually(() => onSleep().length === 1)).toBe(true);
+      const [daemon] = onSleep();
+      const entries = (await s.call('jobs', {})).llmContent.split('\n\n');
+      const withDaemon = entries.find((e) => e.startsWith(`Handle: ${handleOf(detaching)}\n`))!;
+      expect(field(withDaemon, 'Status')).toBe('running');
+      expect(field(withDaemon, 'Detached PIDs')).toBe(
+        `${daemon} (left the job's session or shell; kill(handle=${handleOf(detaching)}) ends them too)`,
+      );
+      const plain = entries.find((e) => e.startsWith(`Handle: ${handleOf(attached)}\n`))!;
+      expect(field(plain, 'Status')).toBe('running');
+      expect(field(plain, 'Detached PIDs')).toBeUndefined();
+    } finally {
+      // Killed even when an expectation failed: the next test counts running jobs.
+      await s.call('kill', { handle: handleOf(detaching) });
+      await s.call('kill', { handle: handleOf(attached) });
+    }
     expect(await eventually(() => onSleep().length === 0)).toBe(true);
   });
 
