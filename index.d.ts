@@ -192,6 +192,13 @@ export interface ProcessInfo {
   outputBytes: number
   lastLine: string
   backgroundPids: Array<number>
+  /**
+   * A running job: the processes it started that left it (another session, their
+   * parent gone, `nohup`), each the root of what detached; found when asked, never
+   * watched. An ended job: what it left running, as `backgroundPids`. Always empty on
+   * Windows (the Job Object holds them all).
+   */
+  detachedPids: Array<number>
   /** The job waits for input at its terminal now (PTY jobs). */
   awaitingInput: boolean
   /**

@@ -1,10 +1,18 @@
 // Lifecycle: kill of whole trees, background processes, history, and no orphans.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive, eventually, type Scratch, scratch } from './helpers';
+
+// The escapes of the torture suite (issue 17): each ends in `sleep <tag>`, found by its tag.
+const { escapes, newTag, tagged } = createRequire(import.meta.url)('./stress/fixtures/escapes.cjs') as {
+  escapes: Record<string, (tag: string) => string>;
+  newTag: () => string;
+  tagged: (tag: string) => number[];
+};
 
 let s: Scratch;
 beforeAll(() => {
@@ -73,7 +81,10 @@ describe('background processes', () => {
       expect(r.backgroundPids.length).toBe(2);
       expect(r.backgroundPids).toContain(pidsIn(r.output)[0]);
       expect(r.backgroundPids.every(alive)).toBe(true);
-      expect(s.service.getActiveProcesses().find((p) => p.handle === r.handle)?.backgroundPids).toEqual(r.backgroundPids);
+      const listed = s.service.getActiveProcesses().find((p) => p.handle === r.handle);
+      expect(listed?.backgroundPids).toEqual(r.backgroundPids);
+      // Once the job has ended, what detached from it is what it left running.
+      expect(listed?.detachedPids).toEqual(r.backgroundPids);
       const k = await s.service.kill(r.handle);
       expect(k.status).toBe('exited');
       expect(await eventually(() => r.backgroundPids.every((p) => !alive(p)))).toBe(true);
@@ -91,6 +102,50 @@ describe('background processes', () => {
     const r = await s.service.run('(sleep 0.3; echo "late line") & echo now');
     expect(r.output).toBe('now\n');
     expect(await eventually(() => s.service.getProcessOutput(r.handle).includes('late line'))).toBe(true);
+  });
+});
+
+describe('detached processes of a running job', () => {
+  const sorted = (pids: number[]) => [...pids].sort((a, b) => a - b);
+  const detachedOf = (handle: number) => s.service.getActiveProcesses().find((p) => p.handle === handle)?.detachedPids;
+
+  for (const mode of ['pty', 'pipes'] as const) {
+    it(`lists setsid -f, a double fork and nohup & disown, not a foreground child, and kill ends them all (${mode})`, async () => {
+      const tags = { setsid: newTag(), doubleFork: newTag(), nohup: newTag(), foreground: newTag() };
+      const command = [
+        `setsid -f sleep ${tags.setsid} </dev/null >/dev/null 2>&1`,
+        // setsid, every descriptor closed, an empty environment (escapes.cjs)
+        escapes['double fork, every fd closed'](tags.doubleFork),
+        `nohup sleep ${tags.nohup} </dev/null >/dev/null 2>&1 & disown`,
+        'echo ready',
+        // not the last command, so that bash runs it as a child instead of exec'ing it
+        `sleep ${tags.foreground}`,
+        'echo done',
+      ].join('; ');
+      const r = await s.service.run(command, { mode, callbackPattern: 'ready' });
+      expect(r.status).toBe('running');
+      const one = (tag: string) => (tagged(tag).length === 1 ? tagged(tag)[0] : undefined);
+      expect(await eventually(() => Object.values(tags).every((t) => one(t) !== undefined))).toBe(true);
+      const [setsid, doubleFork, nohup, foreground] = Object.values(tags).map((t) => one(t)!);
+      const expected = sorted([setsid, doubleFork, nohup]);
+      // The double fork's middle process exits a moment after its child runs `sleep`.
+      await eventually(() => JSON.stringify(detachedOf(r.handle)) === JSON.stringify(expected));
+      expect(detachedOf(r.handle)).toEqual(expected);
+      expect(detachedOf(r.handle)).not.toContain(foreground);
+      expect(detachedOf(r.handle)).not.toContain(r.pid);
+
+      await s.service.kill(r.handle);
+      expect(await eventually(() => Object.values(tags).every((t) => tagged(t).length === 0))).toBe(true);
+    });
+  }
+
+  it('a job whose children stay attached lists none', async () => {
+    const tag = newTag();
+    const r = await s.service.run(`sleep ${tag} & echo ready; wait`, { mode: 'pipes', callbackPattern: 'ready' });
+    expect(await eventually(() => tagged(tag).length === 1)).toBe(true);
+    expect(detachedOf(r.handle)).toEqual([]);
+    await s.service.kill(r.handle);
+    expect(await eventually(() => tagged(tag).length === 0)).toBe(true);
   });
 });
 

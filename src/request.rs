@@ -159,4 +159,7 @@ pub struct ProcessInfo {
     pub output_bytes: u64,
     pub last_line: String,
     pub background_pids: Vec<u32>,
+    /// Running: the roots of what detached from the job (`platform::detached_roots`),
+    /// read when the job list is asked for. Ended: the same as `background_pids`.
+    pub detached_pids: Vec<u32>,
 }

@@ -79,9 +79,16 @@ pub fn finished_interaction(job: &Arc<Job>, limit: usize) -> InteractionResult {
     }
 }
 
-pub fn process_info(job: &Arc<Job>) -> ProcessInfo {
+/// `detached`: what `detached_pids` found for a running job (ask before taking the
+/// state: it reads the process table). An ended job reports its `background_pids`.
+pub fn process_info(job: &Arc<Job>, detached: Option<Vec<u32>>) -> ProcessInfo {
     let (awaiting_input, foreground) = job.input_state();
     let state = job.state();
+    let background_pids = state.background_pids.clone();
+    let detached_pids = match state.status {
+        JobStatus::Running => detached.unwrap_or_default(),
+        _ => background_pids.clone(),
+    };
     ProcessInfo {
         awaiting_input,
         foreground,
@@ -98,7 +105,8 @@ pub fn process_info(job: &Arc<Job>) -> ProcessInfo {
         signal: state.signal,
         output_bytes: state.output.total_bytes(),
         last_line: state.output.last_line(),
-        background_pids: state.background_pids.clone(),
+        background_pids,
+        detached_pids,
     }
 }
 

@@ -230,6 +230,11 @@ export function formatJob(p: ProcessInfo, liveBackground: number[], now: number)
     );
   }
   if (liveBackground.length > 0) lines.push(`Background PIDs: ${liveBackground.join(', ')}`);
+  // A running job's processes that left it (setsid, a double fork, nohup); an ended
+  // job's are its background PIDs, listed above.
+  if (p.status === 'running' && p.detachedPids.length > 0) {
+    lines.push(`Detached PIDs: ${p.detachedPids.join(', ')} (left the job's session or shell; kill(handle=${p.handle}) ends them too)`);
+  }
   if (p.lastLine) lines.push(`Last output: ${p.lastLine}`);
   return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 // The MCP server's data beside the text, through the official TypeScript SDK client:
 // output schemas and structured results, annotations, job files as resources, progress.
+import { readdirSync, readFileSync } from 'node:fs';
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +73,37 @@ describe('mcp structured results', () => {
 
     const argv = await structured('shell_cmd', { command: 'printf', parameters: ['%s', 'argv'] });
     expect(argv).toMatchObject({ status: 'exited', exitCode: 0, stdout: 'argv' });
+  });
+
+  it('jobs names what a running job started that detached, in the text and in detachedPids', async () => {
+    const tag = `1000.${process.pid}${Date.now() % 100000}`;
+    const daemons = () =>
+      readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .map(Number)
+        .filter((pid) => {
+          try {
+            const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+            return argv[0].endsWith('sleep') && argv[1] === tag;
+          } catch {
+            return false;
+          }
+        });
+    const started = await structured('run_shell_command', {
+      command: `setsid -f sleep ${tag} </dev/null >/dev/null 2>&1; echo mcp-detach-ready; sleep 30; echo done`,
+      ai_callback_pattern: 'mcp-detach-ready',
+    });
+    const h = started.handle as number;
+    expect(await eventually(() => daemons().length === 1)).toBe(true);
+    const [daemon] = daemons();
+    const r = await m.client.callTool({ name: 'jobs', arguments: {} });
+    const text = (r.content as Array<{ type: string; text: string }>)[0].text;
+    expect(text).toContain(`Handle: ${h}\n`);
+    expect(text).toContain(`Detached PIDs: ${daemon} (`);
+    const running = (r.structuredContent as Structured).running as Array<Structured>;
+    expect(running.find((j) => j.handle === h)).toMatchObject({ status: 'running', detachedPids: [daemon] });
+    await structured('kill', { handle: h });
+    expect(await eventually(() => daemons().length === 0)).toBe(true);
   });
 
   it('a failure with no facts is an isError result without structuredContent', async () => {

@@ -1,4 +1,5 @@
 // jobs and kill through the tool classes.
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ToolErrorType } from '../../tools/index';
@@ -39,6 +40,41 @@ describe('jobs', () => {
     await s.call('kill', { handle: handleOf(a) });
     await s.call('kill', { handle: handleOf(b) });
     expect((await s.call('jobs', {})).llmContent).toBe('No running background processes.');
+  });
+
+  it('shows the processes a running job started that detached from it, and only when there are some', async () => {
+    const tag = `1000.${process.pid}${Date.now() % 100000}`;
+    const onSleep = () => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+        return argv[0].endsWith('sleep') && argv[1] === tag && !/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+      } catch {
+        return false;
+      }
+    });
+    const detaching = await s.call('run_shell_command', {
+      command: `setsid -f sleep ${tag} </dev/null >/dev/null 2>&1; echo detach-ready; sleep 30; echo done`,
+      ai_callback_pattern: 'detach-ready',
+    });
+    const attached = await s.call('run_shell_command', { command: 'echo plain-ready; sleep 30; echo done', ai_callback_pattern: 'plain-ready' });
+    try {
+      expect(await eventually(() => onSleep().length === 1)).toBe(true);
+      const [daemon] = onSleep();
+      const entries = (await s.call('jobs', {})).llmContent.split('\n\n');
+      const withDaemon = entries.find((e) => e.startsWith(`Handle: ${handleOf(detaching)}\n`))!;
+      expect(field(withDaemon, 'Status')).toBe('running');
+      expect(field(withDaemon, 'Detached PIDs')).toBe(
+        `${daemon} (left the job's session or shell; kill(handle=${handleOf(detaching)}) ends them too)`,
+      );
+      const plain = entries.find((e) => e.startsWith(`Handle: ${handleOf(attached)}\n`))!;
+      expect(field(plain, 'Status')).toBe('running');
+      expect(field(plain, 'Detached PIDs')).toBeUndefined();
+    } finally {
+      // Killed even when an expectation failed: the next test counts running jobs.
+      await s.call('kill', { handle: handleOf(detaching) });
+      await s.call('kill', { handle: handleOf(attached) });
+    }
+    expect(await eventually(() => onSleep().length === 0)).toBe(true);
   });
 
   it('reports once a job that finished on its own since it was started', async () => {

@@ -161,6 +161,11 @@ pub struct ProcessInfo {
     pub output_bytes: f64,
     pub last_line: String,
     pub background_pids: Vec<u32>,
+    /// A running job: the processes it started that left it (another session, their
+    /// parent gone, `nohup`), each the root of what detached; found when asked, never
+    /// watched. An ended job: what it left running, as `backgroundPids`. Always empty on
+    /// Windows (the Job Object holds them all).
+    pub detached_pids: Vec<u32>,
     /// The job waits for input at its terminal now (PTY jobs).
     pub awaiting_input: bool,
     /// The program the job's input reaches now (a PTY job: its terminal's foreground
@@ -401,6 +406,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             output_bytes: p.output_bytes as f64,
             last_line: p.last_line,
             background_pids: p.background_pids,
+            detached_pids: p.detached_pids,
             awaiting_input: p.awaiting_input,
             foreground: p.foreground,
         }

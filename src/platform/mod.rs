@@ -12,7 +12,7 @@
 //! | `Terminal` | a PTY: `read(&mut ReadBuffer).await -> Read`, `write_all(&[u8]).await`, `write_some(&[u8]) -> usize` (never blocks), `resize(cols, rows)`, `input_state(pid, name)` |
 //! | `PipeReader::read(&mut [u8]).await`, `PipeWriter::write_all(&[u8]).await` | the pipes of a pipes-mode job |
 //! | `Containment` | what holds a job's processes together (a cgroup per job on Linux where cgroup v2 is writable, else nothing extra beyond the session; nothing extra on macOS; a Job Object on Windows) |
-//! | `JobIdentity`, `ProcInfo`, `Snapshot::take(since)`, `Snapshot::members(&JobIdentity)`, `job_processes`, `background_roots` | finding a job's processes |
+//! | `JobIdentity`, `ProcInfo`, `Snapshot::take(since)`, `Snapshot::members(&JobIdentity)`, `job_processes`, `background_roots`, `detached_roots` | finding a job's processes, what it left behind (exited) and what left it (running) |
 //! | `end_processes(&JobIdentity, &[ProcInfo], Ending)`, `is_alive(pid)`, `group_exists(pid)`, `anything_left(&JobIdentity)`, `start_ticks(pid)` | ending them |
 //! | `watchdog::ensure_started(owner_entry)` | ends every job when the host dies, however it dies |
 //! | `program_name(pid)` | the name of the program a pid runs |
@@ -56,9 +56,9 @@ pub fn anything_left(job: &JobIdentity<'_>) -> bool {
     group_exists(job.pid)
 }
 pub use os::{
-    background_roots, end_processes, group_exists, is_alive, job_processes, open_directory, opened_path, program_name,
-    spawn, start_ticks, watchdog, ChildProcess, Containment, JobIdentity, PipeReader, PipeWriter, ProcInfo, Snapshot,
-    Terminal,
+    background_roots, detached_roots, end_processes, group_exists, is_alive, job_processes, open_directory,
+    opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, JobIdentity, PipeReader,
+    PipeWriter, ProcInfo, Snapshot, Terminal,
 };
 
 /// Names a job's processes so they can be found again even after they leave its

@@ -30,6 +30,7 @@ use crate::output::cells::ScreenCells;
 use crate::output::persist::{self, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
 use crate::output::read::{OutputChunk, DEFAULT_READ_BYTES, MAX_READ_BYTES};
 use crate::output::View;
+use crate::platform::{detached_roots, job_processes};
 use crate::request::*;
 use crate::results::{process_info, run_result};
 use crate::spawn::env;
@@ -224,7 +225,8 @@ impl Service {
 
     pub fn list(&self) -> Vec<ProcessInfo> {
         let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
-        jobs.iter().map(process_info).collect()
+        // Found only now, when asked: an idle job is never looked at on a timer.
+        jobs.iter().map(|job| process_info(job, detached_pids(job))).collect()
     }
 
     pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
@@ -321,6 +323,17 @@ impl Service {
         }
         while set.join_next().await.is_some() {}
     }
+}
+
+/// The roots of what a running job started that detached from it; empty for an ended
+/// job (its `background_pids` say what it left). Reads the job's cgroup where it has
+/// one (tens of µs), else searches the process table (milliseconds).
+fn detached_pids(job: &Arc<Job>) -> Option<Vec<u32>> {
+    if !job.is_running() {
+        return None;
+    }
+    let procs = job_processes(&job.meta.identity());
+    Some(detached_roots(&procs, job.meta.pid as i32))
 }
 
 impl Drop for Service {

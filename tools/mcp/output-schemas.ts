@@ -77,6 +77,10 @@ const RUNNING_JOB = object({
   outputBytes: int,
   lastLine: str,
   backgroundPids: pids,
+  detachedPids: {
+    ...pids,
+    description: 'Running: the processes the job started that detached from it (setsid, double fork, nohup). Ended: as backgroundPids.',
+  },
   liveBackgroundPids: pids,
   awaitingInput: { ...bool, description: 'The job waits for input at its terminal now.' },
 });

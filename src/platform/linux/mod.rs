@@ -18,7 +18,9 @@ pub use super::unix::{group_exists, open_directory, spawn, PipeReader, PipeWrite
 pub use cgroup::Containment;
 pub use child::ChildProcess;
 pub use input_wait::program_name;
-pub use process_tree::{background_roots, is_alive, job_processes, start_ticks, JobIdentity, ProcInfo, Snapshot};
+pub use process_tree::{
+    background_roots, detached_roots, is_alive, job_processes, start_ticks, JobIdentity, ProcInfo, Snapshot,
+};
 
 /// The path of an open file, as the kernel names it now.
 pub fn opened_path(file: &File) -> Option<PathBuf> {

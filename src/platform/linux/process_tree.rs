@@ -28,6 +28,10 @@ pub struct ProcInfo {
     pub session: i32,
     pub state: char,
     pub start_ticks: u64,
+    /// SIGHUP is ignored (what `nohup` sets up): see `detached_roots`.
+    pub ignores_hangup: bool,
+    /// SIGINT is ignored (what `bash -c` sets up for `cmd &`): see `detached_roots`.
+    pub ignores_interrupt: bool,
 }
 
 impl ProcInfo {
@@ -42,7 +46,9 @@ pub fn read_stat(pid: i32) -> Option<ProcInfo> {
     let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = after.split_whitespace().collect();
-    // After the name: state(0) ppid(1) pgrp(2) session(3) ... starttime(19).
+    // After the name: state(0) ppid(1) pgrp(2) session(3) ... starttime(19) ...
+    // sigignore(30), the ignored signals as a decimal mask (bit n-1 is signal n).
+    let ignored: u64 = fields.get(30)?.parse().ok()?;
     Some(ProcInfo {
         pid,
         state: fields.first()?.chars().next()?,
@@ -50,6 +56,8 @@ pub fn read_stat(pid: i32) -> Option<ProcInfo> {
         pgrp: fields.get(2)?.parse().ok()?,
         session: fields.get(3)?.parse().ok()?,
         start_ticks: fields.get(19)?.parse().ok()?,
+        ignores_hangup: ignored & (1 << (libc::SIGHUP - 1)) != 0,
+        ignores_interrupt: ignored & (1 << (libc::SIGINT - 1)) != 0,
     })
 }
 
@@ -157,6 +165,38 @@ pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
     search::background_roots(&links, job_pid)
 }
 
+/// Of a running job's processes, the roots of those that detached from it (another
+/// session, parent gone, `nohup`, backgrounded off the job's output): see
+/// `search::detached_roots`.
+pub fn detached_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
+    let links: Vec<search::Link> = procs
+        .iter()
+        .map(|p| search::Link {
+            pid: p.pid,
+            ppid: p.ppid,
+            session: p.session,
+            ignores_hangup: p.ignores_hangup,
+            ignores_interrupt: p.ignores_interrupt,
+        })
+        .collect();
+    // The job's terminal or pipes; `/dev/null` is no one's (bash gives it to `cmd &`).
+    let job_io: Vec<_> = standard_streams(job_pid)
+        .into_iter()
+        .filter(|stream| stream.as_os_str() != "/dev/null")
+        .collect();
+    search::detached_roots(&links, job_pid, |pid| {
+        standard_streams(pid).iter().any(|stream| job_io.contains(stream))
+    })
+}
+
+/// What descriptors 0–2 of a process are open on (`/dev/pts/3`, `pipe:[41]`), as the
+/// links in `/proc/<pid>/fd` name them; those that are closed or unreadable are left out.
+fn standard_streams(pid: i32) -> Vec<std::path::PathBuf> {
+    (0..3)
+        .filter_map(|fd| fs::read_link(format!("/proc/{pid}/fd/{fd}")).ok())
+        .collect()
+}
+
 pub fn is_alive(pid: i32) -> bool {
     read_stat(pid).is_some_and(|s| !s.is_zombie())
 }
@@ -180,6 +220,27 @@ mod tests {
     }
 
     #[test]
+    fn reads_ignored_hangup() {
+        // `nohup` ignores SIGHUP before it execs: the flag must come through.
+        let mut child = std::process::Command::new("nohup")
+            .args(["sleep", "5"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut seen = false;
+        while !seen && std::time::Instant::now() < deadline {
+            seen = read_stat(pid).is_some_and(|s| s.ignores_hangup);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(seen);
+    }
+
+    #[test]
     fn background_roots_skip_children_of_members() {
         let p = |pid, ppid| ProcInfo {
             pid,
@@ -188,6 +249,8 @@ mod tests {
             session: 0,
             state: 'S',
             start_ticks: 0,
+            ignores_hangup: false,
+            ignores_interrupt: false,
         };
         let procs = vec![p(10, 1), p(11, 10), p(12, 1)];
         assert_eq!(background_roots(&procs, 99), vec![10, 12]);

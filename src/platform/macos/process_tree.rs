@@ -239,6 +239,24 @@ pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
     search::background_roots(&links, job_pid)
 }
 
+/// Of a running job's processes, the roots of those that detached from it (another
+/// session, parent gone): see `search::detached_roots`. libproc does not say which
+/// signals a process ignores, so a `nohup` or `&` child counts as detached only once
+/// its parent is gone or it calls `setsid` (docs/macos.md).
+pub fn detached_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
+    let links: Vec<search::Link> = procs
+        .iter()
+        .map(|p| search::Link {
+            pid: p.pid,
+            ppid: p.ppid,
+            session: p.session,
+            ignores_hangup: false,
+            ignores_interrupt: false,
+        })
+        .collect();
+    search::detached_roots(&links, job_pid, |_| true)
+}
+
 /// The process exists and is not a zombie (libproc does not describe zombies).
 pub fn is_alive(pid: i32) -> bool {
     pid > 0 && bsd_info(pid).is_some_and(|b| b.pbi_status != libc::SZOMB)

@@ -31,3 +31,119 @@ pub fn background_roots(procs: &[(i32, i32)], job_pid: i32) -> Vec<u32> {
     roots.sort_unstable();
     roots
 }
+
+/// One process as `detached_roots` sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Link {
+    pub pid: i32,
+    pub ppid: i32,
+    pub session: i32,
+    /// SIGHUP is ignored (what `nohup` sets up); false where the platform cannot tell.
+    pub ignores_hangup: bool,
+    /// SIGINT is ignored: what a shell without job control (`bash -c`) does to a
+    /// command it runs with `&`; false where the platform cannot tell.
+    pub ignores_interrupt: bool,
+}
+
+/// Of a running job's processes (`procs`, the job's own `job_pid` among them), the roots
+/// of those that left it:
+/// - in another session (`setsid`);
+/// - no longer descending from the job's process (a double fork, `setsid -f`: their
+///   parent ended);
+/// - SIGHUP ignored while their parent heeds it (`nohup`, in a job that heeds hangups:
+///   a pipes job; a PTY job's processes all ignore it, see `reset_signals` in
+///   `launch.rs`);
+/// - run in the background (SIGINT ignored while their parent heeds it) and holding none
+///   of the job's terminal or pipes on descriptors 0–2 (`cmd >/dev/null 2>&1 &`, and
+///   `nohup cmd &` in a PTY job, where `nohup` moves them off the terminal).
+///
+/// `holds_job_io(pid)` answers the last question; it is asked only of background
+/// processes. What a detached process starts is detached with it; only the roots are
+/// named, as `background_roots` names them. If the job's process is not among `procs`
+/// (it ended), all are detached.
+pub fn detached_roots(procs: &[Link], job_pid: i32, holds_job_io: impl Fn(i32) -> bool) -> Vec<u32> {
+    let by_pid: HashMap<i32, &Link> = procs.iter().map(|p| (p.pid, p)).collect();
+    let Some(job) = by_pid.get(&job_pid) else {
+        let links: Vec<(i32, i32)> = procs.iter().map(|p| (p.pid, p.ppid)).collect();
+        return background_roots(&links, job_pid);
+    };
+    let leaves = |p: &Link| -> bool {
+        let Some(parent) = by_pid.get(&p.ppid) else { return true };
+        p.session != job.session
+            || (p.ignores_hangup && !parent.ignores_hangup)
+            || (p.ignores_interrupt && !parent.ignores_interrupt && !holds_job_io(p.pid))
+    };
+    // A process is detached if it left, or if an ancestor below the job's process did.
+    // The walk is bounded by the list's length: pids read at different moments could
+    // in principle form a loop.
+    let detached = |p: &Link| -> bool {
+        let mut here = *p;
+        for _ in 0..procs.len() {
+            if here.pid == job_pid {
+                return false;
+            }
+            if leaves(&here) {
+                return true;
+            }
+            match by_pid.get(&here.ppid) {
+                Some(parent) => here = **parent,
+                None => return true,
+            }
+        }
+        false
+    };
+    let links: Vec<(i32, i32)> = procs.iter().filter(|p| detached(p)).map(|p| (p.pid, p.ppid)).collect();
+    background_roots(&links, job_pid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(pid: i32, ppid: i32, session: i32, ignores_hangup: bool) -> Link {
+        Link {
+            pid,
+            ppid,
+            session,
+            ignores_hangup,
+            ignores_interrupt: false,
+        }
+    }
+
+    fn background(pid: i32, ppid: i32, session: i32) -> Link {
+        Link {
+            ignores_interrupt: true,
+            ..link(pid, ppid, session, false)
+        }
+    }
+
+    #[test]
+    fn detached_roots_name_what_left_the_job() {
+        let procs = [
+            link(10, 1, 10, false),  // the job's shell
+            link(11, 10, 10, false), // a foreground child
+            link(12, 11, 10, false), // its child
+            link(20, 1, 20, false),  // `setsid -f`: another session, parent gone
+            link(21, 20, 20, false), // started by it: not a root
+            link(30, 1, 10, false),  // a double fork that kept the session
+            link(40, 10, 10, true),  // `nohup ... &`: heeds no hangup, its parent does
+            link(41, 40, 10, true),  // inherited the ignored SIGHUP: not a root
+            link(50, 10, 50, false), // `setsid` while the shell, its parent, lives
+            background(60, 10, 10),  // `cmd >/dev/null 2>&1 &`: off the job's output
+            background(61, 10, 10),  // `cmd &`: still writes to the job's output
+        ];
+        assert_eq!(detached_roots(&procs, 10, |pid| pid == 61), vec![20, 30, 40, 50, 60]);
+    }
+
+    #[test]
+    fn a_job_that_ignores_hangup_itself_detaches_nothing_by_it() {
+        let procs = [link(10, 1, 10, true), link(11, 10, 10, true)];
+        assert_eq!(detached_roots(&procs, 10, |_| true), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn once_the_job_ended_all_is_detached() {
+        let procs = [link(11, 1, 10, false), link(12, 11, 10, false)];
+        assert_eq!(detached_roots(&procs, 10, |_| true), vec![11]);
+    }
+}

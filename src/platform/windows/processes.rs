@@ -97,6 +97,13 @@ pub fn background_roots(_procs: &[ProcInfo], _job_pid: i32) -> Vec<u32> {
     Vec::new()
 }
 
+/// Always empty, like `background_roots`: the Job Object lists its processes but not
+/// their parents, sessions or consoles, so nothing says which of them detached, and
+/// none can leave the job (docs/windows.md).
+pub fn detached_roots(_procs: &[ProcInfo], _job_pid: i32) -> Vec<u32> {
+    Vec::new()
+}
+
 /// Ends every process of the job: the Job Object is terminated. Windows has no polite
 /// request that every program heeds (a console control event reaches only console
 /// programs sharing a console with the sender, and a GUI or detached process never), so
