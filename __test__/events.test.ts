@@ -121,6 +121,21 @@ describe('onOutput', () => {
     expect(events[0]).toMatchObject({ exited: true, status: 'exited', textLength: 5 });
   });
 
+  it('reports the exit to a listener even when the job is removed as soon as a wait says it ended', async () => {
+    for (const mode of ['pty', 'pipes'] as const) {
+      const { handle } = s.service.start('sleep 0.2; echo bye', { mode });
+      const events = collect(handle);
+      // The wait's answer may reach JS before the exit event: removing the job then
+      // must not swallow the event the listener is owed.
+      const ended = await s.service.waitFor(handle, { timeoutMs: 10_000 });
+      expect(ended.status).toBe('exited');
+      s.service.removeProcess(handle);
+      const all = await Promise.race([events, new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
+      expect(all, `${mode}: no exit event`).not.toBeNull();
+      expect(all!.at(-1)).toMatchObject({ exited: true, status: 'exited', exitCode: 0, handle });
+    }
+  });
+
   it('contains a listener that throws: a warning, and the calls go on', async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.message);

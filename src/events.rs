@@ -14,7 +14,7 @@
 //! the delivery reports.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use crate::job::{Job, JobStatus};
 use crate::notify::Listener;
@@ -44,7 +44,10 @@ static NEXT_SUBSCRIPTION: AtomicU64 = AtomicU64::new(1);
 /// One listener of one job.
 pub struct Subscription {
     id: u64,
-    job: Weak<Job>,
+    /// Held until the exit is reported or the subscription cancelled, so a job removed
+    /// between its exit and the delivery still reports the exit (the caller may remove
+    /// it as soon as a wait tells it of the exit, before the delivery runs).
+    job: Mutex<Option<Arc<Job>>>,
     /// A delivery is queued and has not yet started.
     queued: AtomicBool,
     /// The exit has been reported (or the subscription cancelled): nothing more is.
@@ -59,7 +62,7 @@ impl Subscription {
     pub fn attach(job: &Arc<Job>, notify: Notify) -> Arc<Self> {
         let subscription = Arc::new(Self {
             id: NEXT_SUBSCRIPTION.fetch_add(1, Ordering::Relaxed),
-            job: Arc::downgrade(job),
+            job: Mutex::new(Some(job.clone())),
             queued: AtomicBool::new(false),
             done: AtomicBool::new(false),
             notify: Mutex::new(Some(notify)),
@@ -91,7 +94,7 @@ impl Subscription {
         if self.done.load(Ordering::Acquire) {
             return None;
         }
-        let job = self.job.upgrade()?;
+        let job = lock(&self.job).clone()?;
         let event = {
             let state = job.state();
             OutputEvent {
@@ -118,16 +121,19 @@ impl Subscription {
     /// reports nothing. Idempotent.
     pub fn cancel(&self) {
         self.done.store(true, Ordering::Release);
-        if let Some(job) = self.job.upgrade() {
-            self.detach(&job);
-        } else {
-            lock(&self.notify).take();
+        let job = lock(&self.job).clone();
+        match job {
+            Some(job) => self.detach(&job),
+            None => {
+                lock(&self.notify).take();
+            }
         }
     }
 
     fn detach(&self, job: &Job) {
         job.subscribers().remove(self.id);
         lock(&self.notify).take();
+        lock(&self.job).take();
     }
 }
 

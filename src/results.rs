@@ -8,6 +8,7 @@ use crate::history::HistoryEntry;
 use crate::job::{Job, JobMeta, JobState, JobStatus};
 use crate::output::persist::unix_millis;
 use crate::output::Which;
+use crate::platform::is_alive;
 use crate::request::{InteractionResult, ProcessInfo, RunResult};
 use crate::spawn::Mode;
 use crate::wait::WaitStatus;
@@ -80,14 +81,19 @@ pub fn finished_interaction(job: &Arc<Job>, limit: usize) -> InteractionResult {
 }
 
 /// `detached`: what `detached_pids` found for a running job (ask before taking the
-/// state: it reads the process table). An ended job reports its `background_pids`.
+/// state: it reads the process table). An ended job reports those of its
+/// `background_pids` still alive: what it left running, now.
 pub fn process_info(job: &Arc<Job>, detached: Option<Vec<u32>>) -> ProcessInfo {
     let (awaiting_input, foreground) = job.input_state();
     let state = job.state();
     let background_pids = state.background_pids.clone();
     let detached_pids = match state.status {
         JobStatus::Running => detached.unwrap_or_default(),
-        _ => background_pids.clone(),
+        _ => background_pids
+            .iter()
+            .copied()
+            .filter(|&pid| is_alive(pid as i32))
+            .collect(),
     };
     ProcessInfo {
         awaiting_input,

@@ -293,8 +293,9 @@ export function findJob(service: ShellExecutionService, handle: number): Process
   return service.getActiveProcesses().find((p) => p.handle === handle);
 }
 
-export function liveBackgroundPids(info: Pick<ProcessInfo, 'backgroundPids'>): number[] {
-  return info.backgroundPids.filter(pidAlive);
+/** What an ended job left running, now (the core checks which are alive); [] while it runs. */
+export function liveBackgroundPids(info: Pick<ProcessInfo, 'status' | 'detachedPids'>): number[] {
+  return info.status === 'running' ? [] : info.detachedPids;
 }
 
 const FINISHED_LIMIT = 200;

@@ -151,7 +151,7 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
 
   private report(result: RunResult, delaySeconds: number, cancelled: boolean): ToolResult {
     const info = findJob(this.service, result.handle);
-    const liveBackground = liveBackgroundPids(info ?? result);
+    const liveBackground = info ? liveBackgroundPids(info) : [];
     settle(this, result.handle, true);
     const facts: RunFacts = { result, liveBackground, delaySeconds, pattern: this.params.ai_callback_pattern, cancelled, mode: 'pty' };
     const llmContent = this.config.format === 'json' ? formatRunJson(facts) : formatRunText(facts);

@@ -1,6 +1,6 @@
 // send_input: text (and named keys) to a running job, then wait for a pattern, a delay
 // or its exit; returns only what the job printed after the input.
-import type { InteractionResult } from '../contract/addon.js';
+import type { InteractionResult, ProcessInfo } from '../contract/addon.js';
 import {
   cancelledBeforeStart,
   errorResult,
@@ -53,10 +53,10 @@ export class SendInputTool extends ShellTool<SendInputParams> {
 export function notRunningResult(
   state: SharedState,
   handle: number,
-  info?: { status: string; exitCode: number | null; signal: number | null; backgroundPids?: number[] },
+  info?: Pick<ProcessInfo, 'status' | 'exitCode' | 'signal' | 'detachedPids'>,
 ): ToolResult {
   const known = info ?? state.finished.get(handle);
-  const background = info?.backgroundPids ? liveBackgroundPids({ backgroundPids: info.backgroundPids }) : [];
+  const background = info ? liveBackgroundPids(info) : [];
   const how = known ? endText(known) : '';
   const message = !known
     ? `No process has handle ${handle}. Use jobs to list the running processes and their handles.`

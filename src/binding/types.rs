@@ -163,7 +163,7 @@ pub struct ProcessInfo {
     pub background_pids: Vec<u32>,
     /// A running job: the processes it started that left it (another session, their
     /// parent gone, `nohup`), each the root of what detached; found when asked, never
-    /// watched. An ended job: what it left running, as `backgroundPids`. Always empty on
+    /// watched. An ended job: those of its `backgroundPids` still alive. Always empty on
     /// Windows (the Job Object holds them all).
     pub detached_pids: Vec<u32>,
     /// The job waits for input at its terminal now (PTY jobs).

@@ -323,12 +323,14 @@ impl Job {
         let decided = Self::decided_waits(&mut state);
         self.write_info(&mut state);
         drop(state);
-        for (done, outcome) in decided {
-            done(outcome);
-        }
         self.finished.send_replace(true);
         // After the exit is published, so the delivery this queues reports it.
         self.subscribers.wake_all();
+        // Last, as when each wait was a task woken here: listeners hear of the exit
+        // before any caller learns of it from a wait.
+        for (done, outcome) in decided {
+            done(outcome);
+        }
     }
 
     pub fn write_info(&self, state: &mut JobState) {
