@@ -19,8 +19,10 @@ export declare class ShellExecutionService {
   run(command: string, options?: RunOptions | undefined | null): Promise<RunResult>
   /**
    * Starts a job and returns at once with `{ handle, pid }`; a program that
-   * cannot be started throws `SPAWN_FAILED`. Callback options do not apply: wait
-   * with `waitFor(handle, { pattern, fromStart: true })`.
+   * cannot be started throws `SPAWN_FAILED`, whose `result` is the `RunResult` `run`
+   * would have returned (status `failed`). Callback options do not apply: wait
+   * with `waitFor(handle, { pattern, fromStart: true })`. `timeoutMs` does: the job
+   * is killed when it runs that long (status `timed_out`).
    */
   start(command: string, options?: RunOptions | undefined | null): StartedJob
   /**
@@ -89,7 +91,7 @@ export interface CellRun {
 export declare function checkCommand(command: string, policy?: CommandPolicy | undefined | null): CommandCheck
 
 export interface CommandCheck {
-  decision: 'allow' | 'deny' | 'ask'
+  decision: CommandDecision
   /** Command names, first-seen order, wrappers and what they run (`sudo`, `rm`). */
   roots: Array<string>
   /** The text of every simple command. */
@@ -100,6 +102,9 @@ export interface CommandCheck {
   hasRedirection: boolean
   reason: string
 }
+
+/** The verdict on a command (`Decision` in src/policy/mod.rs). */
+export type CommandDecision = 'allow' | 'deny' | 'ask'
 
 /** The Gemini CLI's tool lists, e.g. `run_shell_command(git)`. */
 export interface CommandPolicy {
@@ -128,7 +133,7 @@ export interface HistoryEntry {
 
 export interface InteractionResult {
   handle: number
-  status: 'matched' | 'exited' | 'delay_elapsed' | 'timed_out' | 'awaiting_input'
+  status: WaitStatus
   output: string
   matched: string | null
   exitCode: number | null
@@ -137,17 +142,28 @@ export interface InteractionResult {
   truncated: boolean
 }
 
+/** How a job talks to its process (`Mode` in src/platform/mod.rs). */
+export type JobMode = 'pty' | 'pipes'
+
+/** How a job ended, or `running` (`JobStatus` in src/job/mod.rs). */
+export type JobStatus = 'exited' | 'running' | 'killed' | 'timed_out' | 'failed'
+
 export interface KillOptions {
   graceMs?: number
 }
 
 export interface KillResult {
   handle: number
-  status: 'exited' | 'running' | 'killed' | 'timed_out' | 'failed'
+  status: JobStatus
   exitCode: number | null
   signal: number | null
   /** SIGKILL was needed after the grace period. */
   escalated: boolean
+  /**
+   * The pids of the job's processes still alive after the kill (SIGKILL sent, and
+   * still there a second later); empty when everything ended.
+   */
+  survivors: Array<number>
 }
 
 export interface OutputChunk {
@@ -167,7 +183,7 @@ export interface OutputEvent {
   textLength: number
   /** The job has ended; this is the last call. */
   exited: boolean
-  status: 'exited' | 'running' | 'killed' | 'timed_out' | 'failed'
+  status: JobStatus
   exitCode: number | null
   signal: number | null
 }
@@ -183,8 +199,8 @@ export interface ProcessInfo {
   command: string
   description: string | null
   directory: string
-  mode: 'pty' | 'pipes'
-  status: 'exited' | 'running' | 'killed' | 'timed_out' | 'failed'
+  mode: JobMode
+  status: JobStatus
   startedAt: number
   durationMs: number
   exitCode: number | null
@@ -225,7 +241,7 @@ export interface RunOptions {
   description?: string
   /** Argv mode: `command` is the program, `args` its arguments; no shell runs. */
   args?: Array<string>
-  mode?: 'pty' | 'pipes'
+  mode?: JobMode
   /** Windows only: the shell that runs `command` (`cmd` by default). */
   shell?: 'cmd' | 'powershell' | 'pwsh'
   cols?: number
@@ -261,7 +277,7 @@ export interface RunResult {
    * `awaiting_input`: the job runs and waits for input at its terminal (its prompt is
    * the end of `output`).
    */
-  status: 'exited' | 'running' | 'awaiting_input' | 'killed' | 'timed_out' | 'failed'
+  status: RunStatus
   stdout: string
   stderr: string
   output: string
@@ -278,6 +294,12 @@ export interface RunResult {
   /** The job runs and waits for input at its terminal. */
   awaitingInput: boolean
 }
+
+/**
+ * A `RunResult`'s status: the job's, or `awaiting_input` when it runs and waits for
+ * input at its terminal (`RunResult::awaiting_input` in src/request.rs).
+ */
+export type RunStatus = 'exited' | 'running' | 'awaiting_input' | 'killed' | 'timed_out' | 'failed'
 
 export interface Screen {
   cols: number
@@ -344,3 +366,6 @@ export interface WaitOptions {
   /** End the wait (`status: 'awaiting_input'`) when the job waits for input; on by default. */
   detectInput?: boolean
 }
+
+/** What ended a wait (`WaitStatus` in src/wait.rs). */
+export type WaitStatus = 'matched' | 'exited' | 'delay_elapsed' | 'timed_out' | 'awaiting_input'

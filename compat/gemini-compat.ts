@@ -4,89 +4,32 @@
 //
 // Every execution is one native job. Callers still name it by its pid (upstream's key);
 // the native handle behind it is available from `getHandle(pid)`.
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve as resolvePath } from 'node:path';
 
 import { exactEnvironment, prepare } from './environment.js';
+import { asError, Execution, MAX_SERIALIZED_LINES, PIPES_METHOD } from './execution.js';
 import { defaultNativeOptions, loadAddon, type NativeService, type NativeServiceOptions } from './native.js';
 import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
-import { RenderPacer } from './pacer.js';
-import { screenGrid } from './screen.js';
-import { readAll, readNew, type TextCursor } from './text.js';
 import type {
-  AnsiOutput,
   BackgroundProcess,
   BackgroundProcessRecord,
-  ExecutionMethod,
   ShellExecutionConfig,
   ShellExecutionHandle,
   ShellExecutionResult,
   ShellOutputEvent,
 } from './types.js';
-import { gridLines, looksBinary, pipesOutput, ptyOutput } from './views.js';
 
 export * from './types.js';
 export * from './lifecycle.js';
 export type { NativeServiceOptions } from './native.js';
+export { RENDER_INTERVAL_MS, SCROLLBACK_LIMIT } from './execution.js';
 
 export const GEMINI_CLI_IDENTIFICATION_ENV_VAR = 'GEMINI_CLI';
 export const GEMINI_CLI_IDENTIFICATION_ENV_VAR_VALUE = '1';
-export const SCROLLBACK_LIMIT = 300000;
 
-/** Upstream's cadence for `data` events (one render per 68 ms at most). */
-export const RENDER_INTERVAL_MS = 68;
-/** Upstream's cap on a pipes-mode result (it keeps the last 16 MB). */
-const MAX_PIPES_OUTPUT = 16 * 1024 * 1024;
 const MAX_BACKGROUND_HISTORY = 100;
-/** Bytes upstream sniffs for binary output. */
-const SNIFF_BYTES = 512;
-/** Upstream's default for `maxSerializedLines`. */
-const MAX_SERIALIZED_LINES = 2000;
-const PTY_METHOD: ExecutionMethod = 'lydell-node-pty';
-const PIPES_METHOD: ExecutionMethod = 'child_process';
-
-type Listener = (event: ShellOutputEvent) => void;
-
-interface Job {
-  /** The native service that runs this job (a shutdown starts a new one for later jobs). */
-  service: NativeService;
-  pid: number;
-  handle: number;
-  pty: boolean;
-  command: string;
-  sessionId: string | undefined;
-  config: ShellExecutionConfig;
-  onOutputEvent: Listener;
-  abortSignal: AbortSignal;
-  outputDir: string | null;
-  /** Where results and events are reported (fixed for the job's life). */
-  lifecycle: Lifecycle;
-  running: boolean;
-  /** The exit is being reported (from the subscription's last call, or its failure). */
-  finishing: boolean;
-  /** Raw bytes the process has written, as of the last notification. */
-  seenBytes: number;
-  binary: 'unknown' | 'text' | 'binary';
-  /** PTY: output has started (a non-blank line was seen), so renders are emitted. */
-  started: boolean;
-  /** Pipes: the text handed out in `data` events so far. */
-  streamed: string;
-  /** Raw bytes reported by the last `binary_progress` event. */
-  progressBytes: number;
-  /** PTY: the last grid emitted (what upstream's terminal showed before binary came). */
-  lastGrid: AnsiOutput;
-  /** Pipes: where the `data` events have read the committed text up to. */
-  streamCursor: TextCursor;
-  log: WriteStream | undefined;
-  /** Where the background log has read the committed text up to. */
-  logCursor: TextCursor;
-  pacer: RenderPacer | undefined;
-  unsubscribe: (() => void) | undefined;
-  scroll: number;
-  cleanup: (() => void) | undefined;
-  abortHandler: (() => void) | undefined;
-}
 
 let nativeOptions: NativeServiceOptions = {};
 let nativeService: NativeService | undefined;
@@ -118,19 +61,8 @@ function failedResult(error: Error, pty: boolean): ShellExecutionResult {
   };
 }
 
-/** Upstream's text for a finished background command, with its own truncation. */
-function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max).join('')}...[TRUNCATED]`;
-}
-
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
-}
-
 export class ShellExecutionService {
-  private static jobs = new Map<number, Job>();
+  private static jobs = new Map<number, Execution>();
   private static localLifecycle = new LocalLifecycle();
   private static lifecycle: Lifecycle = ShellExecutionService.localLifecycle;
   private static backgroundHistory = new Map<string, Map<number, BackgroundProcessRecord>>();
@@ -224,274 +156,41 @@ export class ShellExecutionService {
       return { pid: undefined, result: Promise.resolve(failedResult(new Error(started.error ?? 'spawn failed'), pty)) };
     }
 
-    const job: Job = {
-      service,
-      pid: started.pid,
-      handle: started.handle,
-      pty,
-      command: config.originalCommand ?? commandToExecute,
-      sessionId: config.sessionId,
-      config,
-      onOutputEvent,
-      abortSignal,
-      outputDir: started.outputDir,
-      lifecycle: this.lifecycle,
-      running: true,
-      finishing: false,
-      seenBytes: 0,
-      binary: 'unknown',
-      started: false,
-      streamed: '',
-      progressBytes: 0,
-      lastGrid: [],
-      streamCursor: { offset: 0 },
-      log: undefined,
-      logCursor: { offset: 0 },
-      pacer: undefined,
-      unsubscribe: undefined,
-      scroll: 0,
-      cleanup,
-      abortHandler: undefined,
-    };
+    const job = new Execution(
+      {
+        service,
+        pid: started.pid,
+        handle: started.handle,
+        pty,
+        command: config.originalCommand ?? commandToExecute,
+        sessionId: config.sessionId,
+        config,
+        onOutputEvent,
+        abortSignal,
+        lifecycle: this.lifecycle,
+        cleanup,
+      },
+      {
+        logFilePath: (pid) => this.getLogFilePath(pid),
+        ended: (execution, exitCode, signal) => this.finishHistory(execution, exitCode, signal),
+        forget: (execution) => this.jobs.delete(execution.pid),
+      },
+    );
     let result: Promise<ShellExecutionResult>;
     try {
-      result = job.lifecycle.attachExecution(job.pid, this.registration(job)).result;
+      result = job.attach();
     } catch (e) {
-      job.service.kill(job.handle, { graceMs: 0 }).catch(() => undefined);
-      cleanup?.();
+      job.abandon();
       return { pid: undefined, result: Promise.resolve(failedResult(asError(e), pty)) };
     }
     this.jobs.set(job.pid, job);
-
-    const onAbort = (): void => {
-      if (job.running) job.service.kill(job.handle, { graceMs: 200 }).catch(() => undefined);
-    };
-    job.abortHandler = onAbort;
-    if (abortSignal.aborted) onAbort();
-    else abortSignal.addEventListener('abort', onAbort, { once: true });
-
-    this.follow(job);
+    job.watchAbort();
+    job.follow();
     return { pid: job.pid, result };
   }
 
-  private static registration(job: Job): Parameters<Lifecycle['attachExecution']>[1] {
-    const behavior = job.config.backgroundCompletionBehavior ?? 'silent';
-    return {
-      executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
-      getBackgroundOutput: () => (job.running ? this.currentOutput(job) : ''),
-      getSubscriptionSnapshot: () => {
-        if (!job.running || job.binary === 'binary') return undefined;
-        if (!job.pty) return job.streamed || undefined;
-        const { grid } = this.grid(job);
-        return grid.length > 0 ? grid : undefined;
-      },
-      writeInput: (input) => {
-        if (!job.running) return;
-        try {
-          job.service.writeToPty(job.handle, input);
-        } catch {
-          // exited meanwhile
-        }
-      },
-      kill: () => {
-        if (job.running) job.service.kill(job.handle, { graceMs: 0 }).catch(() => undefined);
-      },
-      isActive: () => job.running,
-      formatInjection: (output, error) => {
-        const status = error ? `with error: ${error.message}` : 'successfully';
-        const head = `[Background command completed ${status}. Output saved to ${this.getLogFilePath(job.pid)}]`;
-        return behavior === 'inject' ? `${head}\n\n${truncate(output, 5000)}` : head;
-      },
-      completionBehavior: behavior,
-    };
-  }
-
-  // ---- output ----------------------------------------------------------------------
-
-  /**
-   * Follows the job: output notifications drive the renders (paced as upstream's), and
-   * their last call reports the exit. The subscription keeps Node alive until then, as
-   * upstream's child process does (index.d.ts, `onOutput`). A service `shutdown()`
-   * kills the job, whose exit then comes the same way.
-   */
-  private static follow(job: Job): void {
-    const pacer = new RenderPacer(RENDER_INTERVAL_MS, () => {
-      if (job.finishing) return;
-      try {
-        this.render(job, false);
-      } catch {
-        // the job was removed meanwhile
-      }
-    });
-    job.pacer = pacer;
-    try {
-      job.unsubscribe = job.service.onOutput(job.handle, (event) => {
-        job.seenBytes = event.totalBytes;
-        if (event.exited) this.finish(job, { exitCode: event.exitCode, signal: event.signal, error: null });
-        else pacer.news();
-      });
-      // Output that came before the subscription notifies nobody: look once now.
-      job.seenBytes = job.service.getResult(job.handle, { maxOutputSize: 1 }).totalBytes;
-      if (job.seenBytes > 0) pacer.news();
-    } catch (e) {
-      // The job is gone already: nothing will report its exit but this.
-      this.finish(job, { exitCode: null, signal: null, error: asError(e) });
-    }
-  }
-
-  private static emit(job: Job, event: ShellOutputEvent): void {
-    job.onOutputEvent(event);
-    job.lifecycle.emitEvent(job.pid, event);
-  }
-
-  /** Decides text or binary from the first bytes, as upstream does. */
-  private static sniff(job: Job, final: boolean): void {
-    if (job.binary !== 'unknown' || job.seenBytes === 0) return;
-    const raw = job.service.getProcessOutput(job.handle, { view: 'raw' });
-    const head = Buffer.from(raw.slice(0, SNIFF_BYTES * 2), 'utf8');
-    if (looksBinary(head, job.pty)) {
-      job.binary = 'binary';
-      this.emit(job, { type: 'binary_detected' });
-    } else if (final || head.length >= SNIFF_BYTES) {
-      job.binary = 'text';
-    }
-  }
-
-  /** The grid a PTY job shows, from the native screen (see compat/screen.ts). */
-  private static grid(job: Job): { grid: AnsiOutput; blank: boolean } {
-    const maxLines = job.config.maxSerializedLines ?? MAX_SERIALIZED_LINES;
-    // On the alternate screen the native screen has no scrollback, as upstream's
-    // terminal (the corpus case 'ends on the alternate screen').
-    const screen = job.service.getScreen(job.handle, { scrollback: maxLines });
-    return screenGrid(screen, {
-      maxLines,
-      showColor: !!job.config.showColor,
-      trim: !job.config.disableDynamicLineTrimming,
-    });
-  }
-
-  private static render(job: Job, final: boolean): void {
-    this.sniff(job, final);
-    if (job.binary === 'binary') {
-      if (job.seenBytes !== job.progressBytes) {
-        job.progressBytes = job.seenBytes;
-        this.emit(job, { type: 'binary_progress', bytesReceived: job.seenBytes });
-      }
-      return;
-    }
-    if (job.log) {
-      const fresh = readNew(job.service, job.handle, job.logCursor);
-      if (fresh) job.log.write(fresh);
-    }
-    if (job.pty) {
-      const { grid, blank } = this.grid(job);
-      // Upstream waits for non-blank output before its first render, unless told not
-      // to trim (then every render is sent).
-      if (!job.started && !job.config.disableDynamicLineTrimming) {
-        if (blank) return;
-        job.started = true;
-      }
-      job.lastGrid = grid;
-      this.emit(job, { type: 'data', chunk: grid });
-    } else {
-      const fresh = readNew(job.service, job.handle, job.streamCursor);
-      if (fresh) {
-        job.streamed += fresh;
-        // Kept for subscription snapshots and `background`; bounded like upstream's buffer.
-        if (job.streamed.length > MAX_PIPES_OUTPUT) job.streamed = job.streamed.slice(-MAX_PIPES_OUTPUT);
-        this.emit(job, { type: 'data', chunk: fresh });
-      }
-    }
-  }
-
-  /** Lines upstream's terminal buffer holds: the scrollback plus the screen. */
-  private static bufferLines(job: Job): number {
-    return (job.config.scrollback ?? SCROLLBACK_LIMIT) + (job.config.terminalHeight ?? 30);
-  }
-
-  private static currentOutput(job: Job): string {
-    if (job.pty) {
-      // The text view so far, the lines not yet committed included.
-      const text = job.service.getProcessOutput(job.handle, { view: 'text' });
-      return ptyOutput(text, this.bufferLines(job));
-    }
-    return job.streamed;
-  }
-
-  // ---- exit ------------------------------------------------------------------------
-
-  private static finish(job: Job, exit: { exitCode: number | null; signal: number | null; error: Error | null }): void {
-    if (job.finishing) return;
-    job.finishing = true;
-    job.pacer?.stop();
-    job.unsubscribe?.();
-    void this.report(job, exit);
-  }
-
-  private static async report(
-    job: Job,
-    exit: { exitCode: number | null; signal: number | null; error: Error | null },
-  ): Promise<void> {
-    let { exitCode, signal, error } = exit;
-    job.running = false;
-    if (job.abortHandler) job.abortSignal.removeEventListener('abort', job.abortHandler);
-    job.cleanup?.();
-
-    let output = '';
-    let ansiOutput: AnsiOutput | undefined;
-    try {
-      const info = job.service.getResult(job.handle, { maxOutputSize: 1 });
-      job.seenBytes = info.totalBytes;
-      this.render(job, true);
-      if (job.binary === 'binary') {
-        output = job.pty ? gridLines(job.lastGrid) : pipesOutput(job.streamed);
-      } else {
-        const text = readAll(job.service, job.handle);
-        if (job.pty) {
-          output = ptyOutput(text, this.bufferLines(job));
-        } else {
-          output = pipesOutput(text.length > MAX_PIPES_OUTPUT ? text.slice(text.length - MAX_PIPES_OUTPUT) : text);
-          if (text.length > MAX_PIPES_OUTPUT) {
-            output += `\n[GEMINI_CLI_WARNING: Output truncated. The buffer is limited to ${MAX_PIPES_OUTPUT / (1024 * 1024)}MB.]`;
-          }
-        }
-      }
-      if (job.pty) ansiOutput = this.grid(job).grid;
-    } catch (e) {
-      error ??= asError(e);
-    }
-
-    // node-pty reports signal 0 for a normal exit and exit code 0 for a signalled one;
-    // the PTY path keeps that convention so results compare equal to upstream's.
-    if (job.pty) {
-      exitCode = signal !== null ? 0 : exitCode;
-      signal = signal ?? 0;
-    }
-    job.onOutputEvent({ type: 'exit', exitCode, signal });
-    this.finishHistory(job, exitCode, signal);
-    await this.closeLog(job);
-
-    const result: ShellExecutionResult = {
-      rawOutput: Buffer.from(''),
-      output,
-      ...(job.pty ? { ansiOutput: ansiOutput ?? [] } : {}),
-      exitCode,
-      signal,
-      error,
-      aborted: job.abortSignal.aborted,
-      pid: job.pid,
-      executionMethod: job.pty ? PTY_METHOD : PIPES_METHOD,
-    };
-    this.jobs.delete(job.pid);
-    job.lifecycle.completeWithResult(job.pid, result);
-    try {
-      job.service.removeProcess(job.handle);
-    } catch {
-      // already gone (service shut down)
-    }
-  }
-
-  private static finishHistory(job: Job, exitCode: number | null, signal: number | null): void {
+  /** Records the exit of a backgrounded execution in its session's history. */
+  private static finishHistory(job: Execution, exitCode: number | null, signal: number | null): void {
     const history = this.backgroundHistory.get(job.sessionId ?? 'default');
     const item = history?.get(job.pid);
     if (item) {
@@ -500,12 +199,6 @@ export class ShellExecutionService {
       item.signal = signal ?? undefined;
       item.endTime = Date.now();
     }
-  }
-
-  private static async closeLog(job: Job): Promise<void> {
-    const log = job.log;
-    job.log = undefined;
-    if (log) await new Promise<void>((r) => log.end(() => r()));
   }
 
   // ---- the rest of the static API ----------------------------------------------------
@@ -531,7 +224,7 @@ export class ShellExecutionService {
    */
   static async kill(pid: number): Promise<void> {
     const job = this.jobs.get(pid);
-    if (job) await this.closeLog(job);
+    if (job) await job.closeLog();
     this.lifecycleOf(pid).kill(pid);
   }
 
@@ -553,18 +246,10 @@ export class ShellExecutionService {
     this.backgroundHistory.set(session, history);
     job.sessionId = session;
 
-    if (!job.log) {
-      try {
-        mkdirSync(this.getLogDir(), { recursive: true, mode: 0o700 });
-        const log = createWriteStream(this.getLogFilePath(pid), { flags: 'wx' });
-        log.on('error', () => undefined);
-        job.log = log;
-        const fresh = readNew(job.service, job.handle, job.logCursor);
-        if (fresh) log.write(fresh);
-      } catch {
-        // logging is best effort, as upstream
-      }
-    }
+    job.startLog(() => {
+      mkdirSync(this.getLogDir(), { recursive: true, mode: 0o700 });
+      return createWriteStream(this.getLogFilePath(pid), { flags: 'wx' });
+    });
     job.lifecycle.background(pid);
   }
 
@@ -583,7 +268,7 @@ export class ShellExecutionService {
       if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
       throw e;
     }
-    job.lifecycle.emitEvent(pid, { type: 'data', chunk: this.grid(job).grid });
+    job.lifecycle.emitEvent(pid, { type: 'data', chunk: job.grid().grid });
   }
 
   /**
@@ -593,7 +278,7 @@ export class ShellExecutionService {
   static scrollPty(pid: number, lines: number): void {
     const job = this.jobs.get(pid);
     if (!job?.running || !job.pty) return;
-    job.scroll = Math.min(0, job.scroll + lines);
+    job.scrollOffset = Math.min(0, job.scrollOffset + lines);
   }
 
   static listBackgroundProcesses(sessionId: string): BackgroundProcess[] {

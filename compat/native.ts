@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import type {
   CellRun,
+  JobStatus,
   OutputChunk,
   OutputEvent,
   RunResult,
@@ -16,7 +17,7 @@ import type {
 
 export { loadAddon } from '../contract/addon.js';
 
-export type NativeStatus = OutputEvent['status'];
+export type NativeStatus = JobStatus;
 export type NativeRunResult = RunResult;
 /** What an `onOutput` listener is told: the job's output position (see index.d.ts). */
 export type NativeOutputEvent = OutputEvent;

@@ -10,20 +10,29 @@ import { dirname, join } from 'node:path';
 
 import type * as Addon from 'native-shell-service';
 
+import type { RunResult } from 'native-shell-service';
+
 export type {
   CellRun,
   CommandCheck,
+  CommandDecision,
   CommandPolicy,
+  HistoryEntry,
   InteractionResult,
+  JobMode,
+  JobStatus,
   KillResult,
   OutputChunk,
   OutputEvent,
   ProcessInfo,
   RunOptions,
   RunResult,
+  RunStatus,
   Screen,
   ServiceOptions,
   ShellExecutionService,
+  StartedJob,
+  WaitStatus,
 } from 'native-shell-service';
 
 const PACKAGE_NAME = 'native-shell-service';
@@ -52,6 +61,16 @@ export function packageRoot(): string {
 /** This package's package.json. */
 export function packageManifest(): { name: string; version: string } {
   return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { name: string; version: string };
+}
+
+/**
+ * The `RunResult` (status `failed`) a `SPAWN_FAILED` thrown by `start` carries: what
+ * `run` returns for a program that cannot be started (README.md "API"). Undefined for
+ * any other error.
+ */
+export function spawnFailure(error: unknown): RunResult | undefined {
+  const e = error as { code?: unknown; result?: RunResult } | null;
+  return e?.code === 'SPAWN_FAILED' && typeof e.result === 'object' && e.result !== null ? e.result : undefined;
 }
 
 let addon: typeof Addon | undefined;

@@ -13,6 +13,9 @@ const REAP_TIMEOUT: Duration = Duration::from_secs(5);
 /// Liveness is re-checked at this interval during the grace period only; it is the
 /// one bounded poll in the crate (the kernel has no "group emptied" event).
 const GRACE_CHECK: Duration = Duration::from_millis(5);
+/// How long the processes sent SIGKILL get to be gone before those left are reported
+/// as survivors (the signal is delivered asynchronously; the same poll as the grace).
+const DEATH_TIMEOUT: Duration = Duration::from_secs(1);
 
 #[derive(Clone, Debug)]
 pub struct KillReport {
@@ -21,6 +24,10 @@ pub struct KillReport {
     pub signal: Option<i32>,
     /// SIGKILL was needed.
     pub escalated: bool,
+    /// The pids of the job's processes still alive after the kill (found by the last
+    /// search, sent SIGKILL, and still there [`DEATH_TIMEOUT`] later); empty when
+    /// everything ended.
+    pub survivors: Vec<u32>,
 }
 
 async fn scan(job: &Arc<Job>) -> Vec<ProcInfo> {
@@ -41,6 +48,7 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
     };
     let procs = scan(job).await;
     let mut escalated = false;
+    let mut survivors = Vec::new();
     if was_running || !procs.is_empty() {
         end_processes(&job.meta.identity(), &procs, Ending::Politely);
         let deadline = Instant::now() + grace;
@@ -49,12 +57,13 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
             tokio::time::sleep(GRACE_CHECK.min(deadline.saturating_duration_since(Instant::now()))).await;
         }
         // Look again: a dying process may have started others.
-        let survivors = scan(job).await;
-        if !survivors.is_empty() || job.is_running() {
+        let left = scan(job).await;
+        if !left.is_empty() || job.is_running() {
             escalated = true;
-            end_processes(&job.meta.identity(), &survivors, Ending::Now);
+            end_processes(&job.meta.identity(), &left, Ending::Now);
         }
         let _ = tokio::time::timeout(REAP_TIMEOUT, job.wait_finished()).await;
+        survivors = still_alive(&left).await;
     }
     job.close();
     let state = job.state();
@@ -63,6 +72,24 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
         exit_code: state.exit_code,
         signal: state.signal,
         escalated,
+        survivors,
+    }
+}
+
+/// Of the processes sent SIGKILL, the pids of those still alive once they have had
+/// [`DEATH_TIMEOUT`] to go.
+async fn still_alive(killed: &[ProcInfo]) -> Vec<u32> {
+    let deadline = Instant::now() + DEATH_TIMEOUT;
+    loop {
+        let alive: Vec<u32> = killed
+            .iter()
+            .filter(|p| is_alive(p.pid))
+            .filter_map(|p| u32::try_from(p.pid).ok())
+            .collect();
+        if alive.is_empty() || Instant::now() >= deadline {
+            return alive;
+        }
+        tokio::time::sleep(GRACE_CHECK).await;
     }
 }
 

@@ -47,6 +47,8 @@ pub struct RunRequest {
     /// The job's environment is `env` alone: nothing inherited, none of the service's
     /// variables; only the markers the service finds its jobs by are added.
     pub clear_env: bool,
+    /// `run`: how long it waits before killing the job (status `timed_out`). `start`:
+    /// how long the job may run before it is killed so.
     pub timeout: Option<Duration>,
     pub callback_delay: Option<Duration>,
     pub callback_pattern: Option<String>,
@@ -100,6 +102,14 @@ pub struct RunResult {
     pub duration_ms: u64,
     /// The job runs and waits for input at its terminal (what ended `run`'s wait).
     pub awaiting_input: bool,
+}
+
+/// What `Service::launch` did: the job runs, or its program could not be started (the
+/// result `run` answers then: status `failed`, `error` set).
+#[derive(Clone, Debug)]
+pub enum Launched {
+    Running { handle: u32, pid: u32 },
+    Failed(Box<RunResult>),
 }
 
 #[derive(Clone, Debug, Default)]

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use native_shell_service::job::JobStatus;
-use native_shell_service::request::{InputRequest, RunRequest, ServiceConfig};
+use native_shell_service::request::{InputRequest, Launched, RunRequest, ServiceConfig};
 use native_shell_service::service::Service;
 use native_shell_service::spawn::Mode;
 use native_shell_service::wait::WaitStatus;
@@ -85,4 +85,47 @@ async fn python_repl_round_trip() {
     assert!(out.output.contains("42"), "{out:?}");
     let k = svc.kill(r.handle, Duration::from_millis(200)).await.unwrap();
     assert_eq!(k.status, JobStatus::Killed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn launch_answers_a_failed_start_with_runs_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svc = service(tmp.path());
+    let mut req = request("no-such-program-xyz", Mode::Pipes);
+    req.args = Some(vec![]);
+    let Launched::Failed(failed) = svc.launch(req.clone()).unwrap() else {
+        panic!("a missing program started");
+    };
+    assert_eq!(failed.status, JobStatus::Failed);
+    assert_eq!(failed.pid, None);
+    assert_eq!(svc.history(Some(1))[0].handle, failed.handle);
+    let error = svc.start(req).unwrap_err();
+    assert_eq!(error.code.as_str(), "SPAWN_FAILED");
+    assert!(
+        error.message.starts_with("failed to start \"no-such-program-xyz\""),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn launch_kills_at_its_timeout_and_kill_reports_no_survivors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svc = service(tmp.path());
+    let mut req = request("exec sleep 30", Mode::Pipes);
+    req.timeout = Some(Duration::from_millis(200));
+    let Launched::Running { handle, .. } = svc.launch(req).unwrap() else {
+        panic!("sleep did not start");
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while svc.is_active(handle) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(svc.result(handle, 100).unwrap().status, JobStatus::TimedOut);
+
+    let mut req = request("trap '' TERM; sleep 30 & echo ready; wait", Mode::Pipes);
+    req.callback_pattern = Some("ready".into());
+    let r = svc.run(req).await.unwrap();
+    let k = svc.kill(r.handle, Duration::from_millis(100)).await.unwrap();
+    assert!(k.escalated, "{k:?}");
+    assert!(k.survivors.is_empty(), "{k:?}");
 }

@@ -2,7 +2,7 @@
 // a policy decision, a confirmation and `execute(signal)`; plus the state tools share.
 import { readFileSync } from 'node:fs';
 
-import type { ProcessInfo, RunOptions, RunResult, ShellExecutionService } from '../contract/addon.js';
+import { type JobStatus, type ProcessInfo, type RunOptions, type RunResult, type ShellExecutionService, spawnFailure } from '../contract/addon.js';
 import { streamOutput, type UpdateOutput } from './live-output.js';
 import type { CommandPolicy } from './policy.js';
 import {
@@ -41,7 +41,7 @@ export interface ShellToolsConfig {
 export interface FinishedJob {
   handle: number;
   command: string;
-  status: ProcessInfo['status'];
+  status: JobStatus;
   exitCode: number | null;
   signal: number | null;
 }
@@ -350,35 +350,22 @@ export interface StartAndWait {
   pattern?: string;
   /** Resolve after this long at the latest (the job keeps running unless `killOnTimeout`). */
   waitMs: number;
-  /** A timeout kills the job and reports it as `timed_out` (shell_cmd's `timeout`). */
+  /**
+   * A timeout kills the job and reports it as `timed_out` (shell_cmd's `timeout`): the
+   * service does both (`start`'s `timeoutMs`).
+   */
   killOnTimeout?: boolean;
   maxOutputSize: number;
 }
 
-function failedStart(command: string, options: RunOptions, error: string): RunResult {
-  const now = Date.now();
-  return {
-    handle: 0,
-    pid: null,
-    command,
-    directory: options.directory ?? '.',
-    status: 'failed',
-    stdout: '',
-    stderr: '',
-    output: '',
-    exitCode: null,
-    signal: null,
-    error,
-    backgroundPids: [],
-    matched: null,
-    truncated: false,
-    totalBytes: 0,
-    outputDir: null,
-    startedAt: now,
-    durationMs: 0,
-    awaitingInput: false,
-  };
-}
+/**
+ * How much longer than the job's timeout the wait for its end lasts: the service's kill
+ * at the timeout takes its grace (200 ms), then at most 5 s for the exit to be seen
+ * (src/kill.rs). A wait that outlasts this reports the job as it is then.
+ */
+const KILL_MARGIN_MS = 10_000;
+/** The longest wait the service accepts (src/binding/types.rs, `millis`). */
+const MAX_WAIT_MS = 86_400_000;
 
 /**
  * `run`, with the handle known before any waiting: the job is started, an abort kills
@@ -395,11 +382,13 @@ export async function startAndWait(
 ): Promise<{ result: RunResult; cancelled: boolean }> {
   let handle: number;
   try {
-    ({ handle } = tool.service.start(command, options));
+    ({ handle } = tool.service.start(command, wait.killOnTimeout ? { ...options, timeoutMs: wait.waitMs } : options));
   } catch (e) {
-    if ((e as { code?: string }).code !== 'SPAWN_FAILED') throw e;
-    // A program that cannot be started is a result with `error`, not a throw (docs/tools.md).
-    return { result: failedStart(command, options, (e as Error).message), cancelled: false };
+    // A program that cannot be started is a result with `error`, not a throw
+    // (docs/tools.md): the one `run` would have returned, which the error carries.
+    const failed = spawnFailure(e);
+    if (!failed) throw e;
+    return { result: failed, cancelled: false };
   }
   let killing: Promise<void> | null = null;
   const onAbort = () => {
@@ -411,16 +400,12 @@ export async function startAndWait(
     const waited = await tool.service.waitFor(handle, {
       pattern: wait.pattern,
       fromStart: true,
-      timeoutMs: wait.waitMs,
+      // With killOnTimeout the service kills the job at waitMs; the wait sees it end.
+      timeoutMs: wait.killOnTimeout ? Math.min(wait.waitMs + KILL_MARGIN_MS, MAX_WAIT_MS) : wait.waitMs,
       maxOutputSize: wait.maxOutputSize,
       // Runs to the end (shell_cmd) must not stop at a prompt; the others tell the model.
       detectInput: !wait.killOnTimeout,
     });
-    let timedOut = false;
-    if (waited.status === 'timed_out' && wait.killOnTimeout && !signal.aborted) {
-      timedOut = true;
-      await killForAbort(tool, handle);
-    }
     if (killing) await killing;
     const result = tool.service.getResult(handle, { maxOutputSize: wait.maxOutputSize });
     const cancelled = signal.aborted && result.status !== 'exited';
@@ -428,12 +413,7 @@ export async function startAndWait(
       result: {
         ...result,
         matched: waited.status === 'matched' ? waited.matched : null,
-        status:
-          timedOut && result.status === 'killed'
-            ? 'timed_out'
-            : waited.status === 'awaiting_input' && result.status === 'running'
-              ? 'awaiting_input'
-              : result.status,
+        status: waited.status === 'awaiting_input' && result.status === 'running' ? 'awaiting_input' : result.status,
         awaitingInput: waited.status === 'awaiting_input' && result.status === 'running',
       },
       cancelled,

@@ -3,7 +3,7 @@
 import { constants } from 'node:os';
 import { join } from 'node:path';
 
-import type { InteractionResult, ProcessInfo, RunResult } from '../contract/addon.js';
+import type { InteractionResult, JobMode, ProcessInfo, RunResult } from '../contract/addon.js';
 
 const SIGNAL_NAMES = new Map<number, string>(
   Object.entries(constants.signals).map(([name, num]) => [num as number, name]),
@@ -74,7 +74,7 @@ export interface RunFacts {
   pattern: string | undefined;
   cancelled: boolean;
   /** How the command ran (run_shell_command uses a terminal). */
-  mode: 'pty' | 'pipes';
+  mode: JobMode;
 }
 
 export function runStatusLine(f: RunFacts): string {

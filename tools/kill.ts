@@ -6,7 +6,6 @@ import {
   errorResult,
   findJob,
   liveBackgroundPids,
-  pidAlive,
   settle,
   ShellTool,
   ShellToolInvocation,
@@ -74,7 +73,9 @@ export class KillInvocation extends ShellToolInvocation<KillParams> {
       if (err.code === 'PROCESS_NOT_FOUND') return notRunningResult(this.state, handle);
       return errorResult(ToolErrorType.KILL_FAILED, `Failed to terminate process ${handle}: ${err.message}`);
     }
-    const survivors = background.filter(pidAlive);
+    // The service reports what outlived the kill; the job's own process counts as
+    // "still running" (its status), the rest as background processes.
+    const survivors = result.survivors.filter((pid) => pid !== job.pid);
     if (result.status === 'running' || survivors.length > 0) {
       const what = survivors.length > 0 ? `background PIDs ${survivors.join(', ')} are still alive` : 'it is still running';
       return errorResult(ToolErrorType.KILL_FAILED, `Failed to terminate process ${handle}: ${what}.`);

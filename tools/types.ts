@@ -1,4 +1,5 @@
 // The shapes every tool shares: results, error types, declarations, confirmations.
+import type { CommandDecision } from '../contract/addon.js';
 
 /** Why a tool call failed. Stable strings: hosts and tests may switch on them. */
 export enum ToolErrorType {
@@ -70,7 +71,7 @@ export type ToolName = 'run_shell_command' | 'send_input' | 'jobs' | 'kill' | 's
 
 /** The answer to "may this call run?" before it runs. */
 export interface PolicyDecision {
-  decision: 'allow' | 'ask' | 'deny';
+  decision: CommandDecision;
   /** A sentence a person can read. */
   reason: string;
   /** Command names found in the command (for session approvals). */

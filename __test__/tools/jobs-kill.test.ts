@@ -128,6 +128,30 @@ describe('kill', () => {
     expect(bad.error?.type).toBe(ToolErrorType.INVALID_PARAMS);
   });
 
+  it("fails naming the survivors the service reports (the job's own process aside)", async () => {
+    const { createShellTools } = await import('../../tools/index');
+    // A service whose kill reports a process that outlived it, as src/kill.rs does for
+    // one that SIGKILL did not end (which a test cannot make).
+    const reporting = new Proxy(s.service, {
+      get(target, key) {
+        if (key === 'kill') {
+          return async (handle: number, options?: { graceMs?: number }) => {
+            const result = await target.kill(handle, options);
+            const pid = target.getActiveProcesses().find((p) => p.handle === handle)!.pid;
+            return { ...result, survivors: [pid, 4194301] };
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const tools = createShellTools(reporting, { onAsk: 'allow', projectRoot: s.root });
+    const r = await tools.run_shell_command.buildAndExecute({ command: 'echo up; sleep 30', ai_callback_pattern: 'up' });
+    const k = await tools.kill.buildAndExecute({ handle: handleOf(r) });
+    expect(k.error?.type).toBe(ToolErrorType.KILL_FAILED);
+    expect(k.error?.message).toBe(`Failed to terminate process ${handleOf(r)}: background PIDs 4194301 are still alive.`);
+  });
+
   it('a job removed between build and execute is PROCESS_NOT_FOUND, not a crash', async () => {
     const r = await s.call('run_shell_command', { command: 'sleep 30', ai_callback_delay: 0 });
     const h = handleOf(r);

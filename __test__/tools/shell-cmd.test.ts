@@ -49,6 +49,25 @@ describe('shell_cmd', () => {
     expect(r.returnDisplay).toBe('Timed out after 300ms.');
   });
 
+  it('a timeout is the service\'s: the job and its history entry say timed_out', async () => {
+    const r = await s.call('shell_cmd', { command: 'bash', parameters: ['-c', 'echo timeout-history; exec sleep 30'], timeout: 300 });
+    const data = r.data as { handle: number; status: string; pid: number };
+    expect(data.status).toBe('timed_out');
+    expect(alive(data.pid)).toBe(false);
+    const entry = s.service.getExecutionHistory(20).find((e) => e.handle === data.handle);
+    expect(entry).toMatchObject({ command: 'bash', status: 'timed_out' });
+  });
+
+  it('a program that cannot start is the service\'s failed result, under its history entry\'s handle', async () => {
+    const r = await s.call('shell_cmd', { command: 'no-such-program-abc', parameters: ['x'] });
+    expect(r.error?.type).toBe(ToolErrorType.SPAWN_FAILED);
+    const data = r.data as { handle: number; status: string; error: string; pid: number | null };
+    const entry = s.service.getExecutionHistory(20).find((e) => e.command === 'no-such-program-abc');
+    expect(entry).toMatchObject({ status: 'failed', error: data.error });
+    expect(data).toMatchObject({ handle: entry!.handle, status: 'failed', pid: null });
+    expect(r.error?.message).toBe(entry!.error);
+  });
+
   it('cwd: relative to the project, or absolute inside it; outside is INVALID_DIRECTORY', async () => {
     const rel = await s.call('shell_cmd', { command: 'pwd', cwd: 'src' });
     expect(rel.llmContent).toContain(`Standard Output:\n${join(s.root, 'src')}`);

@@ -16,6 +16,18 @@ pub fn js_error(env: &Env, e: &ServiceError) -> napi::Error {
     build().unwrap_or_else(|fallback| fallback)
 }
 
+/// `js_error` carrying `result`: what the call answers in place of its value when it
+/// fails (`start`'s `SPAWN_FAILED` carries the `failed` `RunResult`, README.md "API").
+pub fn js_error_with_result<T: ToNapiValue>(env: &Env, e: &ServiceError, result: T) -> napi::Error {
+    let build = || -> napi::Result<napi::Error> {
+        let mut error = env.create_error(napi::Error::new(napi::Status::GenericFailure, e.message.clone()))?;
+        error.set_named_property("code", e.code.as_str())?;
+        error.set_named_property("result", result)?;
+        Ok(napi::Error::from(error.to_unknown()))
+    };
+    build().unwrap_or_else(|fallback| fallback)
+}
+
 /// The same error as a JS value, to reject a promise with; napi's own error if even
 /// that cannot be built.
 pub fn error_object(env: &Env, e: &ServiceError) -> sys::napi_value {

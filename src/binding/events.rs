@@ -17,7 +17,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::errors::js_error;
-use super::types::{handle_arg, whole};
+use super::types::{handle_arg, whole, JobStatus};
 use crate::error::{self as core_error, ServiceError};
 use crate::events::{self as core_events, Notify, Subscription};
 use crate::output::read::OutputChunk as CoreOutputChunk;
@@ -33,8 +33,7 @@ pub struct OutputEvent {
     pub text_length: f64,
     /// The job has ended; this is the last call.
     pub exited: bool,
-    #[napi(ts_type = "'exited' | 'running' | 'killed' | 'timed_out' | 'failed'")]
-    pub status: String,
+    pub status: JobStatus,
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
 }
@@ -46,7 +45,7 @@ impl From<core_events::OutputEvent> for OutputEvent {
             total_bytes: e.total_bytes as f64,
             text_length: e.text_length as f64,
             exited: e.exited,
-            status: e.status.as_str().into(),
+            status: e.status.into(),
             exit_code: e.exit_code,
             signal: e.signal,
         }

@@ -18,10 +18,28 @@ pub struct CommandPolicyInput {
     pub session_approvals: Option<Vec<String>>,
 }
 
+// A union type in index.d.ts, made from the core's enum as the statuses in types.rs are.
+/// The verdict on a command (`Decision` in src/policy/mod.rs).
+#[napi(string_enum = "snake_case")]
+pub enum CommandDecision {
+    Allow,
+    Deny,
+    Ask,
+}
+
+impl From<policy::Decision> for CommandDecision {
+    fn from(decision: policy::Decision) -> Self {
+        match decision {
+            policy::Decision::Allow => Self::Allow,
+            policy::Decision::Deny => Self::Deny,
+            policy::Decision::Ask => Self::Ask,
+        }
+    }
+}
+
 #[napi(object, js_name = "CommandCheck")]
 pub struct CommandCheckResult {
-    #[napi(ts_type = "'allow' | 'deny' | 'ask'")]
-    pub decision: String,
+    pub decision: CommandDecision,
     /// Command names, first-seen order, wrappers and what they run (`sudo`, `rm`).
     pub roots: Vec<String>,
     /// The text of every simple command.
@@ -44,7 +62,7 @@ pub fn check_command(command: String, policy: Option<CommandPolicyInput>) -> Set
     });
     match policy::check_command(&command, &policy) {
         Ok(check) => Settled::Ok(CommandCheckResult {
-            decision: check.decision.as_str().to_string(),
+            decision: check.decision.into(),
             roots: check.roots,
             subcommands: check.subcommands,
             has_substitution: check.has_substitution,

@@ -7,14 +7,14 @@ use napi::bindgen_prelude::{Buffer, Either, Function, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 
-use super::errors::{js_error, Settled};
+use super::errors::{js_error, js_error_with_result, Settled};
 use super::events::{self, OutputChunk, OutputEvent, ReadOutputOptions};
 use super::screen::{self, Screen, ScreenOptions};
 use super::settle::Settler;
 use super::types::*;
-use crate::error::{self as core_error, ServiceError};
+use crate::error::{self as core_error, ErrorCode, ServiceError};
 use crate::output::View;
-use crate::request::DEFAULT_KILL_GRACE;
+use crate::request::{Launched, DEFAULT_KILL_GRACE};
 use crate::service::{kill_everything_now, Service};
 
 #[napi(js_name = "ShellExecutionService")]
@@ -83,12 +83,20 @@ impl JsShellExecutionService {
     }
 
     /// Starts a job and returns at once with `{ handle, pid }`; a program that
-    /// cannot be started throws `SPAWN_FAILED`. Callback options do not apply: wait
-    /// with `waitFor(handle, { pattern, fromStart: true })`.
+    /// cannot be started throws `SPAWN_FAILED`, whose `result` is the `RunResult` `run`
+    /// would have returned (status `failed`). Callback options do not apply: wait
+    /// with `waitFor(handle, { pattern, fromStart: true })`. `timeoutMs` does: the job
+    /// is killed when it runs that long (status `timed_out`).
     #[napi(ts_return_type = "StartedJob", catch_unwind)]
-    pub fn start(&self, command: String, options: Option<RunOptions>) -> Settled<StartedJob> {
-        let started = run_request(command, options).and_then(|req| self.inner.start(req));
-        started.map(|(handle, pid)| StartedJob { handle, pid }).into()
+    pub fn start(&self, env: &Env, command: String, options: Option<RunOptions>) -> napi::Result<StartedJob> {
+        match run_request(command, options).and_then(|req| self.inner.launch(req)) {
+            Ok(Launched::Running { handle, pid }) => Ok(StartedJob { handle, pid }),
+            Ok(Launched::Failed(failed)) => {
+                let error = ServiceError::new(ErrorCode::SpawnFailed, failed.error.clone().unwrap_or_default());
+                Err(js_error_with_result(env, &error, RunResult::from(*failed)))
+            }
+            Err(e) => Err(js_error(env, &e)),
+        }
     }
 
     /// The job is found and the request checked (and, when the job's turn is free, the

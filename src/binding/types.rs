@@ -9,9 +9,107 @@ use napi_derive::napi;
 
 use crate::error::{Result, ServiceError};
 use crate::history::HistoryEntry as CoreHistoryEntry;
+use crate::job::JobStatus as CoreJobStatus;
 use crate::kill::KillReport;
 use crate::output::screen::MAX_SCROLLBACK_LINES;
 use crate::request as core;
+use crate::spawn::Mode as CoreMode;
+use crate::wait::WaitStatus as CoreWaitStatus;
+
+// The statuses of the results, as string enums: napi writes each as a union type in
+// index.d.ts (`export type JobStatus = 'exited' | ...`; `constEnum: false` in
+// package.json's napi config), its values the variants' names in snake_case. Each is
+// made from the core's enum by a match over all of its variants, so a variant added to
+// the core does not compile until it is added here, and so to the TypeScript types.
+// The values are pinned by __test__/contract.test.ts. Option fields (`mode`, `shell`,
+// `view`) stay strings, checked by the conversions below with their INVALID_ARGUMENT
+// messages; they name these types where one exists.
+
+/// How a job ended, or `running` (`JobStatus` in src/job/mod.rs).
+#[napi(string_enum = "snake_case")]
+pub enum JobStatus {
+    Exited,
+    Running,
+    Killed,
+    TimedOut,
+    Failed,
+}
+
+impl From<CoreJobStatus> for JobStatus {
+    fn from(status: CoreJobStatus) -> Self {
+        match status {
+            CoreJobStatus::Exited => Self::Exited,
+            CoreJobStatus::Running => Self::Running,
+            CoreJobStatus::Killed => Self::Killed,
+            CoreJobStatus::TimedOut => Self::TimedOut,
+            CoreJobStatus::Failed => Self::Failed,
+        }
+    }
+}
+
+/// A `RunResult`'s status: the job's, or `awaiting_input` when it runs and waits for
+/// input at its terminal (`RunResult::awaiting_input` in src/request.rs).
+#[napi(string_enum = "snake_case")]
+pub enum RunStatus {
+    Exited,
+    Running,
+    AwaitingInput,
+    Killed,
+    TimedOut,
+    Failed,
+}
+
+impl RunStatus {
+    fn of(status: CoreJobStatus, awaiting_input: bool) -> Self {
+        match status {
+            // As `crate::service::Service::run` sets it: only for a job that runs.
+            _ if awaiting_input => Self::AwaitingInput,
+            CoreJobStatus::Exited => Self::Exited,
+            CoreJobStatus::Running => Self::Running,
+            CoreJobStatus::Killed => Self::Killed,
+            CoreJobStatus::TimedOut => Self::TimedOut,
+            CoreJobStatus::Failed => Self::Failed,
+        }
+    }
+}
+
+/// What ended a wait (`WaitStatus` in src/wait.rs).
+#[napi(string_enum = "snake_case")]
+pub enum WaitStatus {
+    Matched,
+    Exited,
+    DelayElapsed,
+    TimedOut,
+    AwaitingInput,
+}
+
+impl From<CoreWaitStatus> for WaitStatus {
+    fn from(status: CoreWaitStatus) -> Self {
+        match status {
+            CoreWaitStatus::Matched => Self::Matched,
+            CoreWaitStatus::Exited => Self::Exited,
+            CoreWaitStatus::DelayElapsed => Self::DelayElapsed,
+            CoreWaitStatus::TimedOut => Self::TimedOut,
+            CoreWaitStatus::AwaitingInput => Self::AwaitingInput,
+        }
+    }
+}
+
+/// How a job talks to its process (`Mode` in src/platform/mod.rs).
+#[napi(string_enum = "snake_case")]
+pub enum JobMode {
+    Pty,
+    Pipes,
+}
+
+impl From<CoreMode> for JobMode {
+    fn from(mode: CoreMode) -> Self {
+        match mode {
+            CoreMode::Pty => Self::Pty,
+            CoreMode::Pipes => Self::Pipes,
+        }
+    }
+}
 
 #[napi(object)]
 pub struct ServiceOptions {
@@ -31,7 +129,7 @@ pub struct RunOptions {
     pub description: Option<String>,
     /// Argv mode: `command` is the program, `args` its arguments; no shell runs.
     pub args: Option<Vec<String>>,
-    #[napi(ts_type = "'pty' | 'pipes'")]
+    #[napi(ts_type = "JobMode")]
     pub mode: Option<String>,
     /// Windows only: the shell that runs `command` (`cmd` by default).
     #[napi(ts_type = "'cmd' | 'powershell' | 'pwsh'")]
@@ -111,8 +209,7 @@ pub struct RunResult {
     pub directory: String,
     /// `awaiting_input`: the job runs and waits for input at its terminal (its prompt is
     /// the end of `output`).
-    #[napi(ts_type = "'exited' | 'running' | 'awaiting_input' | 'killed' | 'timed_out' | 'failed'")]
-    pub status: String,
+    pub status: RunStatus,
     pub stdout: String,
     pub stderr: String,
     pub output: String,
@@ -133,8 +230,7 @@ pub struct RunResult {
 #[napi(object, use_nullable = true)]
 pub struct InteractionResult {
     pub handle: u32,
-    #[napi(ts_type = "'matched' | 'exited' | 'delay_elapsed' | 'timed_out' | 'awaiting_input'")]
-    pub status: String,
+    pub status: WaitStatus,
     pub output: String,
     pub matched: Option<String>,
     pub exit_code: Option<i32>,
@@ -150,10 +246,8 @@ pub struct ProcessInfo {
     pub command: String,
     pub description: Option<String>,
     pub directory: String,
-    #[napi(ts_type = "'pty' | 'pipes'")]
-    pub mode: String,
-    #[napi(ts_type = "'exited' | 'running' | 'killed' | 'timed_out' | 'failed'")]
-    pub status: String,
+    pub mode: JobMode,
+    pub status: JobStatus,
     pub started_at: f64,
     pub duration_ms: f64,
     pub exit_code: Option<i32>,
@@ -176,12 +270,14 @@ pub struct ProcessInfo {
 #[napi(object, use_nullable = true)]
 pub struct KillResult {
     pub handle: u32,
-    #[napi(ts_type = "'exited' | 'running' | 'killed' | 'timed_out' | 'failed'")]
-    pub status: String,
+    pub status: JobStatus,
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     /// SIGKILL was needed after the grace period.
     pub escalated: bool,
+    /// The pids of the job's processes still alive after the kill (SIGKILL sent, and
+    /// still there a second later); empty when everything ended.
+    pub survivors: Vec<u32>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -351,11 +447,7 @@ impl From<core::RunResult> for RunResult {
             pid: r.pid,
             command: r.command,
             directory: r.directory,
-            status: if r.awaiting_input {
-                "awaiting_input".into()
-            } else {
-                r.status.as_str().into()
-            },
+            status: RunStatus::of(r.status, r.awaiting_input),
             stdout: r.stdout,
             stderr: r.stderr,
             output: r.output,
@@ -378,7 +470,7 @@ impl From<core::InteractionResult> for InteractionResult {
     fn from(r: core::InteractionResult) -> Self {
         Self {
             handle: r.handle,
-            status: r.status.as_str().into(),
+            status: r.status.into(),
             output: r.output,
             matched: r.matched,
             exit_code: r.exit_code,
@@ -397,8 +489,8 @@ impl From<core::ProcessInfo> for ProcessInfo {
             command: p.command,
             description: p.description,
             directory: p.directory,
-            mode: p.mode.as_str().into(),
-            status: p.status.as_str().into(),
+            mode: p.mode.into(),
+            status: p.status.into(),
             started_at: p.started_at as f64,
             duration_ms: p.duration_ms as f64,
             exit_code: p.exit_code,
@@ -417,10 +509,11 @@ impl KillResult {
     pub fn from_report(handle: u32, r: KillReport) -> Self {
         Self {
             handle,
-            status: r.status.as_str().into(),
+            status: r.status.into(),
             exit_code: r.exit_code,
             signal: r.signal,
             escalated: r.escalated,
+            survivors: r.survivors,
         }
     }
 }

@@ -190,23 +190,44 @@ impl Service {
     /// Starts a job and returns at once with its handle and pid; nothing is awaited.
     /// Callers that need the handle before any waiting (to cancel, to report a pid)
     /// start, then `wait_for(.., from_start: true)`. A program that cannot be started
-    /// is `SPAWN_FAILED` here (and a `failed` entry in the history).
+    /// is `SPAWN_FAILED` here (and a `failed` entry in the history); [`Self::launch`]
+    /// answers it with the `failed` result instead.
     pub fn start(&self, req: RunRequest) -> Result<(u32, u32)> {
+        match self.launch(req)? {
+            Launched::Running { handle, pid } => Ok((handle, pid)),
+            Launched::Failed(failed) => Err(ServiceError::new(
+                ErrorCode::SpawnFailed,
+                failed.error.unwrap_or_default(),
+            )),
+        }
+    }
+
+    /// `start`, with a program that cannot be started answered as `run` answers it:
+    /// the `failed` result (its handle is the one its history entry has). With
+    /// `req.timeout`, a job still running that long after its start is killed as
+    /// `run` kills it (status `timed_out`), whether or not anyone waits on it.
+    pub fn launch(&self, req: RunRequest) -> Result<Launched> {
         let (_, workdir) = self.admit(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
         match self.start_job(handle, &req, &workdir, None) {
             Ok((job, ticket)) => {
                 job.unregister(ticket);
-                Ok((handle, job.meta.pid))
+                if let Some(timeout) = req.timeout {
+                    self.inner.runtime.spawn(kill_at_deadline(job.clone(), timeout));
+                }
+                Ok(Launched::Running {
+                    handle,
+                    pid: job.meta.pid,
+                })
             }
-            Err(error) => {
-                let failed = self.failed_result(handle, &req, &workdir.display, started_at, error);
-                Err(ServiceError::new(
-                    ErrorCode::SpawnFailed,
-                    failed.error.unwrap_or_default(),
-                ))
-            }
+            Err(error) => Ok(Launched::Failed(Box::new(self.failed_result(
+                handle,
+                &req,
+                &workdir.display,
+                started_at,
+                error,
+            )))),
         }
     }
 
@@ -334,6 +355,13 @@ fn detached_pids(job: &Arc<Job>) -> Option<Vec<u32>> {
     }
     let procs = job_processes(&job.meta.identity());
     Some(detached_roots(&procs, job.meta.pid as i32))
+}
+
+/// Kills the job as `run`'s timeout does (status `timed_out`) unless it ends first.
+async fn kill_at_deadline(job: Arc<Job>, timeout: Duration) {
+    if tokio::time::timeout(timeout, job.wait_finished()).await.is_err() {
+        kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
+    }
 }
 
 impl Drop for Service {

@@ -20,7 +20,7 @@ function object(properties: Record<string, Schema>, required: string[] = Object.
 
 /** `RunResult` (index.d.ts) and `cancelled`: what run_shell_command and shell_cmd ran. */
 const RUN_RESULT = {
-  handle: { ...int, description: 'The job handle (0 when the program could not be started).' },
+  handle: { ...int, description: 'The job handle (for a program that could not be started: the handle of its history entry; no job has it).' },
   pid: intOrNull,
   command: str,
   directory: str,
@@ -100,6 +100,7 @@ const KILL = object(
     exitCode: intOrNull,
     signal: intOrNull,
     escalated: { ...bool, description: 'SIGKILL was needed after the grace period.' },
+    survivors: { ...pids, description: 'Processes of the job still alive after the kill (then the call failed).' },
     wasRunning: bool,
     backgroundPids: { ...pids, description: 'Background processes that were terminated too.' },
     alreadyFinished: { ...bool, description: 'The job had ended before; nothing was killed.' },

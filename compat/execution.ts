@@ -1,0 +1,379 @@
+// One execution of the drop-in: the native job behind it and everything the adapter
+// keeps for it while it runs — the paced renders, the binary sniffing, the text handed
+// out so far, the background log — and the report of its exit to its lifecycle. The
+// static API (gemini-compat.ts) creates one per `execute`, keeps them by pid and calls
+// them; what spans executions (the native service, the pid map, the background
+// history) stays there and is reached through `ExecutionHooks`.
+import type { WriteStream } from 'node:fs';
+
+import type { NativeService } from './native.js';
+import type { Lifecycle } from './lifecycle.js';
+import { RenderPacer } from './pacer.js';
+import { screenGrid } from './screen.js';
+import { readAll, readNew, type TextCursor } from './text.js';
+import type { AnsiOutput, ExecutionMethod, ShellExecutionConfig, ShellExecutionResult, ShellOutputEvent } from './types.js';
+import { gridLines, looksBinary, pipesOutput, ptyOutput } from './views.js';
+
+export const SCROLLBACK_LIMIT = 300000;
+/** Upstream's cadence for `data` events (one render per 68 ms at most). */
+export const RENDER_INTERVAL_MS = 68;
+/** Upstream's cap on a pipes-mode result (it keeps the last 16 MB). */
+const MAX_PIPES_OUTPUT = 16 * 1024 * 1024;
+/** Bytes upstream sniffs for binary output. */
+const SNIFF_BYTES = 512;
+/** Upstream's default for `maxSerializedLines`. */
+export const MAX_SERIALIZED_LINES = 2000;
+export const PTY_METHOD: ExecutionMethod = 'lydell-node-pty';
+export const PIPES_METHOD: ExecutionMethod = 'child_process';
+
+type Listener = (event: ShellOutputEvent) => void;
+
+/** What an execution is, fixed when its job has started. */
+export interface ExecutionStart {
+  /** The native service that runs this job (a shutdown starts a new one for later jobs). */
+  service: NativeService;
+  pid: number;
+  handle: number;
+  pty: boolean;
+  command: string;
+  sessionId: string | undefined;
+  config: ShellExecutionConfig;
+  onOutputEvent: Listener;
+  abortSignal: AbortSignal;
+  /** Where results and events are reported (fixed for the job's life). */
+  lifecycle: Lifecycle;
+  cleanup: (() => void) | undefined;
+}
+
+/** What an execution needs of the static API that owns it. */
+export interface ExecutionHooks {
+  /** Where a backgrounded execution's output goes (upstream's path for its pid). */
+  logFilePath(pid: number): string;
+  /** The exit is known: record it in the background history. */
+  ended(execution: Execution, exitCode: number | null, signal: number | null): void;
+  /** The result is about to be reported: stop naming the execution by its pid. */
+  forget(execution: Execution): void;
+}
+
+/** Upstream's text for a finished background command, with its own truncation. */
+function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max).join('')}...[TRUNCATED]`;
+}
+
+export function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+export class Execution {
+  readonly service: NativeService;
+  readonly pid: number;
+  readonly handle: number;
+  readonly pty: boolean;
+  readonly command: string;
+  sessionId: string | undefined;
+  readonly config: ShellExecutionConfig;
+  readonly lifecycle: Lifecycle;
+  running = true;
+  /** Upstream's viewport offset, kept for parity only (see `scroll`). */
+  scrollOffset = 0;
+  private readonly onOutputEvent: Listener;
+  private readonly abortSignal: AbortSignal;
+  /** The exit is being reported (from the subscription's last call, or its failure). */
+  private finishing = false;
+  /** Raw bytes the process has written, as of the last notification. */
+  private seenBytes = 0;
+  private binary: 'unknown' | 'text' | 'binary' = 'unknown';
+  /** PTY: output has started (a non-blank line was seen), so renders are emitted. */
+  private started = false;
+  /** Pipes: the text handed out in `data` events so far. */
+  private streamed = '';
+  /** Raw bytes reported by the last `binary_progress` event. */
+  private progressBytes = 0;
+  /** PTY: the last grid emitted (what upstream's terminal showed before binary came). */
+  private lastGrid: AnsiOutput = [];
+  /** Pipes: where the `data` events have read the committed text up to. */
+  private readonly streamCursor: TextCursor = { offset: 0 };
+  private log: WriteStream | undefined;
+  /** Where the background log has read the committed text up to. */
+  private readonly logCursor: TextCursor = { offset: 0 };
+  private pacer: RenderPacer | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private readonly cleanup: (() => void) | undefined;
+  private abortHandler: (() => void) | undefined;
+
+  constructor(
+    start: ExecutionStart,
+    private readonly hooks: ExecutionHooks,
+  ) {
+    this.service = start.service;
+    this.pid = start.pid;
+    this.handle = start.handle;
+    this.pty = start.pty;
+    this.command = start.command;
+    this.sessionId = start.sessionId;
+    this.config = start.config;
+    this.onOutputEvent = start.onOutputEvent;
+    this.abortSignal = start.abortSignal;
+    this.lifecycle = start.lifecycle;
+    this.cleanup = start.cleanup;
+  }
+
+  /** Registers with the lifecycle; returns the promise of the execution's result. */
+  attach(): Promise<ShellExecutionResult> {
+    return this.lifecycle.attachExecution(this.pid, this.registration()).result;
+  }
+
+  /** A failed `attach`: the job is killed and its preparations undone. */
+  abandon(): void {
+    this.service.kill(this.handle, { graceMs: 0 }).catch(() => undefined);
+    this.cleanup?.();
+  }
+
+  /** Kills the job when the caller aborts (now, if it aborted already). */
+  watchAbort(): void {
+    const onAbort = (): void => {
+      if (this.running) this.service.kill(this.handle, { graceMs: 200 }).catch(() => undefined);
+    };
+    this.abortHandler = onAbort;
+    if (this.abortSignal.aborted) onAbort();
+    else this.abortSignal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  private registration(): Parameters<Lifecycle['attachExecution']>[1] {
+    const behavior = this.config.backgroundCompletionBehavior ?? 'silent';
+    return {
+      executionMethod: this.pty ? PTY_METHOD : PIPES_METHOD,
+      getBackgroundOutput: () => (this.running ? this.currentOutput() : ''),
+      getSubscriptionSnapshot: () => {
+        if (!this.running || this.binary === 'binary') return undefined;
+        if (!this.pty) return this.streamed || undefined;
+        const { grid } = this.grid();
+        return grid.length > 0 ? grid : undefined;
+      },
+      writeInput: (input) => {
+        if (!this.running) return;
+        try {
+          this.service.writeToPty(this.handle, input);
+        } catch {
+          // exited meanwhile
+        }
+      },
+      kill: () => {
+        if (this.running) this.service.kill(this.handle, { graceMs: 0 }).catch(() => undefined);
+      },
+      isActive: () => this.running,
+      formatInjection: (output, error) => {
+        const status = error ? `with error: ${error.message}` : 'successfully';
+        const head = `[Background command completed ${status}. Output saved to ${this.hooks.logFilePath(this.pid)}]`;
+        return behavior === 'inject' ? `${head}\n\n${truncate(output, 5000)}` : head;
+      },
+      completionBehavior: behavior,
+    };
+  }
+
+  // ---- output ----------------------------------------------------------------------
+
+  /**
+   * Follows the job: output notifications drive the renders (paced as upstream's), and
+   * their last call reports the exit. The subscription keeps Node alive until then, as
+   * upstream's child process does (index.d.ts, `onOutput`). A service `shutdown()`
+   * kills the job, whose exit then comes the same way.
+   */
+  follow(): void {
+    const pacer = new RenderPacer(RENDER_INTERVAL_MS, () => {
+      if (this.finishing) return;
+      try {
+        this.render(false);
+      } catch {
+        // the job was removed meanwhile
+      }
+    });
+    this.pacer = pacer;
+    try {
+      this.unsubscribe = this.service.onOutput(this.handle, (event) => {
+        this.seenBytes = event.totalBytes;
+        if (event.exited) this.finish({ exitCode: event.exitCode, signal: event.signal, error: null });
+        else pacer.news();
+      });
+      // Output that came before the subscription notifies nobody: look once now.
+      this.seenBytes = this.service.getResult(this.handle, { maxOutputSize: 1 }).totalBytes;
+      if (this.seenBytes > 0) pacer.news();
+    } catch (e) {
+      // The job is gone already: nothing will report its exit but this.
+      this.finish({ exitCode: null, signal: null, error: asError(e) });
+    }
+  }
+
+  private emit(event: ShellOutputEvent): void {
+    this.onOutputEvent(event);
+    this.lifecycle.emitEvent(this.pid, event);
+  }
+
+  /** Decides text or binary from the first bytes, as upstream does. */
+  private sniff(final: boolean): void {
+    if (this.binary !== 'unknown' || this.seenBytes === 0) return;
+    const raw = this.service.getProcessOutput(this.handle, { view: 'raw' });
+    const head = Buffer.from(raw.slice(0, SNIFF_BYTES * 2), 'utf8');
+    if (looksBinary(head, this.pty)) {
+      this.binary = 'binary';
+      this.emit({ type: 'binary_detected' });
+    } else if (final || head.length >= SNIFF_BYTES) {
+      this.binary = 'text';
+    }
+  }
+
+  /** The grid a PTY job shows, from the native screen (see compat/screen.ts). */
+  grid(): { grid: AnsiOutput; blank: boolean } {
+    const maxLines = this.config.maxSerializedLines ?? MAX_SERIALIZED_LINES;
+    // On the alternate screen the native screen has no scrollback, as upstream's
+    // terminal (the corpus case 'ends on the alternate screen').
+    const screen = this.service.getScreen(this.handle, { scrollback: maxLines });
+    return screenGrid(screen, {
+      maxLines,
+      showColor: !!this.config.showColor,
+      trim: !this.config.disableDynamicLineTrimming,
+    });
+  }
+
+  private render(final: boolean): void {
+    this.sniff(final);
+    if (this.binary === 'binary') {
+      if (this.seenBytes !== this.progressBytes) {
+        this.progressBytes = this.seenBytes;
+        this.emit({ type: 'binary_progress', bytesReceived: this.seenBytes });
+      }
+      return;
+    }
+    if (this.log) {
+      const fresh = readNew(this.service, this.handle, this.logCursor);
+      if (fresh) this.log.write(fresh);
+    }
+    if (this.pty) {
+      const { grid, blank } = this.grid();
+      // Upstream waits for non-blank output before its first render, unless told not
+      // to trim (then every render is sent).
+      if (!this.started && !this.config.disableDynamicLineTrimming) {
+        if (blank) return;
+        this.started = true;
+      }
+      this.lastGrid = grid;
+      this.emit({ type: 'data', chunk: grid });
+    } else {
+      const fresh = readNew(this.service, this.handle, this.streamCursor);
+      if (fresh) {
+        this.streamed += fresh;
+        // Kept for subscription snapshots and `background`; bounded like upstream's buffer.
+        if (this.streamed.length > MAX_PIPES_OUTPUT) this.streamed = this.streamed.slice(-MAX_PIPES_OUTPUT);
+        this.emit({ type: 'data', chunk: fresh });
+      }
+    }
+  }
+
+  /** Lines upstream's terminal buffer holds: the scrollback plus the screen. */
+  private bufferLines(): number {
+    return (this.config.scrollback ?? SCROLLBACK_LIMIT) + (this.config.terminalHeight ?? 30);
+  }
+
+  private currentOutput(): string {
+    if (this.pty) {
+      // The text view so far, the lines not yet committed included.
+      const text = this.service.getProcessOutput(this.handle, { view: 'text' });
+      return ptyOutput(text, this.bufferLines());
+    }
+    return this.streamed;
+  }
+
+  // ---- background ------------------------------------------------------------------
+
+  /** Copies the output so far, then every render's, to `log` (best effort, as upstream). */
+  startLog(open: () => WriteStream): void {
+    if (this.log) return;
+    try {
+      const log = open();
+      log.on('error', () => undefined);
+      this.log = log;
+      const fresh = readNew(this.service, this.handle, this.logCursor);
+      if (fresh) log.write(fresh);
+    } catch {
+      // logging is best effort, as upstream
+    }
+  }
+
+  async closeLog(): Promise<void> {
+    const log = this.log;
+    this.log = undefined;
+    if (log) await new Promise<void>((r) => log.end(() => r()));
+  }
+
+  // ---- exit ------------------------------------------------------------------------
+
+  private finish(exit: { exitCode: number | null; signal: number | null; error: Error | null }): void {
+    if (this.finishing) return;
+    this.finishing = true;
+    this.pacer?.stop();
+    this.unsubscribe?.();
+    void this.report(exit);
+  }
+
+  private async report(exit: { exitCode: number | null; signal: number | null; error: Error | null }): Promise<void> {
+    let { exitCode, signal, error } = exit;
+    this.running = false;
+    if (this.abortHandler) this.abortSignal.removeEventListener('abort', this.abortHandler);
+    this.cleanup?.();
+
+    let output = '';
+    let ansiOutput: AnsiOutput | undefined;
+    try {
+      const info = this.service.getResult(this.handle, { maxOutputSize: 1 });
+      this.seenBytes = info.totalBytes;
+      this.render(true);
+      if (this.binary === 'binary') {
+        output = this.pty ? gridLines(this.lastGrid) : pipesOutput(this.streamed);
+      } else {
+        const text = readAll(this.service, this.handle);
+        if (this.pty) {
+          output = ptyOutput(text, this.bufferLines());
+        } else {
+          output = pipesOutput(text.length > MAX_PIPES_OUTPUT ? text.slice(text.length - MAX_PIPES_OUTPUT) : text);
+          if (text.length > MAX_PIPES_OUTPUT) {
+            output += `\n[GEMINI_CLI_WARNING: Output truncated. The buffer is limited to ${MAX_PIPES_OUTPUT / (1024 * 1024)}MB.]`;
+          }
+        }
+      }
+      if (this.pty) ansiOutput = this.grid().grid;
+    } catch (e) {
+      error ??= asError(e);
+    }
+
+    // node-pty reports signal 0 for a normal exit and exit code 0 for a signalled one;
+    // the PTY path keeps that convention so results compare equal to upstream's.
+    if (this.pty) {
+      exitCode = signal !== null ? 0 : exitCode;
+      signal = signal ?? 0;
+    }
+    this.onOutputEvent({ type: 'exit', exitCode, signal });
+    this.hooks.ended(this, exitCode, signal);
+    await this.closeLog();
+
+    const result: ShellExecutionResult = {
+      rawOutput: Buffer.from(''),
+      output,
+      ...(this.pty ? { ansiOutput: ansiOutput ?? [] } : {}),
+      exitCode,
+      signal,
+      error,
+      aborted: this.abortSignal.aborted,
+      pid: this.pid,
+      executionMethod: this.pty ? PTY_METHOD : PIPES_METHOD,
+    };
+    this.hooks.forget(this);
+    this.lifecycle.completeWithResult(this.pid, result);
+    try {
+      this.service.removeProcess(this.handle);
+    } catch {
+      // already gone (service shut down)
+    }
+  }
+}
