@@ -18,8 +18,12 @@
 //! Linux only (`/proc`); the other platforms answer "not known" (false).
 
 use std::fs::{self, File};
-use std::os::fd::RawFd;
+use std::os::fd::{BorrowedFd, RawFd};
 use std::os::unix::fs::FileExt;
+
+use rustix::io::ioctl_fionread;
+use rustix::pty::ptsname;
+use rustix::termios::tcgetpgrp;
 
 use crate::platform::InputState;
 
@@ -41,18 +45,15 @@ pub struct TerminalState {
 impl TerminalState {
     /// Reads the foreground group and the slave's name from the PTY master.
     pub fn of_master(master: RawFd) -> Option<Self> {
-        // SAFETY: plain ioctls on a descriptor the caller keeps open; `number` is a
-        // live out-parameter of the size TIOCGPTN writes.
-        let foreground = unsafe { libc::tcgetpgrp(master) };
-        let mut number: libc::c_uint = 0;
-        let got = unsafe { libc::ioctl(master, libc::TIOCGPTN, &mut number) };
-        let mut unread: libc::c_int = 0;
-        // SAFETY: as above; FIONREAD writes one int.
-        let unread_known = unsafe { libc::ioctl(master, libc::FIONREAD, &mut unread) } == 0;
-        (foreground > 0 && got == 0).then(|| Self {
+        // SAFETY: the caller keeps `master` open across this call.
+        let master = unsafe { BorrowedFd::borrow_raw(master) };
+        // No foreground group (rustix says so with an error): nobody reads the terminal.
+        let foreground = tcgetpgrp(master).ok()?.as_raw_nonzero().get();
+        let path = ptsname(master, Vec::new()).ok()?.into_string().ok()?;
+        Some(Self {
             foreground,
-            path: format!("/dev/pts/{number}"),
-            unread_output: !unread_known || unread > 0,
+            path,
+            unread_output: ioctl_fionread(master).map_or(true, |unread| unread > 0),
         })
     }
 

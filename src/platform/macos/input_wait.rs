@@ -15,7 +15,7 @@
 //! the PTY master, which macOS answers for the side that does not hold the terminal)
 //! and the name of that group's leader.
 
-use std::os::fd::RawFd;
+use std::os::fd::{BorrowedFd, RawFd};
 
 use crate::platform::InputState;
 
@@ -37,9 +37,11 @@ pub fn input_state(master: RawFd, _session_leader: i32, _check_awaiting: bool, n
 
 /// The terminal's foreground process group, when it has one.
 fn foreground_group(master: RawFd) -> Option<i32> {
-    // SAFETY: tcgetpgrp is an ioctl on a descriptor the caller keeps open.
-    let group = unsafe { libc::tcgetpgrp(master) };
-    (group > 0).then_some(group)
+    // SAFETY: the caller keeps `master` open across this call.
+    let master = unsafe { BorrowedFd::borrow_raw(master) };
+    rustix::termios::tcgetpgrp(master)
+        .ok()
+        .map(|group| group.as_raw_nonzero().get())
 }
 
 /// A process's program name, as the kernel keeps it (up to 32 bytes).

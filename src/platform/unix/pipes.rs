@@ -2,7 +2,7 @@
 //! kept apart.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
@@ -63,14 +63,7 @@ pub(super) fn spawn(
 /// A close-on-exec pipe: (read end, write end).
 #[cfg(target_os = "linux")]
 pub fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors, which become owned here.
-    unsafe {
-        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
-    }
+    Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
 }
 
 /// A close-on-exec pipe: (read end, write end). macOS has no `pipe2`, so the flag is
@@ -80,20 +73,9 @@ pub fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 /// with `POSIX_SPAWN_CLOEXEC_DEFAULT`).
 #[cfg(target_os = "macos")]
 pub fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe fills two descriptors, which become owned here at once (so they are
-    // closed on every error path below).
-    let (read, write) = unsafe {
-        if libc::pipe(fds.as_mut_ptr()) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
-    };
+    let (read, write) = rustix::pipe::pipe()?;
     for fd in [&read, &write] {
-        // SAFETY: fcntl on a descriptor owned here.
-        if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC)?;
     }
     Ok((read, write))
 }

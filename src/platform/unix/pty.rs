@@ -3,10 +3,12 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
 
 use portable_pty::{native_pty_system, PtySize};
+use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
+use rustix::io::fcntl_dupfd_cloexec;
 
 use super::Terminal;
 use crate::platform::os::ChildProcess;
@@ -58,17 +60,9 @@ pub(super) fn spawn(
 }
 
 fn duplicate_nonblocking(fd: i32) -> io::Result<OwnedFd> {
-    // SAFETY: fcntl on a descriptor we own; the duplicate is owned by the OwnedFd.
-    unsafe {
-        let dup = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0);
-        if dup < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let owned = OwnedFd::from_raw_fd(dup);
-        let flags = libc::fcntl(dup, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(dup, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(owned)
-    }
+    // SAFETY: `fd` is portable-pty's master, open in the caller's `pair` across this call.
+    let master = unsafe { BorrowedFd::borrow_raw(fd) };
+    let duplicate = fcntl_dupfd_cloexec(master, 0)?;
+    fcntl_setfl(&duplicate, fcntl_getfl(&duplicate)? | OFlags::NONBLOCK)?;
+    Ok(duplicate)
 }

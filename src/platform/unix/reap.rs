@@ -6,6 +6,9 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::Mutex;
 
+use rustix::io::Errno;
+use rustix::process::{waitpid, Pid, WaitOptions};
+
 use crate::sync::lock;
 
 /// Children whose watcher was dropped before they exited. Each new launch reaps those
@@ -27,35 +30,23 @@ pub fn reap_dropped() {
 
 /// The exit status if the process has exited (and reaps it), None while it runs.
 pub fn try_reap(pid: i32) -> io::Result<Option<ExitStatus>> {
-    let mut status = 0;
-    loop {
-        // SAFETY: waitpid on our own child, writing into a local.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        match r {
-            0 => return Ok(None),
-            r if r == pid => return Ok(Some(ExitStatus::from_raw(status))),
-            _ => {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-    }
+    wait_for(pid, WaitOptions::NOHANG)
 }
 
 /// Waits for the process to exit, blocking the thread, and reaps it.
 pub fn wait_blocking(pid: i32) -> io::Result<ExitStatus> {
-    let mut status = 0;
+    wait_for(pid, WaitOptions::empty())?.ok_or_else(|| io::Error::other("waitpid returned no status"))
+}
+
+/// `waitpid` on our own child `pid`, retried when interrupted; `None`: still running
+/// (only with `NOHANG`).
+fn wait_for(pid: i32, options: WaitOptions) -> io::Result<Option<ExitStatus>> {
+    let child = Pid::from_raw(pid).ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
     loop {
-        // SAFETY: waitpid on our own child, writing into a local.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r == pid {
-            return Ok(ExitStatus::from_raw(status));
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
+        match waitpid(Some(child), options) {
+            Ok(done) => return Ok(done.map(|(_, status)| ExitStatus::from_raw(status.as_raw()))),
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
         }
     }
 }

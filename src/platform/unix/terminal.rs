@@ -2,8 +2,10 @@
 //! written by its writer task and, when nothing is queued, by the caller directly.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
+use rustix::io::Errno;
+use rustix::termios::{tcsetwinsize, Winsize};
 use tokio::io::unix::AsyncFd;
 
 use crate::platform::{InputState, Read, ReadBuffer};
@@ -31,7 +33,7 @@ impl Terminal {
             let Ok(mut guard) = self.master.readable().await else {
                 return Read::Eof;
             };
-            match guard.try_io(|inner| read_available(inner.as_raw_fd(), buf)) {
+            match guard.try_io(|inner| read_available(inner.as_fd(), buf)) {
                 Ok(Ok(Gathered { bytes: 0, .. })) => return Read::Eof,
                 Ok(Ok(Gathered { bytes, drained })) => {
                     // The gathering read already saw EAGAIN: forget the readiness now,
@@ -57,7 +59,7 @@ impl Terminal {
         let mut written = 0;
         while written < data.len() {
             let mut guard = self.master.writable().await?;
-            match guard.try_io(|inner| raw_write(inner.as_raw_fd(), &data[written..])) {
+            match guard.try_io(|inner| Ok(rustix::io::write(inner, &data[written..])?)) {
                 Ok(Ok(n)) => written += n,
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                 Ok(Err(e)) => return Err(e),
@@ -72,9 +74,9 @@ impl Terminal {
     pub fn write_some(&self, data: &[u8]) -> usize {
         let mut written = 0;
         while written < data.len() {
-            match raw_write(self.raw_fd(), &data[written..]) {
+            match rustix::io::write(self.master.get_ref(), &data[written..]) {
                 Ok(n) if n > 0 => written += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(Errno::INTR) => {}
                 _ => break,
             }
         }
@@ -90,32 +92,28 @@ impl Terminal {
 
     /// Tells the terminal (and so the program, by SIGWINCH) its new size.
     pub fn resize(&self, cols: u16, rows: u16) -> io::Result<()> {
-        let size = libc::winsize {
+        let size = Winsize {
             ws_row: rows,
             ws_col: cols,
             ws_xpixel: 0,
             ws_ypixel: 0,
         };
-        // SAFETY: TIOCSWINSZ reads a winsize from the pointer, which lives across the call.
-        if unsafe { libc::ioctl(self.raw_fd(), libc::TIOCSWINSZ, &size) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        Ok(tcsetwinsize(self.master.get_ref(), size)?)
     }
 }
 
-/// Reads what is available now, up to a whole chunk: a PTY hands over at most 4 KiB
-/// per read, so one chunk for the job is gathered from several reads while more is
-/// already waiting — fewer ingests, locks and file writes per MiB, and no waiting
-/// for data that has not arrived. WouldBlock only if nothing at all was read.
 /// What one wake-up read: `drained` when the last read found the terminal empty.
 struct Gathered {
     bytes: usize,
     drained: bool,
 }
 
-fn read_available(fd: i32, buf: &mut ReadBuffer) -> io::Result<Gathered> {
-    let mut n = raw_read(fd, buf.space())?;
+/// Reads what is available now, up to a whole chunk: a PTY hands over at most 4 KiB
+/// per read, so one chunk for the job is gathered from several reads while more is
+/// already waiting — fewer ingests, locks and file writes per MiB, and no waiting
+/// for data that has not arrived. WouldBlock only if nothing at all was read.
+fn read_available(fd: BorrowedFd<'_>, buf: &mut ReadBuffer) -> io::Result<Gathered> {
+    let mut n = rustix::io::read(fd, buf.space())?;
     if n == 0 {
         return Ok(Gathered {
             bytes: 0,
@@ -129,11 +127,11 @@ fn read_available(fd: i32, buf: &mut ReadBuffer) -> io::Result<Gathered> {
         if space.is_empty() {
             break;
         }
-        match raw_read(fd, space) {
+        match rustix::io::read(fd, space) {
             Ok(0) => break,
             Ok(more) => n += more,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+            Err(Errno::INTR) => {}
+            Err(Errno::AGAIN) => {
                 return Ok(Gathered {
                     bytes: n,
                     drained: true,
@@ -147,24 +145,4 @@ fn read_available(fd: i32, buf: &mut ReadBuffer) -> io::Result<Gathered> {
         bytes: n,
         drained: false,
     })
-}
-
-fn raw_read(fd: i32, buf: &mut [u8]) -> io::Result<usize> {
-    // SAFETY: reading into a live buffer of the given length.
-    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
-    }
-}
-
-fn raw_write(fd: i32, data: &[u8]) -> io::Result<usize> {
-    // SAFETY: writing from a live buffer of the given length.
-    let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
-    }
 }
