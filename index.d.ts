@@ -121,7 +121,7 @@ export interface HistoryEntry {
   command: string
   args: Array<string> | null
   directory: string
-  status: string
+  status: JobStatus
   startedAt: number
   durationMs: number
   exitCode: number | null

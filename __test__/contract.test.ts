@@ -46,6 +46,7 @@ describe('status unions generated from the Rust enums', () => {
     expect(body('ProcessInfo')).toContain('\n  mode: JobMode\n  status: JobStatus\n');
     expect(body('KillResult')).toContain('\n  status: JobStatus\n');
     expect(body('OutputEvent')).toContain('\n  status: JobStatus\n');
+    expect(body('HistoryEntry')).toContain('\n  status: JobStatus\n');
     expect(body('RunOptions')).toContain('\n  mode?: JobMode\n');
     expect(body('CommandCheck')).toContain('\n  decision: CommandDecision\n');
   });

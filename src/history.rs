@@ -3,6 +3,8 @@
 
 use std::collections::VecDeque;
 
+use crate::job::JobStatus;
+
 pub const DEFAULT_HISTORY_LIMIT: usize = 1000;
 /// How much of a job's output an entry keeps.
 pub const OUTPUT_PREVIEW_BYTES: usize = 1024;
@@ -13,7 +15,7 @@ pub struct HistoryEntry {
     pub command: String,
     pub args: Option<Vec<String>>,
     pub directory: String,
-    pub status: &'static str,
+    pub status: JobStatus,
     pub started_at: u64,
     pub duration_ms: u64,
     pub exit_code: Option<i32>,
@@ -74,7 +76,7 @@ mod tests {
             command: format!("cmd {handle}"),
             args: None,
             directory: ".".into(),
-            status: "exited",
+            status: JobStatus::Exited,
             started_at: 0,
             duration_ms: 0,
             exit_code: Some(0),

@@ -122,7 +122,7 @@ pub fn history_entry(meta: &JobMeta, state: &JobState, output: String) -> Histor
         command: meta.command.clone(),
         args: meta.args.clone(),
         directory: meta.directory.clone(),
-        status: state.status.as_str(),
+        status: state.status,
         started_at: unix_millis(meta.started_at),
         duration_ms: state.duration.map_or(0, |d| d.as_millis() as u64),
         exit_code: state.exit_code,

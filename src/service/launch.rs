@@ -132,7 +132,7 @@ impl Service {
             command: req.command.clone(),
             args: req.args.clone(),
             directory: directory.to_string(),
-            status: JobStatus::Failed.as_str(),
+            status: JobStatus::Failed,
             started_at: unix_millis(started_at),
             duration_ms: 0,
             exit_code: None,
