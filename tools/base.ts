@@ -1,6 +1,5 @@
 // The one shape every tool has: a declaration, `validate`, `build` → an invocation with
 // a policy decision, a confirmation and `execute(signal)`; plus the state tools share.
-import { readFileSync } from 'node:fs';
 
 import { type JobStatus, type ProcessInfo, type RunOptions, type RunResult, type ShellExecutionService, spawnFailure } from '../contract/addon.js';
 import { streamOutput, type UpdateOutput } from './live-output.js';
@@ -271,22 +270,6 @@ export function cancelledBeforeStart(): ToolResult {
     returnDisplay: 'Cancelled.',
     cancelled: true,
   };
-}
-
-/** True while a process exists and is not a zombie. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.charAt(stat.lastIndexOf(')') + 2);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return true; // no /proc (macOS): kill(0) said it exists
-  }
 }
 
 export function findJob(service: ShellExecutionService, handle: number): ProcessInfo | undefined {

@@ -57,9 +57,20 @@ pub fn anything_left(job: &JobIdentity<'_>) -> bool {
 }
 pub use os::{
     background_roots, detached_roots, end_processes, group_exists, is_alive, job_processes, open_directory,
-    opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, JobIdentity, PipeReader,
-    PipeWriter, ProcInfo, Snapshot, Terminal,
+    opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, PipeReader, PipeWriter,
+    ProcInfo, Snapshot, Terminal,
 };
+
+/// What identifies one job's processes, on every platform: its process (a session
+/// leader on Unix, so its session and group too), when it started, its marker entry
+/// (`NAME=value`), and what contains it (its cgroup on Linux, its Job Object on
+/// Windows; nothing on macOS). Each backend uses what its search needs.
+pub struct JobIdentity<'a> {
+    pub pid: i32,
+    pub start_ticks: u64,
+    pub marker: &'a str,
+    pub containment: &'a Containment,
+}
 
 /// Names a job's processes so they can be found again even after they leave its
 /// process group or session. Value: `<service token>.<handle>`.

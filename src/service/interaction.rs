@@ -125,17 +125,6 @@ impl PreparedWait {
         self.job
             .start_wait(ticket, spec, Box::new(move |outcome| done(interaction(&job, outcome))));
     }
-
-    pub async fn finish(mut self) -> InteractionResult {
-        if let Some(early) = self.early.take() {
-            return early;
-        }
-        let Some(ticket) = self.ticket.take() else {
-            return finished_interaction(&self.job, self.spec.max_output);
-        };
-        let outcome = self.job.pending(ticket, std::mem::take(&mut self.spec)).outcome().await;
-        interaction(&self.job, outcome)
-    }
 }
 
 impl Drop for PreparedWait {
@@ -203,7 +192,7 @@ impl Service {
     /// Waits for a pattern (or exit, or timeout) without writing anything; with
     /// `from_start`, output from the job's start counts too (as far as memory holds it).
     /// The cursor is taken now, on the caller's thread, so output that answers a write
-    /// made right after this call is seen; await [`PreparedWait::finish`] for the result.
+    /// made right after this call is seen; [`PreparedWait::finish_with`] gives the result.
     pub fn prepare_wait(&self, handle: u32, wait: WaitRequest<'_>) -> Result<PreparedWait> {
         let job = self.job(handle)?;
         let pattern = wait.pattern.map(compile_pattern).transpose()?;

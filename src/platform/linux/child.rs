@@ -8,12 +8,11 @@
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 
 use tokio::io::unix::AsyncFd;
 
-use crate::platform::unix::reap::{reap_dropped, reap_or_remember, try_reap, wait_blocking};
+use crate::platform::unix::reap::{exit_of, reap_dropped, reap_or_remember, try_reap, wait_blocking};
 use crate::platform::Exit;
 
 /// For `unix::launch`, which reaps a child whose launch failed.
@@ -42,11 +41,7 @@ impl ChildProcess {
 
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
     pub async fn wait(&mut self) -> io::Result<Exit> {
-        let status = self.wait_status().await?;
-        Ok(Exit {
-            code: status.code(),
-            signal: status.signal(),
-        })
+        Ok(exit_of(self.wait_status().await?))
     }
 
     async fn wait_status(&mut self) -> io::Result<ExitStatus> {

@@ -14,13 +14,13 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
+use crate::platform::JobIdentity;
+
 pub use super::unix::{group_exists, open_directory, spawn, PipeReader, PipeWriter, Terminal};
 pub use cgroup::Containment;
 pub use child::ChildProcess;
 pub use input_wait::program_name;
-pub use process_tree::{
-    background_roots, detached_roots, is_alive, job_processes, start_ticks, JobIdentity, ProcInfo, Snapshot,
-};
+pub use process_tree::{background_roots, detached_roots, is_alive, job_processes, start_ticks, ProcInfo, Snapshot};
 
 /// The path of an open file, as the kernel names it now.
 pub fn opened_path(file: &File) -> Option<PathBuf> {

@@ -16,8 +16,8 @@
 use std::collections::{HashMap, HashSet};
 use std::fs;
 
-use crate::platform::unix::search::{self, add_descendants};
-use crate::platform::Containment;
+use crate::platform::unix::search;
+use crate::platform::JobIdentity;
 use crate::platform::JOB_MARKER;
 
 #[derive(Clone, Debug)]
@@ -35,6 +35,17 @@ pub struct ProcInfo {
 }
 
 impl ProcInfo {
+    fn link(&self) -> search::Link {
+        search::Link {
+            pid: self.pid,
+            ppid: self.ppid,
+            pgrp: self.pgrp,
+            session: self.session,
+            ignores_hangup: self.ignores_hangup,
+            ignores_interrupt: self.ignores_interrupt,
+        }
+    }
+
     pub fn is_zombie(&self) -> bool {
         matches!(self.state, 'Z' | 'X' | 'x')
     }
@@ -77,16 +88,6 @@ fn job_marker_of(pid: i32) -> Option<Vec<u8>> {
     env.split(|&b| b == 0)
         .find(|entry| entry.starts_with(&prefix))
         .map(<[u8]>::to_vec)
-}
-
-/// What identifies one job's processes.
-pub struct JobIdentity<'a> {
-    pub pid: i32,
-    pub start_ticks: u64,
-    /// The whole `NAME=value` environment entry.
-    pub marker: &'a str,
-    /// The job's cgroup, if it has one: every process in it is the job's.
-    pub containment: &'a Containment,
 }
 
 /// Every live process of the job (the job's own pid included while it lives). A
@@ -137,19 +138,10 @@ impl Snapshot {
         let candidates: Vec<&ProcInfo> = self.procs.iter().filter(|s| s.start_ticks >= job.start_ticks).collect();
         let marker = job.marker.as_bytes();
         let contained: HashSet<i32> = job.containment.pids().into_iter().collect();
-        let mut members: HashSet<i32> = candidates
-            .iter()
-            .filter(|s| s.pid == job.pid || s.session == job.pid || s.pgrp == job.pid || contained.contains(&s.pid))
-            .chain(
-                candidates
-                    .iter()
-                    .filter(|s| self.markers.get(&s.pid).is_some_and(|m| m == marker)),
-            )
-            .map(|s| s.pid)
-            .collect();
-        // Descendants through parent links, to a fixed point (the list is short).
-        let parents: HashMap<i32, i32> = candidates.iter().map(|s| (s.pid, s.ppid)).collect();
-        add_descendants(job.pid, &mut members, &parents);
+        let links: Vec<search::Link> = candidates.iter().map(|s| s.link()).collect();
+        let members = search::members(&links, job.pid, |pid| {
+            contained.contains(&pid) || self.markers.get(&pid).is_some_and(|m| m == marker)
+        });
         candidates
             .into_iter()
             .filter(|s| members.contains(&s.pid))
@@ -161,30 +153,23 @@ impl Snapshot {
 /// The processes left running in the background: the roots of what survives the
 /// job's own process (those whose parent is not itself one of them).
 pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
-    let links: Vec<(i32, i32)> = procs.iter().map(|p| (p.pid, p.ppid)).collect();
-    search::background_roots(&links, job_pid)
+    search::background_roots(&links(procs), job_pid)
+}
+
+fn links(procs: &[ProcInfo]) -> Vec<search::Link> {
+    procs.iter().map(ProcInfo::link).collect()
 }
 
 /// Of a running job's processes, the roots of those that detached from it (another
 /// session, parent gone, `nohup`, backgrounded off the job's output): see
 /// `search::detached_roots`.
 pub fn detached_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
-    let links: Vec<search::Link> = procs
-        .iter()
-        .map(|p| search::Link {
-            pid: p.pid,
-            ppid: p.ppid,
-            session: p.session,
-            ignores_hangup: p.ignores_hangup,
-            ignores_interrupt: p.ignores_interrupt,
-        })
-        .collect();
     // The job's terminal or pipes; `/dev/null` is no one's (bash gives it to `cmd &`).
     let job_io: Vec<_> = standard_streams(job_pid)
         .into_iter()
         .filter(|stream| stream.as_os_str() != "/dev/null")
         .collect();
-    search::detached_roots(&links, job_pid, |pid| {
+    search::detached_roots(&links(procs), job_pid, |pid| {
         standard_streams(pid).iter().any(|stream| job_io.contains(stream))
     })
 }

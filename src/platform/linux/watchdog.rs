@@ -16,7 +16,7 @@
 //! session.
 
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -59,13 +59,7 @@ pub fn ensure_started(owner_entry: &str) {
 }
 
 fn start(owner_entry: &str) -> io::Result<Watchdog> {
-    let mut fds = [0i32; 2];
-    // SAFETY: pipe2 fills two descriptors that we immediately own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just created and are owned nowhere else.
-    let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (read_end, write_end) = crate::platform::unix::pipes::pipe_pair()?;
     let mut cmd = Command::new("bash");
     cmd.arg("-c")
         .arg(SCRIPT)

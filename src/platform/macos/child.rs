@@ -21,14 +21,13 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
-use crate::platform::unix::reap::{reap_dropped, reap_or_remember, try_reap, wait_blocking};
+use crate::platform::unix::reap::{exit_of, reap_dropped, reap_or_remember, try_reap, wait_blocking};
 use crate::platform::Exit;
 
 /// For `unix::launch`, which reaps a child whose launch failed.
@@ -71,11 +70,7 @@ impl ChildProcess {
 
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
     pub async fn wait(&mut self) -> io::Result<Exit> {
-        let status = self.wait_status().await?;
-        Ok(Exit {
-            code: status.code(),
-            signal: status.signal(),
-        })
+        Ok(exit_of(self.wait_status().await?))
     }
 
     async fn wait_status(&mut self) -> io::Result<ExitStatus> {

@@ -21,9 +21,7 @@ pub use super::unix::{
 };
 pub use child::ChildProcess;
 pub use input_wait::program_name;
-pub use process_tree::{
-    background_roots, detached_roots, is_alive, job_processes, start_ticks, JobIdentity, ProcInfo, Snapshot,
-};
+pub use process_tree::{background_roots, detached_roots, is_alive, job_processes, start_ticks, ProcInfo, Snapshot};
 
 /// The path of an open file, as the kernel names it now (`F_GETPATH`).
 pub fn opened_path(file: &File) -> Option<PathBuf> {

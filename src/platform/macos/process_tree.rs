@@ -19,12 +19,12 @@
 //! process that changed user (a setuid program) is not found, and could not be
 //! signalled anyway. Zombies are not listed: libproc does not describe them unless asked.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::c_int;
 
 use super::procargs;
-use crate::platform::unix::search::{self, add_descendants};
-use crate::platform::Containment;
+use crate::platform::unix::search;
+use crate::platform::JobIdentity;
 use crate::platform::JOB_MARKER;
 
 /// The buffer for one process's arguments and environment when the kernel does not say
@@ -39,6 +39,20 @@ pub struct ProcInfo {
     pub session: i32,
     /// When the process was forked, in `mach_absolute_time` units: only compared.
     pub start_ticks: u64,
+}
+
+impl ProcInfo {
+    /// libproc does not say which signals a process ignores: false, as `Link` asks.
+    fn link(&self) -> search::Link {
+        search::Link {
+            pid: self.pid,
+            ppid: self.ppid,
+            pgrp: self.pgrp,
+            session: self.session,
+            ignores_hangup: false,
+            ignores_interrupt: false,
+        }
+    }
 }
 
 /// The kernel's record of a live process started at or after `since`: parent, group,
@@ -165,16 +179,6 @@ fn job_marker_of(pid: i32, buf: &mut [u8]) -> Option<Vec<u8>> {
     procargs::env_entry(buf.get(..size)?, JOB_MARKER).map(<[u8]>::to_vec)
 }
 
-/// What identifies one job's processes.
-pub struct JobIdentity<'a> {
-    pub pid: i32,
-    pub start_ticks: u64,
-    /// The whole `NAME=value` environment entry.
-    pub marker: &'a str,
-    /// Unused on macOS: the session, group, parents and marker find the processes.
-    pub containment: &'a Containment,
-}
-
 /// Every live process of the job (the job's own pid included while it lives).
 pub fn job_processes(job: &JobIdentity<'_>) -> Vec<ProcInfo> {
     Snapshot::take(job.start_ticks).members(job)
@@ -211,19 +215,10 @@ impl Snapshot {
     pub fn members(&self, job: &JobIdentity<'_>) -> Vec<ProcInfo> {
         let candidates: Vec<&ProcInfo> = self.procs.iter().filter(|s| s.start_ticks >= job.start_ticks).collect();
         let marker = job.marker.as_bytes();
-        let mut members: HashSet<i32> = candidates
-            .iter()
-            .filter(|s| s.pid == job.pid || s.session == job.pid || s.pgrp == job.pid)
-            .chain(
-                candidates
-                    .iter()
-                    .filter(|s| self.markers.get(&s.pid).is_some_and(|m| m == marker)),
-            )
-            .map(|s| s.pid)
-            .collect();
-        // Descendants through parent links, to a fixed point (the list is short).
-        let parents: HashMap<i32, i32> = candidates.iter().map(|s| (s.pid, s.ppid)).collect();
-        add_descendants(job.pid, &mut members, &parents);
+        let links: Vec<search::Link> = candidates.iter().map(|s| s.link()).collect();
+        let members = search::members(&links, job.pid, |pid| {
+            self.markers.get(&pid).is_some_and(|m| m == marker)
+        });
         candidates
             .into_iter()
             .filter(|s| members.contains(&s.pid))
@@ -235,8 +230,11 @@ impl Snapshot {
 /// The processes left running in the background: the roots of what survives the
 /// job's own process (those whose parent is not itself one of them).
 pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
-    let links: Vec<(i32, i32)> = procs.iter().map(|p| (p.pid, p.ppid)).collect();
-    search::background_roots(&links, job_pid)
+    search::background_roots(&links(procs), job_pid)
+}
+
+fn links(procs: &[ProcInfo]) -> Vec<search::Link> {
+    procs.iter().map(ProcInfo::link).collect()
 }
 
 /// Of a running job's processes, the roots of those that detached from it (another
@@ -244,17 +242,7 @@ pub fn background_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
 /// signals a process ignores, so a `nohup` or `&` child counts as detached only once
 /// its parent is gone or it calls `setsid` (docs/macos.md).
 pub fn detached_roots(procs: &[ProcInfo], job_pid: i32) -> Vec<u32> {
-    let links: Vec<search::Link> = procs
-        .iter()
-        .map(|p| search::Link {
-            pid: p.pid,
-            ppid: p.ppid,
-            session: p.session,
-            ignores_hangup: false,
-            ignores_interrupt: false,
-        })
-        .collect();
-    search::detached_roots(&links, job_pid, |_| true)
+    search::detached_roots(&links(procs), job_pid, |_| true)
 }
 
 /// The process exists and is not a zombie (libproc does not describe zombies).

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use rustix::io::Errno;
 use rustix::process::{waitpid, Pid, WaitOptions};
 
+use crate::platform::Exit;
 use crate::sync::lock;
 
 /// Children whose watcher was dropped before they exited. Each new launch reaps those
@@ -48,6 +49,14 @@ fn wait_for(pid: i32, options: WaitOptions) -> io::Result<Option<ExitStatus>> {
             Err(Errno::INTR) => {}
             Err(e) => return Err(e.into()),
         }
+    }
+}
+
+/// What the caller is told of an exit: the code, or the signal that ended it.
+pub fn exit_of(status: ExitStatus) -> Exit {
+    Exit {
+        code: status.code(),
+        signal: status.signal(),
     }
 }
 

@@ -3,9 +3,23 @@
 
 use std::collections::{HashMap, HashSet};
 
+/// The job's processes among `procs` (all started since the job): the job's own, those
+/// in its session or group, those `also` names (its cgroup's, its marker's), and every
+/// process descending from one of them by parent links.
+pub fn members(procs: &[Link], job_pid: i32, also: impl Fn(i32) -> bool) -> HashSet<i32> {
+    let mut members: HashSet<i32> = procs
+        .iter()
+        .filter(|p| p.pid == job_pid || p.session == job_pid || p.pgrp == job_pid || also(p.pid))
+        .map(|p| p.pid)
+        .collect();
+    let parents: HashMap<i32, i32> = procs.iter().map(|p| (p.pid, p.ppid)).collect();
+    add_descendants(job_pid, &mut members, &parents);
+    members
+}
+
 /// Adds to `members` every process descending from `job_pid` or from a member, by
 /// parent links (`parents`: pid → parent pid), to a fixed point (the list is short).
-pub fn add_descendants(job_pid: i32, members: &mut HashSet<i32>, parents: &HashMap<i32, i32>) {
+fn add_descendants(job_pid: i32, members: &mut HashSet<i32>, parents: &HashMap<i32, i32>) {
     loop {
         let before = members.len();
         for (&pid, &ppid) in parents {
@@ -19,24 +33,25 @@ pub fn add_descendants(job_pid: i32, members: &mut HashSet<i32>, parents: &HashM
     }
 }
 
-/// The processes left running in the background, given as (pid, parent pid): the roots
-/// of what survives the job's own process (those whose parent is not one of them).
-pub fn background_roots(procs: &[(i32, i32)], job_pid: i32) -> Vec<u32> {
-    let pids: HashSet<i32> = procs.iter().map(|&(pid, _)| pid).collect();
+/// The processes left running in the background: the roots of what survives the
+/// job's own process (those whose parent is not one of them).
+pub fn background_roots(procs: &[Link], job_pid: i32) -> Vec<u32> {
+    let pids: HashSet<i32> = procs.iter().map(|p| p.pid).collect();
     let mut roots: Vec<u32> = procs
         .iter()
-        .filter(|&&(pid, ppid)| pid != job_pid && !pids.contains(&ppid))
-        .map(|&(pid, _)| pid as u32)
+        .filter(|p| p.pid != job_pid && !pids.contains(&p.ppid))
+        .map(|p| p.pid as u32)
         .collect();
     roots.sort_unstable();
     roots
 }
 
-/// One process as `detached_roots` sees it.
+/// One process as the searches here see it.
 #[derive(Clone, Copy, Debug)]
 pub struct Link {
     pub pid: i32,
     pub ppid: i32,
+    pub pgrp: i32,
     pub session: i32,
     /// SIGHUP is ignored (what `nohup` sets up); false where the platform cannot tell.
     pub ignores_hangup: bool,
@@ -64,8 +79,7 @@ pub struct Link {
 pub fn detached_roots(procs: &[Link], job_pid: i32, holds_job_io: impl Fn(i32) -> bool) -> Vec<u32> {
     let by_pid: HashMap<i32, &Link> = procs.iter().map(|p| (p.pid, p)).collect();
     let Some(job) = by_pid.get(&job_pid) else {
-        let links: Vec<(i32, i32)> = procs.iter().map(|p| (p.pid, p.ppid)).collect();
-        return background_roots(&links, job_pid);
+        return background_roots(procs, job_pid);
     };
     let leaves = |p: &Link| -> bool {
         let Some(parent) = by_pid.get(&p.ppid) else { return true };
@@ -92,8 +106,8 @@ pub fn detached_roots(procs: &[Link], job_pid: i32, holds_job_io: impl Fn(i32) -
         }
         false
     };
-    let links: Vec<(i32, i32)> = procs.iter().filter(|p| detached(p)).map(|p| (p.pid, p.ppid)).collect();
-    background_roots(&links, job_pid)
+    let detached: Vec<Link> = procs.iter().filter(|p| detached(p)).copied().collect();
+    background_roots(&detached, job_pid)
 }
 
 #[cfg(test)]
@@ -104,6 +118,7 @@ mod tests {
         Link {
             pid,
             ppid,
+            pgrp: session,
             session,
             ignores_hangup,
             ignores_interrupt: false,

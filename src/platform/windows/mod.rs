@@ -26,7 +26,7 @@ pub use directory::{open_directory, opened_path};
 pub use pipes::{PipeReader, PipeWriter};
 pub use processes::{
     background_roots, detached_roots, end_processes, group_exists, is_alive, job_processes, program_name, start_ticks,
-    Containment, JobIdentity, ProcInfo, Snapshot,
+    Containment, ProcInfo, Snapshot,
 };
 
 use crate::platform::{Mode, SpawnSpec, Spawned};
@@ -65,7 +65,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::platform::{Ending, ProcessIo, Read, ReadBuffer};
+    use crate::platform::{Ending, JobIdentity, ProcessIo, Read, ReadBuffer};
 
     /// Long enough for Wine, which starts processes slowly.
     const WITHIN: Duration = Duration::from_secs(30);

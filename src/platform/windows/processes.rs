@@ -16,7 +16,7 @@ use windows_sys::Win32::System::Threading::{
 };
 
 use super::job_object::JobTree;
-use crate::platform::Ending;
+use crate::platform::{Ending, JobIdentity};
 use crate::sync::lock;
 
 /// The exit code every process of a killed job gets (the Job Object is terminated with
@@ -55,15 +55,6 @@ fn job_of(pid: u32) -> Option<Arc<JobTree>> {
 #[derive(Clone, Debug)]
 pub struct ProcInfo {
     pub pid: i32,
-}
-
-/// What identifies one job's processes. Only `containment` is used on Windows; the rest
-/// is what the other platforms need.
-pub struct JobIdentity<'a> {
-    pub pid: i32,
-    pub start_ticks: u64,
-    pub marker: &'a str,
-    pub containment: &'a Containment,
 }
 
 /// Every live process of the job (the job's own process included while it lives).
