@@ -3,7 +3,9 @@
 
 mod errors;
 mod events;
+mod owner;
 mod policy;
+mod reply;
 mod screen;
 mod service;
 mod settle;

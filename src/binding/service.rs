@@ -1,6 +1,5 @@
 //! `ShellExecutionService`, the JS class: argument conversion around `crate::service`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{Buffer, Either, Function, PromiseRaw};
@@ -9,35 +8,29 @@ use napi_derive::napi;
 
 use super::errors::{js_error, js_error_with_result, Settled};
 use super::events::{self, OutputChunk, OutputEvent, ReadOutputOptions};
+use super::owner::environment_owner;
+use super::reply::Reply;
 use super::screen::{self, Screen, ScreenOptions};
 use super::settle::Settler;
 use super::types::*;
 use crate::error::{self as core_error, ErrorCode, ServiceError};
 use crate::output::View;
 use crate::request::{Launched, DEFAULT_KILL_GRACE};
-use crate::service::{kill_everything_now, Service};
+use crate::service::Service;
 
+// Owns its service; every promise's work owns a clone of it (see `owner.rs`).
 #[napi(js_name = "ShellExecutionService")]
 pub struct JsShellExecutionService {
     inner: Arc<Service>,
-    /// Settles `sendInput` and `waitFor` (see `settle.rs`).
-    interactions: Settler<InteractionResult>,
-}
-
-/// Jobs die with the Node environment: on a normal exit this hook kills them
-/// synchronously; the watchdog covers deaths that run no hook.
-fn register_exit_hook(env: &Env) {
-    static REGISTERED: AtomicBool = AtomicBool::new(false);
-    if !REGISTERED.swap(true, Ordering::SeqCst) && env.add_env_cleanup_hook((), |_| kill_everything_now()).is_err() {
-        REGISTERED.store(false, Ordering::SeqCst);
-    }
+    /// Settles every promise of this service (see `settle.rs`).
+    replies: Settler<Reply>,
 }
 
 #[napi]
 impl JsShellExecutionService {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, options: Option<ServiceOptions>) -> napi::Result<Self> {
-        register_exit_hook(&env);
+        let owner = environment_owner(&env)?;
         let create = || -> core_error::Result<Service> {
             let config = match options {
                 Some(o) => o.into_config()?,
@@ -48,10 +41,13 @@ impl JsShellExecutionService {
             Service::new(config, runtime)
         };
         match create() {
-            Ok(service) => Ok(Self {
-                inner: Arc::new(service),
-                interactions: Settler::new(&env, "settleInteraction")?,
-            }),
+            Ok(service) => {
+                service.join(&owner);
+                Ok(Self {
+                    inner: Arc::new(service),
+                    replies: Settler::new(&env, "settleReply")?,
+                })
+            }
             Err(e) => Err(js_error(&env, &e)),
         }
     }
@@ -74,12 +70,18 @@ impl JsShellExecutionService {
     }
 
     #[napi(ts_return_type = "Promise<RunResult>")]
-    pub async fn run(&self, command: String, options: Option<RunOptions>) -> napi::Result<Settled<RunResult>> {
-        let result = async {
-            let req = run_request(command, options)?;
-            self.inner.run(req).await.map(RunResult::from)
-        };
-        Ok(result.await.into())
+    pub fn run<'env>(
+        &self,
+        env: &'env Env,
+        command: String,
+        options: Option<RunOptions>,
+    ) -> napi::Result<PromiseRaw<'env, RunResult>> {
+        // Made here, on the JS thread: a `shutdown` called after this ends its job.
+        let run = run_request(command, options).map(|req| self.inner.clone().run_owned(req));
+        self.settle_later(
+            env,
+            |_| async move { run?.await.map(|r| Reply::Run(RunResult::from(r))) },
+        )
     }
 
     /// Starts a job and returns at once with `{ handle, pid }`; a program that
@@ -111,11 +113,11 @@ impl JsShellExecutionService {
     ) -> napi::Result<PromiseRaw<'env, InteractionResult>> {
         // Prepared first: the program gets its input before the promise is made.
         let prepared = input_request(input, options).and_then(|req| self.inner.prepare_input(handle_arg(handle)?, req));
-        let (promise, pending) = self.interactions.promise(env)?;
+        let (promise, pending) = self.replies.promise(env)?;
         match prepared {
             Ok(prepared) => self.inner.finish_input(
                 prepared,
-                Box::new(move |result| pending.settle(Settled::Ok(InteractionResult::from(result)))),
+                Box::new(move |result| pending.settle(Settled::Ok(Reply::Interaction(result.into())))),
             ),
             Err(e) => pending.settle(Settled::Err(e)),
         }
@@ -131,11 +133,11 @@ impl JsShellExecutionService {
         handle: f64,
         options: Option<WaitOptions>,
     ) -> napi::Result<PromiseRaw<'env, InteractionResult>> {
-        let (promise, pending) = self.interactions.promise(env)?;
+        let (promise, pending) = self.replies.promise(env)?;
         match wait_args(options).and_then(|args| self.inner.prepare_wait(handle_arg(handle)?, args.request())) {
             Ok(prepared) => {
                 prepared.finish_with(Box::new(move |result| {
-                    pending.settle(Settled::Ok(InteractionResult::from(result)))
+                    pending.settle(Settled::Ok(Reply::Interaction(result.into())))
                 }));
             }
             Err(e) => pending.settle(Settled::Err(e)),
@@ -243,16 +245,19 @@ impl JsShellExecutionService {
     }
 
     #[napi(ts_return_type = "Promise<KillResult>")]
-    pub async fn kill(&self, handle: f64, options: Option<KillOptions>) -> napi::Result<Settled<KillResult>> {
-        let result = async {
-            let grace = millis("graceMs", options.and_then(|o| o.grace_ms))?.unwrap_or(DEFAULT_KILL_GRACE);
-            let handle = handle_arg(handle)?;
-            self.inner
-                .kill(handle, grace)
-                .await
-                .map(|r| KillResult::from_report(handle, r))
-        };
-        Ok(result.await.into())
+    pub fn kill<'env>(
+        &self,
+        env: &'env Env,
+        handle: f64,
+        options: Option<KillOptions>,
+    ) -> napi::Result<PromiseRaw<'env, KillResult>> {
+        let args = millis("graceMs", options.and_then(|o| o.grace_ms))
+            .and_then(|grace| Ok((handle_arg(handle)?, grace.unwrap_or(DEFAULT_KILL_GRACE))));
+        self.settle_later(env, |service: Arc<Service>| async move {
+            let (handle, grace) = args?;
+            let report = service.kill(handle, grace).await?;
+            Ok(Reply::Kill(KillResult::from_report(handle, report)))
+        })
     }
 
     #[napi(ts_return_type = "void", catch_unwind)]
@@ -273,9 +278,31 @@ impl JsShellExecutionService {
         self.inner.clear_history() as u32
     }
 
-    #[napi]
-    pub async fn shutdown(&self) -> napi::Result<()> {
-        self.inner.shutdown().await;
-        Ok(())
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn shutdown<'env>(&self, env: &'env Env) -> napi::Result<PromiseRaw<'env, ()>> {
+        let shutdown = self.inner.clone().shutdown_owned();
+        self.settle_later(env, |_| async move {
+            shutdown.await;
+            Ok(Reply::Done)
+        })
+    }
+}
+
+impl JsShellExecutionService {
+    /// A promise settled by `work`, which runs on the service's runtime and owns its
+    /// service: never a borrow of this object, which a worker's teardown frees
+    /// whatever is pending (see `owner.rs`).
+    fn settle_later<'env, T, F, W>(&self, env: &'env Env, work: F) -> napi::Result<PromiseRaw<'env, T>>
+    where
+        F: FnOnce(Arc<Service>) -> W,
+        W: std::future::Future<Output = core_error::Result<Reply>> + Send + 'static,
+    {
+        let (promise, pending) = self.replies.promise(env)?;
+        let work = work(self.inner.clone());
+        self.inner.spawn(async move {
+            let reply = work.await;
+            pending.settle(reply.into());
+        });
+        Ok(PromiseRaw::new(env.raw(), promise))
     }
 }

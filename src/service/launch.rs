@@ -2,6 +2,7 @@
 //! reader and writer tasks, its output files; and the result of one that failed to
 //! start.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -103,7 +104,18 @@ impl Service {
             driver::drive(reader_job, child, reader, on_exit).await;
         });
         supervise(&inner.runtime, &job, reader);
-        lock(&inner.jobs).insert(handle, job.clone());
+        {
+            let mut jobs = lock(&inner.jobs);
+            if inner.ended.load(Ordering::SeqCst) {
+                // The owner ended while this job was being started (a `run` in flight
+                // on a runtime thread when a worker was terminated): nobody can see it.
+                drop(jobs);
+                kill_now(&job);
+                job.close();
+                return Err(std::io::Error::other("the service has ended"));
+            }
+            jobs.insert(handle, job.clone());
+        }
         Ok((job, ticket))
     }
 

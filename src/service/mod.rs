@@ -11,9 +11,10 @@ mod launch;
 mod registry;
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -39,7 +40,7 @@ use crate::wait::{WaitSpec, WaitStatus};
 
 use admission::{default_io_dir, valid_session_id, validate_size};
 pub use interaction::{OnInteractionDone, PreparedInput, PreparedWait};
-pub use registry::{kill_everything_now, process_token, random_hex};
+pub use registry::{kill_everything_now, process_token, random_hex, Owner};
 
 use crate::limits::MAX_SESSION_ID_LEN;
 pub use crate::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_TERMINAL_SIZE};
@@ -59,6 +60,12 @@ struct Inner {
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
     jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
+    /// Set (under `jobs`' lock) when the service has ended for good: its owner ended or
+    /// it was dropped. A job that starts after that is killed at once (see `start_job`).
+    ended: AtomicBool,
+    /// How many times `shutdown` has been called: a run that sees it change between its
+    /// call and its job's start ends the job (see `run_owned`).
+    shutdowns: AtomicU64,
     next_handle: AtomicU32,
     history: Arc<Mutex<History>>,
     /// The deadlines of every wait of this service's jobs.
@@ -119,6 +126,8 @@ impl Service {
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             token,
             jobs: Mutex::new(BTreeMap::new()),
+            ended: AtomicBool::new(false),
+            shutdowns: AtomicU64::new(0),
             next_handle: AtomicU32::new(1),
             history: Arc::new(Mutex::new(History::new(
                 config.history_limit.unwrap_or(DEFAULT_HISTORY_LIMIT),
@@ -128,6 +137,17 @@ impl Service {
         });
         registry::register(&inner);
         Ok(Self { inner })
+    }
+
+    /// Puts the service in `owner`'s care: it ends with the owner's other services.
+    pub fn join(&self, owner: &Owner) {
+        owner.adopt(&self.inner);
+    }
+
+    /// Runs `work` on the service's runtime: for callers (the binding) whose futures
+    /// must own what they use rather than borrow a caller's object.
+    pub fn spawn(&self, work: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.inner.runtime.spawn(work);
     }
 
     /// Ends a prepared `send_input` by calling `done` with its result (see
@@ -157,6 +177,19 @@ impl Service {
 
     /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
     pub async fn run(&self, req: RunRequest) -> Result<RunResult> {
+        self.run_called_at(req, self.inner.shutdowns.load(Ordering::SeqCst))
+            .await
+    }
+
+    /// `run` as work that owns its service, ordered with `shutdown` by the caller's
+    /// calls: a `shutdown` called after this (before the job has even started, on the
+    /// runtime) ends this job too.
+    pub fn run_owned(self: Arc<Self>, req: RunRequest) -> impl Future<Output = Result<RunResult>> + Send + 'static {
+        let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
+        async move { self.run_called_at(req, called_at).await }
+    }
+
+    async fn run_called_at(&self, req: RunRequest, shutdowns_before: u64) -> Result<RunResult> {
         let (pattern, workdir) = self.admit(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
@@ -164,6 +197,11 @@ impl Service {
             Ok(started) => started,
             Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
         };
+        if self.inner.shutdowns.load(Ordering::SeqCst) != shutdowns_before {
+            // A shutdown was called after this run: it may have listed the jobs before
+            // this one was added. Ended as that shutdown would have ended it.
+            kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await;
+        }
         // The child has entered the directory; its descriptor is not needed while we wait.
         drop(workdir);
         let spec = WaitSpec {
@@ -328,6 +366,18 @@ impl Service {
 
     /// Kills every job (and what it started) and waits for them.
     pub async fn shutdown(&self) {
+        self.inner.shutdowns.fetch_add(1, Ordering::SeqCst);
+        self.shutdown_jobs().await;
+    }
+
+    /// `shutdown` as work that owns its service; the runs called before it are ended
+    /// even if their jobs start after this call (see `run_owned`).
+    pub fn shutdown_owned(self: Arc<Self>) -> impl Future<Output = ()> + Send + 'static {
+        self.inner.shutdowns.fetch_add(1, Ordering::SeqCst);
+        async move { self.shutdown_jobs().await }
+    }
+
+    async fn shutdown_jobs(&self) {
         let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
         // One search of /proc tells which jobs have anything left to kill; each of
         // those is then killed with its grace period (finished jobs stay as they are).

@@ -1,5 +1,7 @@
-//! Every live service of this process, for the synchronous kill at process exit, and
-//! the random tokens that tell this process's jobs (and each service's) from others.
+//! Every live service of this process, for the synchronous kill at process exit; the
+//! owners that end their own services' jobs (a Node environment: the main thread or a
+//! worker); and the random tokens that tell this process's jobs (and each service's)
+//! from others.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -49,11 +51,51 @@ pub(super) fn service_token() -> String {
     format!("{}-{}", process_token(), NEXT_SERVICE.fetch_add(1, Ordering::Relaxed))
 }
 
+/// Ends the service for good: no job starts after this (`Inner::ended`, set under the
+/// jobs' lock that a starting job is inserted under), and every job it has is killed
+/// now, synchronously.
 pub(super) fn kill_all_jobs_now(inner: &Inner) {
-    let jobs: Vec<Arc<Job>> = lock(&inner.jobs).values().cloned().collect();
+    let jobs: Vec<Arc<Job>> = {
+        let jobs = lock(&inner.jobs);
+        inner.ended.store(true, Ordering::SeqCst);
+        jobs.values().cloned().collect()
+    };
     kill_all_now(&jobs);
     for job in jobs {
         job.close();
+    }
+}
+
+/// The services made by one owner, ended together when it ends: one per Node
+/// environment (the binding keeps it as the environment's instance data), so a worker
+/// thread's end kills that worker's jobs and nobody else's. It holds its services
+/// weakly: a service dropped earlier has already ended its jobs itself.
+#[derive(Default)]
+pub struct Owner {
+    services: Mutex<Vec<Weak<Inner>>>,
+}
+
+impl Owner {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    pub(super) fn adopt(&self, inner: &Arc<Inner>) {
+        let mut services = lock(&self.services);
+        services.retain(|w| w.strong_count() > 0);
+        services.push(Arc::downgrade(inner));
+    }
+
+    /// Ends every job of every service of this owner, synchronously, and refuses new
+    /// jobs on them: for the owner's end, after which nothing may call back into it.
+    pub fn end_all_now(&self) {
+        let services: Vec<Arc<Inner>> = std::mem::take(&mut *lock(&self.services))
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        for inner in services {
+            kill_all_jobs_now(&inner);
+        }
     }
 }
 
