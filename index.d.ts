@@ -251,7 +251,7 @@ export interface RunOptions {
    * 0 by default, at most 100000). Memory grows with it: about 3 KiB a line at 80 columns.
    */
   scrollback?: number
-  env?: Record<string, string>
+  env?: Record<string, string> | null
   /**
    * The environment is `env` alone: nothing inherited from Node, none of the
    * service's variables (only the markers the service finds its jobs by are added).
@@ -342,8 +342,14 @@ export interface ServiceOptions {
   projectRoot?: string
   ioDir?: string
   sessionId?: string
-  env?: Record<string, string>
+  env?: Record<string, string> | null
   maxJobs?: number
+  /**
+   * Finished jobs kept in memory with their output (the newest; 100 by default).
+   * Older ones are forgotten as `removeProcess` forgets them: their results stay in
+   * the history and their output in their files.
+   */
+  keepFinishedJobs?: number
   historyLimit?: number
   persistOutput?: boolean
 }

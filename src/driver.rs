@@ -6,14 +6,13 @@
 //! kqueue), not a thread, so an idle job costs nothing until it has output.
 
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
 use crate::handoff::Handoff;
-use crate::job::{Input, Job, SCREEN_SETTLE};
+use crate::job::{Input, InputQueue, Job, SCREEN_SETTLE};
 use crate::output::persist::Stream;
 use crate::platform::{
     background_roots, job_processes, ChildProcess, Exit, PipeReader, PipeWriter, ProcessIo, Read, ReadBuffer, Terminal,
@@ -66,7 +65,7 @@ pub async fn drive(job: Arc<Job>, child: ChildProcess, reader: Reader, on_exit: 
 
 /// Writes caller input in order until the job closes its input; `queued` counts what
 /// is still to be written (see `Job::write_now`, which writes directly while it is 0).
-pub async fn write_input(writer: Writer, rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
+pub async fn write_input(writer: Writer, rx: mpsc::UnboundedReceiver<Input>, queued: Arc<InputQueue>) {
     match writer {
         Writer::Pty(terminal) => write_pty(terminal, rx, queued).await,
         Writer::Pipe(stdin) => write_pipe(stdin, rx, queued).await,
@@ -219,29 +218,36 @@ async fn drive_pipes(job: Arc<Job>, mut child: ChildProcess, stdout: PipeReader,
 
 /// Writes queued input to the terminal in order, waiting for room when its input queue
 /// is full.
-async fn write_pty(terminal: Arc<Terminal>, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
-    while let Some(input) = rx.recv().await {
+async fn write_pty(terminal: Arc<Terminal>, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<InputQueue>) {
+    // Returning drops the queue (`rx`) and this end of the terminal: a dropped queue
+    // (a kill, a removal) ends the wait for a program that does not read, at once.
+    while let Some(input) = until_dropped(&queued, rx.recv()).await.flatten() {
         // Close: the job is done with its terminal (see `Job::release_io`).
         let Input::Data(data) = input else { return };
-        if terminal.write_all(&data).await.is_err() {
-            // The terminal is gone: nothing more can be delivered.
-            return;
+        match until_dropped(&queued, terminal.write_all(&data)).await {
+            Some(Ok(())) => queued.release(data.len()),
+            // The terminal is gone, or the queue dropped: nothing more is delivered.
+            _ => return,
         }
-        queued.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-/// Writes queued input to the job's stdin in order.
-async fn write_pipe(mut stdin: PipeWriter, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<AtomicUsize>) {
-    while let Some(input) = rx.recv().await {
-        match input {
-            Input::Data(data) => {
-                if stdin.write_all(&data).await.is_err() {
-                    return;
-                }
-            }
-            Input::Close => return,
+/// Writes queued input to the job's stdin in order (see `write_pty`).
+async fn write_pipe(mut stdin: PipeWriter, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<InputQueue>) {
+    while let Some(input) = until_dropped(&queued, rx.recv()).await.flatten() {
+        let Input::Data(data) = input else { return };
+        match until_dropped(&queued, stdin.write_all(&data)).await {
+            Some(Ok(())) => queued.release(data.len()),
+            _ => return,
         }
-        queued.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// `work`'s output, or `None` once the queue is dropped.
+async fn until_dropped<T>(queue: &InputQueue, work: impl std::future::Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        biased;
+        () = queue.dropped() => None,
+        out = work => Some(out),
     }
 }

@@ -38,6 +38,8 @@ async fn scan(job: &Arc<Job>) -> Vec<ProcInfo> {
 }
 
 pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> KillReport {
+    // Input still queued would only keep the writer feeding a dying terminal.
+    job.drop_input();
     let was_running = {
         let mut state = job.state();
         let running = state.status == JobStatus::Running;

@@ -8,8 +8,19 @@ use std::time::Duration;
 pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
 /// Largest terminal width or height, in cells.
 pub const MAX_TERMINAL_SIZE: u16 = 4096;
+/// Most cells a terminal's screen may have (`cols × rows`): an emulated cell costs
+/// about 32 bytes, so a screen stays under 32 MiB (1024 × 1024, or 4096 × 256).
+pub const MAX_SCREEN_CELLS: usize = 1 << 20;
+/// Most cells of scrollback (`cols × scrollback`): the 100,000 lines a job may keep, at
+/// 80 columns; wider terminals keep proportionally fewer (20,000 at 400). About 256 MiB
+/// when full.
+pub const MAX_SCROLLBACK_CELLS: usize = 100_000 * 80;
 /// Largest single write of input.
 pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
+/// Most input a job's queue holds while its program does not read it (one largest
+/// write): past it `writeToPty` and `sendInput` fail with `LIMIT_REACHED` instead of
+/// growing the queue without bound.
+pub const MAX_QUEUED_INPUT_BYTES: usize = MAX_INPUT_BYTES;
 /// Longest SIGTERM → SIGKILL grace a `kill` may ask for.
 pub const MAX_GRACE: Duration = Duration::from_secs(60);
 /// Longest session id.

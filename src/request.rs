@@ -11,6 +11,9 @@ use crate::wait::WaitStatus;
 
 pub const DEFAULT_MAX_OUTPUT: usize = 16 * 1024;
 pub const DEFAULT_MAX_JOBS: usize = 64;
+/// Finished jobs a service keeps in memory with their output: about 70 KB each for a
+/// PTY job (its screen and head and tail), so 100 stay under 7 MB.
+pub const DEFAULT_KEEP_FINISHED_JOBS: usize = 100;
 pub const DEFAULT_COLS: u16 = 80;
 pub const DEFAULT_ROWS: u16 = 24;
 pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(200);
@@ -24,6 +27,9 @@ pub struct ServiceConfig {
     pub session_id: Option<String>,
     pub env: Vec<(String, String)>,
     pub max_jobs: Option<usize>,
+    /// Finished jobs kept in memory with their output (default
+    /// [`DEFAULT_KEEP_FINISHED_JOBS`]); older ones are forgotten.
+    pub keep_finished_jobs: Option<usize>,
     pub history_limit: Option<usize>,
     pub persist_output: Option<bool>,
     pub disk_cap_bytes: Option<u64>,

@@ -1,6 +1,7 @@
 //! The napi binding: the only code that knows about Node. Thin by design: convert
 //! arguments, call the core, convert results, map errors to stable codes.
 
+mod env_arg;
 mod errors;
 mod events;
 mod owner;

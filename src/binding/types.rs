@@ -2,11 +2,11 @@
 //! "API" and index.d.ts), and their
 //! conversion from and to the core's plain Rust values.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use napi_derive::napi;
 
+use super::env_arg::EnvArg;
 use crate::error::{Result, ServiceError};
 use crate::history::HistoryEntry as CoreHistoryEntry;
 use crate::job::JobStatus as CoreJobStatus;
@@ -111,18 +111,23 @@ impl From<CoreMode> for JobMode {
     }
 }
 
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct ServiceOptions {
     pub project_root: Option<String>,
     pub io_dir: Option<String>,
     pub session_id: Option<String>,
-    pub env: Option<HashMap<String, String>>,
+    #[napi(ts_type = "Record<string, string> | null")]
+    pub env: Option<EnvArg>,
     pub max_jobs: Option<f64>,
+    /// Finished jobs kept in memory with their output (the newest; 100 by default).
+    /// Older ones are forgotten as `removeProcess` forgets them: their results stay in
+    /// the history and their output in their files.
+    pub keep_finished_jobs: Option<f64>,
     pub history_limit: Option<f64>,
     pub persist_output: Option<bool>,
 }
 
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct RunOptions {
     /// Relative to the project root.
     pub directory: Option<String>,
@@ -139,7 +144,8 @@ pub struct RunOptions {
     /// Lines the job's screen model keeps above the screen for `getScreen` (PTY jobs;
     /// 0 by default, at most 100000). Memory grows with it: about 3 KiB a line at 80 columns.
     pub scrollback: Option<f64>,
-    pub env: Option<HashMap<String, String>>,
+    #[napi(ts_type = "Record<string, string> | null")]
+    pub env: Option<EnvArg>,
     /// The environment is `env` alone: nothing inherited from Node, none of the
     /// service's variables (only the markers the service finds its jobs by are added).
     pub clear_env: Option<bool>,
@@ -330,20 +336,15 @@ pub fn max_output(value: Option<f64>) -> Result<usize> {
     Ok(whole("maxOutputSize", value, 64.0 * 1024.0 * 1024.0)?.map_or(core::DEFAULT_MAX_OUTPUT, |v| v as usize))
 }
 
-fn pairs(env: Option<HashMap<String, String>>) -> Vec<(String, String)> {
-    let mut pairs: Vec<(String, String)> = env.unwrap_or_default().into_iter().collect();
-    pairs.sort();
-    pairs
-}
-
 impl ServiceOptions {
     pub fn into_config(self) -> Result<core::ServiceConfig> {
         Ok(core::ServiceConfig {
             project_root: self.project_root.map(Into::into),
             io_dir: self.io_dir.map(Into::into),
             session_id: self.session_id,
-            env: pairs(self.env),
+            env: EnvArg::pairs(self.env)?,
             max_jobs: whole("maxJobs", self.max_jobs, 100_000.0)?.map(|v| v as usize),
+            keep_finished_jobs: whole("keepFinishedJobs", self.keep_finished_jobs, 100_000.0)?.map(|v| v as usize),
             history_limit: whole("historyLimit", self.history_limit, 1_000_000.0)?.map(|v| v as usize),
             persist_output: self.persist_output,
             disk_cap_bytes: None,
@@ -370,7 +371,7 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     req.cols = size("cols", o.cols, core::DEFAULT_COLS)?;
     req.rows = size("rows", o.rows, core::DEFAULT_ROWS)?;
     req.scrollback = scrollback_arg(o.scrollback)?;
-    req.env = pairs(o.env);
+    req.env = EnvArg::pairs(o.env)?;
     req.clear_env = o.clear_env.unwrap_or(false);
     req.timeout = millis("timeoutMs", o.timeout_ms)?;
     req.callback_delay = millis("callbackDelayMs", o.callback_delay_ms)?;

@@ -1,11 +1,11 @@
 //! What goes to a job's program (input, keys, a new terminal size), and whether the
 //! program waits for input: blocked reading its terminal after a quiet settle time.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Input, Job};
+use super::{Input, InputQueue, Job, Refused};
 use crate::sync::lock;
 use crate::wait::WaitStatus;
 
@@ -89,30 +89,48 @@ impl Job {
         }
     }
 
-    pub fn send_input(&self, input: Input) -> bool {
-        if matches!(input, Input::Data(_)) {
+    /// Queues input for the writer task, within [`crate::limits::MAX_QUEUED_INPUT_BYTES`].
+    pub fn send_input(&self, input: Input) -> Result<(), Refused> {
+        let len = match &input {
+            Input::Data(data) => data.len(),
+            Input::Close => 0,
+        };
+        self.queued_input.reserve(len)?;
+        if len > 0 {
             self.unanswered_input.store(true, Ordering::Relaxed);
         }
-        self.queued_input.fetch_add(1, Ordering::AcqRel);
-        let sent = self.input.send(input).is_ok();
-        if !sent {
-            self.queued_input.fetch_sub(1, Ordering::AcqRel);
-        }
-        sent
+        self.input.send(input).map_err(|_| {
+            self.queued_input.release(len);
+            Refused::Closed
+        })
     }
 
-    /// The writer task's count of inputs it has yet to write (it decrements it).
-    pub fn queued_input(&self) -> Arc<AtomicUsize> {
+    /// The queue the writer task takes input from (it releases what it writes).
+    pub fn queued_input(&self) -> Arc<InputQueue> {
         self.queued_input.clone()
+    }
+
+    /// Whether `len` more bytes fit in the input queue now.
+    pub fn input_room(&self, len: usize) -> Result<(), Refused> {
+        let queued = self.queued_input.bytes();
+        if queued + len > crate::limits::MAX_QUEUED_INPUT_BYTES {
+            return Err(Refused::Full { bytes: queued });
+        }
+        Ok(())
+    }
+
+    /// Drops the input still queued and stops the writer (a kill, a removal).
+    pub fn drop_input(&self) {
+        self.queued_input.drop_all();
     }
 
     /// Writes `data` to the terminal now, on the caller's thread, when nothing is queued
     /// before it; whatever the terminal does not take at once (or all of it, when input
     /// is queued or this is not a PTY job) goes to the writer task, in order. Saves
     /// `sendInput` a hand-over to the writer task before the program can see its input.
-    pub fn write_now(&self, data: Vec<u8>) {
+    pub fn write_now(&self, data: Vec<u8>) -> Result<(), Refused> {
         let mut written = 0;
-        if self.queued_input.load(Ordering::Acquire) == 0 {
+        if self.queued_input.is_empty() {
             let pty = lock(&self.pty);
             if let Some(terminal) = pty.as_ref() {
                 self.unanswered_input.store(true, Ordering::Relaxed);
@@ -120,8 +138,9 @@ impl Job {
             }
         }
         if written < data.len() {
-            self.send_input(Input::Data(data[written..].to_vec()));
+            self.send_input(Input::Data(data[written..].to_vec()))?;
         }
+        Ok(())
     }
 
     pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {

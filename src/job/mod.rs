@@ -8,12 +8,14 @@
 //! input; `waiting` the waits on output, exit, delay, timeout or a prompt.
 
 mod input;
+mod input_queue;
 mod waiting;
 
 pub use input::INPUT_SETTLE;
+pub use input_queue::{InputQueue, Refused};
 pub use waiting::{PendingWait, WaitTicket};
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -141,7 +143,7 @@ pub struct Job {
     pub interaction: Arc<tokio::sync::Mutex<()>>,
     /// Inputs handed to the writer task and not yet written: while there are none, the
     /// caller may write to the terminal itself (see [`Job::write_now`]).
-    queued_input: Arc<AtomicUsize>,
+    queued_input: Arc<InputQueue>,
     closed: AtomicBool,
     close_notify: Notify,
     next_waiter: AtomicU64,
@@ -188,7 +190,7 @@ impl Job {
             input,
             pty: Mutex::new(pty),
             interaction: Arc::new(tokio::sync::Mutex::new(())),
-            queued_input: Arc::new(AtomicUsize::new(0)),
+            queued_input: Arc::new(InputQueue::default()),
             closed: AtomicBool::new(false),
             close_notify: Notify::new(),
             next_waiter: AtomicU64::new(1),
@@ -372,6 +374,8 @@ impl Job {
     /// the terminal, stdin and the output files are let go, so a finished job that is
     /// never removed holds no PTY (a machine has only a few thousand) and no descriptor.
     pub fn release_io(&self) {
+        // Nothing queued can reach a program whose I/O is done.
+        self.queued_input.drop_all();
         lock(&self.pty).take();
         self.state().output.close_files();
         // A reader that died before making the files must not leave `run` waiting.
@@ -380,8 +384,10 @@ impl Job {
         let _ = self.input.send(Input::Close);
     }
 
-    /// Stops reading output that background processes write after the exit.
+    /// Stops reading output that background processes write after the exit, and
+    /// drops the input still queued.
     pub fn close(&self) {
+        self.queued_input.drop_all();
         self.closed.store(true, Ordering::SeqCst);
         self.close_notify.notify_waiters();
     }

@@ -311,6 +311,11 @@ impl JobOutput {
 
     /// The terminal's new size; for a PTY job, lines that leave the smaller screen
     /// window are committed (and written to the files) as they stand.
+    /// Lines the emulated screen keeps above itself (0 without a screen).
+    pub fn scrollback(&self) -> usize {
+        self.screen.as_ref().map_or(0, |s| s.scrollback())
+    }
+
     pub fn resize(&mut self, cols: u16, rows: u16) {
         let Some(screen) = self.screen.as_mut() else { return };
         screen.resize(cols, rows);

@@ -101,6 +101,10 @@ impl Screen {
         }
     }
 
+    pub fn scrollback(&self) -> usize {
+        self.inner.borrow().scrollback
+    }
+
     pub fn resize(&mut self, cols: u16, rows: u16) {
         let inner = self.inner.get_mut();
         inner.flush();

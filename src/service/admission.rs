@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::Service;
 use crate::error::{ErrorCode, Result, ServiceError};
-use crate::limits::{MAX_COMMAND_BYTES, MAX_SESSION_ID_LEN, MAX_TERMINAL_SIZE};
+use crate::limits::{MAX_COMMAND_BYTES, MAX_SCREEN_CELLS, MAX_SCROLLBACK_CELLS, MAX_SESSION_ID_LEN, MAX_TERMINAL_SIZE};
 use crate::request::RunRequest;
 use crate::spawn::{directory, env};
 use crate::sync::lock;
@@ -43,10 +43,24 @@ pub(super) fn default_io_dir() -> PathBuf {
     home.join(".gemini").join("io")
 }
 
-pub(super) fn validate_size(cols: u16, rows: u16) -> Result<()> {
+/// A terminal of `cols` × `rows` keeping `scrollback` lines: each side in range, and
+/// its cells within the memory budget (`MAX_SCREEN_CELLS`, `MAX_SCROLLBACK_CELLS`).
+pub(super) fn validate_size(cols: u16, rows: u16, scrollback: usize) -> Result<()> {
     if cols == 0 || rows == 0 || cols > MAX_TERMINAL_SIZE || rows > MAX_TERMINAL_SIZE {
         return Err(ServiceError::invalid(format!(
             "terminal size {cols}x{rows} is out of range (1 to {MAX_TERMINAL_SIZE} each)"
+        )));
+    }
+    let screen = usize::from(cols) * usize::from(rows);
+    if screen > MAX_SCREEN_CELLS {
+        return Err(ServiceError::invalid(format!(
+            "terminal size {cols}x{rows} is {screen} cells; at most {MAX_SCREEN_CELLS} (cols × rows)"
+        )));
+    }
+    let kept = usize::from(cols).saturating_mul(scrollback);
+    if kept > MAX_SCROLLBACK_CELLS {
+        return Err(ServiceError::invalid(format!(
+            "scrollback of {scrollback} lines at {cols} columns is {kept} cells; at most {MAX_SCROLLBACK_CELLS} (cols × scrollback)"
         )));
     }
     Ok(())
@@ -73,6 +87,12 @@ pub(super) fn validate_run(req: &RunRequest) -> Result<()> {
     if req.max_output_size == 0 {
         return Err(ServiceError::invalid("maxOutputSize must be at least 1"));
     }
-    validate_size(req.cols, req.rows)?;
+    // Pipes jobs have no terminal to emulate (their cols and rows only describe one).
+    let scrollback = if req.mode == crate::spawn::Mode::Pty {
+        req.scrollback
+    } else {
+        0
+    };
+    validate_size(req.cols, req.rows, scrollback)?;
     env::validate_pairs(&req.env)
 }

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use tokio::runtime::Handle;
 
 use super::Service;
-use crate::error::{Result, ServiceError};
-use crate::job::{Input, Job, WaitTicket};
+use crate::error::{ErrorCode, Result, ServiceError};
+use crate::job::{Input, Job, Refused, WaitTicket};
 use crate::keys::{parse_key, Key};
-use crate::limits::MAX_INPUT_BYTES;
+use crate::limits::{MAX_INPUT_BYTES, MAX_QUEUED_INPUT_BYTES};
 use crate::request::{InputRequest, InteractionResult, WaitRequest};
 use crate::results::{finished_interaction, interaction};
 use crate::spawn::Mode;
@@ -44,9 +44,13 @@ impl PreparedInput {
         let ticket = self.job.register_waiter(self.spec.pattern.clone());
         for input in std::mem::take(&mut self.writes) {
             match input {
-                Input::Data(data) => self.job.write_now(data),
+                // Room was checked in `prepare_input`; a job that ended since takes
+                // nothing, and its wait ends at the exit.
+                Input::Data(data) => {
+                    let _ = self.job.write_now(data);
+                }
                 Input::Close => {
-                    self.job.send_input(Input::Close);
+                    let _ = self.job.send_input(Input::Close);
                 }
             }
         }
@@ -86,7 +90,8 @@ impl PreparedInput {
         }
         let pending = job.begin_wait(std::mem::take(&mut self.spec));
         for input in std::mem::take(&mut self.writes) {
-            job.send_input(input);
+            // Room was checked in `prepare_input`; an ended job takes nothing.
+            let _ = job.send_input(input);
         }
         let outcome = pending.outcome().await;
         interaction(&job, outcome)
@@ -170,6 +175,14 @@ impl Service {
                 Key::EndOfInput => Input::Close,
             });
         }
+        let queued: usize = writes
+            .iter()
+            .map(|w| match w {
+                Input::Data(d) => d.len(),
+                Input::Close => 0,
+            })
+            .sum();
+        job.input_room(queued).map_err(queue_full)?;
         // A pattern waits for the pattern; only without one does the delay apply.
         let delay = if pattern.is_some() { None } else { req.delay };
         let spec = WaitSpec {
@@ -232,8 +245,26 @@ impl Service {
             )));
         }
         if job.is_running() && !data.is_empty() {
-            job.send_input(Input::Data(data));
+            match job.send_input(Input::Data(data)) {
+                Err(refused @ Refused::Full { .. }) => return Err(queue_full(refused)),
+                // Ended (or killed) meanwhile: a finished job ignores input.
+                Ok(()) | Err(Refused::Closed) => {}
+            }
         }
         Ok(())
     }
+}
+
+/// `LIMIT_REACHED`: the program has not read what was written before.
+fn queue_full(refused: Refused) -> ServiceError {
+    let queued = match refused {
+        Refused::Full { bytes } => bytes,
+        Refused::Closed => 0,
+    };
+    ServiceError::new(
+        ErrorCode::LimitReached,
+        format!(
+            "the job's input queue is full: {queued} bytes wait for the program to read them (at most {MAX_QUEUED_INPUT_BYTES})"
+        ),
+    )
 }

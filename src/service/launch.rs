@@ -2,6 +2,7 @@
 //! reader and writer tasks, its output files; and the result of one that failed to
 //! start.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -115,6 +116,7 @@ impl Service {
                 return Err(std::io::Error::other("the service has ended"));
             }
             jobs.insert(handle, job.clone());
+            evict_finished(&mut jobs, inner.keep_finished);
         }
         Ok((job, ticket))
     }
@@ -172,6 +174,26 @@ impl Service {
             started_at: unix_millis(started_at),
             duration_ms: 0,
             awaiting_input: false,
+        }
+    }
+}
+
+/// Forgets the oldest finished jobs beyond the newest `keep`, as `removeProcess` would:
+/// their results stay in the history and their output in their files. A job whose
+/// background processes still run is kept (forgetting it would lose the handle that
+/// kills them).
+fn evict_finished(jobs: &mut BTreeMap<u32, Arc<Job>>, keep: usize) {
+    let finished: Vec<u32> = jobs
+        .iter()
+        .filter(|(_, job)| !job.is_running())
+        .map(|(&handle, _)| handle)
+        .collect();
+    let excess = finished.len().saturating_sub(keep);
+    for handle in finished.into_iter().take(excess) {
+        if jobs.get(&handle).is_some_and(|job| job.left_nothing_running()) {
+            if let Some(job) = jobs.remove(&handle) {
+                job.close();
+            }
         }
     }
 }

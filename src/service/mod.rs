@@ -55,6 +55,9 @@ struct Inner {
     session_id: String,
     env: Vec<(String, String)>,
     max_jobs: usize,
+    /// Finished jobs kept with their output in memory (the newest); older ones are
+    /// forgotten as `removeProcess` forgets them.
+    keep_finished: usize,
     persist: bool,
     disk_cap: u64,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
@@ -122,6 +125,7 @@ impl Service {
             session_id,
             env: config.env,
             max_jobs,
+            keep_finished: config.keep_finished_jobs.unwrap_or(DEFAULT_KEEP_FINISHED_JOBS),
             persist,
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             token,
@@ -318,8 +322,8 @@ impl Service {
     }
 
     pub fn resize(&self, handle: u32, cols: u16, rows: u16) -> Result<()> {
-        validate_size(cols, rows)?;
         let job = self.job(handle)?;
+        validate_size(cols, rows, job.state().output.scrollback())?;
         if !job.is_running() {
             return Ok(());
         }

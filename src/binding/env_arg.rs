@@ -1,0 +1,111 @@
+//! `env`, as a caller gives it: a plain object of strings, or nothing.
+//!
+//! napi's own conversion to a map takes whatever it is given: a number, a string, an
+//! array or a `Map` became an empty (or odd) environment without a word. Here the value
+//! is checked, and what is wrong is kept as a message for the call to refuse with
+//! `INVALID_ARGUMENT` (a conversion error could carry only napi's own codes).
+
+use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, Object, TypeName, Unknown, ValidateNapiValue};
+use napi::{sys, Env, JsValue, ValueType};
+
+use crate::error::{Result, ServiceError};
+
+/// `null` and `undefined` are no variables; anything else must be a plain object (its
+/// prototype `Object.prototype` or `null`) whose every own enumerable value is a string.
+pub struct EnvArg(std::result::Result<Vec<(String, String)>, String>);
+
+impl EnvArg {
+    /// The variables, sorted by name, or `INVALID_ARGUMENT` naming what was wrong.
+    pub fn pairs(arg: Option<EnvArg>) -> Result<Vec<(String, String)>> {
+        match arg {
+            None => Ok(Vec::new()),
+            Some(EnvArg(Ok(mut pairs))) => {
+                pairs.sort();
+                Ok(pairs)
+            }
+            Some(EnvArg(Err(message))) => Err(ServiceError::invalid(message)),
+        }
+    }
+}
+
+impl TypeName for EnvArg {
+    fn type_name() -> &'static str {
+        "Record<string, string>"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ValidateNapiValue for EnvArg {}
+
+impl FromNapiValue for EnvArg {
+    unsafe fn from_napi_value(raw_env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
+        let env = Env::from_raw(raw_env);
+        // SAFETY: `value` is a live value of this call, on the JS thread.
+        let value = unsafe { Unknown::from_raw_unchecked(raw_env, value) };
+        Ok(EnvArg(read(&env, value)))
+    }
+}
+
+fn read(env: &Env, value: Unknown<'_>) -> std::result::Result<Vec<(String, String)>, String> {
+    let described = |t: ValueType| format!("env must be an object of strings, got {}", type_word(t));
+    let kind = value.get_type().map_err(|e| e.reason.clone())?;
+    if matches!(kind, ValueType::Null | ValueType::Undefined) {
+        return Ok(Vec::new());
+    }
+    if kind != ValueType::Object {
+        return Err(described(kind));
+    }
+    // SAFETY: checked to be an object just above.
+    let object: Object<'_> = unsafe { value.cast() }.map_err(|e| e.reason.clone())?;
+    if object.is_array().unwrap_or(false) {
+        return Err("env must be an object of strings, got an array".into());
+    }
+    if !is_plain(env, &object).unwrap_or(false) {
+        return Err("env must be a plain object of strings (not a Map or a class instance)".into());
+    }
+    let names = object.get_property_names().map_err(|e| e.reason.clone())?;
+    let count = names.get_array_length().map_err(|e| e.reason.clone())?;
+    let mut pairs = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let name: String = names.get_element(i).map_err(|e| e.reason.clone())?;
+        let entry: Unknown<'_> = object.get_named_property(&name).map_err(|e| e.reason.clone())?;
+        let kind = entry.get_type().map_err(|e| e.reason.clone())?;
+        if kind != ValueType::String {
+            return Err(format!("env.{name} must be a string, got {}", type_word(kind)));
+        }
+        // SAFETY: checked to be a string just above.
+        let text: String = unsafe { String::from_napi_value(env.raw(), entry.raw()) }.map_err(|e| e.reason.clone())?;
+        pairs.push((name, text));
+    }
+    Ok(pairs)
+}
+
+/// `Object.getPrototypeOf(object)` is `Object.prototype` or `null`.
+fn is_plain(env: &Env, object: &Object<'_>) -> napi::Result<bool> {
+    let prototype = object.get_prototype()?;
+    if prototype.get_type()? == ValueType::Null {
+        return Ok(true);
+    }
+    let object_class: Object<'_> = env.get_global()?.get_named_property("Object")?;
+    let plain: Unknown<'_> = object_class.get_named_property("prototype")?;
+    env.strict_equals(prototype, plain)
+}
+
+fn type_word(kind: ValueType) -> &'static str {
+    match kind {
+        ValueType::Undefined => "undefined",
+        ValueType::Null => "null",
+        ValueType::Boolean => "a boolean",
+        ValueType::Number => "a number",
+        ValueType::String => "a string",
+        ValueType::Symbol => "a symbol",
+        ValueType::Object => "an object",
+        ValueType::Function => "a function",
+        ValueType::External => "an external",
+        ValueType::BigInt => "a bigint",
+        _ => "an unknown value",
+    }
+}
