@@ -46,9 +46,13 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Resolves when `predicate` holds, checking after each event-loop turn (bounded). */
-export async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Resolves when `predicate` holds, checking every 20 ms. The bound only ends a wait for
+ * something that never happens, so it is never under 30 s whatever a caller asks: a
+ * machine whose cores are both busy must not fail a test that would pass.
+ */
+export async function eventually(predicate: () => boolean, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + Math.max(timeoutMs, 30_000);
   while (Date.now() < deadline) {
     if (predicate()) return true;
     await new Promise((r) => setTimeout(r, 20));

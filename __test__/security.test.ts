@@ -287,8 +287,10 @@ describe('nothing from the caller is interpolated into a shell command by the se
       expect(readFileSync(`/proc/${r.pid}/cmdline`, 'utf8').split('\0').slice(0, -1)).toEqual(['bash', '-c', command]);
       await s.service.kill(r.handle);
     }
-    // cat reads its stdin (the terminal) first, so it waits there with its argv intact.
-    const argv = await s.service.run('cat', { args: ['-', '$(touch pwned9)'], callbackDelayMs: 0 });
+    // cat reads its stdin (the terminal) first, so it waits there with its argv intact;
+    // `run` returns once it waits (awaiting_input), past its exec on a loaded machine too.
+    const argv = await s.service.run('cat', { args: ['-', '$(touch pwned9)'] });
+    expect(argv.status).toBe('awaiting_input');
     expect(readFileSync(`/proc/${argv.pid}/cmdline`, 'utf8').split('\0').slice(0, -1)).toEqual(['cat', '-', '$(touch pwned9)']);
     await s.service.kill(argv.handle);
     expect(readdirSync(s.root).filter((f) => f.startsWith('pwned'))).toEqual([]);
