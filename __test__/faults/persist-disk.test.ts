@@ -69,34 +69,34 @@ describe.skipIf(!isRoot)('a full disk (1 MiB tmpfs as ioDir)', () => {
     expect(r.output.startsWith(`${LINE}\n`)).toBe(true);
     expect(r.output.endsWith(`${LINE}\nEND\n`)).toBe(true);
     expect(r.truncated).toBe(true);
-    // Said out loud, in every answer about the job.
-    expect(r.persistError).toMatch(/ENOSPC/);
-    expect(s.getResult(r.handle).persistError).toBe(r.persistError);
-    expect(s.getActiveProcesses().find((j) => j.handle === r.handle)?.persistError).toBe(r.persistError);
-    // The marker names no file that lacks the output.
-    expect(namedFile(r.output)).toBeNull();
     // Every byte is read back or counted as omitted; the tail is reached.
     const end = FLOOD_TEXT_BYTES + 'END\n'.length;
     const all = readAll(s, r.handle, end);
     expect(all.text.length + all.omitted).toBe(end);
     expect(all.text.endsWith(`${LINE}\nEND\n`)).toBe(true);
     expect(all.omitted).toBeGreaterThan(0);
+    // The marker names no file that lacks the output.
+    expect(namedFile(r.output)).toBeNull();
     nothingLeftBehind(p!.ioDir);
+    // Said out loud, in every answer about the job.
+    expect(r.persistError).toMatch(/ENOSPC/);
+    expect(s.getResult(r.handle).persistError).toBe(r.persistError);
+    expect(s.getActiveProcesses().find((j) => j.handle === r.handle)?.persistError).toBe(r.persistError);
   });
 
   it('waits and input keep working on a job whose files cannot be written', async () => {
     const s = p!.service;
     const { handle } = s.start(`${FLOOD}; echo END; read x; echo "got $x"`, { mode: 'pty' });
-    const seen = await s.waitFor(handle, { pattern: '^END', fromStart: true, timeoutMs: 120_000, detectInput: false });
+    const seen = await s.waitFor(handle, { pattern: 'END', fromStart: true, timeoutMs: 120_000, detectInput: false });
     expect(seen.status).toBe('matched');
     const answered = await s.sendInput(handle, 'ok', { pattern: 'got ok', timeoutMs: 60_000, detectInput: false });
     expect(answered.status).toBe('matched');
     const ended = await s.waitFor(handle, { timeoutMs: 60_000, detectInput: false });
     expect(ended.status).toBe('exited');
     const r = s.getResult(handle);
-    expect(r.persistError).toMatch(/ENOSPC/);
     expect(namedFile(r.output)).toBeNull();
     nothingLeftBehind(p!.ioDir);
+    expect(r.persistError).toMatch(/ENOSPC/);
   });
 });
 
@@ -133,8 +133,6 @@ describe('a folder removed while its job writes', () => {
     const r = s.getResult(handle);
     expect(r.exitCode).toBe(0);
     expect(r.output.endsWith(`${String(2 * HALF).padStart(LINE_BYTES - 1, '0')}\n`)).toBe(true);
-    expect(r.persistError).toMatch(/removed/);
-    expect(namedFile(r.output)).toBeNull();
     // A terminal echoes the input.
     const total = end + (mode === 'pty' ? 'go\n'.length : 0);
     const all = readAll(s, handle, total);
@@ -142,6 +140,8 @@ describe('a folder removed while its job writes', () => {
     expect(all.omitted).toBeGreaterThan(0);
     expect(all.text.startsWith(`${'1'.padStart(LINE_BYTES - 1, '0')}\n`)).toBe(true);
     expect(all.text.endsWith(`${String(2 * HALF).padStart(LINE_BYTES - 1, '0')}\n`)).toBe(true);
+    expect(namedFile(r.output)).toBeNull();
     nothingLeftBehind(p!.ioDir);
+    expect(r.persistError).toMatch(/removed/);
   });
 });
