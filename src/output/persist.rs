@@ -557,6 +557,10 @@ mod tests {
         files.finish();
         let out = fs::read_to_string(dir.join("stdout.txt")).unwrap();
         assert!(out.starts_with("0123456789\n[... the per-job disk cap of 10 bytes was reached; 7 more"));
+        // The cap is said, and no file is named as holding everything.
+        assert!(!files.whole());
+        let said = files.persist_error().unwrap();
+        assert!(said.contains("disk cap of 10 bytes") && said.contains("7 more bytes"), "{said}");
         #[cfg(unix)]
         assert_eq!(
             fs::metadata(dir.join("stdout.txt")).unwrap().permissions().mode() & 0o777,
@@ -582,5 +586,90 @@ mod tests {
         assert_eq!(again.dir(), session.join("1-2"));
         assert_eq!(planted.dir(), session.join("2-2"));
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    fn info(status: &'static str) -> JobInfo {
+        JobInfo {
+            handle: 1,
+            pid: Some(1),
+            command: "true".into(),
+            args: None,
+            description: None,
+            directory: ".".into(),
+            mode: "pipes",
+            status,
+            start_time: 0,
+            end_time: None,
+            exit_code: None,
+            signal: None,
+            error: None,
+            persist_error: None,
+        }
+    }
+
+    #[test]
+    fn a_removed_folder_is_seen_said_and_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, true, 1000).unwrap();
+        files.write(Stream::Stdout, "out\n");
+        files.write(Stream::Stderr, "err\n");
+        files.write_info(&info("running")).unwrap();
+        files.prepare_info_rewrite();
+        files.check();
+        assert!(files.whole());
+        assert_eq!((files.persist_error(), files.stdout_text_len()), (None, 4));
+        fs::remove_dir_all(files.dir()).unwrap();
+        files.finish();
+        assert!(!files.whole());
+        assert_eq!(files.stdout_text_len(), 0);
+        let said = files.persist_error().unwrap();
+        assert!(said.contains("folder") && said.contains("was removed"), "{said}");
+        // The last info.json has nowhere to go; nothing is made again.
+        assert!(files.write_info(&info("exited")).is_err());
+        drop(files);
+        assert!(!tmp.path().join("s").join("1").exists());
+    }
+
+    #[test]
+    fn a_replaced_or_cut_file_is_seen() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+        files.write(Stream::Stdout, "0123456789\n");
+        fs::write(files.stdout_path(), "0123").unwrap();
+        files.check();
+        let said = files.persist_error().unwrap();
+        assert!(said.contains("was cut to 4 of its 11 bytes"), "{said}");
+
+        let mut files = JobFiles::create(&tmp.path().join("s"), 2, false, 1000).unwrap();
+        files.write(Stream::Stdout, "0123456789\n");
+        // A read that finds less than was written: told where the text ends.
+        files.text_ends_at(3);
+        assert_eq!(files.stdout_text_len(), 3);
+        assert!(files.persist_error().unwrap().contains("holds only 3 bytes"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_put_in_the_place_of_the_job_file_is_not_taken_for_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+        files.write(Stream::Stdout, "abc\n");
+        fs::remove_file(files.stdout_path()).unwrap();
+        fs::write(files.stdout_path(), "abc\nmore\n").unwrap();
+        files.check();
+        assert!(files.persist_error().unwrap().contains("another file put in its place"));
+    }
+
+    #[test]
+    fn a_last_info_that_cannot_replace_the_old_is_written_in_place() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+        files.write_info(&info("running")).unwrap();
+        // The temporary file's name is taken (a directory): the rename path fails.
+        fs::create_dir(files.dir().join(INFO_TMP_FILE)).unwrap();
+        assert!(files.write_info(&info("exited")).is_err());
+        let read = fs::read_to_string(files.dir().join(INFO_FILE)).unwrap();
+        assert!(read.contains("\"status\": \"exited\""), "{read}");
+        assert!(files.persist_error().unwrap().contains("info.json could not be written"));
     }
 }

@@ -238,3 +238,111 @@ pub fn is_job_dir(dir: &Path) -> bool {
         })
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::persist::{JobFiles, JobInfo, Stream};
+
+    fn finished_job(session: &Path, handle: u32) -> PathBuf {
+        let mut files = JobFiles::create(session, handle, false, 100).unwrap();
+        files.write(Stream::Stdout, "out\n");
+        let info = JobInfo {
+            handle,
+            pid: None,
+            command: "x".into(),
+            args: None,
+            description: None,
+            directory: ".".into(),
+            mode: "pty",
+            status: "exited",
+            start_time: 0,
+            end_time: None,
+            exit_code: Some(0),
+            signal: None,
+            error: None,
+            persist_error: None,
+        };
+        files.write_info(&info).unwrap();
+        files.dir().to_path_buf()
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_live_session_is_never_pruned_a_dead_one_keeps_the_newest() {
+        let tmp = tempfile::tempdir().unwrap();
+        let io = tmp.path();
+        // A live service's session: its lease held (in this process, as another
+        // service of this process would hold it: flock locks are per open file).
+        let lease = SessionLease::acquire(&io.join("live"), "a-1").unwrap();
+        for h in 1..=3 {
+            finished_job(&io.join("live"), h);
+        }
+        // A dead one: a lease left unlocked (its process died), then newer folders.
+        fs::create_dir_all(io.join("dead")).unwrap();
+        fs::write(io.join("dead").join(".live-b-1"), "").unwrap();
+        for h in 1..=5 {
+            finished_job(&io.join("dead"), h);
+            std::thread::sleep(std::time::Duration::from_millis(15));
+        }
+        // Not ours: a folder of another name, and one holding a foreign file.
+        fs::create_dir_all(io.join("dead").join("notes")).unwrap();
+        fs::create_dir_all(io.join("dead").join("9")).unwrap();
+        fs::write(io.join("dead").join("9").join("mine.txt"), "keep").unwrap();
+
+        assert_eq!(prune_dead_sessions(io, 2).unwrap(), 3);
+        assert_eq!(names(&io.join("live")), [".live-a-1", "1", "2", "3"]);
+        // The two newest kept, the dead lease gone, the foreign folders left alone.
+        assert_eq!(names(&io.join("dead")), ["4", "5", "9", "notes"]);
+
+        // Once the live service ends, its session is like any other.
+        drop(lease);
+        assert_eq!(names(&io.join("live")), ["1", "2", "3"]);
+        assert_eq!(prune_dead_sessions(io, 0).unwrap(), 5);
+        assert!(!io.join("live").exists());
+        assert_eq!(names(&io.join("dead")), ["9", "notes"]);
+    }
+
+    #[test]
+    fn a_lease_removed_under_its_service_is_made_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let session = tmp.path().join("io").join("s");
+        let mut lease = SessionLease::acquire(&session, "t-1").unwrap();
+        fs::remove_dir_all(tmp.path().join("io")).unwrap();
+        lease.renew().unwrap();
+        assert_eq!(names(&session), [".live-t-1"]);
+        // And it is held: a pruner sees the session live.
+        finished_job(&session, 1);
+        assert_eq!(prune_dead_sessions(&tmp.path().join("io"), 0).unwrap(), 0);
+        drop(lease);
+        assert_eq!(names(&session), ["1"]);
+    }
+
+    #[test]
+    fn job_folders_are_told_by_name_and_content() {
+        let tmp = tempfile::tempdir().unwrap();
+        let job = finished_job(tmp.path(), 7);
+        assert!(is_job_dir(&job));
+        let again = finished_job(tmp.path(), 7);
+        assert!(again.ends_with("7-2") && is_job_dir(&again));
+        for name in ["x7", "7-", "-2", "7-2-3", ".7"] {
+            let dir = tmp.path().join(name);
+            fs::create_dir(&dir).unwrap();
+            assert!(!is_job_dir(&dir), "{name}");
+        }
+        fs::create_dir(job.join("sub")).unwrap();
+        assert!(!is_job_dir(&job));
+    }
+}
