@@ -269,7 +269,8 @@ pub struct ProcessInfo {
     pub awaiting_input: bool,
     /// The program the job's input reaches now (a PTY job: its terminal's foreground
     /// program, e.g. `bash` or `python3`; a pipes job: its own process); null once ended.
-    pub foreground: Option<String>,    /// As `RunResult.persistError`: what the job's files lack, and why.
+    pub foreground: Option<String>,
+    /// As `RunResult.persistError`: what the job's files lack, and why.
     pub persist_error: Option<String>,
 }
 

@@ -228,9 +228,10 @@ impl JobFiles {
                 }),
                 // Not to be told (no permission to look): nothing is claimed either way.
                 Err(_) => None,
-                Ok(meta) if identity.is_some() && metadata_identity(&meta) != identity => {
-                    Some(format!("{} was removed and another file put in its place", path.display()))
-                }
+                Ok(meta) if identity.is_some() && metadata_identity(&meta) != identity => Some(format!(
+                    "{} was removed and another file put in its place",
+                    path.display()
+                )),
                 Ok(meta) if meta.len() < bytes => Some(format!(
                     "{} was cut to {} of its {} bytes",
                     path.display(),
@@ -307,7 +308,11 @@ impl JobFiles {
             STDERR_FILE
         };
         if let Some(e) = error {
-            let held = if to_stdout { self.stdout_bytes } else { self.stderr_bytes };
+            let held = if to_stdout {
+                self.stdout_bytes
+            } else {
+                self.stderr_bytes
+            };
             self.problem = Some(format!(
                 "{} could not be written past byte {held}: {}",
                 self.dir.join(name).display(),
@@ -560,7 +565,10 @@ mod tests {
         // The cap is said, and no file is named as holding everything.
         assert!(!files.whole());
         let said = files.persist_error().unwrap();
-        assert!(said.contains("disk cap of 10 bytes") && said.contains("7 more bytes"), "{said}");
+        assert!(
+            said.contains("disk cap of 10 bytes") && said.contains("7 more bytes"),
+            "{said}"
+        );
         #[cfg(unix)]
         assert_eq!(
             fs::metadata(dir.join("stdout.txt")).unwrap().permissions().mode() & 0o777,
@@ -670,6 +678,9 @@ mod tests {
         assert!(files.write_info(&info("exited")).is_err());
         let read = fs::read_to_string(files.dir().join(INFO_FILE)).unwrap();
         assert!(read.contains("\"status\": \"exited\""), "{read}");
-        assert!(files.persist_error().unwrap().contains("info.json could not be written"));
+        assert!(files
+            .persist_error()
+            .unwrap()
+            .contains("info.json could not be written"));
     }
 }

@@ -357,7 +357,10 @@ mod tests {
             ..c
         };
         let chunk = read(&lowered, 10, 100);
-        assert_eq!((chunk.text.as_str(), chunk.omitted, chunk.next), ("tail\n", 17, lowered.len()));
+        assert_eq!(
+            (chunk.text.as_str(), chunk.omitted, chunk.next),
+            ("tail\n", 17, lowered.len())
+        );
     }
 
     #[test]

@@ -169,7 +169,8 @@ fn lock_leases(session_dir: &Path) -> Option<Vec<(PathBuf, File)>> {
     let mut locks = Vec::new();
     for entry in fs::read_dir(session_dir).ok()?.flatten() {
         let name = entry.file_name();
-        if !name.to_str().is_some_and(|n| n.starts_with(LEASE_PREFIX)) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+        if !name.to_str().is_some_and(|n| n.starts_with(LEASE_PREFIX)) || !entry.file_type().is_ok_and(|t| t.is_file())
+        {
             continue;
         }
         let path = entry.path();
@@ -233,11 +234,9 @@ pub fn is_job_dir(dir: &Path) -> bool {
     };
     named
         && entries.flatten().all(|e| {
-            e.file_type().is_ok_and(|t| t.is_file())
-                && e.file_name().to_str().is_some_and(|n| JOB_FILES.contains(&n))
+            e.file_type().is_ok_and(|t| t.is_file()) && e.file_name().to_str().is_some_and(|n| JOB_FILES.contains(&n))
         })
 }
-
 
 #[cfg(test)]
 mod tests {

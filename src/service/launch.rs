@@ -71,7 +71,11 @@ impl Service {
             retention.before_job_dir();
             Some(
                 JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).map_err(|e| {
-                    format!("the job's folder could not be made in {}: {}", session_dir.display(), describe(&e))
+                    format!(
+                        "the job's folder could not be made in {}: {}",
+                        session_dir.display(),
+                        describe(&e)
+                    )
                 }),
             )
         };

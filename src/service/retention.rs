@@ -14,8 +14,10 @@ use crate::output::retention::{prune_dead_sessions, SessionLease};
 use crate::sync::lock;
 
 pub(super) struct Retention {
-    /// `None` when the service persists nothing, or its session's folder could not be
-    /// made (then its jobs have no folders either; each job start tries again).
+    /// Taken before the service's first job folder is made, not at construction: a
+    /// service that runs nothing leaves nothing on disk. `None` until then, after
+    /// `shutdown`, or when the session's folder cannot be made (then its jobs have no
+    /// folders either; each job start tries again).
     lease: Mutex<Option<SessionLease>>,
     session_dir: PathBuf,
     token: String,
@@ -27,16 +29,16 @@ pub(super) struct Retention {
 }
 
 impl Retention {
-    /// Takes the service's lease, then prunes the dead sessions under `io_dir` off the
-    /// caller's thread (housekeeping: its failure is harmless). The lease comes first,
-    /// so that pass, and any other process's, sees this session live.
+    /// Prunes the dead sessions under `io_dir` off the caller's thread (housekeeping:
+    /// its failure is harmless). A job folder this service makes meanwhile is safe from
+    /// that pass as from any other process's: its lease is made first (see
+    /// `prune_dead_sessions`).
     pub(super) fn start(io_dir: &Path, session_id: &str, token: &str, keep: usize, runtime: Handle) -> Arc<Self> {
         let session_dir = io_dir.join(session_id);
-        let lease = SessionLease::acquire(&session_dir, token).ok();
         let dir = io_dir.to_path_buf();
         runtime.spawn_blocking(move || prune_dead_sessions(&dir, keep));
         Arc::new(Self {
-            lease: Mutex::new(lease),
+            lease: Mutex::new(None),
             session_dir,
             token: token.to_string(),
             finished: Mutex::new(VecDeque::new()),
@@ -45,8 +47,9 @@ impl Retention {
         })
     }
 
-    /// Called before a job's folder is made (on the runtime): the lease is made again
-    /// if its file is gone (the ioDir removed), so no job folder is ever without one.
+    /// Called before a job's folder is made (on the runtime): the lease is taken, or
+    /// made again if its file is gone (the ioDir removed), so no job folder is ever
+    /// without one.
     pub(super) fn before_job_dir(&self) {
         let mut lease = lock(&self.lease);
         match lease.as_mut() {
