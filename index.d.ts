@@ -222,6 +222,8 @@ export interface ProcessInfo {
    * program, e.g. `bash` or `python3`; a pipes job: its own process); null once ended.
    */
   foreground: string | null
+  /** As `RunResult.persistError`: what the job's files lack, and why. */
+  persistError: string | null
 }
 
 export interface ReadOutputOptions {
@@ -288,7 +290,16 @@ export interface RunResult {
   matched: string | null
   truncated: boolean
   totalBytes: number
+  /**
+   * The job's folder (`stdout.txt`, `stderr.txt`, `info.json`); null when output is
+   * not persisted, the folder could not be made, or retention removed it.
+   */
   outputDir: string | null
+  /**
+   * The job's files lack part of its output, and why: a full disk (`ENOSPC`), the
+   * folder removed, the per-job disk cap. Null while they hold everything.
+   */
+  persistError: string | null
   startedAt: number
   durationMs: number
   /** The job runs and waits for input at its terminal. */

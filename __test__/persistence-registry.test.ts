@@ -31,8 +31,9 @@ describe('persistence', () => {
     expect(ended).toMatchObject({ status: 'killed', signal: 15, exitCode: null });
     expect(ended.endTime).toBeGreaterThanOrEqual(ended.startTime);
     expect(Object.keys(ended).sort()).toEqual(
-      ['args', 'command', 'description', 'directory', 'endTime', 'error', 'exitCode', 'handle', 'mode', 'pid', 'signal', 'startTime', 'status'].sort(),
+      ['args', 'command', 'description', 'directory', 'endTime', 'error', 'exitCode', 'handle', 'mode', 'persistError', 'pid', 'signal', 'startTime', 'status'].sort(),
     );
+    expect(ended.persistError).toBeNull();
   });
 
   it('a job that ends at once gets one info.json, written at its exit, and nothing else', async () => {

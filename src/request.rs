@@ -33,6 +33,9 @@ pub struct ServiceConfig {
     pub history_limit: Option<usize>,
     pub persist_output: Option<bool>,
     pub disk_cap_bytes: Option<u64>,
+    /// Finished job folders a service keeps of its own, and start-up pruning of the
+    /// sessions no live service holds (`output::retention`); 100 by default.
+    pub keep_job_dirs: Option<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -103,7 +106,12 @@ pub struct RunResult {
     pub matched: Option<String>,
     pub truncated: bool,
     pub total_bytes: u64,
+    /// The job's folder, while it is kept (`None`: persistence off, the folder could
+    /// not be made, or retention removed it).
     pub output_dir: Option<String>,
+    /// What the job's files lack and why (a full disk, a removed folder, the disk
+    /// cap); `None` while they hold everything given them.
+    pub persist_error: Option<String>,
     pub started_at: u64,
     pub duration_ms: u64,
     /// The job runs and waits for input at its terminal (what ended `run`'s wait).
@@ -178,4 +186,6 @@ pub struct ProcessInfo {
     /// Running: the roots of what detached from the job (`platform::detached_roots`),
     /// read when the job list is asked for. Ended: the same as `background_pids`.
     pub detached_pids: Vec<u32>,
+    /// As `RunResult::persist_error`.
+    pub persist_error: Option<String>,
 }

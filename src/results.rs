@@ -19,6 +19,8 @@ fn duration_ms(job: &Job, state: &JobState) -> u64 {
 
 pub fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunResult {
     let mut state = job.state();
+    // Before the excerpts' markers name a file: is it still there?
+    state.output.check_files();
     let separate = job.meta.mode == Mode::Pipes;
     let stdout = state.output.excerpt(Which::Stdout, limit);
     let stderr = if separate {
@@ -44,7 +46,12 @@ pub fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunR
         background_pids: state.background_pids.clone(),
         matched,
         total_bytes: state.output.total_bytes(),
-        output_dir: state.output.files().map(|f| f.dir().display().to_string()),
+        output_dir: state
+            .output
+            .files()
+            .and_then(|f| f.kept_dir())
+            .map(|d| d.display().to_string()),
+        persist_error: state.output.persist_error(),
         started_at: unix_millis(job.meta.started_at),
         duration_ms: duration_ms(job, &state),
         awaiting_input: false,
@@ -85,7 +92,8 @@ pub fn finished_interaction(job: &Arc<Job>, limit: usize) -> InteractionResult {
 /// `background_pids` still alive: what it left running, now.
 pub fn process_info(job: &Arc<Job>, detached: Option<Vec<u32>>) -> ProcessInfo {
     let (awaiting_input, foreground) = job.input_state();
-    let state = job.state();
+    let mut state = job.state();
+    state.output.check_files();
     let background_pids = state.background_pids.clone();
     let detached_pids = match state.status {
         JobStatus::Running => detached.unwrap_or_default(),
@@ -113,6 +121,7 @@ pub fn process_info(job: &Arc<Job>, detached: Option<Vec<u32>>) -> ProcessInfo {
         last_line: state.output.last_line(),
         background_pids,
         detached_pids,
+        persist_error: state.output.persist_error(),
     }
 }
 

@@ -106,10 +106,35 @@ export function runStatusLine(f: RunFacts): string {
   }
 }
 
-export function truncationLine(r: { truncated: boolean; totalBytes: number; outputDir: string | null }): string | null {
+/** What a result says of its files: where the whole output is, only while they hold it all. */
+interface FileFacts {
+  outputDir: string | null;
+  persistError: string | null;
+  /** Pipes mode: the job wrote to stderr, which has a file of its own. */
+  stderr?: string;
+}
+
+/** The files that hold the whole output, or null when none does (off, incomplete, removed). */
+function wholeOutputIn(r: FileFacts): string | null {
+  if (r.outputDir === null || r.persistError !== null) return null;
+  const stdout = join(r.outputDir, 'stdout.txt');
+  return r.stderr ? `${stdout} and ${join(r.outputDir, 'stderr.txt')}` : stdout;
+}
+
+/** The line saying the output files are incomplete, and why (`persistError`). */
+export function persistLine(r: { persistError: string | null }): string | null {
+  return r.persistError === null ? null : `Output files incomplete: ${r.persistError}`;
+}
+
+export function truncationLine(r: FileFacts & { truncated: boolean; totalBytes: number }): string | null {
   if (!r.truncated) return null;
-  const where = r.outputDir ? join(r.outputDir, 'stdout.txt') : '(output persistence is off)';
-  return `Output truncated: ${r.totalBytes} bytes in total; the middle was left out above. The whole output is in ${where}`;
+  const where = wholeOutputIn(r);
+  const whole = where
+    ? `The whole output is in ${where}`
+    : r.persistError !== null
+      ? 'The output files do not hold all of it (see above).'
+      : 'The whole output is not on disk (output persistence is off, or its folder was removed).';
+  return `Output truncated: ${r.totalBytes} bytes in total; the middle was left out above. ${whole}`;
 }
 
 /** The labelled fields (docs/tools.md) plus a status line, the how-to-continue line and the truncation note. */
@@ -133,6 +158,8 @@ export function formatRunText(f: RunFacts): string {
   else if (f.liveBackground.length > 0) {
     lines.push(`Its background processes keep running: use kill(handle=${r.handle}) to stop them, jobs to check on them.`);
   }
+  const p = persistLine(r);
+  if (p) lines.push(p);
   const t = truncationLine(r);
   if (t) lines.push(t);
   return lines.join('\n');
@@ -157,7 +184,9 @@ export function formatRunJson(f: RunFacts): string {
   if (r.backgroundPids.length > 0) out.backgroundPids = r.backgroundPids;
   out.handle = r.handle;
   out.status = f.cancelled ? 'cancelled' : r.status;
-  if (r.truncated && r.outputDir) out.outputFile = join(r.outputDir, 'stdout.txt');
+  if (r.persistError !== null) out.persistError = r.persistError;
+  const where = wholeOutputIn({ ...r, stderr: undefined });
+  if (r.truncated && where) out.outputFile = where;
   return JSON.stringify(out);
 }
 
@@ -170,7 +199,9 @@ export interface InteractionFacts {
   delaySeconds: number;
   patternTimeoutMs: number;
   cancelled: boolean;
+  /** The job's folder and what its files lack (`getResult`), for a truncated reply. */
   outputDir: string | null;
+  persistError: string | null;
 }
 
 export function interactionStatusLine(f: InteractionFacts): string {
@@ -207,9 +238,10 @@ export function formatInteraction(f: InteractionFacts): string {
   else if (r.running) lines.push(continueLine(r.handle));
   else lines.push(`The process is no longer running: it ${endText({ status: 'exited', exitCode: r.exitCode, signal: r.signal })}.`);
   if (r.truncated) {
-    lines.push(
-      `Output truncated: the middle was left out above.${f.outputDir ? ` The whole output is in ${join(f.outputDir, 'stdout.txt')}` : ''}`,
-    );
+    const where = wholeOutputIn(f);
+    lines.push(`Output truncated: the middle was left out above.${where ? ` The whole output is in ${where}` : ''}`);
+    const p = persistLine(f);
+    if (p) lines.push(p);
   }
   return lines.join('\n');
 }
@@ -236,6 +268,8 @@ export function formatJob(p: ProcessInfo, liveBackground: number[], now: number)
     lines.push(`Detached PIDs: ${p.detachedPids.join(', ')} (left the job's session or shell; kill(handle=${p.handle}) ends them too)`);
   }
   if (p.lastLine) lines.push(`Last output: ${p.lastLine}`);
+  const files = persistLine(p);
+  if (files) lines.push(files);
   return lines.join('\n');
 }
 
@@ -278,6 +312,8 @@ export function formatShellCmd(f: ShellCmdFacts): string {
   if (r.stdout !== '') lines.push('', 'Standard Output:', block(r.stdout));
   if (r.stderr !== '') lines.push('', 'Standard Error:', block(r.stderr));
   if (r.stdout === '' && r.stderr === '' && r.status !== 'failed') lines.push('', '(no output)');
+  const p = persistLine(r);
+  if (p) lines.push('', p);
   const t = truncationLine(r);
   if (t) lines.push('', t);
   return lines.join('\n');

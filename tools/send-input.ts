@@ -154,7 +154,16 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
       signal.removeEventListener('abort', onAbort);
     }
     const cancelled = aborted && !result.running && result.status === 'exited';
-    const outputDir = `${this.service.outputDir}/${p.handle}`;
+    // A truncated reply names the file holding everything, if its files hold it: asked
+    // of the job (its folder may be `<handle>-2`, gone, or its files incomplete).
+    let files: { outputDir: string | null; persistError: string | null } = { outputDir: null, persistError: null };
+    if (result.truncated) {
+      try {
+        files = this.service.getResult(p.handle, { maxOutputSize: 1 });
+      } catch {
+        // Removed meanwhile: no file is named.
+      }
+    }
     const llmContent = formatInteraction({
       result,
       input: p.input,
@@ -164,7 +173,8 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
       delaySeconds,
       patternTimeoutMs,
       cancelled,
-      outputDir,
+      outputDir: files.outputDir,
+      persistError: files.persistError,
     });
     if (!result.running) settle(this, p.handle, true);
     const returnDisplay = cancelled

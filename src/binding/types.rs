@@ -226,7 +226,12 @@ pub struct RunResult {
     pub matched: Option<String>,
     pub truncated: bool,
     pub total_bytes: f64,
+    /// The job's folder (`stdout.txt`, `stderr.txt`, `info.json`); null when output is
+    /// not persisted, the folder could not be made, or retention removed it.
     pub output_dir: Option<String>,
+    /// The job's files lack part of its output, and why: a full disk (`ENOSPC`), the
+    /// folder removed, the per-job disk cap. Null while they hold everything.
+    pub persist_error: Option<String>,
     pub started_at: f64,
     pub duration_ms: f64,
     /// The job runs and waits for input at its terminal.
@@ -271,6 +276,8 @@ pub struct ProcessInfo {
     /// The program the job's input reaches now (a PTY job: its terminal's foreground
     /// program, e.g. `bash` or `python3`; a pipes job: its own process); null once ended.
     pub foreground: Option<String>,
+    /// As `RunResult.persistError`: what the job's files lack, and why.
+    pub persist_error: Option<String>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -348,6 +355,7 @@ impl ServiceOptions {
             history_limit: whole("historyLimit", self.history_limit, 1_000_000.0)?.map(|v| v as usize),
             persist_output: self.persist_output,
             disk_cap_bytes: None,
+            keep_job_dirs: None,
         })
     }
 }
@@ -460,6 +468,7 @@ impl From<core::RunResult> for RunResult {
             truncated: r.truncated,
             total_bytes: r.total_bytes as f64,
             output_dir: r.output_dir,
+            persist_error: r.persist_error,
             started_at: r.started_at as f64,
             duration_ms: r.duration_ms as f64,
             awaiting_input: r.awaiting_input,
@@ -502,6 +511,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             detached_pids: p.detached_pids,
             awaiting_input: p.awaiting_input,
             foreground: p.foreground,
+            persist_error: p.persist_error,
         }
     }
 }

@@ -215,9 +215,10 @@ impl Job {
     }
 
     /// Gives the job its output files (made by the reader before its first read, on
-    /// the runtime). `info.json` comes later: see `write_running_info`.
-    pub fn attach_files(self: &Arc<Self>, files: Option<JobFiles>) {
-        if files.is_some() {
+    /// the runtime), or why they could not be made. `info.json` comes later: see
+    /// `write_running_info`.
+    pub fn attach_files(self: &Arc<Self>, files: Option<Result<JobFiles, String>>) {
+        if matches!(files, Some(Ok(_))) {
             tokio::spawn(write_running_info_later(Arc::downgrade(self)));
         }
         self.state().output.set_files(files);
@@ -361,6 +362,7 @@ impl Job {
             exit_code: state.exit_code,
             signal: state.signal,
             error: state.error.clone(),
+            persist_error: state.output.persist_error(),
         }
     }
 
@@ -405,9 +407,41 @@ impl Job {
     }
 
     /// Committed text from byte `since` on, at most `max` bytes (see `output::read`).
+    /// A file found holding less than it was given is told so and the read planned
+    /// again: what it lacks is then a gap, and the read goes on to memory's tail. The
+    /// second plan reads the file only below where it was found to end, so a third
+    /// is needed only if it was cut again in between.
     pub fn read_output(&self, since: u64, max: usize) -> crate::error::Result<OutputChunk> {
-        let plan = self.state().output.committed().plan(since, max)?;
-        Ok(plan.execute())
+        let mut chunk = OutputChunk::default();
+        for _ in 0..3 {
+            let plan = self.state().output.committed().plan(since, max)?;
+            let short;
+            (chunk, short) = plan.execute();
+            let Some(end) = short else { break };
+            if let Some(files) = self.state().output.files_mut() {
+                files.text_ends_at(end);
+            }
+            if chunk.next > since {
+                break;
+            }
+        }
+        Ok(chunk)
+    }
+
+    /// Retention removed the finished job's folder: it is no longer named nor read.
+    pub fn files_pruned(&self) {
+        if let Some(files) = self.state().output.files_mut() {
+            files.mark_pruned();
+        }
+    }
+
+    /// The job's folder, while it has one.
+    pub fn output_dir(&self) -> Option<std::path::PathBuf> {
+        self.state()
+            .output
+            .files()
+            .and_then(|f| f.kept_dir())
+            .map(|d| d.to_path_buf())
     }
 
     /// Marks everything so far as handed to the caller; returns what was not yet.

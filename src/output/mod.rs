@@ -12,6 +12,7 @@ pub mod decode;
 pub mod line;
 pub mod persist;
 pub mod read;
+pub mod retention;
 mod scan;
 pub mod screen;
 #[cfg(test)]
@@ -226,6 +227,8 @@ pub struct JobOutput {
     raw: HeadTail,
     screen: Option<Screen>,
     files: Option<JobFiles>,
+    /// Why the job has no files though it should (its folder could not be made).
+    files_error: Option<String>,
     clean: String,
 }
 
@@ -247,6 +250,7 @@ impl JobOutput {
             raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
             screen: screen.map(|size| Screen::new(size.cols, size.rows, size.scrollback)),
             files: None,
+            files_error: None,
             clean: String::new(),
         }
     }
@@ -290,8 +294,45 @@ impl JobOutput {
     }
 
     /// Attaches the files output is persisted to; set before the first byte arrives.
-    pub fn set_files(&mut self, files: Option<JobFiles>) {
-        self.files = files;
+    /// `Err`: they should exist but could not be made (why, for `persist_error`).
+    pub fn set_files(&mut self, files: Option<Result<JobFiles, String>>) {
+        match files {
+            Some(Ok(files)) => self.files = Some(files),
+            Some(Err(why)) => self.files_error = Some(why),
+            None => {}
+        }
+    }
+
+    /// Why the files lack part of the output, `None` while they hold it all (or the
+    /// job has none by choice); see `JobFiles::persist_error`.
+    pub fn persist_error(&self) -> Option<String> {
+        match &self.files {
+            Some(files) => files.persist_error(),
+            None => self.files_error.clone(),
+        }
+    }
+
+    /// Looks whether the files are still there (`JobFiles::check`): before an answer
+    /// names them.
+    pub fn check_files(&mut self) {
+        if let Some(files) = self.files.as_mut() {
+            files.check();
+        }
+    }
+
+    /// The file or files that hold the whole of a log, if the files hold everything.
+    fn whole_in(&self, which: Which) -> Option<String> {
+        let files = self.files.as_ref().filter(|f| f.whole())?;
+        let stdout = files.stdout_path().display().to_string();
+        let stderr = || files.stderr_path().display().to_string();
+        let wrote_stderr = self.stderr.as_ref().is_some_and(|e| e.len() > 0);
+        Some(match which {
+            Which::Stdout => stdout,
+            Which::Stderr => stderr(),
+            // Pipes mode: the interleaving is in memory only; the two files hold it all.
+            Which::Combined if wrote_stderr => format!("{stdout} and {}", stderr()),
+            Which::Combined => stdout,
+        })
     }
 
     /// The output has ended for good: let go of the file descriptors.
@@ -360,9 +401,10 @@ impl JobOutput {
         }
     }
 
-    /// At most `limit` bytes of one log, head and tail, with a marker naming the file.
+    /// At most `limit` bytes of one log, head and tail, with a marker naming the file
+    /// that holds all of it, if one does.
     pub fn excerpt(&self, which: Which, limit: usize) -> Excerpt {
-        let path = self.files.as_ref().map(|f| f.stdout_path().display().to_string());
+        let path = self.whole_in(which);
         match self.log(which) {
             Some(log) => log.excerpt(limit, path.as_deref()),
             None => Excerpt {

@@ -4,6 +4,12 @@
 //! buffer), so a crash loses at most the line being written. Files are 0600 and
 //! directories 0700: output can hold secrets. A per-job cap keeps a runaway job from
 //! filling the disk; what the cap refused is counted and named in a marker.
+//!
+//! The files are a copy: a full disk, a removed folder or the cap never stop the job
+//! or its in-memory views. What the files lack, and why, is kept (`persist_error`,
+//! the results' `persistError`), and the files are then never named as holding the
+//! whole output, nor read past what they still hold. Which folders may be removed,
+//! and by whom, is `retention.rs`.
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
@@ -15,9 +21,12 @@ use std::time::SystemTime;
 use serde::Serialize;
 
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
-pub const DEFAULT_KEEP_JOB_DIRS: usize = 100;
+const STDOUT_FILE: &str = "stdout.txt";
+const STDERR_FILE: &str = "stderr.txt";
 const INFO_FILE: &str = "info.json";
 const INFO_TMP_FILE: &str = ".info.json.tmp";
+/// Every name a job's folder holds (`retention::is_job_dir`).
+pub const JOB_FILES: [&str; 4] = [STDOUT_FILE, STDERR_FILE, INFO_FILE, INFO_TMP_FILE];
 /// Names tried for one job directory before persistence gives up for that job.
 const MAX_DIR_ATTEMPTS: u32 = 1000;
 
@@ -33,11 +42,26 @@ pub struct JobFiles {
     stdout: Option<File>,
     stderr: Option<File>,
     cap: u64,
+    /// Bytes the files were given and took, both files (what the cap counts).
     written: u64,
-    /// Of `written`, the bytes in `stdout.txt`: text a reader can find there by offset.
-    stdout_written: u64,
+    /// Bytes in `stdout.txt` and `stderr.txt` (before any cap marker).
+    stdout_bytes: u64,
+    stderr_bytes: u64,
+    /// The text a reader finds in `stdout.txt` by offset: its bytes up to the last
+    /// whole character, lowered to what is left when the file is found cut or gone.
+    stdout_text: u64,
+    /// What the cap refused.
     refused: u64,
-    failed: bool,
+    /// Why the files do not hold all the output given them (the first reason), once
+    /// known: a write failed (nothing more is written), or the files were removed,
+    /// replaced or cut.
+    problem: Option<String>,
+    /// Retention removed the folder (the job had finished): not an error, but the
+    /// folder is no longer named nor read.
+    pruned: bool,
+    /// What `stdout.txt` and `stderr.txt` are (device, inode), to tell them from files
+    /// put at their names later. Unix only.
+    identity: [Option<(u64, u64)>; 2],
     /// The temporary file of the next `info.json` rewrite exists already (made empty,
     /// then closed, so no descriptor is held per job). Creating a file is the slow
     /// part of a rewrite (an inode: ~0.2 ms here), and the rewrite at the exit is on
@@ -65,6 +89,8 @@ pub struct JobInfo {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub error: Option<String>,
+    /// What the job's files lack, and why (`JobFiles::persist_error`).
+    pub persist_error: Option<String>,
 }
 
 /// Creates `dir` and its missing parents with mode 0700.
@@ -105,19 +131,25 @@ impl JobFiles {
             })
             .unwrap_or_else(|| Err(io::Error::other("no free job directory name")))?;
         let stderr = if separate_stderr {
-            Some(open_private(&dir.join("stderr.txt"))?)
+            Some(open_private(&dir.join(STDERR_FILE))?)
         } else {
             None
         };
+        let stdout = open_private(&dir.join(STDOUT_FILE))?;
+        let identity = [Some(&stdout), stderr.as_ref()].map(|f| f.and_then(file_identity));
         Ok(Self {
-            stdout: Some(open_private(&dir.join("stdout.txt"))?),
+            stdout: Some(stdout),
             dir,
             stderr,
             cap,
             written: 0,
-            stdout_written: 0,
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            stdout_text: 0,
             refused: 0,
-            failed: false,
+            problem: None,
+            pruned: false,
+            identity,
             spare_info: false,
             info_written: false,
         })
@@ -127,22 +159,122 @@ impl JobFiles {
         &self.dir
     }
 
-    pub fn stdout_path(&self) -> PathBuf {
-        self.dir.join("stdout.txt")
+    /// The job's folder, while it is kept (retention has not removed it).
+    pub fn kept_dir(&self) -> Option<&Path> {
+        (!self.pruned).then_some(self.dir.as_path())
     }
 
-    /// Bytes of text `stdout.txt` holds from its start (before any cap marker). After a
-    /// failed write the file may hold less than it was given: it then counts as none.
+    pub fn stdout_path(&self) -> PathBuf {
+        self.dir.join(STDOUT_FILE)
+    }
+
+    pub fn stderr_path(&self) -> PathBuf {
+        self.dir.join(STDERR_FILE)
+    }
+
+    /// Bytes of text `stdout.txt` holds from its start (before any cap marker): all it
+    /// was given, or what a failed write, a removal or a cut left.
     pub fn stdout_text_len(&self) -> u64 {
-        if self.failed {
+        if self.pruned {
             0
         } else {
-            self.stdout_written
+            self.stdout_text
         }
     }
 
+    /// Whether the files hold every byte of output given them, as far as is known
+    /// (see [`Self::check`]): only then is a file named as holding the whole output.
+    pub fn whole(&self) -> bool {
+        !self.pruned && self.problem.is_none() && self.refused == 0
+    }
+
+    /// Why the files lack part of the output, or `None` while they hold it all. A
+    /// folder removed by retention is not a fault: `None`, and `kept_dir` says it.
+    pub fn persist_error(&self) -> Option<String> {
+        if self.pruned {
+            return None;
+        }
+        if let Some(problem) = &self.problem {
+            return Some(problem.clone());
+        }
+        (self.refused > 0).then(|| {
+            format!(
+                "the per-job disk cap of {} bytes was reached: {} more bytes were not saved",
+                self.cap, self.refused
+            )
+        })
+    }
+
+    /// Looks whether the files are still where they were made, as long as they were
+    /// written: a folder removed (or a file replaced or cut) under a running job goes
+    /// unseen by its writes (they go on into the unlinked file). Two `lstat`s.
+    pub fn check(&mut self) {
+        if self.pruned || self.problem.is_some() {
+            return;
+        }
+        let files = [
+            (self.stdout_path(), self.stdout_bytes, self.identity[0]),
+            (self.stderr_path(), self.stderr_bytes, self.identity[1]),
+        ];
+        for (path, bytes, identity) in files {
+            if bytes == 0 && identity.is_none() {
+                continue;
+            }
+            let fault = match fs::symlink_metadata(&path) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Some(if self.dir.exists() {
+                    format!("{} was removed", path.display())
+                } else {
+                    format!("the job's folder {} was removed", self.dir.display())
+                }),
+                // Not to be told (no permission to look): nothing is claimed either way.
+                Err(_) => None,
+                Ok(meta) if identity.is_some() && metadata_identity(&meta) != identity => Some(format!(
+                    "{} was removed and another file put in its place",
+                    path.display()
+                )),
+                Ok(meta) if meta.len() < bytes => Some(format!(
+                    "{} was cut to {} of its {} bytes",
+                    path.display(),
+                    meta.len(),
+                    bytes
+                )),
+                Ok(_) => None,
+            };
+            if let Some(fault) = fault {
+                self.lost(fault);
+                return;
+            }
+        }
+    }
+
+    /// A read found `stdout.txt` holding its text only up to byte `end`: nothing past
+    /// it is read there again (it is counted as omitted), and the reason is kept.
+    pub fn text_ends_at(&mut self, end: u64) {
+        self.check();
+        self.stdout_text = self.stdout_text.min(end);
+        if self.problem.is_none() {
+            self.problem = Some(format!(
+                "{} holds only {end} bytes of its text: it was cut or removed",
+                self.stdout_path().display()
+            ));
+        }
+    }
+
+    /// Retention removed the finished job's folder (`service/retention.rs`).
+    pub fn mark_pruned(&mut self) {
+        self.pruned = true;
+        self.close();
+    }
+
+    /// The files no longer hold what they were given: nothing more goes to them.
+    fn lost(&mut self, why: String) {
+        self.problem = Some(why);
+        self.stdout_text = 0;
+        self.close();
+    }
+
     pub fn write(&mut self, stream: Stream, text: &str) {
-        if text.is_empty() || self.failed {
+        if text.is_empty() || self.problem.is_some() {
             return;
         }
         let room = self.cap.saturating_sub(self.written) as usize;
@@ -160,20 +292,40 @@ impl JobFiles {
             _ => return,
         };
         // A full disk or a removed directory must not take the job down: persistence
-        // stops, the in-memory views go on.
-        if file.write_all(&text.as_bytes()[..take]).is_err() {
-            self.failed = true;
-            return;
-        }
-        self.written += take as u64;
-        if to_stdout {
-            self.stdout_written += take as u64;
+        // stops, the in-memory views go on, and what the file took is counted.
+        let (took, error) = write_counted(file, &text.as_bytes()[..take]);
+        self.written += took as u64;
+        let name = if to_stdout {
+            self.stdout_bytes += took as u64;
+            let mut whole = took;
+            while !text.is_char_boundary(whole) {
+                whole -= 1;
+            }
+            self.stdout_text += whole as u64;
+            STDOUT_FILE
+        } else {
+            self.stderr_bytes += took as u64;
+            STDERR_FILE
+        };
+        if let Some(e) = error {
+            let held = if to_stdout {
+                self.stdout_bytes
+            } else {
+                self.stderr_bytes
+            };
+            self.problem = Some(format!(
+                "{} could not be written past byte {held}: {}",
+                self.dir.join(name).display(),
+                describe(&e)
+            ));
+            self.close();
         }
     }
 
-    /// Appends the cap marker if anything was refused. Called once, at the end.
+    /// Appends the cap marker if anything was refused, then looks whether the files
+    /// are still there (`check`). Called once, at the end.
     pub fn finish(&mut self) {
-        if self.refused > 0 && !self.failed {
+        if self.refused > 0 && self.problem.is_none() {
             let marker = format!(
                 "\n[... the per-job disk cap of {} bytes was reached; {} more bytes were not saved ...]\n",
                 self.cap, self.refused
@@ -182,6 +334,7 @@ impl JobFiles {
                 let _ = stdout.write_all(marker.as_bytes());
             }
         }
+        self.check();
     }
 
     /// Closes the output files; nothing more will be written (info.json still can be).
@@ -191,8 +344,35 @@ impl JobFiles {
     }
 
     /// Writes `info.json` atomically: readers see the old or the new file, never half.
+    /// When that fails (a full disk, a removed folder), no temporary file stays, and
+    /// the last `info.json` of a job (status other than `running`) is written in place
+    /// (the old file's blocks are freed first, so a full disk has room for it) or else
+    /// removed: it never goes on saying `running` after the job ended.
     pub fn write_info(&mut self, info: &JobInfo) -> io::Result<()> {
         let json = serde_json::to_vec_pretty(info).map_err(io::Error::other)?;
+        let Err(e) = self.replace_info(&json) else {
+            self.info_written = true;
+            return Ok(());
+        };
+        let _ = fs::remove_file(self.dir.join(INFO_TMP_FILE));
+        if info.status != "running" {
+            let info_path = self.dir.join(INFO_FILE);
+            let in_place = open_private(&info_path).and_then(|mut file| file.write_all(&json));
+            if in_place.is_err() {
+                let _ = fs::remove_file(&info_path);
+            }
+        }
+        if self.problem.is_none() && !self.pruned {
+            self.problem = Some(format!(
+                "{} could not be written: {}",
+                self.dir.join(INFO_FILE).display(),
+                describe(&e)
+            ));
+        }
+        Err(e)
+    }
+
+    fn replace_info(&mut self, json: &[u8]) -> io::Result<()> {
         let tmp = self.dir.join(INFO_TMP_FILE);
         // The spare is ours and empty: opened without truncating it, as truncating makes
         // ext4 write the file back when it is closed (its guard for replace-by-rename).
@@ -202,11 +382,9 @@ impl JobFiles {
         } else {
             open_private(&tmp)?
         };
-        file.write_all(&json)?;
+        file.write_all(json)?;
         drop(file);
-        fs::rename(&tmp, self.dir.join(INFO_FILE))?;
-        self.info_written = true;
-        Ok(())
+        fs::rename(&tmp, self.dir.join(INFO_FILE))
     }
 
     /// Whether `info.json` has been written yet.
@@ -235,8 +413,60 @@ fn open_private(path: &Path) -> io::Result<File> {
     open_private_with(path, true)
 }
 
+/// Writes `bytes` as far as the file takes them: how many it took, and the error that
+/// stopped it (a full disk takes part of a write, then refuses the rest).
+fn write_counted(file: &mut File, bytes: &[u8]) -> (usize, Option<io::Error>) {
+    let mut took = 0;
+    while took < bytes.len() {
+        match file.write(&bytes[took..]) {
+            Ok(0) => return (took, Some(io::ErrorKind::WriteZero.into())),
+            Ok(n) => took += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (took, Some(e)),
+        }
+    }
+    (took, None)
+}
+
+/// An I/O error as the results say it: the errno's name where it is one a disk gives
+/// (what a caller searches for), then the system's words.
+pub fn describe(e: &io::Error) -> String {
+    let name = match e.kind() {
+        io::ErrorKind::StorageFull => "ENOSPC",
+        io::ErrorKind::QuotaExceeded => "EDQUOT",
+        io::ErrorKind::FileTooLarge => "EFBIG",
+        io::ErrorKind::ReadOnlyFilesystem => "EROFS",
+        io::ErrorKind::NotFound => "ENOENT",
+        io::ErrorKind::PermissionDenied => "EACCES",
+        _ => return e.to_string(),
+    };
+    format!("{name}: {e}")
+}
+
 #[cfg(unix)]
-fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
+fn file_identity(file: &File) -> Option<(u64, u64)> {
+    file.metadata().ok().as_ref().and_then(metadata_identity)
+}
+
+#[cfg(unix)]
+fn metadata_identity(meta: &fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+/// Windows: std gives no stable file id; a file removed is still seen (`check`).
+#[cfg(windows)]
+fn file_identity(_file: &File) -> Option<(u64, u64)> {
+    None
+}
+
+#[cfg(windows)]
+fn metadata_identity(_meta: &fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+#[cfg(unix)]
+pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
     OpenOptions::new()
         .write(true)
         .create(true)
@@ -251,7 +481,7 @@ fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
 /// are not inherited unless asked for (std), the counterpart of O_CLOEXEC; the file
 /// takes its directory's ACL (see `private_dir_builder`).
 #[cfg(windows)]
-fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
+pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
     use std::os::windows::fs::OpenOptionsExt;
     use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
     let file = OpenOptions::new()
@@ -270,48 +500,6 @@ pub fn unix_millis(t: SystemTime) -> u64 {
     t.duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
-}
-
-/// Keeps the newest `keep` job directories under `io_dir` (`<session>/<handle>`) and
-/// removes the rest. Only directories holding an `info.json` are ours to delete;
-/// anything else under `io_dir` is left alone.
-pub fn prune_job_dirs(io_dir: &Path, keep: usize) -> io::Result<usize> {
-    let mut jobs: Vec<(SystemTime, PathBuf)> = Vec::new();
-    let sessions = match fs::read_dir(io_dir) {
-        Ok(s) => s,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(e),
-    };
-    for session in sessions.flatten() {
-        if !session.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-            continue;
-        }
-        let Ok(handles) = fs::read_dir(session.path()) else {
-            continue;
-        };
-        for job in handles.flatten() {
-            let info = job.path().join(INFO_FILE);
-            if let Ok(meta) = fs::symlink_metadata(&info) {
-                let when = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-                jobs.push((when, job.path()));
-            }
-        }
-    }
-    if jobs.len() <= keep {
-        return Ok(0);
-    }
-    jobs.sort_by_key(|job| std::cmp::Reverse(job.0));
-    let mut removed = 0;
-    for (_, dir) in jobs.into_iter().skip(keep) {
-        if fs::remove_dir_all(&dir).is_ok() {
-            removed += 1;
-            if let Some(parent) = dir.parent() {
-                // Succeeds only once the session directory is empty.
-                let _ = fs::remove_dir(parent);
-            }
-        }
-    }
-    Ok(removed)
 }
 
 #[cfg(test)]
@@ -338,6 +526,7 @@ mod tests {
             exit_code: None,
             signal: None,
             error: None,
+            persist_error: None,
         };
         files.write_info(&info).unwrap();
         files.prepare_info_rewrite();
@@ -373,6 +562,13 @@ mod tests {
         files.finish();
         let out = fs::read_to_string(dir.join("stdout.txt")).unwrap();
         assert!(out.starts_with("0123456789\n[... the per-job disk cap of 10 bytes was reached; 7 more"));
+        // The cap is said, and no file is named as holding everything.
+        assert!(!files.whole());
+        let said = files.persist_error().unwrap();
+        assert!(
+            said.contains("disk cap of 10 bytes") && said.contains("7 more bytes"),
+            "{said}"
+        );
         #[cfg(unix)]
         assert_eq!(
             fs::metadata(dir.join("stdout.txt")).unwrap().permissions().mode() & 0o777,
@@ -400,34 +596,91 @@ mod tests {
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 
-    #[test]
-    fn prune_keeps_newest_and_ignores_foreign_dirs() {
-        let tmp = tempfile::tempdir().unwrap();
-        for h in 1..=5u32 {
-            let mut files = JobFiles::create(&tmp.path().join("sess"), h, false, 100).unwrap();
-            let info = JobInfo {
-                handle: h,
-                pid: None,
-                command: "x".into(),
-                args: None,
-                description: None,
-                directory: ".".into(),
-                mode: "pty",
-                status: "exited",
-                start_time: 0,
-                end_time: None,
-                exit_code: Some(0),
-                signal: None,
-                error: None,
-            };
-            files.write_info(&info).unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(15));
+    fn info(status: &'static str) -> JobInfo {
+        JobInfo {
+            handle: 1,
+            pid: Some(1),
+            command: "true".into(),
+            args: None,
+            description: None,
+            directory: ".".into(),
+            mode: "pipes",
+            status,
+            start_time: 0,
+            end_time: None,
+            exit_code: None,
+            signal: None,
+            error: None,
+            persist_error: None,
         }
-        fs::create_dir_all(tmp.path().join("foreign").join("keepme")).unwrap();
-        assert_eq!(prune_job_dirs(tmp.path(), 2).unwrap(), 3);
-        assert!(tmp.path().join("sess/5").exists());
-        assert!(tmp.path().join("sess/4").exists());
-        assert!(!tmp.path().join("sess/1").exists());
-        assert!(tmp.path().join("foreign/keepme").exists());
+    }
+
+    #[test]
+    fn a_removed_folder_is_seen_said_and_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, true, 1000).unwrap();
+        files.write(Stream::Stdout, "out\n");
+        files.write(Stream::Stderr, "err\n");
+        files.write_info(&info("running")).unwrap();
+        files.prepare_info_rewrite();
+        files.check();
+        assert!(files.whole());
+        assert_eq!((files.persist_error(), files.stdout_text_len()), (None, 4));
+        fs::remove_dir_all(files.dir()).unwrap();
+        files.finish();
+        assert!(!files.whole());
+        assert_eq!(files.stdout_text_len(), 0);
+        let said = files.persist_error().unwrap();
+        assert!(said.contains("folder") && said.contains("was removed"), "{said}");
+        // The last info.json has nowhere to go; nothing is made again.
+        assert!(files.write_info(&info("exited")).is_err());
+        drop(files);
+        assert!(!tmp.path().join("s").join("1").exists());
+    }
+
+    #[test]
+    fn a_replaced_or_cut_file_is_seen() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+        files.write(Stream::Stdout, "0123456789\n");
+        fs::write(files.stdout_path(), "0123").unwrap();
+        files.check();
+        let said = files.persist_error().unwrap();
+        assert!(said.contains("was cut to 4 of its 11 bytes"), "{said}");
+
+        let mut files = JobFiles::create(&tmp.path().join("s"), 2, false, 1000).unwrap();
+        files.write(Stream::Stdout, "0123456789\n");
+        // A read that finds less than was written: told where the text ends.
+        files.text_ends_at(3);
+        assert_eq!(files.stdout_text_len(), 3);
+        assert!(files.persist_error().unwrap().contains("holds only 3 bytes"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_put_in_the_place_of_the_job_file_is_not_taken_for_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+        files.write(Stream::Stdout, "abc\n");
+        fs::remove_file(files.stdout_path()).unwrap();
+        fs::write(files.stdout_path(), "abc\nmore\n").unwrap();
+        files.check();
+        assert!(files.persist_error().unwrap().contains("another file put in its place"));
+    }
+
+    #[test]
+    fn a_last_info_that_cannot_replace_the_old_is_written_in_place() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+        files.write_info(&info("running")).unwrap();
+        // The temporary file's name is taken (a directory): the rename path fails.
+        fs::create_dir(files.dir().join(INFO_TMP_FILE)).unwrap();
+        assert!(files.write_info(&info("exited")).is_err());
+        let read = fs::read_to_string(files.dir().join(INFO_FILE)).unwrap();
+        assert!(read.contains("\"status\": \"exited\""), "{read}");
+        assert!(files
+            .persist_error()
+            .unwrap()
+            .contains("info.json could not be written"));
     }
 }

@@ -9,6 +9,11 @@
 //! A read is planned under the job's lock (copying at most `max` bytes from memory)
 //! and the file, if needed, is read after the lock is let go, so a reader never makes
 //! the job's output wait on the disk.
+//!
+//! The file can hold less than it was given (it was removed or cut under the job):
+//! `execute` then says where its text ends, the caller lowers what the file is known
+//! to hold (`JobFiles::text_ends_at`) and plans again, and the part neither memory nor
+//! the file holds becomes a gap: a read never comes back empty before the end.
 
 use std::fs::File;
 use std::io;
@@ -134,8 +139,9 @@ impl Committed<'_> {
 impl ReadPlan {
     /// Reads what the plan takes from the file and joins the pieces. A file read that
     /// comes back short (or cut inside a character) ends the chunk there: the next
-    /// read resumes at the first byte not returned.
-    pub fn execute(self) -> OutputChunk {
+    /// read resumes at the first byte not returned. When the file held less than
+    /// planned, the offset where its text ends comes back too.
+    pub fn execute(self) -> (OutputChunk, Option<u64>) {
         let mut chunk = OutputChunk {
             text: String::new(),
             next: self.since,
@@ -158,18 +164,22 @@ impl ReadPlan {
                     available,
                 } => {
                     let wanted = (len as u64 + 3).min(available) as usize;
+                    // A file that cannot be opened any more holds nothing.
                     let read = read_text_at(&path, offset, wanted).unwrap_or_default();
                     let text = take(&read, 0, len);
                     let whole = text.len() >= len;
                     chunk.next += text.len() as u64;
                     chunk.text.push_str(text);
+                    if read.len() < wanted {
+                        return (chunk, Some(offset + read.len() as u64));
+                    }
                     if !whole {
                         break;
                     }
                 }
             }
         }
-        chunk
+        (chunk, None)
     }
 }
 
@@ -233,7 +243,7 @@ mod tests {
 
     fn read(c: &Committed<'_>, since: u64, max: usize) -> OutputChunk {
         match c.plan(since, max) {
-            Ok(plan) => plan.execute(),
+            Ok(plan) => plan.execute().0,
             Err(e) => panic!("plan failed: {e}"),
         }
     }
@@ -320,6 +330,37 @@ mod tests {
         let all = read_all(&capped, 4);
         assert_eq!(all.text, format!("{}{}", &whole[..10], tail));
         assert_eq!(all.omitted, (whole.len() - 10 - tail.len()) as u64);
+    }
+
+    #[test]
+    fn a_file_that_holds_less_than_planned_says_where_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stdout.txt");
+        let whole = "head\nmiddle one\nmiddle two\ntail\n";
+        std::fs::write(&path, &whole[..10]).unwrap();
+        let c = Committed {
+            head: &whole[..5],
+            omitted: (whole.len() - 10) as u64,
+            tail: &whole[whole.len() - 5..],
+            file: Some((path.clone(), (whole.len() - 5) as u64)),
+        };
+        // Cut at 10: the text up to there, and where the file ends.
+        let (chunk, short) = c.plan(5, 100).unwrap().execute();
+        assert_eq!((chunk.text.as_str(), chunk.next, short), ("middl", 10, Some(10)));
+        // Gone: nothing from it, the same offset (the caller plans again with less).
+        std::fs::remove_file(&path).unwrap();
+        let (chunk, short) = c.plan(10, 100).unwrap().execute();
+        assert_eq!((chunk.text.as_str(), chunk.next, short), ("", 10, Some(10)));
+        // Told the file holds 10 bytes, the rest of the middle is a gap before the tail.
+        let lowered = Committed {
+            file: Some((path, 10)),
+            ..c
+        };
+        let chunk = read(&lowered, 10, 100);
+        assert_eq!(
+            (chunk.text.as_str(), chunk.omitted, chunk.next),
+            ("tail\n", 17, lowered.len())
+        );
     }
 
     #[test]

@@ -155,7 +155,7 @@ fn committed_text_only_grows_and_is_what_the_file_gets() {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let mut o = pty(5);
     let files = JobFiles::create(&tmp.path().join("s"), 1, false, u64::MAX).expect("job files");
-    o.set_files(Some(files));
+    o.set_files(Some(Ok(files)));
     let mut raw = Vec::new();
     for i in 0..30 {
         raw.extend_from_slice(format!("line {i}\r\n").as_bytes());
@@ -191,7 +191,7 @@ fn shrinking_the_terminal_commits_the_lines_that_leave_the_screen() {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let mut o = pty(10);
     let files = JobFiles::create(&tmp.path().join("s"), 1, false, u64::MAX).expect("job files");
-    o.set_files(Some(files));
+    o.set_files(Some(Ok(files)));
     o.ingest(Stream::Stdout, b"l1\r\nl2\r\nl3\r\nl4\r\n> ");
     assert_eq!(o.committed_len(), 0);
     // Three rows: two lines above the prompt stay on screen.

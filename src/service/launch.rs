@@ -11,12 +11,13 @@ use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
 use super::registry::process_token;
+use super::retention::Retention;
 use super::Service;
 use crate::driver;
 use crate::history::{preview, HistoryEntry, OUTPUT_PREVIEW_BYTES};
 use crate::job::{Job, JobMeta, JobState, JobStatus, WaitTicket};
 use crate::kill::kill_now;
-use crate::output::persist::{unix_millis, JobFiles};
+use crate::output::persist::{describe, unix_millis, JobFiles};
 use crate::output::screen::ScreenSize;
 use crate::output::{JobOutput, OutputLimits, Which};
 use crate::platform::{self, watchdog};
@@ -64,12 +65,21 @@ impl Service {
         // the program starts, not on the spawn path.
         let session_dir = inner.io_dir.join(&inner.session_id);
         let separate_stderr = req.mode == Mode::Pipes;
-        let (persist, disk_cap) = (inner.persist, inner.disk_cap);
+        let (retention, disk_cap) = (inner.retention.clone(), inner.disk_cap);
         let make_files = move || {
-            // Without a writable ioDir the job still runs; its output stays in memory.
-            persist
-                .then(|| JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).ok())
-                .flatten()
+            // Without a writable ioDir the job still runs; its output stays in memory,
+            // and its results say why it has no files.
+            let retention = retention?;
+            retention.before_job_dir();
+            Some(
+                JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).map_err(|e| {
+                    format!(
+                        "the job's folder could not be made in {}: {}",
+                        session_dir.display(),
+                        describe(&e)
+                    )
+                }),
+            )
         };
         let screen = (req.mode == Mode::Pty).then_some(ScreenSize {
             cols: req.cols,
@@ -104,7 +114,7 @@ impl Service {
             reader_job.attach_files(make_files());
             driver::drive(reader_job, child, reader, on_exit).await;
         });
-        supervise(&inner.runtime, &job, reader);
+        supervise(&inner.runtime, &job, reader, inner.retention.clone());
         {
             let mut jobs = lock(&inner.jobs);
             if inner.ended.load(Ordering::SeqCst) {
@@ -171,6 +181,7 @@ impl Service {
             truncated: false,
             total_bytes: 0,
             output_dir: None,
+            persist_error: None,
             started_at: unix_millis(started_at),
             duration_ms: 0,
             awaiting_input: false,
@@ -202,10 +213,11 @@ fn owner_entry() -> String {
     format!("{}={}", env::OWNER_MARKER, process_token())
 }
 
-/// Watches a job's reader. When it is done, the job's terminal and stdin are let go.
-/// If it panicked (a bug), the job is failed and its processes killed, so no caller
-/// waits forever and nothing is left running unseen.
-fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<()>) {
+/// Watches a job's reader. When it is done, the job's terminal and stdin are let go,
+/// and its folder counts as finished (`Retention::job_done`). If it panicked (a bug),
+/// the job is failed and its processes killed, so no caller waits forever and nothing
+/// is left running unseen.
+fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<()>, retention: Option<Arc<Retention>>) {
     let job = job.clone();
     runtime.spawn(async move {
         if let Err(e) = reader.await {
@@ -218,5 +230,8 @@ fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<(
             }
         }
         job.release_io();
+        if let Some(retention) = retention {
+            retention.job_done(&job);
+        }
     });
 }

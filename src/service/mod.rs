@@ -9,6 +9,7 @@ mod admission;
 mod interaction;
 mod launch;
 mod registry;
+mod retention;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -28,8 +29,9 @@ use crate::history::{History, HistoryEntry, DEFAULT_HISTORY_LIMIT};
 use crate::job::{Job, JobStatus};
 use crate::kill::{jobs_with_processes, kill_job, KillReport};
 use crate::output::cells::ScreenCells;
-use crate::output::persist::{self, DEFAULT_DISK_CAP_BYTES, DEFAULT_KEEP_JOB_DIRS};
+use crate::output::persist::DEFAULT_DISK_CAP_BYTES;
 use crate::output::read::{OutputChunk, DEFAULT_READ_BYTES, MAX_READ_BYTES};
+use crate::output::retention::DEFAULT_KEEP_JOB_DIRS;
 use crate::output::View;
 use crate::platform::{detached_roots, job_processes};
 use crate::request::*;
@@ -58,7 +60,6 @@ struct Inner {
     /// Finished jobs kept with their output in memory (the newest); older ones are
     /// forgotten as `removeProcess` forgets them.
     keep_finished: usize,
-    persist: bool,
     disk_cap: u64,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
@@ -73,6 +74,8 @@ struct Inner {
     history: Arc<Mutex<History>>,
     /// The deadlines of every wait of this service's jobs.
     timer: DeadlineTimer,
+    /// Its lease on its session's folder and its finished job folders (`persist` only).
+    retention: Option<Arc<retention::Retention>>,
     runtime: Handle,
 }
 
@@ -113,12 +116,10 @@ impl Service {
             ));
         }
         let persist = config.persist_output.unwrap_or(true);
-        if persist {
-            let dir = io_dir.clone();
-            // Retention is housekeeping: off the caller's thread, and its failure is harmless.
-            runtime.spawn_blocking(move || persist::prune_job_dirs(&dir, DEFAULT_KEEP_JOB_DIRS));
-        }
         let token = registry::service_token();
+        let keep = config.keep_job_dirs.unwrap_or(DEFAULT_KEEP_JOB_DIRS);
+        let retention =
+            persist.then(|| retention::Retention::start(&io_dir, &session_id, &token, keep, runtime.clone()));
         let inner = Arc::new(Inner {
             root,
             io_dir,
@@ -126,7 +127,6 @@ impl Service {
             env: config.env,
             max_jobs,
             keep_finished: config.keep_finished_jobs.unwrap_or(DEFAULT_KEEP_FINISHED_JOBS),
-            persist,
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             token,
             jobs: Mutex::new(BTreeMap::new()),
@@ -137,6 +137,7 @@ impl Service {
                 config.history_limit.unwrap_or(DEFAULT_HISTORY_LIMIT),
             ))),
             timer: DeadlineTimer::start(&runtime),
+            retention,
             runtime,
         });
         registry::register(&inner);
@@ -397,6 +398,9 @@ impl Service {
             );
         }
         while set.join_next().await.is_some() {}
+        if let Some(retention) = &self.inner.retention {
+            retention.release();
+        }
     }
 }
 

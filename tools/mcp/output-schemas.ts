@@ -33,9 +33,16 @@ const RUN_RESULT = {
   error: { ...strOrNull, description: 'Why the program could not be started.' },
   backgroundPids: pids,
   matched: { ...strOrNull, description: 'The text ai_callback_pattern matched.' },
-  truncated: { ...bool, description: 'Only the tail of the output is here; the whole is in outputDir.' },
+  truncated: { ...bool, description: 'Only the head and tail of the output are here; the whole is in outputDir unless persistError says otherwise.' },
   totalBytes: int,
-  outputDir: { ...strOrNull, description: 'The directory holding stdout.txt, stderr.txt and info.json.' },
+  outputDir: {
+    ...strOrNull,
+    description: 'The directory holding stdout.txt, stderr.txt and info.json; null when output is not persisted or the folder was removed.',
+  },
+  persistError: {
+    ...strOrNull,
+    description: "What the job's files lack and why (a full disk: ENOSPC, the folder removed, the per-job disk cap); null while they hold everything.",
+  },
   startedAt: { ...num, description: 'Milliseconds since the epoch.' },
   durationMs: num,
   awaitingInput: { ...bool, description: 'The job runs and waits for input at its terminal (status awaiting_input).' },
@@ -83,6 +90,7 @@ const RUNNING_JOB = object({
   },
   liveBackgroundPids: pids,
   awaitingInput: { ...bool, description: 'The job waits for input at its terminal now.' },
+  persistError: { ...strOrNull, description: "What the job's files lack and why; null while they hold everything." },
 });
 
 const FINISHED_JOB = object({ handle: int, command: str, status: jobStatus, exitCode: intOrNull, signal: intOrNull });

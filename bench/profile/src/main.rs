@@ -94,7 +94,7 @@ fn main() {
         let want = |what: &str| only.as_deref().is_none_or(|o| o == what);
         if want("text") {
             let mut o = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, 24)));
-            o.set_files(JobFiles::create(&dir.join(format!("{name}-text")), 1, false, 1 << 40).ok());
+            o.set_files(JobFiles::create(&dir.join(format!("{name}-text")), 1, false, 1 << 40).ok().map(Ok));
             time("JobOutput PTY (screen+text+disk)", data, chunk, |c| {
                 o.ingest(Stream::Stdout, c);
             });
@@ -105,7 +105,7 @@ fn main() {
         }
         if want("pipes") {
             let mut o = JobOutput::new(OutputLimits::default(), true, None);
-            o.set_files(JobFiles::create(&dir.join(format!("{name}-pipes")), 1, true, 1 << 40).ok());
+            o.set_files(JobFiles::create(&dir.join(format!("{name}-pipes")), 1, true, 1 << 40).ok().map(Ok));
             time("JobOutput pipes (text+disk)", data, chunk, |c| {
                 o.ingest(Stream::Stdout, c);
             });
