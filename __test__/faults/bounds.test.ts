@@ -128,6 +128,10 @@ describe('malformed env', () => {
     expect(r.output).toContain('[]');
     const nullProto = Object.assign(Object.create(null), { NSS_X: 'y' }) as Record<string, string>;
     expect((await ctx.service.run('echo "$NSS_X"', { env: nullProto })).output).toContain('y');
+    // A plain object of another realm (a vm context, as test runners make) is plain too.
+    const { runInNewContext } = await import('node:vm');
+    const foreign = runInNewContext('({ NSS_Y: "z" })') as Record<string, string>;
+    expect((await ctx.service.run('echo "$NSS_Y"', { env: foreign })).output).toContain('z');
   });
 });
 

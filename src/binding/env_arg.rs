@@ -63,7 +63,7 @@ fn read(env: &Env, value: Unknown<'_>) -> std::result::Result<Vec<(String, Strin
     if object.is_array().unwrap_or(false) {
         return Err("env must be an object of strings, got an array".into());
     }
-    if !is_plain(env, &object).unwrap_or(false) {
+    if !is_plain(&object).unwrap_or(false) {
         return Err("env must be a plain object of strings (not a Map or a class instance)".into());
     }
     let names = object.get_property_names().map_err(|e| e.reason.clone())?;
@@ -83,15 +83,18 @@ fn read(env: &Env, value: Unknown<'_>) -> std::result::Result<Vec<(String, Strin
     Ok(pairs)
 }
 
-/// `Object.getPrototypeOf(object)` is `Object.prototype` or `null`.
-fn is_plain(env: &Env, object: &Object<'_>) -> napi::Result<bool> {
+/// `Object.getPrototypeOf(object)` is `null` or an `Object.prototype`: the one object
+/// whose own prototype is `null`. Compared by shape, not identity, so a plain object made
+/// in another realm (a `vm` context, a test runner's sandbox) passes; a `Map` or a class
+/// instance has a prototype with a prototype of its own.
+fn is_plain(object: &Object<'_>) -> napi::Result<bool> {
     let prototype = object.get_prototype()?;
     if prototype.get_type()? == ValueType::Null {
         return Ok(true);
     }
-    let object_class: Object<'_> = env.get_global()?.get_named_property("Object")?;
-    let plain: Unknown<'_> = object_class.get_named_property("prototype")?;
-    env.strict_equals(prototype, plain)
+    // SAFETY: a prototype that is not null is an object.
+    let prototype: Object<'_> = unsafe { prototype.cast() }?;
+    Ok(prototype.get_prototype()?.get_type()? == ValueType::Null)
 }
 
 fn type_word(kind: ValueType) -> &'static str {

@@ -7,7 +7,7 @@ use napi::sys;
 use super::types::{InteractionResult, KillResult, RunResult};
 
 pub enum Reply {
-    Run(RunResult),
+    Run(Box<RunResult>),
     Interaction(InteractionResult),
     Kill(KillResult),
     /// `undefined` (`shutdown`).
@@ -19,7 +19,7 @@ impl ToNapiValue for Reply {
         // SAFETY: called by the settler on the JS thread with its live environment.
         unsafe {
             match reply {
-                Reply::Run(r) => RunResult::to_napi_value(env, r),
+                Reply::Run(r) => RunResult::to_napi_value(env, *r),
                 Reply::Interaction(r) => InteractionResult::to_napi_value(env, r),
                 Reply::Kill(r) => KillResult::to_napi_value(env, r),
                 Reply::Done => <()>::to_napi_value(env, ()),

@@ -80,7 +80,7 @@ impl JsShellExecutionService {
         let run = run_request(command, options).map(|req| self.inner.clone().run_owned(req));
         self.settle_later(
             env,
-            |_| async move { run?.await.map(|r| Reply::Run(RunResult::from(r))) },
+            |_| async move { run?.await.map(|r| Reply::Run(Box::new(RunResult::from(r)))) },
         )
     }
 

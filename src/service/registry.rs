@@ -57,7 +57,11 @@ pub(super) fn service_token() -> String {
 pub(super) fn kill_all_jobs_now(inner: &Inner) {
     let jobs: Vec<Arc<Job>> = {
         let jobs = lock(&inner.jobs);
-        inner.ended.store(true, Ordering::SeqCst);
+        if inner.ended.swap(true, Ordering::SeqCst) {
+            // Ended before (its owner's end, then the process's): every job it will
+            // ever have was killed then; no search of the process table again.
+            return;
+        }
         jobs.values().cloned().collect()
     };
     kill_all_now(&jobs);
