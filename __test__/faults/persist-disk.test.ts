@@ -51,7 +51,10 @@ function nothingLeftBehind(ioDir: string): void {
   expect(runningInfos(ioDir)).toEqual([]);
 }
 
-describe.skipIf(!isRoot)('a full disk (1 MiB tmpfs as ioDir)', () => {
+// Mounting needs root: elsewhere these are skipped, and the reason printed.
+if (!isRoot) console.warn('skipped: the full-disk tests mount a tmpfs, which needs root');
+
+describe.skipIf(!isRoot)('a full disk (1 MiB tmpfs as ioDir; root only, to mount it)', () => {
   let p: Place | undefined;
   beforeEach(() => {
     p = place(true);
