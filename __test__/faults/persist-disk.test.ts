@@ -41,7 +41,14 @@ function place(mountTmpfs: boolean): Place {
 async function tearDown(p: Place | undefined, mounted: boolean): Promise<void> {
   if (!p) return;
   await p.service.shutdown();
-  if (mounted) execFileSync('umount', [p.ioDir]);
+  if (mounted) {
+    try {
+      execFileSync('umount', [p.ioDir]);
+    } catch {
+      // Still busy (a failed test left something open): detached now, gone once let go.
+      execFileSync('umount', ['-l', p.ioDir]);
+    }
+  }
   rmSync(p.base, { recursive: true, force: true });
 }
 
