@@ -105,8 +105,9 @@ describe('services of two processes on one ioDir', () => {
     const crashed = node(
       `const s = new addon.ShellExecutionService(options);
        await s.run('echo crashed');
-       s.start('sleep 1000');
-       await new Promise((r) => setTimeout(r, 100));
+       const { handle } = s.start('echo up; sleep 1000');
+       // Output is read only once the job's folder is made.
+       await s.waitFor(handle, { pattern: 'up', fromStart: true, detectInput: false });
        console.log('ready');
        await new Promise(() => {});`,
       { projectRoot: p.root, ioDir: p.ioDir, sessionId: 'crashed' },
@@ -125,10 +126,11 @@ describe('services of two processes on one ioDir', () => {
       `const s = new addon.ShellExecutionService(options);
        const fs = require('node:fs');
        const count = () => fs.readdirSync(options.ioDir + '/old').length;
+       const crashed = () => fs.existsSync(options.ioDir + '/crashed');
        const deadline = Date.now() + 60000;
-       while (count() > ${KEEP} && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-       // The pass goes on past the folders counted: give it time to finish.
-       await new Promise((r) => setTimeout(r, 1000));
+       while ((count() > ${KEEP} || crashed()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+       // A pass that removed too much would go on past these: give it time to.
+       await new Promise((r) => setTimeout(r, 500));
        console.log('pruned ' + count());
        await s.shutdown();`,
       { projectRoot: p.root, ioDir: p.ioDir, sessionId: 'window-b' },

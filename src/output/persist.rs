@@ -213,13 +213,16 @@ impl JobFiles {
             return;
         }
         let files = [
-            (self.stdout_path(), self.stdout_bytes, self.identity[0]),
-            (self.stderr_path(), self.stderr_bytes, self.identity[1]),
+            (self.stdout_path(), self.stdout_bytes, self.identity[0], true),
+            (self.stderr_path(), self.stderr_bytes, self.identity[1], false),
         ];
-        for (path, bytes, identity) in files {
+        for (path, bytes, identity, is_stdout) in files {
             if bytes == 0 && identity.is_none() {
                 continue;
             }
+            // What of `stdout.txt` is still there to read: nothing once it is gone, its
+            // start when it was cut.
+            let mut left = 0;
             let fault = match fs::symlink_metadata(&path) {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => Some(if self.dir.exists() {
                     format!("{} was removed", path.display())
@@ -232,16 +235,24 @@ impl JobFiles {
                     "{} was removed and another file put in its place",
                     path.display()
                 )),
-                Ok(meta) if meta.len() < bytes => Some(format!(
-                    "{} was cut to {} of its {} bytes",
-                    path.display(),
-                    meta.len(),
-                    bytes
-                )),
+                Ok(meta) if meta.len() < bytes => {
+                    left = meta.len();
+                    Some(format!(
+                        "{} was cut to {} of its {} bytes",
+                        path.display(),
+                        meta.len(),
+                        bytes
+                    ))
+                }
                 Ok(_) => None,
             };
             if let Some(fault) = fault {
-                self.lost(fault);
+                if is_stdout {
+                    self.stdout_text = self.stdout_text.min(left);
+                }
+                self.problem = Some(fault);
+                // Nothing more goes to files that no longer hold what they were given.
+                self.close();
                 return;
             }
         }
@@ -263,13 +274,6 @@ impl JobFiles {
     /// Retention removed the finished job's folder (`service/retention.rs`).
     pub fn mark_pruned(&mut self) {
         self.pruned = true;
-        self.close();
-    }
-
-    /// The files no longer hold what they were given: nothing more goes to them.
-    fn lost(&mut self, why: String) {
-        self.problem = Some(why);
-        self.stdout_text = 0;
         self.close();
     }
 
@@ -647,6 +651,8 @@ mod tests {
         files.check();
         let said = files.persist_error().unwrap();
         assert!(said.contains("was cut to 4 of its 11 bytes"), "{said}");
+        // Its start is still read there.
+        assert_eq!(files.stdout_text_len(), 4);
 
         let mut files = JobFiles::create(&tmp.path().join("s"), 2, false, 1000).unwrap();
         files.write(Stream::Stdout, "0123456789\n");

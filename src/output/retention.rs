@@ -107,9 +107,9 @@ fn same_file(file: &File, path: &Path) -> bool {
     }
 }
 
-/// Windows: a file held open cannot be replaced by another of its name, and one
-/// removed while open keeps no name that opens (delete pending): that it opens is
-/// enough.
+/// Windows: std gives no stable file id. The name is this service's alone and a pruner
+/// removes it only while holding its exclusive lock (a file removed while open is
+/// delete-pending and no longer opens), so a file found at the name is taken for ours.
 #[cfg(windows)]
 fn same_file(_file: &File, path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.is_file())

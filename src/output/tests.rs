@@ -210,6 +210,51 @@ fn shrinking_the_terminal_commits_the_lines_that_leave_the_screen() {
     );
 }
 
+#[test]
+fn a_marker_names_the_files_that_hold_each_log_and_none_once_they_do_not() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let mut o = pipes();
+    let files = JobFiles::create(&tmp.path().join("s"), 1, true, u64::MAX).expect("job files");
+    let dir = files.dir().to_path_buf();
+    o.set_files(Some(Ok(files)));
+    o.ingest(Stream::Stdout, "out\n".repeat(100).as_bytes());
+    o.ingest(Stream::Stderr, "err\n".repeat(100).as_bytes());
+    o.finish();
+    let named = |o: &JobOutput, which| o.excerpt(which, 64).text;
+    let (stdout, stderr) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
+    assert!(named(&o, Which::Stdout).contains(&format!("the full output is in {} ...]", stdout.display())));
+    assert!(named(&o, Which::Stderr).contains(&format!("the full output is in {} ...]", stderr.display())));
+    // Interleaved, the two files together hold it.
+    let both = format!(
+        "the full output is in {} and {} ...]",
+        stdout.display(),
+        stderr.display()
+    );
+    assert!(named(&o, Which::Combined).contains(&both));
+    // Its folder gone: no file named, and it is said why.
+    std::fs::remove_dir_all(&dir).expect("removed");
+    o.check_files();
+    for which in [Which::Stdout, Which::Stderr, Which::Combined] {
+        let text = named(&o, which);
+        assert!(
+            text.contains("bytes omitted ...]") && !text.contains("full output"),
+            "{text}"
+        );
+    }
+    assert!(o.persist_error().expect("a persist error").contains("was removed"));
+}
+
+#[test]
+fn a_job_whose_folder_could_not_be_made_says_why() {
+    let mut o = pipes();
+    o.set_files(Some(Err("the job's folder could not be made".into())));
+    assert_eq!(o.persist_error().as_deref(), Some("the job's folder could not be made"));
+    // Persistence off: nothing to say.
+    let mut off = pipes();
+    off.set_files(None);
+    assert_eq!(off.persist_error(), None);
+}
+
 /// Throughput of the text pipeline (decoder + text log) on a `seq`-like flood as
 /// a PTY writes it (`\r\n` line ends), in 64 KiB reads:
 /// `cargo test --release --lib output::tests::bench_text_pipeline -- --ignored --nocapture`
