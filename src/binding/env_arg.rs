@@ -71,6 +71,10 @@ fn read(env: &Env, value: Unknown<'_>) -> std::result::Result<Vec<(String, Strin
     let mut pairs = Vec::with_capacity(count as usize);
     for i in 0..count {
         let name: String = names.get_element(i).map_err(|e| e.reason.clone())?;
+        if name.contains('\0') {
+            // A property lookup by this name would fail on the NUL, with napi's words.
+            return Err(format!("invalid environment variable name {name:?}"));
+        }
         let entry: Unknown<'_> = object.get_named_property(&name).map_err(|e| e.reason.clone())?;
         let kind = entry.get_type().map_err(|e| e.reason.clone())?;
         if kind != ValueType::String {
