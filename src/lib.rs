@@ -25,6 +25,7 @@ pub mod output;
 pub mod platform;
 pub mod policy;
 pub mod request;
+pub mod sandbox;
 pub mod results;
 pub mod service;
 pub mod spawn;

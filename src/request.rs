@@ -27,6 +27,8 @@ pub struct ServiceConfig {
     pub history_limit: Option<usize>,
     pub persist_output: Option<bool>,
     pub disk_cap_bytes: Option<u64>,
+    /// Every job's sandbox unless a run says otherwise (`crate::sandbox`).
+    pub sandbox: Option<crate::sandbox::SandboxSpec>,
 }
 
 #[derive(Clone, Debug)]
@@ -55,6 +57,8 @@ pub struct RunRequest {
     pub max_output_size: usize,
     /// Return early, running, when the job waits for input at its terminal (PTY jobs).
     pub detect_input: bool,
+    /// The service's sandbox, none, or the run's own.
+    pub sandbox: crate::sandbox::SandboxChoice,
 }
 
 impl RunRequest {
@@ -76,6 +80,7 @@ impl RunRequest {
             callback_pattern: None,
             max_output_size: DEFAULT_MAX_OUTPUT,
             detect_input: true,
+            sandbox: Default::default(),
         }
     }
 }
@@ -102,6 +107,8 @@ pub struct RunResult {
     pub duration_ms: u64,
     /// The job runs and waits for input at its terminal (what ended `run`'s wait).
     pub awaiting_input: bool,
+    /// What confines the job; `None` when nothing does.
+    pub sandbox: Option<crate::sandbox::Enforced>,
 }
 
 /// What `Service::launch` did: the job runs, or its program could not be started (the
@@ -172,4 +179,6 @@ pub struct ProcessInfo {
     /// Running: the roots of what detached from the job (`platform::detached_roots`),
     /// read when the job list is asked for. Ended: the same as `background_pids`.
     pub detached_pids: Vec<u32>,
+    /// What confines the job; `None` when nothing does.
+    pub sandbox: Option<crate::sandbox::Enforced>,
 }

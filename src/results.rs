@@ -48,6 +48,7 @@ pub fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunR
         started_at: unix_millis(job.meta.started_at),
         duration_ms: duration_ms(job, &state),
         awaiting_input: false,
+        sandbox: job.meta.sandbox.clone(),
     }
 }
 
@@ -113,6 +114,7 @@ pub fn process_info(job: &Arc<Job>, detached: Option<Vec<u32>>) -> ProcessInfo {
         last_line: state.output.last_line(),
         background_pids,
         detached_pids,
+        sandbox: job.meta.sandbox.clone(),
     }
 }
 

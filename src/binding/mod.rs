@@ -4,6 +4,7 @@
 mod errors;
 mod events;
 mod policy;
+mod sandbox;
 mod screen;
 mod service;
 mod settle;

@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
+
+use super::sandbox::{self, SandboxInfo, SandboxOptions};
 
 use crate::error::{Result, ServiceError};
 use crate::history::HistoryEntry as CoreHistoryEntry;
@@ -120,6 +123,8 @@ pub struct ServiceOptions {
     pub max_jobs: Option<f64>,
     pub history_limit: Option<f64>,
     pub persist_output: Option<bool>,
+    /// Every job's sandbox (off unless given; `true`: the default one). docs/sandbox.md.
+    pub sandbox: Option<Either<bool, SandboxOptions>>,
 }
 
 #[napi(object)]
@@ -150,6 +155,9 @@ pub struct RunOptions {
     /// Return early (`status: 'awaiting_input'`, the job running) when the job waits for
     /// input at its terminal; PTY jobs, on by default.
     pub detect_input: Option<bool>,
+    /// `false`: unconfined even if the service sandboxes its jobs; `true`: the
+    /// service's sandbox or the default one; an object: this job's own.
+    pub sandbox: Option<Either<bool, SandboxOptions>>,
 }
 
 #[napi(object)]
@@ -225,6 +233,8 @@ pub struct RunResult {
     pub duration_ms: f64,
     /// The job runs and waits for input at its terminal.
     pub awaiting_input: bool,
+    /// What confines the job; `null` when nothing does.
+    pub sandbox: Option<SandboxInfo>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -265,6 +275,8 @@ pub struct ProcessInfo {
     /// The program the job's input reaches now (a PTY job: its terminal's foreground
     /// program, e.g. `bash` or `python3`; a pipes job: its own process); null once ended.
     pub foreground: Option<String>,
+    /// What confines the job; `null` when nothing does.
+    pub sandbox: Option<SandboxInfo>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -347,6 +359,7 @@ impl ServiceOptions {
             history_limit: whole("historyLimit", self.history_limit, 1_000_000.0)?.map(|v| v as usize),
             persist_output: self.persist_output,
             disk_cap_bytes: None,
+            sandbox: sandbox::service_spec(self.sandbox)?,
         })
     }
 }
@@ -377,6 +390,7 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     req.callback_pattern = o.callback_pattern;
     req.max_output_size = max_output(o.max_output_size)?;
     req.detect_input = o.detect_input.unwrap_or(true);
+    req.sandbox = sandbox::run_choice(o.sandbox)?;
     Ok(req)
 }
 
@@ -462,6 +476,7 @@ impl From<core::RunResult> for RunResult {
             started_at: r.started_at as f64,
             duration_ms: r.duration_ms as f64,
             awaiting_input: r.awaiting_input,
+            sandbox: r.sandbox.map(SandboxInfo::from),
         }
     }
 }
@@ -501,6 +516,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             detached_pids: p.detached_pids,
             awaiting_input: p.awaiting_input,
             foreground: p.foreground,
+            sandbox: p.sandbox.map(SandboxInfo::from),
         }
     }
 }

@@ -9,6 +9,7 @@ mod admission;
 mod interaction;
 mod launch;
 mod registry;
+mod sandbox;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -56,6 +57,8 @@ struct Inner {
     max_jobs: usize,
     persist: bool,
     disk_cap: u64,
+    /// Every job's sandbox unless a run says otherwise.
+    sandbox: Option<crate::sandbox::Resolved>,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
     jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
@@ -108,6 +111,14 @@ impl Service {
             // Retention is housekeeping: off the caller's thread, and its failure is harmless.
             runtime.spawn_blocking(move || persist::prune_job_dirs(&dir, DEFAULT_KEEP_JOB_DIRS));
         }
+        let sandbox = match &config.sandbox {
+            Some(spec) => {
+                // Refused at once on a platform without one, not at the first job.
+                sandbox::supported()?;
+                Some(crate::sandbox::resolve(spec, &root)?)
+            }
+            None => None,
+        };
         let token = registry::service_token();
         let inner = Arc::new(Inner {
             root,
@@ -117,6 +128,7 @@ impl Service {
             max_jobs,
             persist,
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
+            sandbox,
             token,
             jobs: Mutex::new(BTreeMap::new()),
             next_handle: AtomicU32::new(1),
@@ -158,9 +170,10 @@ impl Service {
     /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
     pub async fn run(&self, req: RunRequest) -> Result<RunResult> {
         let (pattern, workdir) = self.admit(&req)?;
+        let sandbox = self.job_sandbox(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
-        let (job, ticket) = match self.start_job(handle, &req, &workdir, pattern.clone()) {
+        let (job, ticket) = match self.start_job(handle, &req, &workdir, pattern.clone(), sandbox) {
             Ok(started) => started,
             Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
         };
@@ -208,9 +221,10 @@ impl Service {
     /// `run` kills it (status `timed_out`), whether or not anyone waits on it.
     pub fn launch(&self, req: RunRequest) -> Result<Launched> {
         let (_, workdir) = self.admit(&req)?;
+        let sandbox = self.job_sandbox(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
-        match self.start_job(handle, &req, &workdir, None) {
+        match self.start_job(handle, &req, &workdir, None, sandbox) {
             Ok((job, ticket)) => {
                 job.unregister(ticket);
                 if let Some(timeout) = req.timeout {

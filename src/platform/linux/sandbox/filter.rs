@@ -1,0 +1,255 @@
+//! The seccomp half of a Linux sandbox: what Landlock cannot see.
+//!
+//! Compiled with `seccompiler` in the parent, once per network mode (the programs are
+//! the same for every job of that mode), and installed in the spawn child with one
+//! `seccomp(SECCOMP_SET_MODE_FILTER)` each (`super::apply`). Three programs, because
+//! seccompiler gives one action per program and the refusals differ:
+//! - `ENOSYS` for system calls libc and runtimes are ready to find missing, so they
+//!   fall back: `io_uring_*` (it opens and connects sockets inside the kernel, past
+//!   the `socket` rule below; libuv then uses its thread pool) and `clone3` (its flags
+//!   are in memory a filter cannot read; glibc then uses `clone`, whose flags it can).
+//! - `EPERM` for refusals: internet sockets (unless the network is allowed), new
+//!   namespaces, and the terminal ioctls that type into a terminal (`TIOCSTI`) or
+//!   drive the console (`TIOCLINUX`).
+//! - on x86_64, `ENOSYS` for every x32 system call (numbers with bit 30 set): they
+//!   share the x86_64 audit architecture, so without this `socket` by its x32 number
+//!   would pass the rules above, which match exact numbers. Five instructions, written
+//!   here because seccompiler matches numbers only exactly.
+//!
+//! A program of another architecture (an i386 binary run by an x86_64 job, through
+//! `int 0x80`) is killed by seccompiler's architecture check: confined or nothing.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::OnceLock;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition as Cond, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+use crate::sandbox::Network;
+
+/// The compiled programs for one network mode, in the order they are installed.
+pub struct Programs {
+    pub programs: Vec<BpfProgram>,
+}
+
+#[cfg(target_arch = "x86_64")]
+const ARCH: Option<TargetArch> = Some(TargetArch::x86_64);
+#[cfg(target_arch = "aarch64")]
+const ARCH: Option<TargetArch> = Some(TargetArch::aarch64);
+#[cfg(target_arch = "riscv64")]
+const ARCH: Option<TargetArch> = Some(TargetArch::riscv64);
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+const ARCH: Option<TargetArch> = None;
+
+/// Whether a filter can be built for this architecture at all.
+pub fn available() -> bool {
+    ARCH.is_some()
+}
+
+/// The programs for `network` (`TcpPorts` lists are alike: the ports are Landlock's).
+pub fn programs(network: &Network) -> io::Result<&'static Programs> {
+    static OFF: OnceLock<Result<Programs, String>> = OnceLock::new();
+    static TCP: OnceLock<Result<Programs, String>> = OnceLock::new();
+    static ON: OnceLock<Result<Programs, String>> = OnceLock::new();
+    let (cell, sockets) = match network {
+        Network::Off => (&OFF, Sockets::UnixOnly),
+        Network::TcpPorts(_) => (&TCP, Sockets::UnixAndTcp),
+        Network::On => (&ON, Sockets::Any),
+    };
+    cell.get_or_init(|| build(sockets).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| io::Error::other(format!("the seccomp filter cannot be built: {e}")))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sockets {
+    UnixOnly,
+    UnixAndTcp,
+    Any,
+}
+
+fn build(sockets: Sockets) -> Result<Programs, seccompiler::Error> {
+    let arch = ARCH.ok_or_else(|| {
+        seccompiler::Error::Backend(seccompiler::BackendError::InvalidTargetArch(
+            std::env::consts::ARCH.to_string(),
+        ))
+    })?;
+    let missing = compile(missing_rules()?, libc::ENOSYS, arch)?;
+    let refused = compile(refused_rules(sockets)?, libc::EPERM, arch)?;
+    let mut programs = vec![missing, refused];
+    if let Some(x32) = x32_guard() {
+        programs.push(x32);
+    }
+    Ok(Programs { programs })
+}
+
+type Rules = BTreeMap<i64, Vec<SeccompRule>>;
+
+fn compile(rules: Rules, errno: i32, arch: TargetArch) -> Result<BpfProgram, seccompiler::Error> {
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno as u32), arch)?;
+    BpfProgram::try_from(filter).map_err(seccompiler::Error::Backend)
+}
+
+/// An argument condition (`Dword` compares the low 32 bits: an `int` argument).
+fn arg(index: u8, len: Len, op: Op, value: u64) -> Result<Cond, seccompiler::Error> {
+    Cond::new(index, len, op, value).map_err(seccompiler::Error::Backend)
+}
+
+fn rule(conditions: Vec<Cond>) -> Result<SeccompRule, seccompiler::Error> {
+    SeccompRule::new(conditions).map_err(seccompiler::Error::Backend)
+}
+
+/// Refused whatever their arguments (an empty rule list matches every call).
+fn missing_rules() -> Result<Rules, seccompiler::Error> {
+    let mut rules = Rules::new();
+    for nr in [
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_clone3,
+    ] {
+        rules.insert(nr, Vec::new());
+    }
+    Ok(rules)
+}
+
+/// Namespaces a job could make with `clone` (`unshare` and `setns` are refused whole).
+const NAMESPACE_FLAGS: [i32; 7] = [
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWCGROUP,
+];
+
+fn refused_rules(sockets: Sockets) -> Result<Rules, seccompiler::Error> {
+    let mut rules = Rules::new();
+    // New namespaces: a user namespace makes its creator root inside it, with every
+    // kernel interface that opens up. Landlock still holds inside (a domain is kept
+    // across namespaces and refuses mounts), so this narrows the kernel a job can
+    // reach; bwrap, `unshare -r` and Chromium's sandbox fail inside ours.
+    rules.insert(libc::SYS_unshare, Vec::new());
+    rules.insert(libc::SYS_setns, Vec::new());
+    let clone_flags_arg = 0;
+    rules.insert(
+        libc::SYS_clone,
+        NAMESPACE_FLAGS
+            .iter()
+            .map(|&flag| {
+                rule(vec![arg(
+                    clone_flags_arg,
+                    Len::Qword,
+                    Op::MaskedEq(flag as u64),
+                    flag as u64,
+                )?])
+            })
+            .collect::<Result<_, _>>()?,
+    );
+    // TIOCSTI pushes bytes into a terminal's input queue: through a terminal device
+    // it can open (its own, or one whose path it can read), a job would type commands
+    // into the shell reading it. TIOCLINUX can do the same on a virtual console.
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![arg(1, Len::Dword, Op::Eq, libc::TIOCSTI as u64)?])?,
+            rule(vec![arg(1, Len::Dword, Op::Eq, libc::TIOCLINUX as u64)?])?,
+        ],
+    );
+    let socket_rules = socket_rules(sockets)?;
+    if !socket_rules.is_empty() {
+        rules.insert(libc::SYS_socket, socket_rules);
+    }
+    Ok(rules)
+}
+
+/// `socket(domain, type, protocol)`. Landlock (ABI 4 to 9) filters TCP only: UDP, raw
+/// and packet sockets, SCTP and every other family are refused here. Unix sockets stay
+/// (pipes between a job's processes, `socketpair`, local servers); abstract ones are
+/// scoped by Landlock (ABI 6).
+fn socket_rules(sockets: Sockets) -> Result<Vec<SeccompRule>, seccompiler::Error> {
+    let (domain, kind, protocol) = (0, 1, 2);
+    let unix = libc::AF_UNIX as u64;
+    match sockets {
+        Sockets::Any => Ok(Vec::new()),
+        Sockets::UnixOnly => Ok(vec![rule(vec![arg(domain, Len::Dword, Op::Ne, unix)?])?]),
+        Sockets::UnixAndTcp => {
+            let (inet, inet6) = (libc::AF_INET as u64, libc::AF_INET6 as u64);
+            let mut rules = vec![rule(vec![
+                arg(domain, Len::Dword, Op::Ne, unix)?,
+                arg(domain, Len::Dword, Op::Ne, inet)?,
+                arg(domain, Len::Dword, Op::Ne, inet6)?,
+            ])?];
+            for family in [inet, inet6] {
+                // Anything but a stream socket (the type's low bits; the high ones are
+                // SOCK_NONBLOCK and SOCK_CLOEXEC)...
+                rules.push(rule(vec![
+                    arg(domain, Len::Dword, Op::Eq, family)?,
+                    arg(kind, Len::Dword, Op::MaskedEq(0xf), libc::SOCK_STREAM as u64)?,
+                    arg(protocol, Len::Dword, Op::Ne, 0)?,
+                    arg(protocol, Len::Dword, Op::Ne, libc::IPPROTO_TCP as u64)?,
+                ])?);
+                for other in [
+                    libc::SOCK_DGRAM,
+                    libc::SOCK_RAW,
+                    libc::SOCK_RDM,
+                    libc::SOCK_SEQPACKET,
+                    libc::SOCK_DCCP,
+                    // SOCK_PACKET (deprecated in libc's names, still taken by the kernel).
+                    10,
+                ] {
+                    rules.push(rule(vec![
+                        arg(domain, Len::Dword, Op::Eq, family)?,
+                        arg(kind, Len::Dword, Op::MaskedEq(0xf), other as u64)?,
+                    ])?);
+                }
+            }
+            // ...and a stream socket of another protocol (SCTP, MPTCP): Landlock's
+            // port rules cover TCP only.
+            Ok(rules)
+        }
+    }
+}
+
+/// x86_64 only: `ENOSYS` for x32 system calls (see the module's comment).
+#[cfg(target_arch = "x86_64")]
+fn x32_guard() -> Option<BpfProgram> {
+    use seccompiler::sock_filter;
+    const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+    // struct seccomp_data: nr at 0, arch at 4.
+    let stmt = |code: u16, k: u32| sock_filter { code, jt: 0, jf: 0, k };
+    let jump = |code: u16, k: u32, jt: u8, jf: u8| sock_filter { code, jt, jf, k };
+    let (ld_w_abs, jeq, jge, ret) = (0x20, 0x15, 0x35, 0x06);
+    Some(vec![
+        // Another architecture is the other programs' business (they kill it).
+        stmt(ld_w_abs, 4),
+        jump(jeq, 0xC000_003E, 1, 0), // AUDIT_ARCH_X86_64
+        stmt(ret, libc::SECCOMP_RET_ALLOW),
+        stmt(ld_w_abs, 0),
+        jump(jge, X32_SYSCALL_BIT, 0, 1),
+        stmt(ret, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+        stmt(ret, libc::SECCOMP_RET_ALLOW),
+    ])
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn x32_guard() -> Option<BpfProgram> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mode_compiles() {
+        for network in [Network::Off, Network::TcpPorts(vec![1]), Network::On] {
+            let programs = programs(&network).expect("compiles");
+            assert!(programs.programs.iter().all(|p| !p.is_empty() && p.len() < 4096));
+        }
+    }
+}
