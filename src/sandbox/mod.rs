@@ -172,6 +172,13 @@ pub struct Enforced {
     pub notes: Vec<String>,
 }
 
+/// Writable for every sandboxed job although it is shared: glibc's `tmpfile()` (`ed`'s
+/// buffer, and every program that calls it) and many scripts write to `/tmp` whatever
+/// `TMPDIR` says, and a sandbox that breaks them gets turned off. The price, stated in
+/// docs/sandbox.md: a job can change files other programs of the same user keep in
+/// `/tmp`. The job's own `TMPDIR` keeps what well-behaved programs write apart.
+pub const SHARED_TMP: &str = "/tmp";
+
 /// The devices every sandboxed job may write: its terminal and the null devices.
 pub const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
@@ -184,6 +191,9 @@ impl Enforced {
         }
         write.extend(resolved.write.iter().map(|p| show(p)));
         write.push(show(tmpdir));
+        if Path::new(SHARED_TMP).is_dir() {
+            write.push(SHARED_TMP.to_string());
+        }
         write.extend(WRITABLE_DEVICES.iter().map(|d| d.to_string()));
         let read = resolved.read.as_ref().map(|extra| {
             let mut read: Vec<String> = system_read_paths()
@@ -193,6 +203,11 @@ impl Enforced {
                 .collect();
             read.push(show(&resolved.root));
             read.extend(extra.iter().map(|p| show(p)));
+            read.extend(resolved.write.iter().map(|p| show(p)));
+            read.push(show(tmpdir));
+            if Path::new(SHARED_TMP).is_dir() {
+                read.push(SHARED_TMP.to_string());
+            }
             read
         });
         let mut notes = Vec::new();
@@ -201,6 +216,11 @@ impl Enforced {
             notes.push(format!(
                 "Landlock ABI {} cannot filter TCP ports (needs {ABI_TCP}): no internet sockets at all",
                 support.abi
+            ));
+        }
+        if resolved.read_only && resolved.root.starts_with(SHARED_TMP) {
+            notes.push(format!(
+                "the project lies under {SHARED_TMP}, which stays writable: readOnly cannot hold there"
             ));
         }
         if !support.scoping() {

@@ -15,7 +15,7 @@
 //!   (`crate::sandbox::system_read_paths`), the project root, the write paths and the
 //!   `read` paths: the home directory's secrets are not readable.
 //! - Writes: the project root (unless read-only), the `write` paths, the job's own
-//!   `TMPDIR`, its terminal (by its descriptor: the one `/dev/pts` entry that is the
+//!   `TMPDIR`, the shared `/tmp` (`crate::sandbox::SHARED_TMP` says why), its terminal (by its descriptor: the one `/dev/pts` entry that is the
 //!   job's own, so writing to another terminal's device path is refused) and
 //!   `/dev/{null,zero,full,tty}` (`/dev/tty` opens only the caller's own terminal).
 //! - Network (ABI 4): TCP bind and connect are handled unless the network is allowed;
@@ -35,7 +35,9 @@ use landlock::{
     RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope, ABI,
 };
 
-use crate::sandbox::{effective_network, system_read_paths, JobSandbox, Network, ABI_SCOPE, ABI_TCP, WRITABLE_DEVICES};
+use crate::sandbox::{
+    effective_network, system_read_paths, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
+};
 
 /// Devices readable even when nothing else of `/dev` is.
 const READABLE_DEVICES: &[&str] = &["/dev/random", "/dev/urandom"];
@@ -95,6 +97,11 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
         rules.path(path, fs_all)?;
     }
     rules.path(job.tmpdir, fs_all)?;
+    // Shared `/tmp` (see `crate::sandbox::SHARED_TMP` for why it is writable), but
+    // from ABI 9 not its unix sockets (X11's, other programs' servers).
+    let mut shared_tmp = fs_all;
+    shared_tmp.remove(AccessFs::ResolveUnix);
+    rules.optional(Path::new(SHARED_TMP), shared_tmp)?;
     for device in WRITABLE_DEVICES {
         rules.optional(Path::new(device), fs_all)?;
     }
