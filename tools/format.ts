@@ -4,6 +4,7 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 
 import type { InteractionResult, JobMode, ProcessInfo, RunResult } from '../contract/addon.js';
+import { refusalHint, type SandboxSettingNames, sandboxLines } from './sandbox-text.js';
 
 const SIGNAL_NAMES = new Map<number, string>(
   Object.entries(constants.signals).map(([name, num]) => [num as number, name]),
@@ -75,6 +76,8 @@ export interface RunFacts {
   cancelled: boolean;
   /** How the command ran (run_shell_command uses a terminal). */
   mode: JobMode;
+  /** The setting names a sandbox refusal hint points at (sandbox-text.ts). */
+  sandboxSettings?: SandboxSettingNames;
 }
 
 export function runStatusLine(f: RunFacts): string {
@@ -127,6 +130,7 @@ export function formatRunText(f: RunFacts): string {
     `Exit Code: ${r.exitCode ?? '(none)'}`,
     `Signal: ${signalText(r.signal)}`,
     `Background PIDs: ${r.backgroundPids.length > 0 ? r.backgroundPids.join(', ') : '(none)'}`,
+    ...sandboxLines(r, f.sandboxSettings),
   ];
   if (r.status === 'running') lines.push(continueLine(r.handle));
   else if (r.status === 'awaiting_input') lines.push(waitingLine(r.handle, r.output));
@@ -158,6 +162,11 @@ export function formatRunJson(f: RunFacts): string {
   out.handle = r.handle;
   out.status = f.cancelled ? 'cancelled' : r.status;
   if (r.truncated && r.outputDir) out.outputFile = join(r.outputDir, 'stdout.txt');
+  if (r.sandbox) {
+    out.sandbox = { write: r.sandbox.write, network: r.sandbox.network, tcpPorts: r.sandbox.tcpPorts };
+    const hint = refusalHint(r, f.sandboxSettings);
+    if (hint) out.sandboxHint = hint;
+  }
   return JSON.stringify(out);
 }
 
@@ -245,6 +254,7 @@ export interface ShellCmdFacts {
   result: RunResult;
   timeoutMs: number;
   cancelled: boolean;
+  sandboxSettings?: SandboxSettingNames;
 }
 
 /** Quotes a word for display the way a shell would need it. */
@@ -280,5 +290,7 @@ export function formatShellCmd(f: ShellCmdFacts): string {
   if (r.stdout === '' && r.stderr === '' && r.status !== 'failed') lines.push('', '(no output)');
   const t = truncationLine(r);
   if (t) lines.push('', t);
+  const sandbox = sandboxLines(r, f.sandboxSettings);
+  if (sandbox.length > 0) lines.push('', ...sandbox);
   return lines.join('\n');
 }
