@@ -20,6 +20,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { ConfirmationOutcome, createShellTools, MCP_SETTINGS, ToolErrorType } from '../tools/index';
+import { sandboxFromFlags } from '../tools/sandbox-flags';
 import { alive, eventually, type Scratch, scratch, ShellExecutionService } from './helpers';
 
 const linux = process.platform === 'linux';
@@ -381,5 +383,83 @@ describe.skipIf(!linux)('what still works inside', () => {
     await expect(run('true', { network: { tcpPorts: [70000] } })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
+  });
+});
+
+describe.skipIf(!linux)('the tools', () => {
+  const never = new AbortController().signal;
+  const text = (r: { llmContent: unknown }) => String(r.llmContent);
+
+  it('say a command ran sandboxed, and that a refused write looks like the sandbox', async () => {
+    const tools = createShellTools(s.service, { projectRoot: s.root, onAsk: 'allow', sandbox: true });
+    const ok = await tools.run_shell_command.buildAndExecute({ command: 'echo fine' }, never);
+    expect(text(ok)).toContain('Sandbox: on');
+    expect(text(ok)).not.toContain('sandbox refusing');
+    const refused = await tools.run_shell_command.buildAndExecute({ command: `echo x > ${outside}/tool-write` }, never);
+    expect(existsSync(join(outside, 'tool-write'))).toBe(false);
+    expect(text(refused)).toContain('looks like the sandbox refusing');
+    expect(text(refused)).toContain('sandbox.write');
+    const pipes = await tools.shell_cmd.buildAndExecute({ command: 'touch', parameters: [`${outside}/tool-touch`] }, never);
+    expect(text(pipes)).toContain('looks like the sandbox refusing');
+    const unconfined = createShellTools(s.service, { projectRoot: s.root, onAsk: 'allow' });
+    const plain = await unconfined.run_shell_command.buildAndExecute({ command: 'echo fine' }, never);
+    expect(text(plain)).not.toContain('Sandbox');
+  });
+
+  it('the MCP flags name themselves in the hint', async () => {
+    const tools = createShellTools(s.service, { onAsk: 'allow', sandbox: true, sandboxSettings: MCP_SETTINGS });
+    const r = await tools.run_shell_command.buildAndExecute(
+      { command: `${PY} -c "import socket; socket.create_connection(('127.0.0.1', 9))"` },
+      never,
+    );
+    expect(text(r)).toContain('--sandbox-network');
+  });
+
+  it('an unsandboxed run only after the user confirmed that very call', async () => {
+    const config = { projectRoot: s.root, sandbox: true, allowUnsandboxedRequests: true };
+    const tools = createShellTools(s.service, config);
+    expect(JSON.stringify(tools.run_shell_command.declaration)).toContain('unsandboxed');
+    expect(JSON.stringify(createShellTools(s.service, {}).run_shell_command.declaration)).not.toContain('unsandboxed');
+    const command = `echo x > ${outside}/unsandboxed`;
+    // Without a confirmation (a host that runs directly): refused, nothing ran.
+    const direct = await tools.run_shell_command.buildAndExecute({ command, unsandboxed: true }, never);
+    expect(direct.error?.type).toBe(ToolErrorType.COMMAND_BLOCKED);
+    const allowAll = createShellTools(s.service, { ...config, onAsk: 'allow' });
+    const autoAllowed = await allowAll.run_shell_command.buildAndExecute({ command, unsandboxed: true }, never);
+    expect(autoAllowed.error?.type).toBe(ToolErrorType.COMMAND_BLOCKED);
+    expect(existsSync(join(outside, 'unsandboxed'))).toBe(false);
+    // Cancelled: refused.
+    const cancelled = tools.run_shell_command.build({ command, unsandboxed: true });
+    const ask = await cancelled.shouldConfirmExecute(never);
+    expect(ask && ask.title).toBe('Confirm Unsandboxed Shell Command');
+    if (ask) await ask.onConfirm(ConfirmationOutcome.Cancel);
+    expect((await cancelled.execute(never)).error?.type).toBe(ToolErrorType.COMMAND_BLOCKED);
+    // Confirmed: it runs unconfined.
+    const confirmed = tools.run_shell_command.build({ command, unsandboxed: true });
+    const details = await confirmed.shouldConfirmExecute(never);
+    if (details) await details.onConfirm(ConfirmationOutcome.ProceedAlways);
+    const ran = await confirmed.execute(never);
+    expect(text(ran)).not.toContain('Sandbox: on');
+    expect(existsSync(join(outside, 'unsandboxed'))).toBe(true);
+    // "Proceed always" approved nothing for later unsandboxed calls.
+    const again = tools.run_shell_command.build({ command, unsandboxed: true });
+    expect(again.policy().decision).toBe('ask');
+  });
+
+  it('mcp flags become sandbox options', () => {
+    const flags = (entries: [string, string[]][]) => new Map(entries);
+    expect(sandboxFromFlags(flags([]))).toBeUndefined();
+    expect(sandboxFromFlags(flags([['sandbox', ['true']]]))).toEqual({});
+    expect(
+      sandboxFromFlags(
+        flags([
+          ['sandbox-write', ['a', '/b']],
+          ['sandbox-ports', ['3000,5173', '8080']],
+          ['sandbox-private-home', ['true']],
+        ]),
+      ),
+    ).toEqual({ write: ['a', '/b'], network: { tcpPorts: [3000, 5173, 8080] }, read: [] });
+    expect(sandboxFromFlags(flags([['sandbox-network', ['true']]]))).toEqual({ network: true });
+    expect(() => sandboxFromFlags(flags([['sandbox-ports', ['x']]]))).toThrow(/sandbox-ports/);
   });
 });
