@@ -89,7 +89,7 @@ describe.skipIf(!linux)('what a sandboxed job may write', () => {
       expect(readFileSync(join(extra, 'b'), 'utf8')).toBe('b\n');
       expect(r.sandbox!.write).not.toContain(project);
       expect(r.sandbox!.readOnly).toBe(true);
-      expect(r.sandbox!.notes).toEqual([]);
+      expect(r.sandbox!.notes.join(' ')).not.toContain('readOnly cannot hold');
       const underTmp = await run('true', { readOnly: true });
       expect(underTmp.sandbox!.notes.join(' ')).toContain('readOnly cannot hold');
     } finally {

@@ -21,7 +21,8 @@ Usage:
       --sandbox confines every job (docs/sandbox.md): writes only in the project, its
       TMPDIR and /tmp, no network. --sandbox-write adds a writable path, --sandbox-network
       allows the network, --sandbox-ports only those TCP ports, --sandbox-private-home
-      makes the home directory unreadable. Each of them implies --sandbox.
+      makes the home directory unreadable, --sandbox-caches makes the package managers'
+      caches writable (~/.npm, ~/.cargo, ~/.cache). Each of them implies --sandbox.
   native-shell-service run [--directory DIR] [--pattern REGEX] [--delay SECONDS] [--json]
                            [--project-root DIR] [--io-dir DIR] [--] <command...>
       Runs one command through the service (bash -c, in a terminal) and prints the result.

@@ -1,11 +1,26 @@
-// The sandbox flags of `native-shell-service mcp` (and `run`) → `SandboxOptions`.
+// The sandbox flags of `native-shell-service mcp` → `SandboxOptions`.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
 import type { SandboxOptions } from '../contract/addon.js';
 
 export const SANDBOX_VALUED_FLAGS = ['sandbox-write', 'sandbox-ports'];
-export const SANDBOX_BOOLEAN_FLAGS = ['sandbox', 'sandbox-network', 'sandbox-private-home'];
+export const SANDBOX_BOOLEAN_FLAGS = ['sandbox', 'sandbox-network', 'sandbox-private-home', 'sandbox-caches'];
 
 export const SANDBOX_USAGE = `[--sandbox] [--sandbox-write PATH]... [--sandbox-network]
-                           [--sandbox-ports PORT,PORT...] [--sandbox-private-home]`;
+                           [--sandbox-ports PORT,PORT...] [--sandbox-private-home] [--sandbox-caches]`;
+
+/**
+ * The package managers' caches under the home directory, writable with
+ * `--sandbox-caches` (those that exist): what `npm install`, `cargo build`, `pip` and
+ * `go build` write outside the project.
+ */
+export function cacheDirs(home = homedir()): string[] {
+  return ['.npm', '.cache', '.cargo', '.yarn', join('.local', 'share', 'pnpm'), join('go', 'pkg')]
+    .map((d) => join(home, d))
+    .filter((d) => existsSync(d));
+}
 
 /**
  * The sandbox the flags ask for, or undefined for none. Any `--sandbox-*` flag implies
@@ -15,8 +30,8 @@ export function sandboxFromFlags(flags: Map<string, string[]>): SandboxOptions |
   const any = [...SANDBOX_VALUED_FLAGS, ...SANDBOX_BOOLEAN_FLAGS].some((f) => flags.has(f));
   if (!any) return undefined;
   const options: SandboxOptions = {};
-  const write = flags.get('sandbox-write');
-  if (write) options.write = write;
+  const write = [...(flags.get('sandbox-write') ?? []), ...(flags.has('sandbox-caches') ? cacheDirs() : [])];
+  if (write.length > 0) options.write = write;
   const ports = flags.get('sandbox-ports');
   if (flags.has('sandbox-network') && ports) throw new Error('--sandbox-network allows every port; leave out --sandbox-ports');
   if (flags.has('sandbox-network')) options.network = true;

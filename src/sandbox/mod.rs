@@ -125,6 +125,8 @@ impl Mechanism {
 /// Landlock ABI from which each part is enforced (docs/sandbox.md has the table).
 pub const ABI_TCP: u32 = 4;
 pub const ABI_SCOPE: u32 = 6;
+/// Connecting to pathname unix sockets (`LANDLOCK_ACCESS_FS_RESOLVE_UNIX`).
+pub const ABI_UNIX: u32 = 9;
 
 impl Support {
     /// TCP ports are filtered (Landlock ABI 4; Seatbelt filters by port too).
@@ -226,6 +228,13 @@ impl Enforced {
         if !support.scoping() {
             notes.push(format!(
                 "Landlock ABI {} cannot scope signals and abstract unix sockets (needs {ABI_SCOPE})",
+                support.abi
+            ));
+        }
+        if support.mechanism == Mechanism::Landlock && support.abi < ABI_UNIX {
+            notes.push(format!(
+                "Landlock ABI {} does not confine connecting to pathname unix sockets (needs {ABI_UNIX}): \
+                 local servers outside (D-Bus, ssh-agent, docker) stay reachable",
                 support.abi
             ));
         }
@@ -338,11 +347,14 @@ mod tests {
         let enforced = Enforced::new(&resolved, &old, Path::new("/t"));
         assert_eq!(enforced.network, "none");
         assert!(!enforced.tcp && !enforced.scoping);
-        assert_eq!(enforced.notes.len(), 3, "{:?}", enforced.notes);
+        assert_eq!(enforced.notes.len(), 4, "{:?}", enforced.notes);
         let new = Support { abi: 7, ..old };
         let enforced = Enforced::new(&resolved, &new, Path::new("/t"));
         assert_eq!((enforced.network, enforced.tcp_ports.clone()), ("ports", vec![3000]));
-        assert!(enforced.tcp && enforced.scoping && enforced.notes.is_empty());
+        assert!(enforced.tcp && enforced.scoping);
+        assert_eq!(enforced.notes.len(), 1, "pathname unix sockets: {:?}", enforced.notes);
+        let newest = Support { abi: 9, ..old };
+        assert!(Enforced::new(&resolved, &newest, Path::new("/t")).notes.is_empty());
         assert_eq!(enforced.write[..2], ["/p".to_string(), "/t".to_string()]);
     }
 }

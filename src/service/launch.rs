@@ -41,7 +41,7 @@ impl Service {
         let job_marker = format!("{}.{}", inner.token, handle);
         // A sandboxed job's own TMPDIR (removed with the job: `JobMeta::tmpdir`).
         let tmpdir = match &sandbox {
-            Some(_) => Some(JobTmpDir::create(&std::env::temp_dir(), &format!("native-shell-{job_marker}"))?),
+            Some(_) => Some(JobTmpDir::take(&std::env::temp_dir())?),
             None => None,
         };
         let mut env = env::build(&env::EnvLayers {

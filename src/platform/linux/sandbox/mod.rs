@@ -116,3 +116,4 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
     }
     true
 }
+

@@ -26,14 +26,11 @@
 //! refuses is an error (the job does not start), never a silent loosening.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use landlock::{
-    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope, ABI,
-};
+use landlock::{Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr, Scope, ABI};
 
 use crate::sandbox::{
     effective_network, system_read_paths, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
@@ -67,29 +64,19 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
             .scope(Scope::from_all(abi))
             .map_err(|e| error("scoping", e))?;
     }
+    let created: Option<OwnedFd> = ruleset.create().map_err(|e| error("creating the ruleset", e))?.into();
     let mut rules = Rules {
-        created: ruleset.create().map_err(|e| error("creating the ruleset", e))?,
+        fd: created.ok_or_else(|| error("ruleset", "the kernel made none"))?,
         abi,
     };
-    match &job.resolved.read {
-        None => {
-            for entry in top_level_entries() {
-                rules.optional(entry, fs_read)?;
-            }
-            // Listing any directory (`ls /`, `/dev`, `/home`): names, not contents.
-            rules.path(Path::new("/"), AccessFs::ReadDir.into())?;
-        }
-        Some(extra) => {
-            for path in system_read_paths() {
-                rules.optional(Path::new(path), fs_read)?;
-            }
-            for path in extra {
-                rules.path(path, fs_read)?;
-            }
-        }
+    let limited = job.resolved.read.is_some();
+    for rule in shared_rules(limited, abi)? {
+        rules.add(rule.fd.as_fd(), rule.access, &rule.path)?;
     }
-    for device in READABLE_DEVICES {
-        rules.optional(Path::new(device), fs_read)?;
+    if let Some(extra) = &job.resolved.read {
+        for path in extra {
+            rules.path(path, fs_read)?;
+        }
     }
     let root_access = if job.resolved.read_only { fs_read } else { fs_all };
     rules.path(&job.resolved.root, root_access)?;
@@ -97,60 +84,130 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
         rules.path(path, fs_all)?;
     }
     rules.path(job.tmpdir, fs_all)?;
-    // Shared `/tmp` (see `crate::sandbox::SHARED_TMP` for why it is writable), but
-    // from ABI 9 not its unix sockets (X11's, other programs' servers).
-    let mut shared_tmp = fs_all;
-    shared_tmp.remove(AccessFs::ResolveUnix);
-    rules.optional(Path::new(SHARED_TMP), shared_tmp)?;
-    for device in WRITABLE_DEVICES {
-        rules.optional(Path::new(device), fs_all)?;
-    }
     if let Some(terminal) = terminal {
         rules.add(terminal, fs_all & AccessFs::from_file(abi), "the terminal")?;
     }
     if let Network::TcpPorts(ports) = &network {
         for &port in ports {
-            (&mut rules.created)
-                .add_rule(NetPort::new(port, AccessNet::from_all(abi)))
-                .map_err(|e| error(&format!("port {port}"), e))?;
+            rules.port(port, AccessNet::from_all(abi).bits())?;
         }
     }
-    let fd: Option<OwnedFd> = rules.created.into();
-    fd.ok_or_else(|| error("ruleset", "the kernel made none"))
+    Ok(rules.fd)
 }
 
+/// A rule every job of a kind gets, its path opened once for the process.
+struct SharedRule {
+    fd: PathFd,
+    access: BitFlags<AccessFs>,
+    path: String,
+}
+
+/// The rules that name the same paths for every job (system directories, devices,
+/// `/tmp`): their `O_PATH` descriptors are opened once and kept (close-on-exec, about
+/// thirty), so a spawn only adds them to its ruleset. `limited`: reads are limited.
+fn shared_rules(limited: bool, abi: ABI) -> io::Result<&'static [SharedRule]> {
+    static ALL: OnceLock<Result<Vec<SharedRule>, String>> = OnceLock::new();
+    static LIMITED: OnceLock<Result<Vec<SharedRule>, String>> = OnceLock::new();
+    let cell = if limited { &LIMITED } else { &ALL };
+    cell.get_or_init(|| open_shared_rules(limited, abi).map_err(|e| e.to_string()))
+        .as_deref()
+        .map_err(|e| io::Error::other(e.clone()))
+}
+
+fn open_shared_rules(limited: bool, abi: ABI) -> io::Result<Vec<SharedRule>> {
+    let (fs_all, fs_read) = (AccessFs::from_all(abi), AccessFs::from_read(abi));
+    let mut wanted: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
+    if limited {
+        wanted.extend(system_read_paths().iter().map(|p| (PathBuf::from(p), fs_read)));
+    } else {
+        wanted.extend(top_level_entries().iter().map(|p| (p.clone(), fs_read)));
+        // Listing any directory (`ls /`, `/dev`, `/home`): names, not contents.
+        wanted.push((PathBuf::from("/"), AccessFs::ReadDir.into()));
+    }
+    wanted.extend(READABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_read)));
+    wanted.extend(WRITABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_all)));
+    // Shared `/tmp` (see `crate::sandbox::SHARED_TMP` for why it is writable), but
+    // from ABI 9 not its unix sockets (X11's, other programs' servers).
+    let mut shared_tmp = fs_all;
+    shared_tmp.remove(AccessFs::ResolveUnix);
+    wanted.push((PathBuf::from(SHARED_TMP), shared_tmp));
+    let mut rules = Vec::new();
+    for (path, access) in wanted {
+        // System directories differ between systems: what is missing is left out.
+        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        let access = if meta.is_dir() { access } else { access & AccessFs::from_file(abi) };
+        let fd = PathFd::new(&path).map_err(|e| error(&path.display().to_string(), e))?;
+        rules.push(SharedRule {
+            fd,
+            access,
+            path: path.display().to_string(),
+        });
+    }
+    Ok(rules)
+}
+
+/// Adding rules. The `landlock` crate builds the ruleset (which rights each ABI has,
+/// checked as a hard requirement) and opens the path descriptors; the rules themselves
+/// are added here with `landlock_add_rule`, because the crate checks each descriptor's
+/// type with an `fstat` on every add, which doubled the system calls of a spawn: the
+/// types are known here (checked once, when the shared descriptors are opened).
 struct Rules {
-    created: RulesetCreated,
+    fd: OwnedFd,
     abi: ABI,
 }
+
+/// `struct landlock_path_beneath_attr` (linux/landlock.h): packed.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// `struct landlock_net_port_attr`.
+#[repr(C)]
+struct NetPortAttr {
+    allowed_access: u64,
+    port: u64,
+}
+
+const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+const LANDLOCK_RULE_NET_PORT: libc::c_int = 2;
 
 impl Rules {
     /// A rule on `path`, which must exist.
     fn path(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
         let fd = PathFd::new(path).map_err(|e| error(&path.display().to_string(), e))?;
-        let access = if std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false) {
-            access
-        } else {
-            access & AccessFs::from_file(self.abi)
-        };
+        let is_dir = std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
+        let access = if is_dir { access } else { access & AccessFs::from_file(self.abi) };
         self.add(fd.as_fd(), access, &path.display().to_string())
     }
 
-    /// A rule on `path` if it exists (system directories differ between systems).
-    fn optional(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
-        match std::fs::metadata(path) {
-            Ok(_) => self.path(path, access),
-            Err(_) => Ok(()),
-        }
-    }
-
-    fn add(&mut self, fd: BorrowedFd<'_>, access: BitFlags<AccessFs>, what: &str) -> io::Result<()> {
+    /// A rule on an open file or directory; `access` already fits its type.
+    fn add(&mut self, parent: BorrowedFd<'_>, access: BitFlags<AccessFs>, what: &str) -> io::Result<()> {
         if access.is_empty() {
             return Ok(());
         }
-        (&mut self.created)
-            .add_rule(PathBeneath::new(fd, access))
-            .map_err(|e| error(what, e))?;
+        let attr = PathBeneathAttr {
+            allowed_access: access.bits(),
+            parent_fd: parent.as_raw_fd(),
+        };
+        self.add_raw(LANDLOCK_RULE_PATH_BENEATH, (&attr as *const PathBeneathAttr).cast(), what)
+    }
+
+    fn port(&mut self, port: u16, access: u64) -> io::Result<()> {
+        let attr = NetPortAttr {
+            allowed_access: access,
+            port: u64::from(port),
+        };
+        self.add_raw(LANDLOCK_RULE_NET_PORT, (&attr as *const NetPortAttr).cast(), &format!("port {port}"))
+    }
+
+    fn add_raw(&mut self, kind: libc::c_int, attr: *const libc::c_void, what: &str) -> io::Result<()> {
+        // SAFETY: `attr` points to the live attribute of `kind`; the ruleset is ours.
+        let done = unsafe { libc::syscall(libc::SYS_landlock_add_rule, self.fd.as_raw_fd(), kind, attr, 0u32) };
+        if done < 0 {
+            return Err(error(what, io::Error::last_os_error()));
+        }
         Ok(())
     }
 }
