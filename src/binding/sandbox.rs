@@ -60,13 +60,9 @@ pub fn spec(options: SandboxOptions) -> Result<SandboxSpec> {
     let network = match options.network {
         None | Some(Either::A(false)) => Network::Off,
         Some(Either::A(true)) => Network::On,
-        Some(Either::B(ports)) => Network::TcpPorts(
-            ports
-                .tcp_ports
-                .iter()
-                .map(|&p| port(p))
-                .collect::<Result<Vec<u16>>>()?,
-        ),
+        Some(Either::B(ports)) => {
+            Network::TcpPorts(ports.tcp_ports.iter().map(|&p| port(p)).collect::<Result<Vec<u16>>>()?)
+        }
     };
     Ok(SandboxSpec {
         write: options.write.unwrap_or_default(),

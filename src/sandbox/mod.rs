@@ -89,12 +89,9 @@ fn resolve_path(path: &str, root: &Path, what: &str) -> Result<PathBuf> {
         )));
     }
     let joined = root.join(path);
-    joined.canonicalize().map_err(|e| {
-        ServiceError::invalid(format!(
-            "sandbox {what} path {} cannot be used: {e}",
-            joined.display()
-        ))
-    })
+    joined
+        .canonicalize()
+        .map_err(|e| ServiceError::invalid(format!("sandbox {what} path {} cannot be used: {e}", joined.display())))
 }
 
 /// What the running platform can enforce, found once (`crate::platform::sandbox_support`).
@@ -327,7 +324,10 @@ mod tests {
             write: vec!["nope".into()],
             ..Default::default()
         };
-        assert_eq!(resolve(&missing, &root).map_err(|e| e.code), Err(ErrorCode::InvalidArgument));
+        assert_eq!(
+            resolve(&missing, &root).map_err(|e| e.code),
+            Err(ErrorCode::InvalidArgument)
+        );
     }
 
     #[test]

@@ -103,7 +103,11 @@ impl JobTmpDir {
     fn make(base: &Path) -> io::Result<Self> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         loop {
-            let name = format!("native-shell-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+            let name = format!(
+                "native-shell-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            );
             match Self::create(base, &name) {
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 other => return other,
@@ -114,6 +118,7 @@ impl JobTmpDir {
     /// Makes `<base>/<name>`, which must not exist yet.
     pub fn create(base: &Path, name: &str) -> io::Result<Self> {
         let path = base.join(name);
+        #[cfg_attr(not(unix), allow(unused_mut))]
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
@@ -163,7 +168,10 @@ mod tests {
                 let mode = std::fs::metadata(dir.path()).expect("meta").permissions().mode();
                 assert_eq!(mode & 0o777, 0o700);
             }
-            assert!(JobTmpDir::create(base.path(), "job-1").is_err(), "an existing one is not reused");
+            assert!(
+                JobTmpDir::create(base.path(), "job-1").is_err(),
+                "an existing one is not reused"
+            );
             dir.path().to_path_buf()
         };
         assert!(eventually(|| !path.exists()));

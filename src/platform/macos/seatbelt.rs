@@ -71,7 +71,9 @@ pub fn profile(job: &JobSandbox<'_>) -> String {
             for path in paths {
                 p.push_str(&format!("(allow file-read* (subpath {}))\n", quoted(&path)));
             }
-            p.push_str("(allow file-read* (literal \"/dev/null\") (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n");
+            p.push_str(
+                "(allow file-read* (literal \"/dev/null\") (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n",
+            );
         }
     }
     let mut writable: Vec<String> = Vec::new();

@@ -26,12 +26,12 @@ pub mod terminal;
 mod macos_procargs;
 #[cfg(all(test, target_os = "linux"))]
 #[allow(dead_code)]
-#[path = "../macos/watchdog.rs"]
-mod macos_watchdog;
-#[cfg(all(test, target_os = "linux"))]
-#[allow(dead_code)]
 #[path = "../macos/seatbelt.rs"]
 mod macos_seatbelt;
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code)]
+#[path = "../macos/watchdog.rs"]
+mod macos_watchdog;
 
 use std::io;
 

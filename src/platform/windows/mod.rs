@@ -102,6 +102,7 @@ mod tests {
             mode,
             cols: 80,
             rows: 24,
+            sandbox: None,
         })
     }
 
@@ -206,6 +207,7 @@ mod tests {
                 mode: Mode::Pipes,
                 cols: 80,
                 rows: 24,
+                sandbox: None,
             })
             .err()
             .expect("no such program");

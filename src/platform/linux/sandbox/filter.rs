@@ -184,8 +184,8 @@ fn refused_rules(sockets: Sockets) -> Result<Rules, seccompiler::Error> {
     rules.insert(
         libc::SYS_ioctl,
         vec![
-            rule(vec![arg(1, Len::Dword, Op::Eq, libc::TIOCSTI as u64)?])?,
-            rule(vec![arg(1, Len::Dword, Op::Eq, libc::TIOCLINUX as u64)?])?,
+            rule(vec![arg(1, Len::Dword, Op::Eq, request(libc::TIOCSTI))?])?,
+            rule(vec![arg(1, Len::Dword, Op::Eq, request(libc::TIOCLINUX))?])?,
         ],
     );
     let socket_rules = socket_rules(sockets)?;
@@ -193,6 +193,12 @@ fn refused_rules(sockets: Sockets) -> Result<Rules, seccompiler::Error> {
         rules.insert(libc::SYS_socket, socket_rules);
     }
     Ok(rules)
+}
+
+/// An ioctl request number as a filter compares it (libc's type differs between libcs).
+#[allow(clippy::unnecessary_cast)]
+fn request(number: libc::Ioctl) -> u64 {
+    number as u64
 }
 
 /// `socket(domain, type, protocol)`. Landlock (ABI 4 to 9) filters TCP only: UDP, raw
@@ -286,7 +292,11 @@ mod tests {
     fn a_chained_allow_jumps_to_the_next_part() {
         use seccompiler::sock_filter;
         let stmt = |code: u16, k: u32| sock_filter { code, jt: 0, jf: 0, k };
-        let first = vec![stmt(0x20, 0), stmt(0x06, libc::SECCOMP_RET_ALLOW), stmt(0x06, libc::SECCOMP_RET_ALLOW)];
+        let first = vec![
+            stmt(0x20, 0),
+            stmt(0x06, libc::SECCOMP_RET_ALLOW),
+            stmt(0x06, libc::SECCOMP_RET_ALLOW),
+        ];
         let then = vec![stmt(0x06, libc::SECCOMP_RET_ERRNO)];
         let chained = chain(first, then);
         assert_eq!(chained.len(), 4);

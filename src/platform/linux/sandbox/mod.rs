@@ -105,7 +105,12 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
     if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) < 0 {
         return false;
     }
-    if libc::syscall(libc::SYS_landlock_restrict_self, prepared.ruleset.as_raw_fd() as c_int, 0u32) < 0 {
+    if libc::syscall(
+        libc::SYS_landlock_restrict_self,
+        prepared.ruleset.as_raw_fd() as c_int,
+        0u32,
+    ) < 0
+    {
         return false;
     }
     for filter in &prepared.filters {
@@ -116,4 +121,3 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
     }
     true
 }
-

@@ -22,6 +22,7 @@
 //!   the allowed ports get a rule each (any address: Landlock filters ports only).
 //! - Scoping (ABI 6): signals and abstract unix sockets reach only processes of the
 //!   job's own domain (what the job started), never anything outside.
+//!
 //! Everything is asked as a hard requirement of the probed ABI: a right the kernel
 //! refuses is an error (the job does not start), never a silent loosening.
 
@@ -30,7 +31,9 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use landlock::{Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr, Scope, ABI};
+use landlock::{
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr, Scope, ABI,
+};
 
 use crate::sandbox::{
     effective_network, system_read_paths, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
@@ -60,9 +63,7 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
             .map_err(|e| error("network rights", e))?;
     }
     if job.support.abi >= ABI_SCOPE {
-        ruleset = ruleset
-            .scope(Scope::from_all(abi))
-            .map_err(|e| error("scoping", e))?;
+        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| error("scoping", e))?;
     }
     let created: Option<OwnedFd> = ruleset.create().map_err(|e| error("creating the ruleset", e))?.into();
     let mut rules = Rules {
@@ -135,7 +136,11 @@ fn open_shared_rules(limited: bool, abi: ABI) -> io::Result<Vec<SharedRule>> {
     for (path, access) in wanted {
         // System directories differ between systems: what is missing is left out.
         let Ok(meta) = std::fs::metadata(&path) else { continue };
-        let access = if meta.is_dir() { access } else { access & AccessFs::from_file(abi) };
+        let access = if meta.is_dir() {
+            access
+        } else {
+            access & AccessFs::from_file(abi)
+        };
         let fd = PathFd::new(&path).map_err(|e| error(&path.display().to_string(), e))?;
         rules.push(SharedRule {
             fd,
@@ -178,7 +183,11 @@ impl Rules {
     fn path(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
         let fd = PathFd::new(path).map_err(|e| error(&path.display().to_string(), e))?;
         let is_dir = std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
-        let access = if is_dir { access } else { access & AccessFs::from_file(self.abi) };
+        let access = if is_dir {
+            access
+        } else {
+            access & AccessFs::from_file(self.abi)
+        };
         self.add(fd.as_fd(), access, &path.display().to_string())
     }
 
@@ -191,7 +200,11 @@ impl Rules {
             allowed_access: access.bits(),
             parent_fd: parent.as_raw_fd(),
         };
-        self.add_raw(LANDLOCK_RULE_PATH_BENEATH, (&attr as *const PathBeneathAttr).cast(), what)
+        self.add_raw(
+            LANDLOCK_RULE_PATH_BENEATH,
+            (&attr as *const PathBeneathAttr).cast(),
+            what,
+        )
     }
 
     fn port(&mut self, port: u16, access: u64) -> io::Result<()> {
@@ -199,7 +212,11 @@ impl Rules {
             allowed_access: access,
             port: u64::from(port),
         };
-        self.add_raw(LANDLOCK_RULE_NET_PORT, (&attr as *const NetPortAttr).cast(), &format!("port {port}"))
+        self.add_raw(
+            LANDLOCK_RULE_NET_PORT,
+            (&attr as *const NetPortAttr).cast(),
+            &format!("port {port}"),
+        )
     }
 
     fn add_raw(&mut self, kind: libc::c_int, attr: *const libc::c_void, what: &str) -> io::Result<()> {
