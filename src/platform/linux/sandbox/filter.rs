@@ -16,8 +16,9 @@
 //!   drive the console (`TIOCLINUX`).
 //! - on x86_64, `ENOSYS` for every x32 system call (numbers with bit 30 set): they
 //!   share the x86_64 audit architecture, so without this `socket` by its x32 number
-//!   would pass the rules above, which match exact numbers. Five instructions, written
-//!   here because seccompiler matches numbers only exactly.
+//!   would pass the rules above, which match exact numbers. In `front`, written here
+//!   (seccompiler matches numbers only exactly), with the early "allow" of every call
+//!   the parts have no rule for.
 //!
 //! A program of another architecture (an i386 binary run by an x86_64 job, through
 //! `int 0x80`) is killed by seccompiler's architecture check: confined or nothing.
@@ -103,12 +104,13 @@ fn build(sockets: Sockets) -> Result<Programs, seccompiler::Error> {
             std::env::consts::ARCH.to_string(),
         ))
     })?;
-    let missing = compile(missing_rules()?, libc::ENOSYS, arch)?;
-    let refused = compile(refused_rules(sockets)?, libc::EPERM, arch)?;
-    let mut program = chain(missing, refused);
-    if let Some(x32) = x32_guard() {
-        program = chain(x32, program);
-    }
+    let (missing, refused) = (missing_rules()?, refused_rules(sockets)?);
+    let filtered: Vec<i64> = missing.keys().chain(refused.keys()).copied().collect();
+    let body = chain(
+        compile(missing, libc::ENOSYS, arch)?,
+        compile(refused, libc::EPERM, arch)?,
+    );
+    let program = [front(&filtered), body].concat();
     Ok(Programs {
         programs: vec![program],
     })
@@ -249,30 +251,56 @@ fn socket_rules(sockets: Sockets) -> Result<Vec<SeccompRule>, seccompiler::Error
     }
 }
 
-/// x86_64 only: `ENOSYS` for x32 system calls (see the module's comment).
+/// The audit architecture of the programs' target (linux/audit.h).
 #[cfg(target_arch = "x86_64")]
-fn x32_guard() -> Option<BpfProgram> {
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+#[cfg(target_arch = "riscv64")]
+const AUDIT_ARCH: u32 = 0xC000_00F3;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+const AUDIT_ARCH: u32 = 0;
+
+/// What runs before the seccompiler parts: every system call they have no rule for is
+/// allowed at once, after a dozen instructions instead of a walk through both parts.
+/// That matters at install time, not only per call: the kernel runs the filter once per
+/// system call number (its action cache), and that emulation was most of the cost of a
+/// sandboxed spawn. Also, on x86_64, `ENOSYS` for every x32 system call (numbers with
+/// bit 30 set): they share x86_64's audit architecture, so rules matching exact numbers
+/// would not see them. Another architecture goes to the parts, whose check kills it.
+/// Written by hand: seccompiler has no such early exit, nor number ranges.
+fn front(filtered: &[i64]) -> BpfProgram {
     use seccompiler::sock_filter;
-    const X32_SYSCALL_BIT: u32 = 0x4000_0000;
-    // struct seccomp_data: nr at 0, arch at 4.
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JGE_K: u16 = 0x35;
+    const RET_K: u16 = 0x06;
     let stmt = |code: u16, k: u32| sock_filter { code, jt: 0, jf: 0, k };
     let jump = |code: u16, k: u32, jt: u8, jf: u8| sock_filter { code, jt, jf, k };
-    let (ld_w_abs, jeq, jge, ret) = (0x20, 0x15, 0x35, 0x06);
-    Some(vec![
-        // Another architecture is the other programs' business (they kill it).
-        stmt(ld_w_abs, 4),
-        jump(jeq, 0xC000_003E, 1, 0), // AUDIT_ARCH_X86_64
-        stmt(ret, libc::SECCOMP_RET_ALLOW),
-        stmt(ld_w_abs, 0),
-        jump(jge, X32_SYSCALL_BIT, 0, 1),
-        stmt(ret, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-        stmt(ret, libc::SECCOMP_RET_ALLOW),
-    ])
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn x32_guard() -> Option<BpfProgram> {
-    None
+    let x32 = cfg!(target_arch = "x86_64");
+    // Laid out as: [arch check] [load nr] [x32 check] [one JEQ per filtered call]
+    // [allow] [x32: ENOSYS] | body. Offsets count from the next instruction.
+    let n = filtered.len();
+    let body = 3 + usize::from(x32) + n + 1 + usize::from(x32); // index where the body starts
+    let mut out = Vec::with_capacity(body);
+    // struct seccomp_data: nr at offset 0, arch at 4.
+    out.push(stmt(LD_W_ABS, 4));
+    out.push(jump(JEQ_K, AUDIT_ARCH, 0, (body - 2) as u8));
+    out.push(stmt(LD_W_ABS, 0));
+    if x32 {
+        // To the ENOSYS return, just after "allow".
+        out.push(jump(JGE_K, 0x4000_0000, (n + 1) as u8, 0));
+    }
+    for &nr in filtered {
+        let here = out.len();
+        out.push(jump(JEQ_K, nr as u32, (body - here - 1) as u8, 0));
+    }
+    out.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
+    if x32 {
+        out.push(stmt(RET_K, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32));
+    }
+    debug_assert_eq!(out.len(), body);
+    out
 }
 
 #[cfg(test)]
@@ -285,6 +313,113 @@ mod tests {
             let programs = programs(&network).expect("compiles");
             assert_eq!(programs.programs.len(), 1, "one program: one compilation by the kernel");
             assert!(programs.programs.iter().all(|p| !p.is_empty() && p.len() < 4096));
+        }
+    }
+
+    /// Runs a classic BPF seccomp program over one call, as the kernel would: the
+    /// instructions seccompiler and `front` emit (loads of `seccomp_data`, ALU AND,
+    /// jumps, returns).
+    fn run(program: &[seccompiler::sock_filter], arch: u32, nr: i64, args: [u64; 6]) -> u32 {
+        let word = |offset: u32| -> u32 {
+            match offset {
+                0 => nr as u32,
+                4 => arch,
+                o if (16..64).contains(&o) => {
+                    let arg = args[((o - 16) / 8) as usize];
+                    if (o - 16) % 8 == 0 {
+                        arg as u32
+                    } else {
+                        (arg >> 32) as u32
+                    }
+                }
+                o => panic!("load at {o}"),
+            }
+        };
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let i = &program[pc];
+            pc += 1;
+            match i.code {
+                0x20 => acc = word(i.k),
+                0x54 => acc &= i.k,
+                0x05 => pc += i.k as usize,
+                0x06 => return i.k,
+                0x15 | 0x25 | 0x35 | 0x45 => {
+                    let taken = match i.code {
+                        0x15 => acc == i.k,
+                        0x25 => acc > i.k,
+                        0x35 => acc >= i.k,
+                        _ => acc & i.k != 0,
+                    };
+                    pc += usize::from(if taken { i.jt } else { i.jf });
+                }
+                code => panic!("instruction {code:#x} at {}", pc - 1),
+            }
+        }
+    }
+
+    #[test]
+    fn the_program_allows_refuses_and_kills_as_documented() {
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let enosys = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let off = &programs(&Network::Off).expect("off").programs[0];
+        let ports = &programs(&Network::TcpPorts(vec![1])).expect("ports").programs[0];
+        let on = &programs(&Network::On).expect("on").programs[0];
+        let native = AUDIT_ARCH;
+        let call = |p: &BpfProgram, nr: i64, args: [u64; 6]| run(p, native, nr, args);
+        let (unix, inet) = (libc::AF_UNIX as u64, libc::AF_INET as u64);
+        let (stream, dgram) = (libc::SOCK_STREAM as u64, libc::SOCK_DGRAM as u64);
+        for p in [off, ports, on] {
+            assert_eq!(call(p, libc::SYS_getpid, [0; 6]), allow);
+            assert_eq!(call(p, libc::SYS_io_uring_setup, [0; 6]), enosys);
+            assert_eq!(call(p, libc::SYS_clone3, [0; 6]), enosys);
+            assert_eq!(call(p, libc::SYS_unshare, [0; 6]), eperm);
+            assert_eq!(
+                call(p, libc::SYS_clone, [libc::CLONE_NEWUSER as u64, 0, 0, 0, 0, 0]),
+                eperm
+            );
+            assert_eq!(call(p, libc::SYS_clone, [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_ioctl, [0, request(libc::TIOCSTI), 0, 0, 0, 0]), eperm);
+            assert_eq!(
+                call(p, libc::SYS_ioctl, [0, libc::TIOCGWINSZ as u64, 0, 0, 0, 0]),
+                allow
+            );
+            assert_eq!(call(p, libc::SYS_socket, [unix, stream, 0, 0, 0, 0]), allow);
+        }
+        assert_eq!(call(off, libc::SYS_socket, [inet, stream, 0, 0, 0, 0]), eperm);
+        assert_eq!(
+            call(
+                ports,
+                libc::SYS_socket,
+                [inet, stream | libc::SOCK_CLOEXEC as u64, 0, 0, 0, 0]
+            ),
+            allow
+        );
+        assert_eq!(call(ports, libc::SYS_socket, [inet, dgram, 0, 0, 0, 0]), eperm);
+        assert_eq!(
+            call(
+                ports,
+                libc::SYS_socket,
+                [inet, stream, libc::IPPROTO_SCTP as u64, 0, 0, 0]
+            ),
+            eperm
+        );
+        assert_eq!(
+            call(ports, libc::SYS_socket, [libc::AF_PACKET as u64, stream, 0, 0, 0, 0]),
+            eperm
+        );
+        assert_eq!(call(on, libc::SYS_socket, [inet, dgram, 0, 0, 0, 0]), allow);
+        // Another architecture's calls kill; x32 calls are missing.
+        assert_eq!(
+            run(off, 0x4000_0003, libc::SYS_getpid, [0; 6]),
+            libc::SECCOMP_RET_KILL_PROCESS
+        );
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(
+                call(off, 0x4000_0000 | libc::SYS_socket, [inet, stream, 0, 0, 0, 0]),
+                enosys
+            );
         }
     }
 
