@@ -382,7 +382,7 @@ mod tests {
             assert_eq!(call(p, libc::SYS_clone, [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]), allow);
             assert_eq!(call(p, libc::SYS_ioctl, [0, request(libc::TIOCSTI), 0, 0, 0, 0]), eperm);
             assert_eq!(
-                call(p, libc::SYS_ioctl, [0, libc::TIOCGWINSZ as u64, 0, 0, 0, 0]),
+                call(p, libc::SYS_ioctl, [0, request(libc::TIOCGWINSZ), 0, 0, 0, 0]),
                 allow
             );
             assert_eq!(call(p, libc::SYS_socket, [unix, stream, 0, 0, 0, 0]), allow);
