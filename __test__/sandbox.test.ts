@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmationOutcome, createShellTools, MCP_SETTINGS, ToolErrorType } from '../tools/index';
 import { sandboxFromFlags } from '../tools/sandbox-flags';
 import { alive, eventually, type Scratch, scratch, ShellExecutionService } from './helpers';
+import { connect } from './mcp/setup';
 
 const linux = process.platform === 'linux';
 const PY = '/usr/bin/python3';
@@ -462,5 +463,24 @@ describe.skipIf(!linux)('the tools', () => {
     ).toEqual({ write: ['a', '/b'], network: { tcpPorts: [3000, 5173, 8080] }, read: [] });
     expect(sandboxFromFlags(flags([['sandbox-network', ['true']]]))).toEqual({ network: true });
     expect(() => sandboxFromFlags(flags([['sandbox-ports', ['x']]]))).toThrow(/sandbox-ports/);
+  });
+});
+
+describe.skipIf(!linux)('the MCP server with --sandbox', () => {
+  it('confines every job, reports it, and names its own flags in a refusal', async () => {
+    const session = await connect(['--sandbox', '--sandbox-ports', '3000']);
+    try {
+      const write = `echo x > ${outside}/mcp-write`;
+      const refused = await session.call('run_shell_command', { command: write });
+      expect(existsSync(join(outside, 'mcp-write'))).toBe(false);
+      expect(refused.text).toContain('Sandbox: on');
+      expect(refused.text).toContain('TCP ports 3000 only');
+      expect(refused.text).toContain('--sandbox-write PATH');
+      const inside = await session.call('shell_cmd', { command: 'touch', parameters: ['made-here'] });
+      expect(inside.isError).toBe(false);
+      expect(existsSync(join(session.root, 'made-here'))).toBe(true);
+    } finally {
+      await session.cleanup();
+    }
   });
 });
