@@ -15,9 +15,10 @@
 //!   (`crate::sandbox::system_read_paths`), the project root, the write paths and the
 //!   `read` paths: the home directory's secrets are not readable.
 //! - Writes: the project root (unless read-only), the `write` paths, the job's own
-//!   `TMPDIR`, the shared `/tmp` (`crate::sandbox::SHARED_TMP` says why), its terminal (by its descriptor: the one `/dev/pts` entry that is the
-//!   job's own, so writing to another terminal's device path is refused) and
-//!   `/dev/{null,zero,full,tty}` (`/dev/tty` opens only the caller's own terminal).
+//!   `TMPDIR`, the shared `/tmp` (`crate::sandbox::SHARED_TMP` says why), its terminal
+//!   (by its descriptor: the one `/dev/pts` entry that is the job's own, so writing to
+//!   another terminal's device path is refused) and `/dev/{null,zero,full,tty}`
+//!   (`/dev/tty` opens only the caller's own terminal).
 //! - Network (ABI 4): TCP bind and connect are handled unless the network is allowed;
 //!   the allowed ports get a rule each (any address: Landlock filters ports only).
 //! - Scoping (ABI 6): signals and abstract unix sockets reach only processes of the
