@@ -224,6 +224,8 @@ export interface ProcessInfo {
   foreground: string | null
   /** As `RunResult.persistError`: what the job's files lack, and why. */
   persistError: string | null
+  /** What confines the job; `null` when nothing does. */
+  sandbox: SandboxInfo | null
 }
 
 export interface ReadOutputOptions {
@@ -268,6 +270,11 @@ export interface RunOptions {
    * input at its terminal; PTY jobs, on by default.
    */
   detectInput?: boolean
+  /**
+   * `false`: unconfined even if the service sandboxes its jobs; `true`: the
+   * service's sandbox or the default one; an object: this job's own.
+   */
+  sandbox?: boolean | SandboxOptions
 }
 
 export interface RunResult {
@@ -304,6 +311,8 @@ export interface RunResult {
   durationMs: number
   /** The job runs and waits for input at its terminal. */
   awaitingInput: boolean
+  /** What confines the job; `null` when nothing does. */
+  sandbox: SandboxInfo | null
 }
 
 /**
@@ -311,6 +320,57 @@ export interface RunResult {
  * input at its terminal (`RunResult::awaiting_input` in src/request.rs).
  */
 export type RunStatus = 'exited' | 'running' | 'awaiting_input' | 'killed' | 'timed_out' | 'failed'
+
+/** What confines a job (`null` in a result when nothing does). */
+export interface SandboxInfo {
+  mechanism: 'landlock' | 'seatbelt'
+  /** The kernel's Landlock ABI (Linux; 0 elsewhere). */
+  abi: number
+  /**
+   * Every writable path: the project root (unless read-only), the `write` paths,
+   * the job's TMPDIR and the terminal and null devices.
+   */
+  write: Array<string>
+  /** The readable paths when reads are limited; `null`: everything but other devices. */
+  read: Array<string> | null
+  readOnly: boolean
+  /** The job's own temporary directory (its `TMPDIR`), removed with the job. */
+  tmpdir: string
+  /** As enforced: `none`, `ports` (`tcpPorts` only) or `all`. */
+  network: 'none' | 'ports' | 'all'
+  tcpPorts: Array<number>
+  /**
+   * Which parts the running kernel enforces: writes and reads (always), TCP ports
+   * (Landlock ABI 4), signal and abstract-socket scoping (ABI 6), the seccomp filter.
+   */
+  filesystem: boolean
+  tcp: boolean
+  scoping: boolean
+  seccomp: boolean
+  /** What differs from what was asked, and why. */
+  notes: Array<string>
+}
+
+export interface SandboxNetwork {
+  tcpPorts: Array<number>
+}
+
+export interface SandboxOptions {
+  /** Writable besides the project root: absolute, or relative to the project root. */
+  write?: Array<string>
+  /** The project root is read-only too. */
+  readOnly?: boolean
+  /**
+   * `false` (the default): no TCP, UDP or other internet socket. `{ tcpPorts }`:
+   * TCP bind and connect on those ports only, on any address. `true`: unconfined.
+   */
+  network?: boolean | SandboxNetwork
+  /**
+   * When given, reads are limited to the system directories, the project root, the
+   * writable paths and these: the home directory is otherwise unreadable.
+   */
+  read?: Array<string>
+}
 
 export interface Screen {
   cols: number
@@ -363,6 +423,8 @@ export interface ServiceOptions {
   keepFinishedJobs?: number
   historyLimit?: number
   persistOutput?: boolean
+  /** Every job's sandbox (off unless given; `true`: the default one). docs/sandbox.md. */
+  sandbox?: boolean | SandboxOptions
 }
 
 /** What `start()` returns: the job runs on, nothing was awaited. */

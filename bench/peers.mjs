@@ -44,26 +44,35 @@ function keepTail(tail, chunk, n = 512) {
   return joined.length > n ? joined.slice(joined.length - n) : joined;
 }
 
+/** The Gemini CLI's bwrap line, less its binds of the project (a read-only root). */
+export const BWRAP = 'bwrap --ro-bind / / --dev /dev --proc /proc --unshare-net --die-with-parent';
+
 // ---------------------------------------------------------------- this addon
 class Addon {
-  /** view: 'text' | 'screen'; mode: 'pty' | 'pipes' */
-  constructor({ view = 'text', mode = 'pty' } = {}) {
+  /**
+   * view: 'text' | 'screen'; mode: 'pty' | 'pipes'; sandbox: every job confined
+   * (docs/sandbox.md); wrap: the command line each command is run inside (bwrap).
+   */
+  constructor({ view = 'text', mode = 'pty', sandbox = false, wrap = null } = {}) {
     const { ShellExecutionService } = require('../index.js');
     this.base = scratchDir();
     this.view = view;
     this.mode = mode;
+    this.wrap = wrap;
     this.svc = new ShellExecutionService({
       projectRoot: join(this.base, 'project'),
       ioDir: join(this.base, 'io'),
       sessionId: 'bench',
       maxJobs: 4096,
+      ...(sandbox ? { sandbox: true } : {}),
     });
   }
 
   /** `remove`: drop the finished job from the service (its memory) afterwards. */
   async exec(cmd, { remove = false } = {}) {
     const t0 = now();
-    const r = await this.svc.run(cmd, { mode: this.mode, cols: COLS, rows: ROWS });
+    const line = this.wrap ? `${this.wrap} bash -c '${cmd.replace(/'/g, `'\\''`)}'` : cmd;
+    const r = await this.svc.run(line, { mode: this.mode, cols: COLS, rows: ROWS });
     const exitMs = now() - t0;
     const text = this.svc.getProcessOutput(r.handle, { view: this.view });
     const readableMs = now() - t0;
@@ -540,6 +549,11 @@ export const PEERS = {
   'addon-screen': async () => new Addon({ view: 'screen' }),
   'addon-pipes': async () => new Addon({ view: 'text', mode: 'pipes' }),
   'addon-events': async () => new AddonEvents(),
+  // The per-job sandbox (Landlock + seccomp in the spawn child), and the peers' way of
+  // confining a command: the same command wrapped in bubblewrap, as the Gemini CLI's
+  // and Codex's Linux sandboxes do (a process and namespaces per command).
+  'addon-sandbox': async () => new Addon({ view: 'text', sandbox: true }),
+  'addon-bwrap': async () => new Addon({ view: 'text', wrap: BWRAP }),
   'node-pty': async () => new NodePty(),
   xterm: async () => new Xterm(),
   gemini: async () => new Gemini(UPSTREAM_SERVICE).init(),

@@ -39,13 +39,15 @@ if (args.reps) SIZES.reps = SIZES.heavyReps = SIZES.idleReps = Number(args.reps)
 const LINE = 64; // bytes per line of the generated text file, newline included
 const HEAD_BYTES = 1_000_000; // `head -c` in the completeness runs: 15625 whole lines
 
-const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'addon-events', 'node-pty', 'xterm', 'gemini', 'compat', 'pipes', 'limit-pty', 'limit-pipe'];
+const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'addon-events', 'addon-sandbox', 'addon-bwrap', 'node-pty', 'xterm', 'gemini', 'compat', 'pipes', 'limit-pty', 'limit-pipe'];
 const LABEL = {
   'addon-text': 'addon PTY, text view',
   'addon-screen': 'addon PTY, screen view',
   'addon-pipes': 'addon pipes',
   'addon-poll': 'addon, 100 ms polling',
   'addon-events': 'addon PTY, onOutput events',
+  'addon-sandbox': 'addon PTY, sandboxed',
+  'addon-bwrap': 'addon PTY, command in bwrap',
   'node-pty': 'node-pty raw',
   xterm: 'node-pty + xterm 300k',
   gemini: 'Gemini CLI 0.61.0',
@@ -54,7 +56,25 @@ const LABEL = {
   'limit-pty': 'limit: PTY',
   'limit-pipe': 'limit: pipe',
 };
-const peers = args.peers ? String(args.peers).split(',') : ALL_PEERS;
+/** Peers measured in some scenarios only: bwrap's cost is its start (docs/sandbox.md). */
+const SPAWN_ONLY = new Set(['addon-bwrap']);
+const haveBwrap = (() => {
+  try {
+    execFileSync('bwrap', ['--ro-bind', '/', '/', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+// The sandbox needs Landlock (Linux 5.13+); bwrap needs the program and user namespaces.
+const peers = (args.peers ? String(args.peers).split(',') : ALL_PEERS).filter((p) => {
+  if (p === 'addon-bwrap' && !haveBwrap) {
+    console.error('# addon-bwrap left out: bwrap is missing or cannot run here (apt-get install bubblewrap)');
+    return false;
+  }
+  if (p === 'addon-sandbox' && process.platform !== 'linux') return false;
+  return true;
+});
 const HEAVY = new Set(['xterm', 'gemini']);
 /** This addon's peers: `--strict` judges their runs. */
 const ours = (peer) => peer.startsWith('addon') || peer === 'compat';
@@ -245,7 +265,13 @@ function ratios(results) {
     return v && typeof v === 'object' ? v.median : NaN;
   };
   const others = ['node-pty', 'xterm', 'gemini', 'pipes', 'limit-pty', 'limit-pipe', 'addon-pipes'];
-  const pairs = [...others.map((p) => ['addon-text', p]), ['addon-events', 'node-pty'], ['compat', 'gemini']];
+  const pairs = [
+    ...others.map((p) => ['addon-text', p]),
+    ['addon-events', 'node-pty'],
+    ['compat', 'gemini'],
+    ['addon-sandbox', 'addon-text'],
+    ['addon-sandbox', 'addon-bwrap'],
+  ];
   const catLabel = `cat ${SIZES.catMiB} MiB: MiB/s until the text`;
   const seqLabel = `seq 1 ${SIZES.seqLines}`;
   const x = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : '—');
@@ -292,7 +318,9 @@ async function main() {
     console.error(`# ${machine.command}: ${machine.nproc} × ${machine.cpu}, Linux ${machine.kernel}, node ${machine.node}, load ${machine.loadBefore}`);
     for (const s of list) {
       results[s.id] = {};
-      const targets = peers.filter((p) => (!s.only || s.only.includes(p)) && !(s.skip ?? []).includes(p));
+      const targets = peers.filter(
+        (p) => (!s.only || s.only.includes(p)) && !(s.skip ?? []).includes(p) && (s.id === 'spawn' || !SPAWN_ONLY.has(p)),
+      );
       const reps = s.reps ?? SIZES.reps;
       // Repetitions interleave the peers, so a burst of load hits all of them alike.
       for (let rep = 0; rep < reps; rep++) {

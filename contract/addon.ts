@@ -28,6 +28,8 @@ export type {
   RunOptions,
   RunResult,
   RunStatus,
+  SandboxInfo,
+  SandboxOptions,
   Screen,
   ServiceOptions,
   ShellExecutionService,

@@ -10,6 +10,8 @@ pub enum ErrorCode {
     SpawnFailed,
     LimitReached,
     InvalidArgument,
+    /// A sandbox was asked for and this platform or kernel cannot give it.
+    SandboxUnavailable,
 }
 
 impl ErrorCode {
@@ -21,6 +23,7 @@ impl ErrorCode {
             Self::SpawnFailed => "SPAWN_FAILED",
             Self::LimitReached => "LIMIT_REACHED",
             Self::InvalidArgument => "INVALID_ARGUMENT",
+            Self::SandboxUnavailable => "SANDBOX_UNAVAILABLE",
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod platform;
 pub mod policy;
 pub mod request;
 pub mod results;
+pub mod sandbox;
 pub mod service;
 pub mod spawn;
 pub mod sync;

@@ -36,6 +36,8 @@ pub struct ServiceConfig {
     /// Finished job folders a service keeps of its own, and start-up pruning of the
     /// sessions no live service holds (`output::retention`); 100 by default.
     pub keep_job_dirs: Option<usize>,
+    /// Every job's sandbox unless a run says otherwise (`crate::sandbox`).
+    pub sandbox: Option<crate::sandbox::SandboxSpec>,
 }
 
 #[derive(Clone, Debug)]
@@ -64,6 +66,8 @@ pub struct RunRequest {
     pub max_output_size: usize,
     /// Return early, running, when the job waits for input at its terminal (PTY jobs).
     pub detect_input: bool,
+    /// The service's sandbox, none, or the run's own.
+    pub sandbox: crate::sandbox::SandboxChoice,
 }
 
 impl RunRequest {
@@ -85,6 +89,7 @@ impl RunRequest {
             callback_pattern: None,
             max_output_size: DEFAULT_MAX_OUTPUT,
             detect_input: true,
+            sandbox: Default::default(),
         }
     }
 }
@@ -116,6 +121,8 @@ pub struct RunResult {
     pub duration_ms: u64,
     /// The job runs and waits for input at its terminal (what ended `run`'s wait).
     pub awaiting_input: bool,
+    /// What confines the job; `None` when nothing does.
+    pub sandbox: Option<crate::sandbox::Enforced>,
 }
 
 /// What `Service::launch` did: the job runs, or its program could not be started (the
@@ -188,4 +195,6 @@ pub struct ProcessInfo {
     pub detached_pids: Vec<u32>,
     /// As `RunResult::persist_error`.
     pub persist_error: Option<String>,
+    /// What confines the job; `None` when nothing does.
+    pub sandbox: Option<crate::sandbox::Enforced>,
 }

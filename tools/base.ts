@@ -1,7 +1,16 @@
 // The one shape every tool has: a declaration, `validate`, `build` → an invocation with
 // a policy decision, a confirmation and `execute(signal)`; plus the state tools share.
 
-import { type JobStatus, type ProcessInfo, type RunOptions, type RunResult, type ShellExecutionService, spawnFailure } from '../contract/addon.js';
+import {
+  type JobStatus,
+  type ProcessInfo,
+  type RunOptions,
+  type RunResult,
+  type SandboxOptions,
+  type ShellExecutionService,
+  spawnFailure,
+} from '../contract/addon.js';
+import type { SandboxSettingNames } from './sandbox-text.js';
 import { streamOutput, type UpdateOutput } from './live-output.js';
 import type { CommandPolicy } from './policy.js';
 import {
@@ -34,6 +43,20 @@ export interface ShellToolsConfig {
   killGraceMs?: number;
   /** The shortest time between two live output updates (default 1000 ms, see live-output.ts). */
   liveOutputIntervalMs?: number;
+  /**
+   * The sandbox of every job the tools start (docs/sandbox.md): `true` for the default
+   * one, an object for its settings, `false` or absent for none (then the service's own
+   * `ServiceOptions.sandbox`, if any, applies).
+   */
+  sandbox?: boolean | SandboxOptions;
+  /** The setting names the refusal hints point at (default: `sandbox.write`, ...). */
+  sandboxSettings?: SandboxSettingNames;
+  /**
+   * run_shell_command takes `unsandboxed: true`, run only after the user confirms
+   * (`shouldConfirmExecute`), never by policy alone. On in createGeminiCliTools when
+   * `sandbox` is set.
+   */
+  allowUnsandboxedRequests?: boolean;
 }
 
 /** What is remembered about a job after the tools stopped tracking it. */
@@ -255,6 +278,7 @@ const SERVICE_CODES: Record<string, ToolErrorType> = {
   SPAWN_FAILED: ToolErrorType.SPAWN_FAILED,
   LIMIT_REACHED: ToolErrorType.LIMIT_REACHED,
   INVALID_ARGUMENT: ToolErrorType.INVALID_PARAMS,
+  SANDBOX_UNAVAILABLE: ToolErrorType.EXECUTION_FAILED,
 };
 
 /** Turns an error thrown by the service (with its stable `code`) into a tool error result. */
@@ -364,6 +388,8 @@ export async function startAndWait(
   updateOutput?: UpdateOutput,
 ): Promise<{ result: RunResult; cancelled: boolean }> {
   let handle: number;
+  // The tools' sandbox, unless the call chose (run_shell_command's confirmed `unsandboxed`).
+  if (options.sandbox === undefined && tool.config.sandbox !== undefined) options = { ...options, sandbox: tool.config.sandbox };
   try {
     ({ handle } = tool.service.start(command, wait.killOnTimeout ? { ...options, timeoutMs: wait.waitMs } : options));
   } catch (e) {

@@ -3,6 +3,7 @@ import { runDemo } from './demo.js';
 import { loadAddon } from '../contract/addon.js';
 import { createShellTools } from './create.js';
 import { packageVersion, startMcpServer } from './mcp-server.js';
+import { SANDBOX_BOOLEAN_FLAGS, SANDBOX_USAGE, SANDBOX_VALUED_FLAGS, sandboxFromFlags } from './sandbox-flags.js';
 
 const USAGE = `native-shell-service ${packageVersion()}: a native shell service for LLM coding agents
 
@@ -12,10 +13,16 @@ Usage:
       kill), printing every tool call and result. Exits 0 only if all three worked.
   native-shell-service mcp [--project-root DIR] [--io-dir DIR] [--allow RULE]... [--deny RULE]...
                            [--format text|json] [--on-ask allow|deny]
+                           ${SANDBOX_USAGE}
       An MCP server on stdio exposing run_shell_command, send_input, jobs, kill, shell_cmd.
       RULE uses the Gemini CLI syntax: 'run_shell_command(git)'. With --allow, only allowed
       commands run; --deny refuses matching commands. Every job is killed when the
       client disconnects or on SIGTERM/SIGINT.
+      --sandbox confines every job (docs/sandbox.md): writes only in the project, its
+      TMPDIR and /tmp, no network. --sandbox-write adds a writable path, --sandbox-network
+      allows the network, --sandbox-ports only those TCP ports, --sandbox-private-home
+      makes the home directory unreadable, --sandbox-caches makes the package managers'
+      caches writable (~/.npm, ~/.cargo, ~/.cache). Each of them implies --sandbox.
   native-shell-service run [--directory DIR] [--pattern REGEX] [--delay SECONDS] [--json]
                            [--project-root DIR] [--io-dir DIR] [--] <command...>
       Runs one command through the service (bash -c, in a terminal) and prints the result.
@@ -60,8 +67,18 @@ function parse(argv: string[], valued: string[], booleans: string[]): Parsed {
 const one = (p: Parsed, name: string): string | undefined => p.flags.get(name)?.at(-1);
 
 async function mcp(argv: string[]): Promise<number> {
-  const p = parse(argv, ['project-root', 'io-dir', 'allow', 'deny', 'format', 'on-ask', 'session-id'], []);
+  const p = parse(
+    argv,
+    ['project-root', 'io-dir', 'allow', 'deny', 'format', 'on-ask', 'session-id', ...SANDBOX_VALUED_FLAGS],
+    SANDBOX_BOOLEAN_FLAGS,
+  );
   if (p.rest.length > 0) throw new UsageError(`unexpected argument ${p.rest[0]}`);
+  let sandbox;
+  try {
+    sandbox = sandboxFromFlags(p.flags);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   const format = one(p, 'format');
   if (format !== undefined && format !== 'text' && format !== 'json') throw new UsageError('--format is text or json');
   const onAsk = one(p, 'on-ask');
@@ -79,6 +96,7 @@ async function mcp(argv: string[]): Promise<number> {
     deny: p.flags.get('deny') ?? [],
     format: format as 'text' | 'json' | undefined,
     onAsk: onAsk as 'allow' | 'deny' | undefined,
+    sandbox,
   });
   const stop = (signal: string) => {
     void server.close().then(() => process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15)));

@@ -4,6 +4,7 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 
 import type { InteractionResult, JobMode, ProcessInfo, RunResult } from '../contract/addon.js';
+import { refusalHint, type SandboxSettingNames, sandboxLines } from './sandbox-text.js';
 
 const SIGNAL_NAMES = new Map<number, string>(
   Object.entries(constants.signals).map(([name, num]) => [num as number, name]),
@@ -75,6 +76,8 @@ export interface RunFacts {
   cancelled: boolean;
   /** How the command ran (run_shell_command uses a terminal). */
   mode: JobMode;
+  /** The setting names a sandbox refusal hint points at (sandbox-text.ts). */
+  sandboxSettings?: SandboxSettingNames;
 }
 
 export function runStatusLine(f: RunFacts): string {
@@ -152,6 +155,7 @@ export function formatRunText(f: RunFacts): string {
     `Exit Code: ${r.exitCode ?? '(none)'}`,
     `Signal: ${signalText(r.signal)}`,
     `Background PIDs: ${r.backgroundPids.length > 0 ? r.backgroundPids.join(', ') : '(none)'}`,
+    ...sandboxLines(r, f.sandboxSettings),
   ];
   if (r.status === 'running') lines.push(continueLine(r.handle));
   else if (r.status === 'awaiting_input') lines.push(waitingLine(r.handle, r.output));
@@ -187,6 +191,11 @@ export function formatRunJson(f: RunFacts): string {
   if (r.persistError !== null) out.persistError = r.persistError;
   const where = wholeOutputIn({ ...r, stderr: undefined });
   if (r.truncated && where) out.outputFile = where;
+  if (r.sandbox) {
+    out.sandbox = { write: r.sandbox.write, network: r.sandbox.network, tcpPorts: r.sandbox.tcpPorts };
+    const hint = refusalHint(r, f.sandboxSettings);
+    if (hint) out.sandboxHint = hint;
+  }
   return JSON.stringify(out);
 }
 
@@ -279,6 +288,7 @@ export interface ShellCmdFacts {
   result: RunResult;
   timeoutMs: number;
   cancelled: boolean;
+  sandboxSettings?: SandboxSettingNames;
 }
 
 /** Quotes a word for display the way a shell would need it. */
@@ -316,5 +326,7 @@ export function formatShellCmd(f: ShellCmdFacts): string {
   if (p) lines.push('', p);
   const t = truncationLine(r);
   if (t) lines.push('', t);
+  const sandbox = sandboxLines(r, f.sandboxSettings);
+  if (sandbox.length > 0) lines.push('', ...sandbox);
   return lines.join('\n');
 }

@@ -57,7 +57,8 @@ export function createGeminiCliTools(
   messageBus: unknown,
   config: ShellToolsConfig = {},
 ): any[] {
-  const ours = createShellTools(service, config);
+  // A sandboxed Gemini CLI session may ask to run a command outside; the CLI confirms.
+  const ours = createShellTools(service, { allowUnsandboxedRequests: config.sandbox ? true : undefined, ...config });
   const BaseTool = core.BaseDeclarativeTool as new (...args: any[]) => any;
   const BaseInvocation = core.BaseToolInvocation as new (...args: any[]) => any;
 

@@ -22,3 +22,4 @@ export { SendInputTool, SendInputInvocation, type SendInputParams } from './send
 export { ShellCmdTool, ShellCmdInvocation, type ShellCmdParams } from './shell-cmd.js';
 export { createShellTools, type ShellTools } from './create.js';
 export { createGeminiCliTools, type GeminiCliCore } from './gemini-cli.js';
+export { CONFIG_SETTINGS, MCP_SETTINGS, refusalHint, type SandboxSettingNames, sandboxLine } from './sandbox-text.js';

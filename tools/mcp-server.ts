@@ -4,7 +4,7 @@
 // the server's jobs die with the client's connection.
 import type { Readable, Writable } from 'node:stream';
 
-import { loadAddon, packageManifest, type ShellExecutionService } from '../contract/addon.js';
+import { loadAddon, packageManifest, type SandboxOptions, type ShellExecutionService } from '../contract/addon.js';
 import type { ShellToolsConfig } from './base.js';
 import { DECLARATIONS } from './declarations.js';
 import { createShellTools, type ShellTools } from './create.js';
@@ -12,6 +12,7 @@ import { JOB_URI_TEMPLATE, listJobResources, readJobResource, ResourceNotFound, 
 import { ANNOTATIONS, OUTPUT_SCHEMAS } from './mcp/output-schemas.js';
 import { progressUpdates } from './mcp/progress.js';
 import { snapshotJobs, structuredResult } from './mcp/structured.js';
+import { MCP_SETTINGS } from './sandbox-text.js';
 import type { ToolName } from './types.js';
 
 export interface McpServerOptions {
@@ -31,6 +32,8 @@ export interface McpServerOptions {
    * tool calls itself) unless `allow` entries are given, then `deny`.
    */
   onAsk?: 'allow' | 'deny';
+  /** Every job's sandbox (docs/sandbox.md); none unless given. */
+  sandbox?: boolean | SandboxOptions;
   stdin?: Readable;
   stdout?: Writable;
   /** Where diagnostics go (never stdout: it carries the protocol). */
@@ -65,6 +68,8 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
     projectRoot,
     ...(options.ioDir ? { ioDir: options.ioDir } : {}),
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    // Refused at once (SANDBOX_UNAVAILABLE) where no sandbox can be given.
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const allow = options.allow ?? [];
   const config: ShellToolsConfig = {
@@ -72,6 +77,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
     format: options.format ?? 'text',
     policy: { coreTools: allow, excludeTools: options.deny ?? [] },
     onAsk: options.onAsk ?? (allow.length > 0 ? 'deny' : 'allow'),
+    ...(options.sandbox ? { sandbox: options.sandbox, sandboxSettings: MCP_SETTINGS } : {}),
   };
   // Assigned below; jobs start only in tool calls, after the server exists.
   let announceJobs = () => {};

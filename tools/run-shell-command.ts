@@ -20,6 +20,7 @@ import type { UpdateOutput } from './live-output.js';
 import { checkCommand, type CommandCheck } from './policy.js';
 import {
   type ConfirmationDetails,
+  ConfirmationOutcome,
   type FunctionDeclaration,
   type PolicyDecision,
   type ToolResult,
@@ -35,14 +36,36 @@ export interface RunShellCommandParams {
   ai_callback_pattern?: string;
   /** Bytes (default 16384). */
   max_output_size?: number;
+  /** Run outside the tools' sandbox; only after the user confirms (`allowUnsandboxedRequests`). */
+  unsandboxed?: boolean;
 }
+
+/** run_shell_command's declaration with the `unsandboxed` parameter (sandboxed hosts that confirm). */
+const WITH_UNSANDBOXED: FunctionDeclaration = {
+  ...RUN_SHELL_COMMAND,
+  description: `${RUN_SHELL_COMMAND.description} Commands run in a sandbox: writes only in the project, $TMPDIR and /tmp, no network unless allowed. If a command fails because the sandbox refused it and it really needs more, pass unsandboxed=true: the user is asked to confirm.`,
+  parametersJsonSchema: {
+    ...RUN_SHELL_COMMAND.parametersJsonSchema,
+    properties: {
+      ...(RUN_SHELL_COMMAND.parametersJsonSchema.properties as Record<string, unknown>),
+      unsandboxed: {
+        type: 'boolean',
+        description:
+          'Run outside the sandbox (full access to files and network). Only when a sandboxed run was refused and the command needs it; the user must confirm every such call.',
+      },
+    },
+  },
+};
 
 export class RunShellCommandTool extends ShellTool<RunShellCommandParams> {
   static readonly Name = 'run_shell_command';
   readonly displayName = 'Shell';
   readonly kind = 'execute' as const;
-  readonly declaration: FunctionDeclaration = RUN_SHELL_COMMAND;
   override readonly canUpdateOutput = true;
+
+  get declaration(): FunctionDeclaration {
+    return this.config.allowUnsandboxedRequests && this.config.sandbox ? WITH_UNSANDBOXED : RUN_SHELL_COMMAND;
+  }
 
   protected override validateValues(p: RunShellCommandParams): string | null {
     return commandTooLong(p.command);
@@ -105,6 +128,9 @@ export function blockedResult(command: string, decision: PolicyDecision): ToolRe
 }
 
 export class RunShellCommandInvocation extends ShellToolInvocation<RunShellCommandParams> {
+  /** The user confirmed this very call (an `unsandboxed` one runs only then). */
+  private confirmed = false;
+
   getDescription(): string {
     const p = this.params;
     let text = p.command;
@@ -115,13 +141,34 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
 
   override policy(): PolicyDecision {
     const { check: _check, ...decision } = commandDecision(this, this.params.command);
-    return decision;
+    if (!this.params.unsandboxed || decision.decision === 'deny') return decision;
+    // Outside the sandbox: always the user's call, whatever the policy allows.
+    if (!this.config.allowUnsandboxedRequests || !this.config.sandbox) {
+      return { ...decision, decision: 'deny', reason: 'running outside the sandbox is not offered here' };
+    }
+    if ((this.config.onAsk ?? 'confirm') !== 'confirm') {
+      return { ...decision, decision: 'deny', reason: "running outside the sandbox needs the user's confirmation, which this host cannot ask for" };
+    }
+    return { ...decision, decision: 'ask', reason: 'it asks to run outside the sandbox' };
   }
 
   protected override confirmationDetails(decision: PolicyDecision): ConfirmationDetails {
     const { command, description } = this.params;
-    const prompt = description ? `${description}\n\n${command}` : `Run this command? ${command}`;
-    return shellConfirmation(this.state, { title: 'Confirm Shell Command', prompt, command, fallbackRoot: 'shell command' }, decision.roots);
+    const outside = this.params.unsandboxed ? 'OUTSIDE THE SANDBOX (full access to your files and the network): ' : '';
+    const prompt = description ? `${outside}${description}\n\n${command}` : `${outside}Run this command? ${command}`;
+    const details = shellConfirmation(
+      this.state,
+      { title: this.params.unsandboxed ? 'Confirm Unsandboxed Shell Command' : 'Confirm Shell Command', prompt, command, fallbackRoot: 'shell command' },
+      // "Proceed always" must not approve later unsandboxed calls: none are remembered.
+      this.params.unsandboxed ? [] : decision.roots,
+    );
+    return {
+      ...details,
+      onConfirm: async (outcome) => {
+        this.confirmed = outcome !== ConfirmationOutcome.Cancel;
+        await details.onConfirm(outcome);
+      },
+    };
   }
 
 
@@ -129,6 +176,9 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     const p = this.params;
     const decision = this.policy();
     if (decision.decision === 'deny') return blockedResult(p.command, decision);
+    if (p.unsandboxed && !this.confirmed) {
+      return blockedResult(p.command, { ...decision, reason: "running outside the sandbox needs the user's confirmation, and it was not given" });
+    }
     if (signal.aborted) return cancelledBeforeStart();
 
     const delaySeconds = p.ai_callback_delay ?? DEFAULTS.runCallbackDelaySeconds;
@@ -139,7 +189,7 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
         this,
         signal,
         p.command,
-        { description: p.description, directory: p.directory },
+        { description: p.description, directory: p.directory, ...(p.unsandboxed ? { sandbox: false } : {}) },
         { pattern: p.ai_callback_pattern, waitMs: Math.round(delaySeconds * 1000), maxOutputSize },
         updateOutput,
       );
@@ -153,7 +203,15 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     const info = findJob(this.service, result.handle);
     const liveBackground = info ? liveBackgroundPids(info) : [];
     settle(this, result.handle, true);
-    const facts: RunFacts = { result, liveBackground, delaySeconds, pattern: this.params.ai_callback_pattern, cancelled, mode: 'pty' };
+    const facts: RunFacts = {
+      result,
+      liveBackground,
+      delaySeconds,
+      pattern: this.params.ai_callback_pattern,
+      cancelled,
+      mode: 'pty',
+      sandboxSettings: this.config.sandboxSettings,
+    };
     const llmContent = this.config.format === 'json' ? formatRunJson(facts) : formatRunText(facts);
     const data = { ...result, liveBackgroundPids: liveBackground, cancelled };
     if (result.status === 'failed' && !cancelled) {

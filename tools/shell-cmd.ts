@@ -113,7 +113,14 @@ export class ShellCmdInvocation extends ShellToolInvocation<ShellCmdParams> {
     const { result, cancelled } = outcome;
     const handle = result.handle;
     settle(this, handle, true);
-    const llmContent = formatShellCmd({ command: p.command, parameters: p.parameters ?? [], result, timeoutMs, cancelled });
+    const llmContent = formatShellCmd({
+      command: p.command,
+      parameters: p.parameters ?? [],
+      result,
+      timeoutMs,
+      cancelled,
+      sandboxSettings: this.config.sandboxSettings,
+    });
     const data = { ...result, cancelled };
     if (result.status === 'failed') {
       return errorResult(ToolErrorType.SPAWN_FAILED, result.error ?? `could not start ${p.command}`, llmContent, data);

@@ -133,6 +133,14 @@ test('coded errors: bad input gets a stable code', async () => {
   assert.throws(() => shell.start('echo', { env: { 'A=B': 'x' } }), { code: 'INVALID_ARGUMENT' });
 });
 
+test('sandbox: Windows has none, so a sandboxed job or service is refused, never run unconfined', async () => {
+  const marker = path.join(root, 'sandboxed.txt');
+  await assert.rejects(shell.run(`echo x> "${marker}"`, { sandbox: true }), { code: 'SANDBOX_UNAVAILABLE' });
+  assert.throws(() => shell.start('echo', { sandbox: { write: [] } }), { code: 'SANDBOX_UNAVAILABLE' });
+  assert.equal(fs.existsSync(marker), false);
+  assert.throws(() => new ShellExecutionService({ projectRoot: root, sandbox: true }), { code: 'SANDBOX_UNAVAILABLE' });
+});
+
 test('persistence: a pipes job writes stdout.txt, stderr.txt and info.json', async () => {
   const r = await shell.run('echo persisted-out & echo persisted-err 1>&2', { mode: 'pipes' });
   assert.equal(r.exitCode, 0);

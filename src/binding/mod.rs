@@ -7,6 +7,7 @@ mod events;
 mod owner;
 mod policy;
 mod reply;
+mod sandbox;
 mod screen;
 mod service;
 mod settle;

@@ -4,9 +4,12 @@
 
 use std::time::Duration;
 
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 
 use super::env_arg::EnvArg;
+use super::sandbox::{self, SandboxInfo, SandboxOptions};
+
 use crate::error::{Result, ServiceError};
 use crate::history::HistoryEntry as CoreHistoryEntry;
 use crate::job::JobStatus as CoreJobStatus;
@@ -125,6 +128,8 @@ pub struct ServiceOptions {
     pub keep_finished_jobs: Option<f64>,
     pub history_limit: Option<f64>,
     pub persist_output: Option<bool>,
+    /// Every job's sandbox (off unless given; `true`: the default one). docs/sandbox.md.
+    pub sandbox: Option<Either<bool, SandboxOptions>>,
 }
 
 #[napi(object, object_to_js = false)]
@@ -156,6 +161,9 @@ pub struct RunOptions {
     /// Return early (`status: 'awaiting_input'`, the job running) when the job waits for
     /// input at its terminal; PTY jobs, on by default.
     pub detect_input: Option<bool>,
+    /// `false`: unconfined even if the service sandboxes its jobs; `true`: the
+    /// service's sandbox or the default one; an object: this job's own.
+    pub sandbox: Option<Either<bool, SandboxOptions>>,
 }
 
 #[napi(object)]
@@ -236,6 +244,8 @@ pub struct RunResult {
     pub duration_ms: f64,
     /// The job runs and waits for input at its terminal.
     pub awaiting_input: bool,
+    /// What confines the job; `null` when nothing does.
+    pub sandbox: Option<SandboxInfo>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -278,6 +288,8 @@ pub struct ProcessInfo {
     pub foreground: Option<String>,
     /// As `RunResult.persistError`: what the job's files lack, and why.
     pub persist_error: Option<String>,
+    /// What confines the job; `null` when nothing does.
+    pub sandbox: Option<SandboxInfo>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -356,6 +368,7 @@ impl ServiceOptions {
             persist_output: self.persist_output,
             disk_cap_bytes: None,
             keep_job_dirs: None,
+            sandbox: sandbox::service_spec(self.sandbox)?,
         })
     }
 }
@@ -386,6 +399,7 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     req.callback_pattern = o.callback_pattern;
     req.max_output_size = max_output(o.max_output_size)?;
     req.detect_input = o.detect_input.unwrap_or(true);
+    req.sandbox = sandbox::run_choice(o.sandbox)?;
     Ok(req)
 }
 
@@ -472,6 +486,7 @@ impl From<core::RunResult> for RunResult {
             started_at: r.started_at as f64,
             duration_ms: r.duration_ms as f64,
             awaiting_input: r.awaiting_input,
+            sandbox: r.sandbox.map(SandboxInfo::from),
         }
     }
 }
@@ -512,6 +527,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             awaiting_input: p.awaiting_input,
             foreground: p.foreground,
             persist_error: p.persist_error,
+            sandbox: p.sandbox.map(SandboxInfo::from),
         }
     }
 }

@@ -86,6 +86,9 @@ pub struct JobMeta {
     pub start_ticks: u64,
     /// What holds the job's processes together (a Job Object on Windows).
     pub containment: Containment,
+    /// What confines it (`crate::sandbox`), and its own TMPDIR, removed with the job.
+    pub sandbox: Option<crate::sandbox::Enforced>,
+    pub tmpdir: Option<std::sync::Arc<crate::sandbox::JobTmpDir>>,
 }
 
 /// Called with the final state as the exit is published, before any waiter wakes (the

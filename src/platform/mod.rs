@@ -61,6 +61,18 @@ pub use os::{
     ProcInfo, Snapshot, Terminal,
 };
 
+/// What the per-job sandbox can be here (`crate::sandbox`), found once: Landlock and
+/// seccomp on Linux, Seatbelt on macOS; an error (why not) elsewhere, or on a Linux
+/// kernel without Landlock. A sandboxed job is refused then, never run unconfined.
+pub fn sandbox_support() -> Result<crate::sandbox::Support, String> {
+    #[cfg(target_os = "linux")]
+    return os::sandbox::support();
+    #[cfg(target_os = "macos")]
+    return os::seatbelt::support();
+    #[cfg(windows)]
+    return Err("no sandbox on Windows yet (docs/sandbox.md)".to_string());
+}
+
 /// What identifies one job's processes, on every platform: its process (a session
 /// leader on Unix, so its session and group too), when it started, its marker entry
 /// (`NAME=value`), and what contains it (its cgroup on Linux, its Job Object on
@@ -106,6 +118,8 @@ pub struct SpawnSpec<'a> {
     pub mode: Mode,
     pub cols: u16,
     pub rows: u16,
+    /// Confine the job (`crate::sandbox`; admission has checked the platform can).
+    pub sandbox: Option<crate::sandbox::JobSandbox<'a>>,
 }
 
 /// How a process ended.

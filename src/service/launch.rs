@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 
 use super::registry::process_token;
 use super::retention::Retention;
+use super::sandbox::JobSandboxPlan;
 use super::Service;
 use crate::driver;
 use crate::history::{preview, HistoryEntry, OUTPUT_PREVIEW_BYTES};
@@ -23,6 +24,7 @@ use crate::output::{JobOutput, OutputLimits, Which};
 use crate::platform::{self, watchdog};
 use crate::request::{RunRequest, RunResult};
 use crate::results::history_entry;
+use crate::sandbox::{Enforced, JobSandbox, JobTmpDir};
 use crate::spawn::{command, directory, env, Mode, SpawnSpec};
 use crate::sync::lock;
 
@@ -34,12 +36,18 @@ impl Service {
         req: &RunRequest,
         workdir: &directory::WorkingDir,
         pattern: Option<crate::wait::Pattern>,
+        sandbox: Option<JobSandboxPlan>,
     ) -> std::io::Result<(Arc<Job>, WaitTicket)> {
         let inner = &self.inner;
         let owner = owner_entry();
         watchdog::ensure_started(&owner);
         let job_marker = format!("{}.{}", inner.token, handle);
-        let env = env::build(&env::EnvLayers {
+        // A sandboxed job's own TMPDIR (removed with the job: `JobMeta::tmpdir`).
+        let tmpdir = match &sandbox {
+            Some(_) => Some(JobTmpDir::take(&std::env::temp_dir())?),
+            None => None,
+        };
+        let mut env = env::build(&env::EnvLayers {
             service: &inner.env,
             call: &req.env,
             term: (req.mode == Mode::Pty).then_some("xterm-256color"),
@@ -47,6 +55,18 @@ impl Service {
             owner_marker: process_token(),
             clear: req.clear_env,
         });
+        if let Some(tmpdir) = &tmpdir {
+            env.retain(|(name, _)| name != "TMPDIR");
+            env.push(("TMPDIR".into(), tmpdir.path().into()));
+        }
+        let job_sandbox = sandbox.as_ref().zip(tmpdir.as_ref()).map(|(plan, tmpdir)| JobSandbox {
+            resolved: &plan.resolved,
+            tmpdir: tmpdir.path(),
+            support: plan.support,
+        });
+        let enforced = job_sandbox
+            .as_ref()
+            .map(|job| Enforced::new(job.resolved, &job.support, job.tmpdir));
         let (program, args) = command::program_and_args(&req.command, req.args.as_deref(), req.shell);
         let started_at = SystemTime::now();
         let started = std::time::Instant::now();
@@ -60,6 +80,7 @@ impl Service {
             mode: req.mode,
             cols: req.cols,
             rows: req.rows,
+            sandbox: job_sandbox,
         })?;
         // The output files are made by the reader task before its first read, while
         // the program starts, not on the spawn path.
@@ -100,6 +121,8 @@ impl Service {
             marker_entry: format!("{}={}", env::JOB_MARKER, job_marker),
             start_ticks: platform::start_ticks(spawned.pid as i32),
             containment: spawned.containment,
+            sandbox: enforced,
+            tmpdir: tmpdir.map(Arc::new),
         };
         let (tx, rx) = mpsc::unbounded_channel();
         let on_exit = self.history_recorder();
@@ -185,6 +208,7 @@ impl Service {
             started_at: unix_millis(started_at),
             duration_ms: 0,
             awaiting_input: false,
+            sandbox: None,
         }
     }
 }

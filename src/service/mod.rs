@@ -10,6 +10,7 @@ mod interaction;
 mod launch;
 mod registry;
 mod retention;
+mod sandbox;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -61,6 +62,8 @@ struct Inner {
     /// forgotten as `removeProcess` forgets them.
     keep_finished: usize,
     disk_cap: u64,
+    /// Every job's sandbox unless a run says otherwise.
+    sandbox: Option<crate::sandbox::Resolved>,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
     jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
@@ -116,6 +119,14 @@ impl Service {
             ));
         }
         let persist = config.persist_output.unwrap_or(true);
+        let sandbox = match &config.sandbox {
+            Some(spec) => {
+                // Refused at once on a platform without one, not at the first job.
+                sandbox::supported()?;
+                Some(crate::sandbox::resolve(spec, &root)?)
+            }
+            None => None,
+        };
         let token = registry::service_token();
         let keep = config.keep_job_dirs.unwrap_or(DEFAULT_KEEP_JOB_DIRS);
         let retention =
@@ -128,6 +139,7 @@ impl Service {
             max_jobs,
             keep_finished: config.keep_finished_jobs.unwrap_or(DEFAULT_KEEP_FINISHED_JOBS),
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
+            sandbox,
             token,
             jobs: Mutex::new(BTreeMap::new()),
             ended: AtomicBool::new(false),
@@ -196,9 +208,10 @@ impl Service {
 
     async fn run_called_at(&self, req: RunRequest, shutdowns_before: u64) -> Result<RunResult> {
         let (pattern, workdir) = self.admit(&req)?;
+        let sandbox = self.job_sandbox(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
-        let (job, ticket) = match self.start_job(handle, &req, &workdir, pattern.clone()) {
+        let (job, ticket) = match self.start_job(handle, &req, &workdir, pattern.clone(), sandbox) {
             Ok(started) => started,
             Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
         };
@@ -251,9 +264,10 @@ impl Service {
     /// `run` kills it (status `timed_out`), whether or not anyone waits on it.
     pub fn launch(&self, req: RunRequest) -> Result<Launched> {
         let (_, workdir) = self.admit(&req)?;
+        let sandbox = self.job_sandbox(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
-        match self.start_job(handle, &req, &workdir, None) {
+        match self.start_job(handle, &req, &workdir, None, sandbox) {
             Ok((job, ticket)) => {
                 job.unregister(ticket);
                 if let Some(timeout) = req.timeout {

@@ -8,6 +8,7 @@ pub mod child;
 pub mod clone3;
 pub mod input_wait;
 pub mod process_tree;
+pub mod sandbox;
 pub mod watchdog;
 
 use std::fs::File;

@@ -8,6 +8,7 @@ pub mod child;
 pub mod input_wait;
 pub mod procargs;
 pub mod process_tree;
+pub mod seatbelt;
 pub mod watchdog;
 
 use std::ffi::{CStr, OsStr};

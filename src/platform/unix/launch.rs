@@ -54,6 +54,9 @@ pub struct LaunchPlan {
     /// The job's cgroup, which the child is created in (see `platform::linux::cgroup`).
     #[cfg(target_os = "linux")]
     pub containment: crate::platform::os::Containment,
+    /// The job's sandbox, applied last before exec (`platform::linux::sandbox`).
+    #[cfg(target_os = "linux")]
+    pub sandbox: Option<crate::platform::os::sandbox::Prepared>,
 }
 
 /// What went wrong in the child, written there and read by the parent afterwards.
@@ -97,6 +100,8 @@ pub(super) enum Step {
     Stdio,
     ControllingTerminal,
     Directory,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Sandbox,
     Exec,
 }
 
@@ -107,6 +112,7 @@ impl Step {
             c if c == Step::Stdio as i32 => "setting up stdio",
             c if c == Step::ControllingTerminal as i32 => "acquiring the terminal",
             c if c == Step::Directory as i32 => "entering the directory",
+            c if c == Step::Sandbox as i32 => "entering the sandbox",
             _ => "exec",
         }
     }
@@ -152,6 +158,8 @@ impl LaunchPlan {
             ignore_hangup: false,
             #[cfg(target_os = "linux")]
             containment: Default::default(),
+            #[cfg(target_os = "linux")]
+            sandbox: None,
         })
     }
 
@@ -276,6 +284,14 @@ pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>) -> (Step, c_int) {
     }
     if plan.controlling_terminal && libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
         return failed(Step::ControllingTerminal);
+    }
+    // Last of the steps that need privileges the sandbox takes away, and before the
+    // descriptors are closed: the ruleset's is among them.
+    #[cfg(target_os = "linux")]
+    if let Some(sandbox) = &plan.sandbox {
+        if !crate::platform::os::sandbox::apply(sandbox) {
+            return failed(Step::Sandbox);
+        }
     }
     // Descriptors the host left inheritable (an IPC channel, a test runner's pipe)
     // are not the job's business, and a server started by the job would hold them

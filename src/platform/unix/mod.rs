@@ -26,6 +26,10 @@ pub mod terminal;
 mod macos_procargs;
 #[cfg(all(test, target_os = "linux"))]
 #[allow(dead_code)]
+#[path = "../macos/seatbelt.rs"]
+mod macos_seatbelt;
+#[cfg(all(test, target_os = "linux"))]
+#[allow(dead_code)]
 #[path = "../macos/watchdog.rs"]
 mod macos_watchdog;
 
@@ -71,15 +75,39 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Spawned> {
     })
 }
 
-/// The launch plan for `spec` with these descriptors as the child's 0, 1 and 2.
-fn plan(spec: &SpawnSpec<'_>, containment: &Containment, stdio: [i32; 3]) -> io::Result<launch::LaunchPlan> {
+/// The launch plan for `spec` with these descriptors as the child's 0, 1 and 2;
+/// `terminal` is the job's PTY slave (a sandboxed job may write to it by path too).
+fn plan(
+    spec: &SpawnSpec<'_>,
+    containment: &Containment,
+    stdio: [i32; 3],
+    terminal: Option<std::os::fd::BorrowedFd<'_>>,
+) -> io::Result<launch::LaunchPlan> {
     use std::os::fd::AsRawFd;
+    // macOS: the command runs under `sandbox-exec` with the job's profile.
+    #[cfg(target_os = "macos")]
+    let wrapped = spec
+        .sandbox
+        .as_ref()
+        .map(|sandbox| crate::platform::os::seatbelt::wrap(sandbox, &spec.program, &spec.args));
+    #[cfg(target_os = "macos")]
+    let (program, args) = match &wrapped {
+        Some((program, args)) => (program, args.as_slice()),
+        None => (&spec.program, spec.args.as_slice()),
+    };
+    #[cfg(not(target_os = "macos"))]
+    let (program, args) = (&spec.program, spec.args.as_slice());
     #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
-    let mut plan = launch::LaunchPlan::new(&spec.program, &spec.args, &spec.env, spec.cwd_handle.as_raw_fd(), stdio)?;
+    let mut plan = launch::LaunchPlan::new(program, args, &spec.env, spec.cwd_handle.as_raw_fd(), stdio)?;
     #[cfg(target_os = "linux")]
     {
         plan.containment = containment.clone();
+        if let Some(sandbox) = &spec.sandbox {
+            plan.sandbox = Some(crate::platform::os::sandbox::Prepared::new(sandbox, terminal)?);
+        }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = terminal;
     // macOS's Containment is empty: nothing to carry into the child.
     #[cfg(not(target_os = "linux"))]
     let _ = containment;

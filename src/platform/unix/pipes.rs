@@ -46,6 +46,7 @@ pub(super) fn spawn(
             stdout_write.as_raw_fd(),
             stderr_write.as_raw_fd(),
         ],
+        None,
     )?;
     let pid = plan.launch()?;
     // Adopted at once, so an error below still leaves the child reaped.

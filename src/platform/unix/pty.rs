@@ -3,7 +3,7 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
 
 use portable_pty::{native_pty_system, PtySize};
@@ -42,7 +42,7 @@ pub(super) fn spawn(
         .open(&slave_path)?;
     drop(pair.slave);
     let fd = slave.as_raw_fd();
-    let mut plan = super::plan(spec, containment, [fd, fd, fd])?;
+    let mut plan = super::plan(spec, containment, [fd, fd, fd], Some(slave.as_fd()))?;
     plan.controlling_terminal = true;
     plan.ignore_hangup = true;
     let pid = plan.launch()?;

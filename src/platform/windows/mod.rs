@@ -33,6 +33,11 @@ use crate::platform::{Mode, SpawnSpec, Spawned};
 
 /// Starts the job's process in a new Job Object. Must run inside a tokio runtime.
 pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Spawned> {
+    // Admission refuses a sandbox here (`platform::sandbox_support`); never run one
+    // unconfined should a caller get past it.
+    if spec.sandbox.is_some() {
+        return Err(io::Error::new(io::ErrorKind::Unsupported, "no sandbox on Windows"));
+    }
     let job = Arc::new(job_object::JobTree::new()?);
     let (child, pid, io) = match spec.mode {
         Mode::Pty => conpty::spawn(spec, &job)?,
@@ -97,6 +102,7 @@ mod tests {
             mode,
             cols: 80,
             rows: 24,
+            sandbox: None,
         })
     }
 
@@ -201,6 +207,7 @@ mod tests {
                 mode: Mode::Pipes,
                 cols: 80,
                 rows: 24,
+                sandbox: None,
             })
             .err()
             .expect("no such program");

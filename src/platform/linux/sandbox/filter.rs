@@ -1,0 +1,443 @@
+//! The seccomp half of a Linux sandbox: what Landlock cannot see.
+//!
+//! Compiled with `seccompiler` in the parent, once per network mode (the program is the
+//! same for every job of that mode), and installed in the spawn child with one
+//! `seccomp(SECCOMP_SET_MODE_FILTER)` (`super::apply`). Three parts, because seccompiler
+//! gives one action per program and the refusals differ, chained into one program
+//! (`chain`): the kernel compiles every filter it is given to machine code, and each
+//! install cost a fraction of a millisecond here, more than the rest of the sandbox.
+//! The parts:
+//! - `ENOSYS` for system calls libc and runtimes are ready to find missing, so they
+//!   fall back: `io_uring_*` (it opens and connects sockets inside the kernel, past
+//!   the `socket` rule below; libuv then uses its thread pool) and `clone3` (its flags
+//!   are in memory a filter cannot read; glibc then uses `clone`, whose flags it can).
+//! - `EPERM` for refusals: internet sockets (unless the network is allowed), new
+//!   namespaces, and the terminal ioctls that type into a terminal (`TIOCSTI`) or
+//!   drive the console (`TIOCLINUX`).
+//! - on x86_64, `ENOSYS` for every x32 system call (numbers with bit 30 set): they
+//!   share the x86_64 audit architecture, so without this `socket` by its x32 number
+//!   would pass the rules above, which match exact numbers. In `front`, written here
+//!   (seccompiler matches numbers only exactly), with the early "allow" of every call
+//!   the parts have no rule for.
+//!
+//! A program of another architecture (an i386 binary run by an x86_64 job, through
+//! `int 0x80`) is killed by seccompiler's architecture check: confined or nothing.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::OnceLock;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition as Cond, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+use crate::sandbox::Network;
+
+/// The compiled program(s) for one network mode, in the order they are installed.
+pub struct Programs {
+    pub programs: Vec<BpfProgram>,
+}
+
+/// `first`, then `then`: every "allow" of `first` becomes a jump to the start of `then`,
+/// so a call is allowed only if both parts allow it, and the first refusal met is the
+/// answer. (Classic BPF jumps only forward, and `then` follows `first`: the offsets fit.)
+fn chain(first: BpfProgram, then: BpfProgram) -> BpfProgram {
+    const BPF_RET_K: u16 = 0x06;
+    const BPF_JMP_JA: u16 = 0x05;
+    let len = first.len();
+    let mut out = Vec::with_capacity(len + then.len());
+    for (i, mut insn) in first.into_iter().enumerate() {
+        if insn.code == BPF_RET_K && insn.k == libc::SECCOMP_RET_ALLOW {
+            insn = seccompiler::sock_filter {
+                code: BPF_JMP_JA,
+                jt: 0,
+                jf: 0,
+                k: (len - i - 1) as u32,
+            };
+        }
+        out.push(insn);
+    }
+    out.extend(then);
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+const ARCH: Option<TargetArch> = Some(TargetArch::x86_64);
+#[cfg(target_arch = "aarch64")]
+const ARCH: Option<TargetArch> = Some(TargetArch::aarch64);
+#[cfg(target_arch = "riscv64")]
+const ARCH: Option<TargetArch> = Some(TargetArch::riscv64);
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+const ARCH: Option<TargetArch> = None;
+
+/// Whether a filter can be built for this architecture at all.
+pub fn available() -> bool {
+    ARCH.is_some()
+}
+
+/// The programs for `network` (`TcpPorts` lists are alike: the ports are Landlock's).
+pub fn programs(network: &Network) -> io::Result<&'static Programs> {
+    static OFF: OnceLock<Result<Programs, String>> = OnceLock::new();
+    static TCP: OnceLock<Result<Programs, String>> = OnceLock::new();
+    static ON: OnceLock<Result<Programs, String>> = OnceLock::new();
+    let (cell, sockets) = match network {
+        Network::Off => (&OFF, Sockets::UnixOnly),
+        Network::TcpPorts(_) => (&TCP, Sockets::UnixAndTcp),
+        Network::On => (&ON, Sockets::Any),
+    };
+    cell.get_or_init(|| build(sockets).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| io::Error::other(format!("the seccomp filter cannot be built: {e}")))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sockets {
+    UnixOnly,
+    UnixAndTcp,
+    Any,
+}
+
+fn build(sockets: Sockets) -> Result<Programs, seccompiler::Error> {
+    let arch = ARCH.ok_or_else(|| {
+        seccompiler::Error::Backend(seccompiler::BackendError::InvalidTargetArch(
+            std::env::consts::ARCH.to_string(),
+        ))
+    })?;
+    let (missing, refused) = (missing_rules()?, refused_rules(sockets)?);
+    let filtered: Vec<i64> = missing.keys().chain(refused.keys()).copied().collect();
+    let body = chain(
+        compile(missing, libc::ENOSYS, arch)?,
+        compile(refused, libc::EPERM, arch)?,
+    );
+    let program = [front(&filtered), body].concat();
+    Ok(Programs {
+        programs: vec![program],
+    })
+}
+
+type Rules = BTreeMap<i64, Vec<SeccompRule>>;
+
+fn compile(rules: Rules, errno: i32, arch: TargetArch) -> Result<BpfProgram, seccompiler::Error> {
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno as u32), arch)?;
+    BpfProgram::try_from(filter).map_err(seccompiler::Error::Backend)
+}
+
+/// An argument condition (`Dword` compares the low 32 bits: an `int` argument).
+fn arg(index: u8, len: Len, op: Op, value: u64) -> Result<Cond, seccompiler::Error> {
+    Cond::new(index, len, op, value).map_err(seccompiler::Error::Backend)
+}
+
+fn rule(conditions: Vec<Cond>) -> Result<SeccompRule, seccompiler::Error> {
+    SeccompRule::new(conditions).map_err(seccompiler::Error::Backend)
+}
+
+/// Refused whatever their arguments (an empty rule list matches every call).
+fn missing_rules() -> Result<Rules, seccompiler::Error> {
+    let mut rules = Rules::new();
+    for nr in [
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_clone3,
+    ] {
+        rules.insert(nr, Vec::new());
+    }
+    Ok(rules)
+}
+
+/// Namespaces a job could make with `clone` (`unshare` and `setns` are refused whole).
+const NAMESPACE_FLAGS: [i32; 7] = [
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWCGROUP,
+];
+
+fn refused_rules(sockets: Sockets) -> Result<Rules, seccompiler::Error> {
+    let mut rules = Rules::new();
+    // New namespaces: a user namespace makes its creator root inside it, with every
+    // kernel interface that opens up. Landlock still holds inside (a domain is kept
+    // across namespaces and refuses mounts), so this narrows the kernel a job can
+    // reach; bwrap, `unshare -r` and Chromium's sandbox fail inside ours.
+    rules.insert(libc::SYS_unshare, Vec::new());
+    rules.insert(libc::SYS_setns, Vec::new());
+    let clone_flags_arg = 0;
+    rules.insert(
+        libc::SYS_clone,
+        NAMESPACE_FLAGS
+            .iter()
+            .map(|&flag| {
+                rule(vec![arg(
+                    clone_flags_arg,
+                    Len::Qword,
+                    Op::MaskedEq(flag as u64),
+                    flag as u64,
+                )?])
+            })
+            .collect::<Result<_, _>>()?,
+    );
+    // TIOCSTI pushes bytes into a terminal's input queue: through a terminal device
+    // it can open (its own, or one whose path it can read), a job would type commands
+    // into the shell reading it. TIOCLINUX can do the same on a virtual console.
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![arg(1, Len::Dword, Op::Eq, request(libc::TIOCSTI))?])?,
+            rule(vec![arg(1, Len::Dword, Op::Eq, request(libc::TIOCLINUX))?])?,
+        ],
+    );
+    let socket_rules = socket_rules(sockets)?;
+    if !socket_rules.is_empty() {
+        rules.insert(libc::SYS_socket, socket_rules);
+    }
+    Ok(rules)
+}
+
+/// An ioctl request number as a filter compares it (libc's type differs between libcs).
+#[allow(clippy::unnecessary_cast)]
+fn request(number: libc::Ioctl) -> u64 {
+    number as u64
+}
+
+/// `socket(domain, type, protocol)`. Landlock (ABI 4 to 9) filters TCP only: UDP, raw
+/// and packet sockets, SCTP and every other family are refused here. Unix sockets stay
+/// (pipes between a job's processes, `socketpair`, local servers); abstract ones are
+/// scoped by Landlock (ABI 6).
+fn socket_rules(sockets: Sockets) -> Result<Vec<SeccompRule>, seccompiler::Error> {
+    let (domain, kind, protocol) = (0, 1, 2);
+    let unix = libc::AF_UNIX as u64;
+    match sockets {
+        Sockets::Any => Ok(Vec::new()),
+        Sockets::UnixOnly => Ok(vec![rule(vec![arg(domain, Len::Dword, Op::Ne, unix)?])?]),
+        Sockets::UnixAndTcp => {
+            let (inet, inet6) = (libc::AF_INET as u64, libc::AF_INET6 as u64);
+            let mut rules = vec![rule(vec![
+                arg(domain, Len::Dword, Op::Ne, unix)?,
+                arg(domain, Len::Dword, Op::Ne, inet)?,
+                arg(domain, Len::Dword, Op::Ne, inet6)?,
+            ])?];
+            for family in [inet, inet6] {
+                // Anything but a stream socket (the type's low bits; the high ones are
+                // SOCK_NONBLOCK and SOCK_CLOEXEC)...
+                rules.push(rule(vec![
+                    arg(domain, Len::Dword, Op::Eq, family)?,
+                    arg(kind, Len::Dword, Op::MaskedEq(0xf), libc::SOCK_STREAM as u64)?,
+                    arg(protocol, Len::Dword, Op::Ne, 0)?,
+                    arg(protocol, Len::Dword, Op::Ne, libc::IPPROTO_TCP as u64)?,
+                ])?);
+                for other in [
+                    libc::SOCK_DGRAM,
+                    libc::SOCK_RAW,
+                    libc::SOCK_RDM,
+                    libc::SOCK_SEQPACKET,
+                    libc::SOCK_DCCP,
+                    // SOCK_PACKET (deprecated in libc's names, still taken by the kernel).
+                    10,
+                ] {
+                    rules.push(rule(vec![
+                        arg(domain, Len::Dword, Op::Eq, family)?,
+                        arg(kind, Len::Dword, Op::MaskedEq(0xf), other as u64)?,
+                    ])?);
+                }
+            }
+            // ...and a stream socket of another protocol (SCTP, MPTCP): Landlock's
+            // port rules cover TCP only.
+            Ok(rules)
+        }
+    }
+}
+
+/// The audit architecture of the programs' target (linux/audit.h).
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+#[cfg(target_arch = "riscv64")]
+const AUDIT_ARCH: u32 = 0xC000_00F3;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64")))]
+const AUDIT_ARCH: u32 = 0;
+
+/// What runs before the seccompiler parts: every system call they have no rule for is
+/// allowed at once, after a dozen instructions instead of a walk through both parts.
+/// That matters at install time, not only per call: the kernel runs the filter once per
+/// system call number (its action cache), and that emulation was most of the cost of a
+/// sandboxed spawn. Also, on x86_64, `ENOSYS` for every x32 system call (numbers with
+/// bit 30 set): they share x86_64's audit architecture, so rules matching exact numbers
+/// would not see them. Another architecture goes to the parts, whose check kills it.
+/// Written by hand: seccompiler has no such early exit, nor number ranges.
+fn front(filtered: &[i64]) -> BpfProgram {
+    use seccompiler::sock_filter;
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JGE_K: u16 = 0x35;
+    const RET_K: u16 = 0x06;
+    let stmt = |code: u16, k: u32| sock_filter { code, jt: 0, jf: 0, k };
+    let jump = |code: u16, k: u32, jt: u8, jf: u8| sock_filter { code, jt, jf, k };
+    let x32 = cfg!(target_arch = "x86_64");
+    // Laid out as: [arch check] [load nr] [x32 check] [one JEQ per filtered call]
+    // [allow] [x32: ENOSYS] | body. Offsets count from the next instruction.
+    let n = filtered.len();
+    let body = 3 + usize::from(x32) + n + 1 + usize::from(x32); // index where the body starts
+    let mut out = Vec::with_capacity(body);
+    // struct seccomp_data: nr at offset 0, arch at 4.
+    out.push(stmt(LD_W_ABS, 4));
+    out.push(jump(JEQ_K, AUDIT_ARCH, 0, (body - 2) as u8));
+    out.push(stmt(LD_W_ABS, 0));
+    if x32 {
+        // To the ENOSYS return, just after "allow".
+        out.push(jump(JGE_K, 0x4000_0000, (n + 1) as u8, 0));
+    }
+    for &nr in filtered {
+        let here = out.len();
+        out.push(jump(JEQ_K, nr as u32, (body - here - 1) as u8, 0));
+    }
+    out.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
+    if x32 {
+        out.push(stmt(RET_K, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32));
+    }
+    debug_assert_eq!(out.len(), body);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mode_compiles() {
+        for network in [Network::Off, Network::TcpPorts(vec![1]), Network::On] {
+            let programs = programs(&network).expect("compiles");
+            assert_eq!(programs.programs.len(), 1, "one program: one compilation by the kernel");
+            assert!(programs.programs.iter().all(|p| !p.is_empty() && p.len() < 4096));
+        }
+    }
+
+    /// Runs a classic BPF seccomp program over one call, as the kernel would: the
+    /// instructions seccompiler and `front` emit (loads of `seccomp_data`, ALU AND,
+    /// jumps, returns).
+    fn run(program: &[seccompiler::sock_filter], arch: u32, nr: i64, args: [u64; 6]) -> u32 {
+        let word = |offset: u32| -> u32 {
+            match offset {
+                0 => nr as u32,
+                4 => arch,
+                o if (16..64).contains(&o) => {
+                    let arg = args[((o - 16) / 8) as usize];
+                    if (o - 16) % 8 == 0 {
+                        arg as u32
+                    } else {
+                        (arg >> 32) as u32
+                    }
+                }
+                o => panic!("load at {o}"),
+            }
+        };
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let i = &program[pc];
+            pc += 1;
+            match i.code {
+                0x20 => acc = word(i.k),
+                0x54 => acc &= i.k,
+                0x05 => pc += i.k as usize,
+                0x06 => return i.k,
+                0x15 | 0x25 | 0x35 | 0x45 => {
+                    let taken = match i.code {
+                        0x15 => acc == i.k,
+                        0x25 => acc > i.k,
+                        0x35 => acc >= i.k,
+                        _ => acc & i.k != 0,
+                    };
+                    pc += usize::from(if taken { i.jt } else { i.jf });
+                }
+                code => panic!("instruction {code:#x} at {}", pc - 1),
+            }
+        }
+    }
+
+    #[test]
+    fn the_program_allows_refuses_and_kills_as_documented() {
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let enosys = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let off = &programs(&Network::Off).expect("off").programs[0];
+        let ports = &programs(&Network::TcpPorts(vec![1])).expect("ports").programs[0];
+        let on = &programs(&Network::On).expect("on").programs[0];
+        let native = AUDIT_ARCH;
+        let call = |p: &BpfProgram, nr: i64, args: [u64; 6]| run(p, native, nr, args);
+        let (unix, inet) = (libc::AF_UNIX as u64, libc::AF_INET as u64);
+        let (stream, dgram) = (libc::SOCK_STREAM as u64, libc::SOCK_DGRAM as u64);
+        for p in [off, ports, on] {
+            assert_eq!(call(p, libc::SYS_getpid, [0; 6]), allow);
+            assert_eq!(call(p, libc::SYS_io_uring_setup, [0; 6]), enosys);
+            assert_eq!(call(p, libc::SYS_clone3, [0; 6]), enosys);
+            assert_eq!(call(p, libc::SYS_unshare, [0; 6]), eperm);
+            assert_eq!(
+                call(p, libc::SYS_clone, [libc::CLONE_NEWUSER as u64, 0, 0, 0, 0, 0]),
+                eperm
+            );
+            assert_eq!(call(p, libc::SYS_clone, [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_ioctl, [0, request(libc::TIOCSTI), 0, 0, 0, 0]), eperm);
+            assert_eq!(
+                call(p, libc::SYS_ioctl, [0, request(libc::TIOCGWINSZ), 0, 0, 0, 0]),
+                allow
+            );
+            assert_eq!(call(p, libc::SYS_socket, [unix, stream, 0, 0, 0, 0]), allow);
+        }
+        assert_eq!(call(off, libc::SYS_socket, [inet, stream, 0, 0, 0, 0]), eperm);
+        assert_eq!(
+            call(
+                ports,
+                libc::SYS_socket,
+                [inet, stream | libc::SOCK_CLOEXEC as u64, 0, 0, 0, 0]
+            ),
+            allow
+        );
+        assert_eq!(call(ports, libc::SYS_socket, [inet, dgram, 0, 0, 0, 0]), eperm);
+        assert_eq!(
+            call(
+                ports,
+                libc::SYS_socket,
+                [inet, stream, libc::IPPROTO_SCTP as u64, 0, 0, 0]
+            ),
+            eperm
+        );
+        assert_eq!(
+            call(ports, libc::SYS_socket, [libc::AF_PACKET as u64, stream, 0, 0, 0, 0]),
+            eperm
+        );
+        assert_eq!(call(on, libc::SYS_socket, [inet, dgram, 0, 0, 0, 0]), allow);
+        // Another architecture's calls kill; x32 calls are missing.
+        assert_eq!(
+            run(off, 0x4000_0003, libc::SYS_getpid, [0; 6]),
+            libc::SECCOMP_RET_KILL_PROCESS
+        );
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(
+                call(off, 0x4000_0000 | libc::SYS_socket, [inet, stream, 0, 0, 0, 0]),
+                enosys
+            );
+        }
+    }
+
+    #[test]
+    fn a_chained_allow_jumps_to_the_next_part() {
+        use seccompiler::sock_filter;
+        let stmt = |code: u16, k: u32| sock_filter { code, jt: 0, jf: 0, k };
+        let first = vec![
+            stmt(0x20, 0),
+            stmt(0x06, libc::SECCOMP_RET_ALLOW),
+            stmt(0x06, libc::SECCOMP_RET_ALLOW),
+        ];
+        let then = vec![stmt(0x06, libc::SECCOMP_RET_ERRNO)];
+        let chained = chain(first, then);
+        assert_eq!(chained.len(), 4);
+        // Each allow jumps to index 3, the start of `then`: a jump's target is pc + 1 + k.
+        assert_eq!((chained[1].code, 1 + 1 + chained[1].k), (0x05, 3));
+        assert_eq!((chained[2].code, 2 + 1 + chained[2].k), (0x05, 3));
+        assert_eq!(chained[3].k, libc::SECCOMP_RET_ERRNO);
+    }
+}

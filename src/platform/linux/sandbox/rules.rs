@@ -1,0 +1,249 @@
+//! The Landlock half of a Linux sandbox: the ruleset, made in the parent (it allocates:
+//! the `landlock` crate's builders, errors, the path descriptors), handed to the spawn
+//! child as one descriptor for `landlock_restrict_self`.
+//!
+//! Landlock rules are allow-lists on file hierarchies: a right granted on a directory
+//! holds for everything beneath it, and nothing beneath can take it back. So:
+//! - Handled (refused unless a rule grants it): every file system right the kernel's
+//!   ABI knows: reads, execution, writes, removal, creation of every kind of file,
+//!   linking and renaming across directories (`REFER`, ABI 2: a hard link or rename
+//!   cannot move a file out of or into a writable tree), truncation (ABI 3), device
+//!   ioctls (ABI 5), and from ABI 9 connecting to pathname unix sockets.
+//! - Reads and execution: without `read`, every top-level directory but `/dev` (whose
+//!   other devices are the user's other terminals, whose input could be read), plus
+//!   listing any directory; with `read`, only the system directories
+//!   (`crate::sandbox::system_read_paths`), the project root, the write paths and the
+//!   `read` paths: the home directory's secrets are not readable.
+//! - Writes: the project root (unless read-only), the `write` paths, the job's own
+//!   `TMPDIR`, the shared `/tmp` (`crate::sandbox::SHARED_TMP` says why), its terminal
+//!   (by its descriptor: the one `/dev/pts` entry that is the job's own, so writing to
+//!   another terminal's device path is refused) and `/dev/{null,zero,full,tty}`
+//!   (`/dev/tty` opens only the caller's own terminal).
+//! - Network (ABI 4): TCP bind and connect are handled unless the network is allowed;
+//!   the allowed ports get a rule each (any address: Landlock filters ports only).
+//! - Scoping (ABI 6): signals and abstract unix sockets reach only processes of the
+//!   job's own domain (what the job started), never anything outside.
+//!
+//! Everything is asked as a hard requirement of the probed ABI: a right the kernel
+//! refuses is an error (the job does not start), never a silent loosening.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use landlock::{
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr, Scope, ABI,
+};
+
+use crate::sandbox::{
+    effective_network, system_read_paths, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
+};
+
+/// Devices readable even when nothing else of `/dev` is.
+const READABLE_DEVICES: &[&str] = &["/dev/random", "/dev/urandom"];
+
+fn error(what: &str, e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(format!("sandbox: {what}: {e}"))
+}
+
+/// Builds the job's ruleset; returns its descriptor (close-on-exec, as the kernel
+/// makes every ruleset descriptor).
+pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<OwnedFd> {
+    let abi = ABI::from(job.support.abi.min(i32::MAX as u32) as i32);
+    let fs_all = AccessFs::from_all(abi);
+    let fs_read = AccessFs::from_read(abi);
+    let network = effective_network(&job.resolved.network, &job.support);
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(fs_all)
+        .map_err(|e| error("file system rights", e))?;
+    if network != Network::On && job.support.abi >= ABI_TCP {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(|e| error("network rights", e))?;
+    }
+    if job.support.abi >= ABI_SCOPE {
+        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| error("scoping", e))?;
+    }
+    let created: Option<OwnedFd> = ruleset.create().map_err(|e| error("creating the ruleset", e))?.into();
+    let mut rules = Rules {
+        fd: created.ok_or_else(|| error("ruleset", "the kernel made none"))?,
+        abi,
+    };
+    let limited = job.resolved.read.is_some();
+    for rule in shared_rules(limited, abi)? {
+        rules.add(rule.fd.as_fd(), rule.access, &rule.path)?;
+    }
+    if let Some(extra) = &job.resolved.read {
+        for path in extra {
+            rules.path(path, fs_read)?;
+        }
+    }
+    let root_access = if job.resolved.read_only { fs_read } else { fs_all };
+    rules.path(&job.resolved.root, root_access)?;
+    for path in &job.resolved.write {
+        rules.path(path, fs_all)?;
+    }
+    rules.path(job.tmpdir, fs_all)?;
+    if let Some(terminal) = terminal {
+        rules.add(terminal, fs_all & AccessFs::from_file(abi), "the terminal")?;
+    }
+    if let Network::TcpPorts(ports) = &network {
+        for &port in ports {
+            rules.port(port, AccessNet::from_all(abi).bits())?;
+        }
+    }
+    Ok(rules.fd)
+}
+
+/// A rule every job of a kind gets, its path opened once for the process.
+struct SharedRule {
+    fd: PathFd,
+    access: BitFlags<AccessFs>,
+    path: String,
+}
+
+/// The rules that name the same paths for every job (system directories, devices,
+/// `/tmp`): their `O_PATH` descriptors are opened once and kept (close-on-exec, about
+/// thirty), so a spawn only adds them to its ruleset. `limited`: reads are limited.
+fn shared_rules(limited: bool, abi: ABI) -> io::Result<&'static [SharedRule]> {
+    static ALL: OnceLock<Result<Vec<SharedRule>, String>> = OnceLock::new();
+    static LIMITED: OnceLock<Result<Vec<SharedRule>, String>> = OnceLock::new();
+    let cell = if limited { &LIMITED } else { &ALL };
+    cell.get_or_init(|| open_shared_rules(limited, abi).map_err(|e| e.to_string()))
+        .as_deref()
+        .map_err(|e| io::Error::other(e.clone()))
+}
+
+fn open_shared_rules(limited: bool, abi: ABI) -> io::Result<Vec<SharedRule>> {
+    let (fs_all, fs_read) = (AccessFs::from_all(abi), AccessFs::from_read(abi));
+    let mut wanted: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
+    if limited {
+        wanted.extend(system_read_paths().iter().map(|p| (PathBuf::from(p), fs_read)));
+    } else {
+        wanted.extend(top_level_entries().iter().map(|p| (p.clone(), fs_read)));
+        // Listing any directory (`ls /`, `/dev`, `/home`): names, not contents.
+        wanted.push((PathBuf::from("/"), AccessFs::ReadDir.into()));
+    }
+    wanted.extend(READABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_read)));
+    wanted.extend(WRITABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_all)));
+    // Shared `/tmp` (see `crate::sandbox::SHARED_TMP` for why it is writable), but
+    // from ABI 9 not its unix sockets (X11's, other programs' servers).
+    let mut shared_tmp = fs_all;
+    shared_tmp.remove(AccessFs::ResolveUnix);
+    wanted.push((PathBuf::from(SHARED_TMP), shared_tmp));
+    let mut rules = Vec::new();
+    for (path, access) in wanted {
+        // System directories differ between systems: what is missing is left out.
+        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        let access = if meta.is_dir() {
+            access
+        } else {
+            access & AccessFs::from_file(abi)
+        };
+        let fd = PathFd::new(&path).map_err(|e| error(&path.display().to_string(), e))?;
+        rules.push(SharedRule {
+            fd,
+            access,
+            path: path.display().to_string(),
+        });
+    }
+    Ok(rules)
+}
+
+/// Adding rules. The `landlock` crate builds the ruleset (which rights each ABI has,
+/// checked as a hard requirement) and opens the path descriptors; the rules themselves
+/// are added here with `landlock_add_rule`, because the crate checks each descriptor's
+/// type with an `fstat` on every add, which doubled the system calls of a spawn: the
+/// types are known here (checked once, when the shared descriptors are opened).
+struct Rules {
+    fd: OwnedFd,
+    abi: ABI,
+}
+
+/// `struct landlock_path_beneath_attr` (linux/landlock.h): packed.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// `struct landlock_net_port_attr`.
+#[repr(C)]
+struct NetPortAttr {
+    allowed_access: u64,
+    port: u64,
+}
+
+const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+const LANDLOCK_RULE_NET_PORT: libc::c_int = 2;
+
+impl Rules {
+    /// A rule on `path`, which must exist.
+    fn path(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
+        let fd = PathFd::new(path).map_err(|e| error(&path.display().to_string(), e))?;
+        let is_dir = std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
+        let access = if is_dir {
+            access
+        } else {
+            access & AccessFs::from_file(self.abi)
+        };
+        self.add(fd.as_fd(), access, &path.display().to_string())
+    }
+
+    /// A rule on an open file or directory; `access` already fits its type.
+    fn add(&mut self, parent: BorrowedFd<'_>, access: BitFlags<AccessFs>, what: &str) -> io::Result<()> {
+        if access.is_empty() {
+            return Ok(());
+        }
+        let attr = PathBeneathAttr {
+            allowed_access: access.bits(),
+            parent_fd: parent.as_raw_fd(),
+        };
+        self.add_raw(
+            LANDLOCK_RULE_PATH_BENEATH,
+            (&attr as *const PathBeneathAttr).cast(),
+            what,
+        )
+    }
+
+    fn port(&mut self, port: u16, access: u64) -> io::Result<()> {
+        let attr = NetPortAttr {
+            allowed_access: access,
+            port: u64::from(port),
+        };
+        self.add_raw(
+            LANDLOCK_RULE_NET_PORT,
+            (&attr as *const NetPortAttr).cast(),
+            &format!("port {port}"),
+        )
+    }
+
+    fn add_raw(&mut self, kind: libc::c_int, attr: *const libc::c_void, what: &str) -> io::Result<()> {
+        // SAFETY: `attr` points to the live attribute of `kind`; the ruleset is ours.
+        let done = unsafe { libc::syscall(libc::SYS_landlock_add_rule, self.fd.as_raw_fd(), kind, attr, 0u32) };
+        if done < 0 {
+            return Err(error(what, io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+}
+
+/// Every entry of `/` but `/dev`, read once: a directory made at the top level later
+/// is not readable by jobs (fail closed).
+fn top_level_entries() -> &'static [PathBuf] {
+    static ENTRIES: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    ENTRIES.get_or_init(|| {
+        let Ok(dir) = std::fs::read_dir("/") else {
+            return Vec::new();
+        };
+        let mut entries: Vec<PathBuf> = dir
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name() != "dev")
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        entries
+    })
+}

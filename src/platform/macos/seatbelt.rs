@@ -1,0 +1,149 @@
+//! macOS: a sandboxed job runs under `sandbox-exec -p <profile>`, the Seatbelt profile
+//! made here from the job's sandbox. Never run: this project has no macOS machine (the
+//! profile's text is tested on Linux, where this file is compiled into the tests).
+//!
+//! Why `sandbox-exec` and not `sandbox_init` in the fork child: `sandbox_init` compiles
+//! the profile, which allocates, and the fork child of a multi-threaded host may not
+//! (`crate::platform::unix::fork`). `sandbox-exec` is deprecated in its man page but
+//! is what Codex, Claude Code and the Gemini CLI use on macOS; it costs one exec more.
+//!
+//! The profile denies by default and allows: process execution and forking, reads
+//! (everywhere, or the system paths, the project and the `read` paths), writes to the
+//! project (unless read-only), the `write` paths, the job's TMPDIR and the terminal and
+//! null devices, and the network as asked (none; TCP on localhost ports; all).
+//! Seatbelt's `(allow signal (target same-sandbox))` keeps signals inside the job.
+
+use std::ffi::OsString;
+
+use crate::sandbox::{system_read_paths, JobSandbox, Mechanism, Network, Support, WRITABLE_DEVICES};
+
+/// The program that applies a profile.
+const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
+
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+pub fn support() -> Result<Support, String> {
+    if std::path::Path::new(SANDBOX_EXEC).exists() {
+        Ok(Support {
+            mechanism: Mechanism::Seatbelt,
+            abi: 0,
+            seccomp: false,
+        })
+    } else {
+        Err(format!("{SANDBOX_EXEC} is missing"))
+    }
+}
+
+/// `program args...` as `sandbox-exec -p <profile> program args...`.
+pub fn wrap(job: &JobSandbox<'_>, program: &OsString, args: &[OsString]) -> (OsString, Vec<OsString>) {
+    let mut wrapped = vec![OsString::from("-p"), OsString::from(profile(job)), program.clone()];
+    wrapped.extend(args.iter().cloned());
+    (OsString::from(SANDBOX_EXEC), wrapped)
+}
+
+/// A string literal in the profile's Scheme syntax.
+fn quoted(path: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 2);
+    out.push('"');
+    for c in path.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+pub fn profile(job: &JobSandbox<'_>) -> String {
+    let r = job.resolved;
+    let mut p = String::from("(version 1)\n(deny default)\n");
+    p.push_str("(allow process-exec process-fork)\n(allow signal (target same-sandbox))\n");
+    p.push_str("(allow sysctl-read)\n(allow mach-lookup)\n(allow ipc-posix-shm)\n(allow file-ioctl)\n");
+    match &r.read {
+        None => p.push_str("(allow file-read*)\n"),
+        Some(extra) => {
+            p.push_str("(allow file-read-metadata)\n");
+            let mut paths: Vec<String> = system_read_paths().iter().map(|s| s.to_string()).collect();
+            paths.push(r.root.display().to_string());
+            paths.extend(extra.iter().map(|e| e.display().to_string()));
+            paths.extend(r.write.iter().map(|e| e.display().to_string()));
+            paths.push(job.tmpdir.display().to_string());
+            for path in paths {
+                p.push_str(&format!("(allow file-read* (subpath {}))\n", quoted(&path)));
+            }
+            p.push_str(
+                "(allow file-read* (literal \"/dev/null\") (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n",
+            );
+        }
+    }
+    let mut writable: Vec<String> = Vec::new();
+    if !r.read_only {
+        writable.push(r.root.display().to_string());
+    }
+    writable.extend(r.write.iter().map(|w| w.display().to_string()));
+    writable.push(job.tmpdir.display().to_string());
+    for path in writable {
+        p.push_str(&format!("(allow file-write* (subpath {}))\n", quoted(&path)));
+    }
+    for device in WRITABLE_DEVICES {
+        p.push_str(&format!("(allow file-write* (literal {}))\n", quoted(device)));
+    }
+    // The job's own terminal: macOS names PTY slaves /dev/ttysNNN.
+    p.push_str("(allow file-write* (regex #\"^/dev/ttys[0-9]+$\"))\n");
+    match &r.network {
+        Network::Off => {}
+        Network::On => p.push_str("(allow network*)\n"),
+        Network::TcpPorts(ports) => {
+            for port in ports {
+                p.push_str(&format!(
+                    "(allow network-bind network-inbound (local tcp \"*:{port}\"))\n(allow network-outbound (remote tcp \"*:{port}\"))\n"
+                ));
+            }
+        }
+    }
+    // Local (unix) sockets, as on Linux: pipes between a job's processes.
+    p.push_str("(allow network* (remote unix-socket))\n(allow system-socket)\n");
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::Resolved;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_profile_names_what_the_job_may_write_and_reach() {
+        let resolved = Resolved {
+            root: PathBuf::from("/Users/a/project \"x\""),
+            read_only: false,
+            write: vec![PathBuf::from("/Users/a/cache")],
+            read: None,
+            network: Network::TcpPorts(vec![3000]),
+        };
+        let job = JobSandbox {
+            resolved: &resolved,
+            tmpdir: Path::new("/private/var/folders/t/job-1"),
+            support: support_for_tests(),
+        };
+        let profile = profile(&job);
+        assert!(profile.starts_with("(version 1)\n(deny default)\n"));
+        assert!(profile.contains("(allow file-write* (subpath \"/Users/a/project \\\"x\\\"\"))"));
+        assert!(profile.contains("(allow file-write* (subpath \"/Users/a/cache\"))"));
+        assert!(profile.contains("(allow file-write* (subpath \"/private/var/folders/t/job-1\"))"));
+        assert!(profile.contains("(remote tcp \"*:3000\")"));
+        assert!(!profile.contains("(allow network*)\n"));
+        let (program, args) = wrap(&job, &OsString::from("bash"), &[OsString::from("-c")]);
+        assert_eq!(program, OsString::from(SANDBOX_EXEC));
+        assert_eq!(args[0], OsString::from("-p"));
+        assert_eq!(&args[2..], &[OsString::from("bash"), OsString::from("-c")]);
+    }
+
+    fn support_for_tests() -> Support {
+        Support {
+            mechanism: Mechanism::Seatbelt,
+            abi: 0,
+            seccomp: false,
+        }
+    }
+}

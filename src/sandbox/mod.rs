@@ -1,0 +1,360 @@
+//! The per-job sandbox, without anything of an operating system: what a caller asks
+//! for (`SandboxSpec`), the same resolved against the project root (`Resolved`), what
+//! the running platform can enforce (`Support`) and what a job's result reports
+//! (`Enforced`). The platform applies it (src/platform/linux/sandbox/ on Linux,
+//! src/platform/macos/seatbelt.rs on macOS); docs/sandbox.md says what holds where.
+//!
+//! A leaf module: it imports only `error`. A sandboxed job never runs unconfined: a
+//! platform that cannot confine it refuses with `SANDBOX_UNAVAILABLE`.
+
+mod tmpdir;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{ErrorCode, Result, ServiceError};
+
+pub use tmpdir::JobTmpDir;
+
+/// What a job may reach beyond the project, as the caller asks it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SandboxSpec {
+    /// Writable besides the project root: absolute, or relative to the project root.
+    pub write: Vec<String>,
+    /// The project root is read-only too.
+    pub read_only: bool,
+    pub network: Network,
+    /// When set, reads are limited to the system directories, the project root, the
+    /// writable paths and these; the home directory is otherwise unreadable.
+    pub read: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Network {
+    /// No TCP, no UDP, no other internet socket.
+    #[default]
+    Off,
+    /// TCP bind and connect on these ports only (on any address).
+    TcpPorts(Vec<u16>),
+    /// Unconfined.
+    On,
+}
+
+/// A run's choice: the service's sandbox, none, or one of its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum SandboxChoice {
+    /// The service's sandbox (`ServiceOptions.sandbox`), or none if it has none.
+    #[default]
+    ServiceDefault,
+    /// The service's sandbox, or the default one if it has none (`sandbox: true`).
+    On,
+    /// Unconfined (`sandbox: false`).
+    Off,
+    Custom(SandboxSpec),
+}
+
+/// A `SandboxSpec` with its paths made absolute and canonical (each must exist: the
+/// kernel's rules name open files, not strings).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    pub root: PathBuf,
+    pub read_only: bool,
+    pub write: Vec<PathBuf>,
+    pub read: Option<Vec<PathBuf>>,
+    pub network: Network,
+}
+
+/// Resolves `spec`'s paths against the project root `root` (already canonical).
+pub fn resolve(spec: &SandboxSpec, root: &Path) -> Result<Resolved> {
+    let paths = |list: &[String], what: &str| -> Result<Vec<PathBuf>> {
+        list.iter().map(|p| resolve_path(p, root, what)).collect()
+    };
+    if let Network::TcpPorts(ports) = &spec.network {
+        if ports.contains(&0) {
+            return Err(ServiceError::invalid("sandbox tcpPorts must be 1 to 65535"));
+        }
+    }
+    Ok(Resolved {
+        root: root.to_path_buf(),
+        read_only: spec.read_only,
+        write: paths(&spec.write, "write")?,
+        read: spec.read.as_deref().map(|r| paths(r, "read")).transpose()?,
+        network: spec.network.clone(),
+    })
+}
+
+fn resolve_path(path: &str, root: &Path, what: &str) -> Result<PathBuf> {
+    if path.is_empty() || path.contains('\0') {
+        return Err(ServiceError::invalid(format!(
+            "sandbox {what} path {path:?} must be a non-empty path without NUL bytes"
+        )));
+    }
+    let joined = root.join(path);
+    joined
+        .canonicalize()
+        .map_err(|e| ServiceError::invalid(format!("sandbox {what} path {} cannot be used: {e}", joined.display())))
+}
+
+/// What the running platform can enforce, found once (`crate::platform::sandbox_support`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Support {
+    pub mechanism: Mechanism,
+    /// The Landlock ABI (Linux); 0 elsewhere.
+    pub abi: u32,
+    /// A seccomp filter can be installed (Linux).
+    pub seccomp: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mechanism {
+    Landlock,
+    Seatbelt,
+}
+
+impl Mechanism {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Landlock => "landlock",
+            Self::Seatbelt => "seatbelt",
+        }
+    }
+}
+
+/// Landlock ABI from which each part is enforced (docs/sandbox.md has the table).
+pub const ABI_TCP: u32 = 4;
+pub const ABI_SCOPE: u32 = 6;
+/// Connecting to pathname unix sockets (`LANDLOCK_ACCESS_FS_RESOLVE_UNIX`).
+pub const ABI_UNIX: u32 = 9;
+
+impl Support {
+    /// TCP ports are filtered (Landlock ABI 4; Seatbelt filters by port too).
+    pub fn tcp(&self) -> bool {
+        self.mechanism == Mechanism::Seatbelt || self.abi >= ABI_TCP
+    }
+
+    /// Signals to and abstract unix sockets of processes outside are refused.
+    pub fn scoping(&self) -> bool {
+        self.mechanism == Mechanism::Seatbelt || self.abi >= ABI_SCOPE
+    }
+}
+
+/// The network a job gets, after what the kernel can do: ports asked for on a kernel
+/// that cannot filter ports become no internet at all (fail closed).
+pub fn effective_network(network: &Network, support: &Support) -> Network {
+    match network {
+        Network::TcpPorts(_) if !support.tcp() => Network::Off,
+        other => other.clone(),
+    }
+}
+
+/// What a job's result reports: `null` when unconfined, else this.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enforced {
+    pub mechanism: Mechanism,
+    pub abi: u32,
+    /// Every writable path: the project root (unless read-only), the extra paths, the
+    /// job's temporary directory, and the terminal and null devices.
+    pub write: Vec<String>,
+    /// The readable paths when reads are limited; `None`: everything but `/dev`'s other devices.
+    pub read: Option<Vec<String>>,
+    pub read_only: bool,
+    /// The job's `TMPDIR`.
+    pub tmpdir: String,
+    /// `none`, `ports` or `all`, as enforced.
+    pub network: &'static str,
+    pub tcp_ports: Vec<u16>,
+    /// Which parts the platform enforces.
+    pub filesystem: bool,
+    pub tcp: bool,
+    pub scoping: bool,
+    pub seccomp: bool,
+    /// What differs from what was asked, and why (an older kernel).
+    pub notes: Vec<String>,
+}
+
+/// Writable for every sandboxed job although it is shared: glibc's `tmpfile()` (`ed`'s
+/// buffer, and every program that calls it) and many scripts write to `/tmp` whatever
+/// `TMPDIR` says, and a sandbox that breaks them gets turned off. The price, stated in
+/// docs/sandbox.md: a job can change files other programs of the same user keep in
+/// `/tmp`. The job's own `TMPDIR` keeps what well-behaved programs write apart.
+pub const SHARED_TMP: &str = "/tmp";
+
+/// The devices every sandboxed job may write: its terminal and the null devices.
+pub const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
+
+impl Enforced {
+    pub fn new(resolved: &Resolved, support: &Support, tmpdir: &Path) -> Self {
+        let show = |p: &Path| p.display().to_string();
+        let mut write = Vec::new();
+        if !resolved.read_only {
+            write.push(show(&resolved.root));
+        }
+        write.extend(resolved.write.iter().map(|p| show(p)));
+        write.push(show(tmpdir));
+        if Path::new(SHARED_TMP).is_dir() {
+            write.push(SHARED_TMP.to_string());
+        }
+        write.extend(WRITABLE_DEVICES.iter().map(|d| d.to_string()));
+        let read = resolved.read.as_ref().map(|extra| {
+            let mut read: Vec<String> = system_read_paths()
+                .iter()
+                .filter(|p| Path::new(p).exists())
+                .map(|p| p.to_string())
+                .collect();
+            read.push(show(&resolved.root));
+            read.extend(extra.iter().map(|p| show(p)));
+            read.extend(resolved.write.iter().map(|p| show(p)));
+            read.push(show(tmpdir));
+            if Path::new(SHARED_TMP).is_dir() {
+                read.push(SHARED_TMP.to_string());
+            }
+            read
+        });
+        let mut notes = Vec::new();
+        let network = effective_network(&resolved.network, support);
+        if network != resolved.network {
+            notes.push(format!(
+                "Landlock ABI {} cannot filter TCP ports (needs {ABI_TCP}): no internet sockets at all",
+                support.abi
+            ));
+        }
+        if resolved.read_only && resolved.root.starts_with(SHARED_TMP) {
+            notes.push(format!(
+                "the project lies under {SHARED_TMP}, which stays writable: readOnly cannot hold there"
+            ));
+        }
+        if !support.scoping() {
+            notes.push(format!(
+                "Landlock ABI {} cannot scope signals and abstract unix sockets (needs {ABI_SCOPE})",
+                support.abi
+            ));
+        }
+        if support.mechanism == Mechanism::Landlock && support.abi < ABI_UNIX {
+            notes.push(format!(
+                "Landlock ABI {} does not confine connecting to pathname unix sockets (needs {ABI_UNIX}): \
+                 local servers outside (D-Bus, ssh-agent, docker) stay reachable",
+                support.abi
+            ));
+        }
+        if !support.tcp() && network == Network::Off && support.seccomp {
+            notes.push("TCP is refused by the seccomp filter alone (no internet sockets)".to_string());
+        }
+        let (mode, ports) = match &network {
+            Network::Off => ("none", Vec::new()),
+            Network::TcpPorts(p) => ("ports", p.clone()),
+            Network::On => ("all", Vec::new()),
+        };
+        Self {
+            mechanism: support.mechanism,
+            abi: support.abi,
+            write,
+            read,
+            read_only: resolved.read_only,
+            tmpdir: show(tmpdir),
+            network: mode,
+            tcp: support.tcp() && mode != "all",
+            tcp_ports: ports,
+            filesystem: true,
+            scoping: support.scoping(),
+            seccomp: support.seccomp,
+            notes,
+        }
+    }
+}
+
+/// What stays readable when `read` limits reads: the system's programs, libraries and
+/// configuration, and the kernel's views of processes. Not `/home`, `/root`, `/tmp`,
+/// `/var` or `/run` (other programs' files, sockets and secrets live there).
+pub fn system_read_paths() -> &'static [&'static str] {
+    &[
+        "/usr",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/etc",
+        "/opt",
+        "/proc",
+        "/sys",
+        "/nix",
+        "/snap",
+        "/run/systemd/resolve",
+        "/dev/random",
+        "/dev/urandom",
+        "/System",
+        "/Library",
+        "/Applications",
+        "/private/etc",
+        "/private/var/db",
+    ]
+}
+
+/// A job's sandbox as the platform applies it: the resolved spec, its temporary
+/// directory, what the kernel supports.
+pub struct JobSandbox<'a> {
+    pub resolved: &'a Resolved,
+    pub tmpdir: &'a Path,
+    pub support: Support,
+}
+
+/// The error for a sandbox the platform cannot give.
+pub fn unavailable(why: impl Into<String>) -> ServiceError {
+    ServiceError::new(ErrorCode::SandboxUnavailable, why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_resolve_against_the_root_and_must_exist() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir(root.join("out")).expect("mkdir");
+        let spec = SandboxSpec {
+            write: vec!["out".into()],
+            read: Some(vec!["/usr".into()]),
+            ..Default::default()
+        };
+        let resolved = resolve(&spec, &root).expect("resolves");
+        assert_eq!(resolved.write, vec![root.join("out")]);
+        assert_eq!(resolved.read, Some(vec![PathBuf::from("/usr")]));
+        let missing = SandboxSpec {
+            write: vec!["nope".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            resolve(&missing, &root).map_err(|e| e.code),
+            Err(ErrorCode::InvalidArgument)
+        );
+    }
+
+    #[test]
+    fn ports_on_a_kernel_without_tcp_rules_become_no_network() {
+        let old = Support {
+            mechanism: Mechanism::Landlock,
+            abi: 3,
+            seccomp: true,
+        };
+        let resolved = Resolved {
+            root: "/p".into(),
+            read_only: false,
+            write: vec![],
+            read: None,
+            network: Network::TcpPorts(vec![3000]),
+        };
+        let enforced = Enforced::new(&resolved, &old, Path::new("/t"));
+        assert_eq!(enforced.network, "none");
+        assert!(!enforced.tcp && !enforced.scoping);
+        assert_eq!(enforced.notes.len(), 4, "{:?}", enforced.notes);
+        let new = Support { abi: 7, ..old };
+        let enforced = Enforced::new(&resolved, &new, Path::new("/t"));
+        assert_eq!((enforced.network, enforced.tcp_ports.clone()), ("ports", vec![3000]));
+        assert!(enforced.tcp && enforced.scoping);
+        assert_eq!(enforced.notes.len(), 1, "pathname unix sockets: {:?}", enforced.notes);
+        let newest = Support { abi: 9, ..old };
+        assert!(Enforced::new(&resolved, &newest, Path::new("/t")).notes.is_empty());
+        assert_eq!(enforced.write[..2], ["/p".to_string(), "/t".to_string()]);
+    }
+}
