@@ -263,9 +263,10 @@ mod tests {
 
     #[test]
     fn excerpt_of_contiguous_text() {
-        // The marker is 27 bytes and a newline may precede it: 12 are left for the ends.
-        let e = excerpt("0123456789", 0, "abcdefghij", 40, None);
-        assert_eq!(e.text, "012345\n[... 8 bytes omitted ...]\nefghij");
+        // The marker is 27 bytes and a newline may precede it: 10 are left for the ends.
+        let e = excerpt("0123456789abcdefghij", 0, "ABCDEFGHIJklmnopqrst", 38, None);
+        assert_eq!(e.text, "01234\n[... 30 bytes omitted ...]\npqrst");
+        assert_eq!(e.text.len(), 38);
     }
 
     #[test]
