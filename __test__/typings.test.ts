@@ -72,7 +72,7 @@ describe('a strict TypeScript consumer', () => {
     ensureBuilt();
     base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-typings-')));
     mkdirSync(join(base, 'node_modules'));
-    symlinkSync(ROOT, join(base, 'node_modules', 'native-shell-service'), 'dir');
+    symlinkSync(ROOT, join(base, 'node_modules', 'native-shell-service'), process.platform === 'win32' ? 'junction' : 'dir');
     writeFileSync(join(base, 'consumer.ts'), CONSUMER);
   }, 120_000);
   afterAll(() => base && rmSync(base, { recursive: true, force: true }));
