@@ -13,11 +13,14 @@ export type Need =
   | 'posix'
   /** Linux's kernel interfaces: /proc, cgroups, the wait channel behind `awaiting_input`. */
   | 'linux'
+  /** GNU tar: scripts/build-extension.mjs makes reproducible archives with its options. */
+  | 'gnu-tar'
   /** A program the tests drive. */
   | `program:${string}`;
 
 const WHY: Record<string, string> = {
   posix: 'its jobs run `bash -c` and POSIX tools; on Windows jobs run cmd.exe (covered by __test__/windows)',
+  'gnu-tar': 'scripts/build-extension.mjs packs with GNU tar (sorted names, no owner, a fixed time), and this tar is not GNU tar',
   linux: "it checks Linux's /proc, cgroups or the kernel's wait channel (awaiting_input), which this OS does not have (docs/platforms.md)",
 };
 
@@ -42,7 +45,7 @@ export const NEEDS: Record<string, Need[]> = {
   'mcp/cli.test.ts': ['posix'],
   'mcp/data.test.ts': ['posix', 'linux'],
   'mcp/errors.test.ts': ['posix'],
-  'mcp/extension-archive.test.ts': ['posix', 'program:python3', 'program:tar'],
+  'mcp/extension-archive.test.ts': ['posix', 'program:python3', 'gnu-tar'],
   'mcp/gemini-extension.test.ts': ['posix', 'program:python3'],
   'mcp/install.test.ts': ['posix'],
   'mcp/mcp.test.ts': ['posix'],
@@ -81,7 +84,9 @@ export function met(need: Need): boolean {
       ? process.platform !== 'win32' && onPath('bash')
       : need === 'linux'
         ? process.platform === 'linux' && existsSync('/proc/self/stat')
-        : onPath(need.slice('program:'.length));
+        : need === 'gnu-tar'
+          ? /GNU tar/.test(spawnSync('tar', ['--version'], { encoding: 'utf8' }).stdout ?? '')
+          : onPath(need.slice('program:'.length));
   return has[need] as boolean;
 }
 
