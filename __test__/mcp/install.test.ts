@@ -70,6 +70,19 @@ describe('the packed package', () => {
     expect(pkg.dependencies ?? {}).toEqual({});
   });
 
+  it('says where it comes from, and its README links work on the registry', () => {
+    const repo = 'https://github.com/native-shell-service/native-shell-service';
+    expect(pkg.repository).toEqual({ type: 'git', url: `git+${repo}.git` });
+    expect(pkg.homepage).toBe(`${repo}#readme`);
+    expect(pkg.bugs).toEqual({ url: `${repo}/issues` });
+    expect(readFileSync(join(project, 'node_modules', pkg.name, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/);
+    // The registry shows the README without the repository around it: relative links break.
+    const readme = readFileSync(join(project, 'node_modules', pkg.name, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1] as string);
+    expect(links.length).toBeGreaterThan(5);
+    expect(links.filter((l) => !/^https:\/\//.test(l))).toEqual([]);
+  });
+
   it('installs offline into an empty project with no warning and nothing else in node_modules', () => {
     expect(`${install.stdout}${install.stderr}`).not.toMatch(/EBADENGINE|npm warn|npm WARN/);
     const modules = readdirSync(join(project, 'node_modules')).filter((f) => !f.startsWith('.'));
