@@ -282,7 +282,13 @@ mod tests {
             assert!(e.text.len() <= limit, "{limit}: {} bytes", e.text.len());
         }
         // Too small for the path: the marker without it; too small for any: the end.
-        assert_eq!(excerpt(&text, 0, "", 40, Some("/a/long/path/stdout.txt")).text.matches("omitted").count(), 1);
+        assert_eq!(
+            excerpt(&text, 0, "", 40, Some("/a/long/path/stdout.txt"))
+                .text
+                .matches("omitted")
+                .count(),
+            1
+        );
         assert_eq!(excerpt("abcdef", 0, "", 3, None).text, "def");
     }
 
