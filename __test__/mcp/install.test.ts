@@ -75,6 +75,9 @@ describe('the packed package', () => {
     expect(pkg.repository).toEqual({ type: 'git', url: `git+${repo}.git` });
     expect(pkg.homepage).toBe(`${repo}#readme`);
     expect(pkg.bugs).toEqual({ url: `${repo}/issues` });
+    // npm's provenance checks each published package's repository against the workflow's.
+    const platformPkg = JSON.parse(readFileSync(join(project, 'node_modules', `${pkg.name}-${host}`, 'package.json'), 'utf8'));
+    expect(platformPkg.repository).toEqual(pkg.repository);
     expect(readFileSync(join(project, 'node_modules', pkg.name, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/);
     // The registry shows the README without the repository around it: relative links break.
     const readme = readFileSync(join(project, 'node_modules', pkg.name, 'README.md'), 'utf8');
