@@ -48,6 +48,21 @@ export interface RunningMcpServer {
   close(): Promise<void>;
 }
 
+/**
+ * An error the SDK answers a request with as it is: `code`, `message` and `data`. Not the
+ * SDK's own McpError, whose message already starts `MCP error <code>: `: the client's
+ * McpError adds that prefix again ("MCP error -32002: MCP error -32002: ...").
+ */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
 export function packageVersion(): string {
   try {
     return packageManifest().version;
@@ -123,7 +138,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
       return { contents: [readJobResource(service.outputDir, request.params.uri)] };
     } catch (e) {
       // -32002: the code MCP gives a resource that does not exist.
-      if (e instanceof ResourceNotFound) throw new sdk.McpError(-32002, e.message, { uri: request.params.uri });
+      if (e instanceof ResourceNotFound) throw new ProtocolError(-32002, e.message, { uri: request.params.uri });
       throw e;
     }
   });

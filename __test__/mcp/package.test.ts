@@ -31,7 +31,7 @@ describe('package entry points', () => {
     ) as Array<{ files: Array<{ path: string }> }>;
     const files = packed[0]!.files.map((f) => f.path);
     const manifest = JSON.parse(readFileSync(join(ROOT, 'gemini-extension.json'), 'utf8'));
-    for (const f of ['gemini-extension.json', manifest.contextFileName, 'bin/native-shell-service.js', 'dist/tools/cli.js', 'dist/tools/mcp/job-resources.js']) {
+    for (const f of ['gemini-extension.json', manifest.contextFileName, 'bin/native-shell-service.js', 'dist/native-shell-service.cjs']) {
       expect(files, f).toContain(f);
     }
   });

@@ -11,20 +11,24 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 export const ROOT = resolve(__dirname, '..', '..');
 export const BIN = join(ROOT, 'bin', 'native-shell-service.js');
 
-/** Compiles tools/ (and contract/, which it imports) to dist/ unless the build is up to date. */
+/**
+ * Compiles tools/ (and contract/, which it imports) to dist/ and bundles the command
+ * (dist/native-shell-service.cjs, which the bin runs) unless the build is up to date.
+ */
 export function ensureBuilt(): void {
-  const out = join(ROOT, 'dist', 'tools', 'cli.js');
+  const out = join(ROOT, 'dist', 'native-shell-service.cjs');
   const newest = Math.max(
     ...['tools', 'contract'].flatMap((dir) =>
       readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(ROOT, dir, f)).mtimeMs),
     ),
     statSync(join(ROOT, 'tsconfig.json')).mtimeMs,
   );
-  if (existsSync(out) && statSync(out).mtimeMs >= newest) return;
+  if (existsSync(out) && existsSync(join(ROOT, 'dist', 'tools', 'cli.js')) && statSync(out).mtimeMs >= newest) return;
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.json')], {
     cwd: ROOT,
     stdio: 'inherit',
   });
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs')], { cwd: ROOT, stdio: 'inherit' });
 }
 
 export interface McpSession {

@@ -24,7 +24,9 @@ use crate::wait::WaitStatus as CoreWaitStatus;
 // package.json's napi config), its values the variants' names in snake_case. Each is
 // made from the core's enum by a match over all of its variants, so a variant added to
 // the core does not compile until it is added here, and so to the TypeScript types.
-// The values are pinned by __test__/contract.test.ts. Option fields (`mode`, `shell`,
+// The values are pinned by __test__/contract.test.ts. The loader also exports each enum as
+// an object of its values (`JobStatus.TimedOut`), declared at the head of index.d.ts by
+// src/binding/typings-header.d.ts (checked by __test__/typings.test.ts). Option fields (`mode`, `shell`,
 // `view`) stay strings, checked by the conversions below with their INVALID_ARGUMENT
 // messages; they name these types where one exists.
 

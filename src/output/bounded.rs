@@ -94,8 +94,8 @@ fn is_continuation(b: u8) -> bool {
     b & 0xC0 == 0x80
 }
 
-/// Text shown to a reader with at most `limit` bytes: the start and the end, and a
-/// marker naming what was left out and where the whole text is.
+/// Text shown to a reader with at most `limit` bytes, the marker included: the start
+/// and the end, and a marker naming what was left out and where the whole text is.
 #[derive(Default)]
 pub struct Excerpt {
     pub text: String,
@@ -103,7 +103,9 @@ pub struct Excerpt {
 }
 
 /// Builds an excerpt of the logical text `head ⟨omitted bytes⟩ tail` (`tail` may
-/// include the line still being written). `whole_in` names where everything is.
+/// include the line still being written). `whole_in` names where everything is. The
+/// result never exceeds `limit` bytes: the marker's own bytes come out of the budget
+/// (with a limit too small for it, the marker loses the path, then only the end is kept).
 pub fn excerpt(head: &str, omitted: u64, tail: &str, limit: usize, whole_in: Option<&str>) -> Excerpt {
     let visible = head.len() + tail.len();
     if omitted == 0 && visible <= limit {
@@ -112,8 +114,6 @@ pub fn excerpt(head: &str, omitted: u64, tail: &str, limit: usize, whole_in: Opt
         text.push_str(tail);
         return Excerpt { text, truncated: false };
     }
-    let front_budget = limit / 2;
-    let back_budget = limit - front_budget;
     // With nothing omitted, head and tail are one contiguous text: cut it as one.
     let joined;
     let (front_source, back_source) = if omitted == 0 {
@@ -122,21 +122,41 @@ pub fn excerpt(head: &str, omitted: u64, tail: &str, limit: usize, whole_in: Opt
     } else {
         (head, tail)
     };
+    // The marker's size at its largest count (everything dropped), and the newline that
+    // may precede it: what is left of the limit is shared by the two ends.
+    let most = visible as u64 + omitted;
+    let Some((path, reserved)) = [whole_in, None]
+        .into_iter()
+        .map(|path| (path, marker(most, path).len() + 1))
+        .find(|&(_, len)| len <= limit)
+    else {
+        return Excerpt {
+            text: last_bytes(back_source, limit).to_string(),
+            truncated: true,
+        };
+    };
+    let budget = limit - reserved;
+    let front_budget = budget / 2;
+    let back_budget = budget - front_budget;
     let front = &front_source[..front_end(front_source, front_budget)];
     let back = &back_source[back_start(back_source, back_budget)..];
-    let dropped = (visible as u64 + omitted).saturating_sub((front.len() + back.len()) as u64);
-    let mut text = String::with_capacity(front.len() + back.len() + 120);
+    let dropped = most.saturating_sub((front.len() + back.len()) as u64);
+    let mut text = String::with_capacity(limit);
     text.push_str(front);
     if !front.is_empty() && !front.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(&format!("[... {dropped} bytes omitted"));
-    if let Some(path) = whole_in {
-        text.push_str(&format!("; the full output is in {path}"));
-    }
-    text.push_str(" ...]\n");
+    text.push_str(&marker(dropped, path));
     text.push_str(back);
     Excerpt { text, truncated: true }
+}
+
+/// `[... N bytes omitted; the full output is in PATH ...]` and a newline.
+fn marker(dropped: u64, whole_in: Option<&str>) -> String {
+    match whole_in {
+        Some(path) => format!("[... {dropped} bytes omitted; the full output is in {path} ...]\n"),
+        None => format!("[... {dropped} bytes omitted ...]\n"),
+    }
 }
 
 /// Where the front part ends: within `budget` bytes, after the last whole line if
@@ -230,19 +250,46 @@ mod tests {
     #[test]
     fn excerpt_marks_and_names_the_file() {
         let head = "a".repeat(100);
-        let e = excerpt(&head, 1000, "zzzz\n", 20, Some("/tmp/x/stdout.txt"));
+        let e = excerpt(&head, 1000, "zzzz\n", 100, Some("/tmp/x/stdout.txt"));
         assert!(e.truncated);
-        assert!(e.text.starts_with("aaaaaaaaaa\n[... "));
+        // 100 bytes less the marker's 71 (at its longest count) and a newline: 14 + 14.
+        assert!(e.text.starts_with(&format!("{}\n[... ", "a".repeat(14))), "{}", e.text);
         assert!(e
             .text
-            .contains("1090 bytes omitted; the full output is in /tmp/x/stdout.txt"));
+            .contains("1086 bytes omitted; the full output is in /tmp/x/stdout.txt"));
         assert!(e.text.ends_with("zzzz\n"));
+        assert!(e.text.len() <= 100);
     }
 
     #[test]
     fn excerpt_of_contiguous_text() {
-        let e = excerpt("0123456789", 0, "abcdefghij", 10, None);
-        assert!(e.text.starts_with("01234\n[... 10 bytes omitted ...]\nfghij"));
+        // The marker is 27 bytes and a newline may precede it: 10 are left for the ends.
+        let e = excerpt("0123456789abcdefghij", 0, "ABCDEFGHIJklmnopqrst", 38, None);
+        assert_eq!(e.text, "01234\n[... 30 bytes omitted ...]\npqrst");
+        assert_eq!(e.text.len(), 38);
+    }
+
+    #[test]
+    fn excerpt_counts_its_marker_in_the_limit() {
+        let text: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+        for limit in [1, 10, 30, 31, 60, 64, 100, 200, 1000, 16384] {
+            for path in [None, Some("/tmp/x/stdout.txt")] {
+                let e = excerpt(&text, 0, "", limit, path);
+                assert!(e.truncated);
+                assert!(e.text.len() <= limit, "{limit}: {} bytes", e.text.len());
+            }
+            let e = excerpt(&text[..100], 90_000, &text[text.len() - 100..], limit, Some("/x"));
+            assert!(e.text.len() <= limit, "{limit}: {} bytes", e.text.len());
+        }
+        // Too small for the path: the marker without it; too small for any: the end.
+        assert_eq!(
+            excerpt(&text, 0, "", 40, Some("/a/long/path/stdout.txt"))
+                .text
+                .matches("omitted")
+                .count(),
+            1
+        );
+        assert_eq!(excerpt("abcdef", 0, "", 3, None).text, "def");
     }
 
     #[test]

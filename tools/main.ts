@@ -1,0 +1,20 @@
+// The entry of the bundled command, dist/native-shell-service.cjs (scripts/bundle.mjs:
+// esbuild puts this, the tools and the MCP SDK in one file, so the package needs no
+// dependency at run time). bin/native-shell-service.js calls `start`; the Gemini CLI
+// extension (gemini-extension.json) runs the file itself with `node`.
+import { main } from './cli.js';
+
+/** Runs the command with this process's arguments and sets its exit code. */
+export function start(argv: string[] = process.argv.slice(2)): void {
+  main(argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`native-shell-service: ${e instanceof Error && e.stack ? e.stack : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+if (require.main === module) start();
