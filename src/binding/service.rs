@@ -78,10 +78,9 @@ impl JsShellExecutionService {
     ) -> napi::Result<PromiseRaw<'env, RunResult>> {
         // Made here, on the JS thread: a `shutdown` called after this ends its job.
         let run = run_request(command, options).map(|req| self.inner.clone().run_owned(req));
-        self.settle_later(
-            env,
-            |_| async move { run?.await.map(|r| Reply::Run(Box::new(RunResult::from(r)))) },
-        )
+        self.settle_later(env, |_| async move {
+            run?.await.map(|r| Reply::Run(Box::new(RunResult::from(r))))
+        })
     }
 
     /// Starts a job and returns at once with `{ handle, pid }`; a program that

@@ -518,19 +518,8 @@ mod tests {
         let mut files = JobFiles::create(&tmp.path().join("sess"), 7, false, 100).unwrap();
         let mut info = JobInfo {
             handle: 7,
-            pid: Some(1),
-            command: "true".into(),
-            args: None,
-            description: None,
-            directory: ".".into(),
             mode: "pty",
-            status: "running",
-            start_time: 0,
-            end_time: None,
-            exit_code: None,
-            signal: None,
-            error: None,
-            persist_error: None,
+            ..info("running")
         };
         files.write_info(&info).unwrap();
         files.prepare_info_rewrite();

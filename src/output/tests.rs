@@ -217,10 +217,11 @@ fn a_marker_names_the_files_that_hold_each_log_and_none_once_they_do_not() {
     let files = JobFiles::create(&tmp.path().join("s"), 1, true, u64::MAX).expect("job files");
     let dir = files.dir().to_path_buf();
     o.set_files(Some(Ok(files)));
-    o.ingest(Stream::Stdout, "out\n".repeat(100).as_bytes());
-    o.ingest(Stream::Stderr, "err\n".repeat(100).as_bytes());
+    o.ingest(Stream::Stdout, "out\n".repeat(2000).as_bytes());
+    o.ingest(Stream::Stderr, "err\n".repeat(2000).as_bytes());
     o.finish();
-    let named = |o: &JobOutput, which| o.excerpt(which, 64).text;
+    // Room for the marker with both paths in it: the limit counts the marker too.
+    let named = |o: &JobOutput, which| o.excerpt(which, 1024).text;
     let (stdout, stderr) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
     assert!(named(&o, Which::Stdout).contains(&format!("the full output is in {} ...]", stdout.display())));
     assert!(named(&o, Which::Stderr).contains(&format!("the full output is in {} ...]", stderr.display())));
