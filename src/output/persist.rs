@@ -608,6 +608,9 @@ mod tests {
         }
     }
 
+    // Unix only: on Windows a folder whose files are open cannot be removed, so this
+    // fault cannot happen there the way it does here.
+    #[cfg(unix)]
     #[test]
     fn a_removed_folder_is_seen_said_and_not_read() {
         let tmp = tempfile::tempdir().unwrap();
