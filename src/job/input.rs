@@ -112,11 +112,7 @@ impl Job {
 
     /// Whether `len` more bytes fit in the input queue now.
     pub fn input_room(&self, len: usize) -> Result<(), Refused> {
-        let queued = self.queued_input.bytes();
-        if queued + len > crate::limits::MAX_QUEUED_INPUT_BYTES {
-            return Err(Refused::Full { bytes: queued });
-        }
-        Ok(())
+        self.queued_input.room(len)
     }
 
     /// Drops the input still queued and stops the writer (a kill, a removal).

@@ -39,6 +39,15 @@ impl InputQueue {
         self.bytes.load(Ordering::Acquire)
     }
 
+    /// Whether `len` more bytes fit now (nothing is counted in).
+    pub fn room(&self, len: usize) -> Result<(), Refused> {
+        let now = self.bytes();
+        if now + len > MAX_QUEUED_INPUT_BYTES {
+            return Err(Refused::Full { bytes: now });
+        }
+        Ok(())
+    }
+
     /// Counts `len` more bytes in, unless that passes the bound or the queue was dropped.
     pub fn reserve(&self, len: usize) -> Result<(), Refused> {
         if self.dropped.load(Ordering::Acquire) {
