@@ -182,7 +182,9 @@ impl Service {
                 Input::Close => 0,
             })
             .sum();
-        job.input_room(queued).map_err(queue_full)?;
+        if let Err(Refused::Full { bytes }) = job.input_room(queued) {
+            return Err(queue_full(bytes));
+        }
         // A pattern waits for the pattern; only without one does the delay apply.
         let delay = if pattern.is_some() { None } else { req.delay };
         let spec = WaitSpec {
@@ -246,7 +248,7 @@ impl Service {
         }
         if job.is_running() && !data.is_empty() {
             match job.send_input(Input::Data(data)) {
-                Err(refused @ Refused::Full { .. }) => return Err(queue_full(refused)),
+                Err(Refused::Full { bytes }) => return Err(queue_full(bytes)),
                 // Ended (or killed) meanwhile: a finished job ignores input.
                 Ok(()) | Err(Refused::Closed) => {}
             }
@@ -256,11 +258,7 @@ impl Service {
 }
 
 /// `LIMIT_REACHED`: the program has not read what was written before.
-fn queue_full(refused: Refused) -> ServiceError {
-    let queued = match refused {
-        Refused::Full { bytes } => bytes,
-        Refused::Closed => 0,
-    };
+fn queue_full(queued: usize) -> ServiceError {
     ServiceError::new(
         ErrorCode::LimitReached,
         format!(
