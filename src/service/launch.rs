@@ -218,6 +218,11 @@ impl Service {
 /// background processes still run is kept (forgetting it would lose the handle that
 /// kills them).
 fn evict_finished(jobs: &mut BTreeMap<u32, Arc<Job>>, keep: usize) {
+    if jobs.len() <= keep {
+        // Fewer jobs than the bound, finished or not: nothing to evict, and no job's
+        // lock is taken on the spawn's path.
+        return;
+    }
     let finished: Vec<u32> = jobs
         .iter()
         .filter(|(_, job)| !job.is_running())
