@@ -135,6 +135,55 @@ describe('malformed env', () => {
   });
 });
 
+describe('malformed options', () => {
+  // Before: a number, a string or an array read as "no options": `run('make', 42)` ran
+  // with every default and said nothing.
+  const bad: Array<[string, unknown]> = [
+    ['a number', 42],
+    ['a string', 'pipes'],
+    ['a boolean', true],
+    ['an array', [{ mode: 'pipes' }]],
+  ];
+  for (const [what, options] of bad) {
+    it(`options as ${what} are INVALID_ARGUMENT in every method that takes them`, async () => {
+      ctx = scratch();
+      const { addon, ShellExecutionService } = await import('../helpers.js');
+      const { checkCommand } = addon;
+      const o = options as never;
+      expect(() => new ShellExecutionService(o)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+      const svc = ctx.service;
+      await expectCode(svc.run('true', o), 'INVALID_ARGUMENT');
+      expect(() => svc.start('true', o)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+      const job = await svc.run('cat', { callbackDelayMs: 0 });
+      await expectCode(svc.sendInput(job.handle, 'x', o), 'INVALID_ARGUMENT');
+      await expectCode(svc.waitFor(job.handle, o), 'INVALID_ARGUMENT');
+      for (const call of [
+        () => svc.getResult(job.handle, o),
+        () => svc.getProcessOutput(job.handle, o),
+        () => svc.readOutput(job.handle, o),
+        () => svc.getScreen(job.handle, o),
+        () => checkCommand('ls', o),
+      ]) {
+        expect(call).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+      }
+      await expectCode(svc.kill(job.handle, o), 'INVALID_ARGUMENT');
+      // Refused before anything was done: the job still runs.
+      expect(svc.isPtyActive(job.handle)).toBe(true);
+      await svc.kill(job.handle);
+    });
+  }
+
+  it('null and undefined options are the defaults; any object is read by its properties', async () => {
+    ctx = scratch();
+    expect((await ctx.service.run('echo ok', null)).output).toContain('ok');
+    expect((await ctx.service.run('echo ok', undefined)).output).toContain('ok');
+    class Options {
+      mode = 'pipes' as const;
+    }
+    expect((await ctx.service.run('test -t 1 || echo piped', new Options())).output).toContain('piped');
+  });
+});
+
 describe('a long session', () => {
   it('2,000 commands without removeProcess stay within 32 MiB of the starting RSS', async () => {
     const { execFileSync } = await import('node:child_process');

@@ -84,7 +84,7 @@ describe('mcp structured results', () => {
         .filter((pid) => {
           try {
             const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
-            return argv[0].endsWith('sleep') && argv[1] === tag;
+            return (argv[0] ?? '').endsWith('sleep') && argv[1] === tag;
           } catch {
             return false;
           }
@@ -97,7 +97,7 @@ describe('mcp structured results', () => {
     expect(await eventually(() => daemons().length === 1)).toBe(true);
     const [daemon] = daemons();
     const r = await m.client.callTool({ name: 'jobs', arguments: {} });
-    const text = (r.content as Array<{ type: string; text: string }>)[0].text;
+    const text = (r.content as Array<{ type: string; text: string }>)[0]!.text;
     expect(text).toContain(`Handle: ${h}\n`);
     expect(text).toContain(`Detached PIDs: ${daemon} (`);
     const running = (r.structuredContent as Structured).running as Array<Structured>;

@@ -47,7 +47,7 @@ describe('jobs', () => {
     const onSleep = () => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
       try {
         const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
-        return argv[0].endsWith('sleep') && argv[1] === tag && !/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+        return (argv[0] ?? '').endsWith('sleep') && argv[1] === tag && !/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
       } catch {
         return false;
       }

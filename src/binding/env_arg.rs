@@ -101,7 +101,7 @@ fn is_plain(object: &Object<'_>) -> napi::Result<bool> {
     Ok(prototype.get_prototype()?.get_type()? == ValueType::Null)
 }
 
-fn type_word(kind: ValueType) -> &'static str {
+pub(super) fn type_word(kind: ValueType) -> &'static str {
     match kind {
         ValueType::Undefined => "undefined",
         ValueType::Null => "null",

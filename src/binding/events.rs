@@ -17,6 +17,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use super::errors::js_error;
+use super::object_arg::ObjectArg;
 use super::types::{handle_arg, whole, JobStatus};
 use crate::error::{self as core_error, ServiceError};
 use crate::events::{self as core_events, Notify, Subscription};
@@ -126,9 +127,9 @@ pub fn on_output<'env>(
 pub fn read_output(
     service: &Service,
     handle: f64,
-    options: Option<ReadOutputOptions>,
+    options: Option<ObjectArg<ReadOutputOptions>>,
 ) -> core_error::Result<OutputChunk> {
-    let (since, max) = match options {
+    let (since, max) = match ObjectArg::open(options)? {
         Some(o) => (o.since, o.max_bytes),
         None => (None, None),
     };

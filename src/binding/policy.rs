@@ -4,6 +4,7 @@
 use napi_derive::napi;
 
 use super::errors::Settled;
+use super::object_arg::ObjectArg;
 use crate::error::ServiceError;
 use crate::policy;
 
@@ -54,7 +55,14 @@ pub struct CommandCheckResult {
 /// Synchronous and fast (microseconds for a typical command); parses with a bash
 /// grammar. Throws `INVALID_ARGUMENT` for a command over the size limit.
 #[napi(ts_return_type = "CommandCheck", catch_unwind)]
-pub fn check_command(command: String, policy: Option<CommandPolicyInput>) -> Settled<CommandCheckResult> {
+pub fn check_command(
+    command: String,
+    #[napi(ts_arg_type = "CommandPolicy | undefined | null")] policy: Option<ObjectArg<CommandPolicyInput>>,
+) -> Settled<CommandCheckResult> {
+    let policy = match ObjectArg::open(policy) {
+        Ok(policy) => policy,
+        Err(e) => return Settled::Err(e),
+    };
     let policy = policy.map_or_else(policy::CommandPolicy::default, |p| policy::CommandPolicy {
         exclude_tools: p.exclude_tools.unwrap_or_default(),
         core_tools: p.core_tools.unwrap_or_default(),

@@ -3,6 +3,7 @@
 
 use napi_derive::napi;
 
+use super::object_arg::ObjectArg;
 use super::types::scrollback_arg;
 use crate::error::Result;
 use crate::output::cells::{CellRun as CoreCellRun, ScreenCells};
@@ -83,7 +84,7 @@ impl From<ScreenCells> for Screen {
     }
 }
 
-pub fn get_screen(service: &Service, handle: u32, options: Option<ScreenOptions>) -> Result<Screen> {
-    let scrollback = scrollback_arg(options.and_then(|o| o.scrollback))?;
+pub fn get_screen(service: &Service, handle: u32, options: Option<ObjectArg<ScreenOptions>>) -> Result<Screen> {
+    let scrollback = scrollback_arg(ObjectArg::open(options)?.and_then(|o| o.scrollback))?;
     service.screen(handle, scrollback).map(Screen::from)
 }

@@ -8,6 +8,7 @@ use napi_derive::napi;
 
 use super::errors::{js_error, js_error_with_result, Settled};
 use super::events::{self, OutputChunk, OutputEvent, ReadOutputOptions};
+use super::object_arg::ObjectArg;
 use super::owner::environment_owner;
 use super::reply::Reply;
 use super::screen::{self, Screen, ScreenOptions};
@@ -29,10 +30,13 @@ pub struct JsShellExecutionService {
 #[napi]
 impl JsShellExecutionService {
     #[napi(constructor, catch_unwind)]
-    pub fn new(env: Env, options: Option<ServiceOptions>) -> napi::Result<Self> {
+    pub fn new(
+        env: Env,
+        #[napi(ts_arg_type = "ServiceOptions | undefined | null")] options: Option<ObjectArg<ServiceOptions>>,
+    ) -> napi::Result<Self> {
         let owner = environment_owner(&env)?;
         let create = || -> core_error::Result<Service> {
-            let config = match options {
+            let config = match ObjectArg::open(options)? {
                 Some(o) => o.into_config()?,
                 None => Default::default(),
             };
@@ -74,7 +78,7 @@ impl JsShellExecutionService {
         &self,
         env: &'env Env,
         command: String,
-        options: Option<RunOptions>,
+        #[napi(ts_arg_type = "RunOptions | undefined | null")] options: Option<ObjectArg<RunOptions>>,
     ) -> napi::Result<PromiseRaw<'env, RunResult>> {
         // Made here, on the JS thread: a `shutdown` called after this ends its job.
         let run = run_request(command, options).map(|req| self.inner.clone().run_owned(req));
@@ -89,7 +93,12 @@ impl JsShellExecutionService {
     /// with `waitFor(handle, { pattern, fromStart: true })`. `timeoutMs` does: the job
     /// is killed when it runs that long (status `timed_out`).
     #[napi(ts_return_type = "StartedJob", catch_unwind)]
-    pub fn start(&self, env: &Env, command: String, options: Option<RunOptions>) -> napi::Result<StartedJob> {
+    pub fn start(
+        &self,
+        env: &Env,
+        command: String,
+        #[napi(ts_arg_type = "RunOptions | undefined | null")] options: Option<ObjectArg<RunOptions>>,
+    ) -> napi::Result<StartedJob> {
         match run_request(command, options).and_then(|req| self.inner.launch(req)) {
             Ok(Launched::Running { handle, pid }) => Ok(StartedJob { handle, pid }),
             Ok(Launched::Failed(failed)) => {
@@ -108,7 +117,7 @@ impl JsShellExecutionService {
         env: &'env Env,
         handle: f64,
         input: String,
-        options: Option<SendInputOptions>,
+        #[napi(ts_arg_type = "SendInputOptions | undefined | null")] options: Option<ObjectArg<SendInputOptions>>,
     ) -> napi::Result<PromiseRaw<'env, InteractionResult>> {
         // Prepared first: the program gets its input before the promise is made.
         let prepared = input_request(input, options).and_then(|req| self.inner.prepare_input(handle_arg(handle)?, req));
@@ -130,7 +139,7 @@ impl JsShellExecutionService {
         &self,
         env: &'env Env,
         handle: f64,
-        options: Option<WaitOptions>,
+        #[napi(ts_arg_type = "WaitOptions | undefined | null")] options: Option<ObjectArg<WaitOptions>>,
     ) -> napi::Result<PromiseRaw<'env, InteractionResult>> {
         let (promise, pending) = self.replies.promise(env)?;
         match wait_args(options).and_then(|args| self.inner.prepare_wait(handle_arg(handle)?, args.request())) {
@@ -155,9 +164,13 @@ impl JsShellExecutionService {
 
     /// The job's `RunResult` as of now — what `run` would return at this moment.
     #[napi(ts_return_type = "RunResult", catch_unwind)]
-    pub fn get_result(&self, handle: f64, options: Option<ResultOptions>) -> Settled<RunResult> {
+    pub fn get_result(
+        &self,
+        handle: f64,
+        #[napi(ts_arg_type = "ResultOptions | undefined | null")] options: Option<ObjectArg<ResultOptions>>,
+    ) -> Settled<RunResult> {
         let result = || -> core_error::Result<RunResult> {
-            let max = max_output(options.and_then(|o| o.max_output_size))?;
+            let max = max_output(ObjectArg::open(options)?.and_then(|o| o.max_output_size))?;
             self.inner.result(handle_arg(handle)?, max).map(RunResult::from)
         };
         result().into()
@@ -174,12 +187,16 @@ impl JsShellExecutionService {
     }
 
     #[napi(ts_return_type = "string", catch_unwind)]
-    pub fn get_process_output(&self, handle: f64, options: Option<OutputOptions>) -> Settled<String> {
-        let (view, tail) = match options {
-            Some(o) => (o.view, o.tail_bytes),
-            None => (None, None),
-        };
+    pub fn get_process_output(
+        &self,
+        handle: f64,
+        #[napi(ts_arg_type = "OutputOptions | undefined | null")] options: Option<ObjectArg<OutputOptions>>,
+    ) -> Settled<String> {
         let get = || -> core_error::Result<String> {
+            let (view, tail) = match ObjectArg::open(options)? {
+                Some(o) => (o.view, o.tail_bytes),
+                None => (None, None),
+            };
             let view = match view.as_deref() {
                 None | Some("text") => View::Text,
                 Some("screen") => View::Screen,
@@ -218,7 +235,11 @@ impl JsShellExecutionService {
     /// passes back `next` reads every line once; the middle that left memory comes back
     /// from the job's output file, and only what is in neither is counted in `omitted`.
     #[napi(ts_return_type = "OutputChunk", catch_unwind)]
-    pub fn read_output(&self, handle: f64, options: Option<ReadOutputOptions>) -> Settled<OutputChunk> {
+    pub fn read_output(
+        &self,
+        handle: f64,
+        #[napi(ts_arg_type = "ReadOutputOptions | undefined | null")] options: Option<ObjectArg<ReadOutputOptions>>,
+    ) -> Settled<OutputChunk> {
         events::read_output(&self.inner, handle, options).into()
     }
 
@@ -227,7 +248,11 @@ impl JsShellExecutionService {
     /// underline, dim, inverse); `scrollback` lines above the screen come first. A pipes
     /// job has no screen: `INVALID_ARGUMENT`.
     #[napi(ts_return_type = "Screen", catch_unwind)]
-    pub fn get_screen(&self, handle: f64, options: Option<ScreenOptions>) -> Settled<Screen> {
+    pub fn get_screen(
+        &self,
+        handle: f64,
+        #[napi(ts_arg_type = "ScreenOptions | undefined | null")] options: Option<ObjectArg<ScreenOptions>>,
+    ) -> Settled<Screen> {
         handle_arg(handle)
             .and_then(|h| screen::get_screen(&self.inner, h, options))
             .into()
@@ -248,9 +273,10 @@ impl JsShellExecutionService {
         &self,
         env: &'env Env,
         handle: f64,
-        options: Option<KillOptions>,
+        #[napi(ts_arg_type = "KillOptions | undefined | null")] options: Option<ObjectArg<KillOptions>>,
     ) -> napi::Result<PromiseRaw<'env, KillResult>> {
-        let args = millis("graceMs", options.and_then(|o| o.grace_ms))
+        let args = ObjectArg::open(options)
+            .and_then(|o| millis("graceMs", o.and_then(|o| o.grace_ms)))
             .and_then(|grace| Ok((handle_arg(handle)?, grace.unwrap_or(DEFAULT_KILL_GRACE))));
         self.settle_later(env, |service: Arc<Service>| async move {
             let (handle, grace) = args?;

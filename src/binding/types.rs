@@ -8,6 +8,7 @@ use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 
 use super::env_arg::EnvArg;
+use super::object_arg::ObjectArg;
 use super::sandbox::{self, SandboxInfo, SandboxOptions};
 
 use crate::error::{Result, ServiceError};
@@ -375,9 +376,11 @@ impl ServiceOptions {
     }
 }
 
-pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core::RunRequest> {
+pub fn run_request(command: String, options: Option<ObjectArg<RunOptions>>) -> Result<core::RunRequest> {
     let mut req = core::RunRequest::new(command);
-    let Some(o) = options else { return Ok(req) };
+    let Some(o) = ObjectArg::open(options)? else {
+        return Ok(req);
+    };
     req.mode = match o.mode.as_deref() {
         None | Some("pty") => crate::spawn::Mode::Pty,
         Some("pipes") => crate::spawn::Mode::Pipes,
@@ -405,8 +408,8 @@ pub fn run_request(command: String, options: Option<RunOptions>) -> Result<core:
     Ok(req)
 }
 
-pub fn input_request(input: String, options: Option<SendInputOptions>) -> Result<core::InputRequest> {
-    let o = options.unwrap_or(SendInputOptions {
+pub fn input_request(input: String, options: Option<ObjectArg<SendInputOptions>>) -> Result<core::InputRequest> {
+    let o = ObjectArg::open(options)?.unwrap_or(SendInputOptions {
         append_newline: None,
         delay_ms: None,
         pattern: None,
@@ -448,8 +451,8 @@ impl WaitArgs {
     }
 }
 
-pub fn wait_args(options: Option<WaitOptions>) -> Result<WaitArgs> {
-    let o = options.unwrap_or(WaitOptions {
+pub fn wait_args(options: Option<ObjectArg<WaitOptions>>) -> Result<WaitArgs> {
+    let o = ObjectArg::open(options)?.unwrap_or(WaitOptions {
         pattern: None,
         timeout_ms: None,
         max_output_size: None,
