@@ -3,7 +3,7 @@
 // (`sandbox: false`), where it must succeed — the test's control, which shows the
 // check can fail — and once sandboxed, where it must not. Whether a write happened is
 // judged by the file, never by a program's message.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import {
   existsSync,
@@ -71,10 +71,10 @@ describe.skipIf(!linux)('what a sandboxed job may write', () => {
     expect(info.write).toContain('/tmp');
     expect(info.network).toBe('none');
     expect(info.filesystem && info.seccomp).toBe(true);
-    // The TMPDIR is the job's own, and goes with it (removed on a helper thread).
-    expect(existsSync(info.tmpdir)).toBe(true);
-    s.service.removeProcess(boxed.handle);
+    // The TMPDIR is the job's own, and goes when nothing of the job runs any more (on
+    // a helper thread), though the job is still kept.
     expect(await eventually(() => !existsSync(info.tmpdir))).toBe(true);
+    expect(s.service.getResult(boxed.handle).sandbox!.tmpdir).toBe(info.tmpdir);
   });
 
   it('a read-only project and extra write paths', async () => {
@@ -128,6 +128,64 @@ describe.skipIf(!linux)('what a sandboxed job may write', () => {
     expect(s.service.getProcessOutput(other.handle)).toContain('injected-plain');
     expect(s.service.getProcessOutput(other.handle)).not.toContain('injected-boxed');
     await s.service.kill(other.handle);
+  });
+});
+
+describe.skipIf(!linux)('the jobs\' TMPDIRs: nothing left behind', () => {
+  /** Runs `script` in a new Node process whose temporary directory is `tmp`. */
+  function node(script: string, tmp: string): void {
+    const r = spawnSync(process.execPath, ['-e', script], {
+      env: { ...process.env, TMPDIR: tmp },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+  }
+  const ours = (tmp: string) => readdirSync(tmp).filter((n) => n.startsWith('native-shell-'));
+
+  it('a process that exits with jobs kept and running removes their TMPDIRs and its spares', () => {
+    const tmp = realpathSync(mkdtempSync(join(outside, 'tmp-')));
+    // Before: every kept job's TMPDIR and the spare stayed (a bench run left 202).
+    node(
+      `const { ShellExecutionService: S } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))});
+       const s = new S({ projectRoot: ${JSON.stringify(s.root)}, sandbox: true, persistOutput: false });
+       (async () => {
+         for (let i = 0; i < 3; i++) await s.run('true');
+         await s.run('echo x > "$TMPDIR/f"');
+         const running = await s.run('echo x > "$TMPDIR/f"; echo ready; sleep 1000', { callbackPattern: 'ready' });
+         if (!require('fs').existsSync(running.sandbox.tmpdir + '/f')) process.exit(3);
+         process.exit(0);
+       })();`,
+      tmp,
+    );
+    expect(ours(tmp)).toEqual([]);
+  });
+
+  it('what a process killed outright left is removed by the next one; a live one\'s is kept', () => {
+    const tmp = realpathSync(mkdtempSync(join(outside, 'tmp-')));
+    const dead = spawnSync('true').pid!;
+    const left = join(tmp, `native-shell-${dead}-7`);
+    mkdirSync(left);
+    writeFileSync(join(left, 'f'), 'x');
+    const live = join(tmp, `native-shell-${process.pid}-9`);
+    mkdirSync(live);
+    const other = join(tmp, `native-shell-${dead}-x`);
+    mkdirSync(other);
+    node(
+      `const { ShellExecutionService: S } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))});
+       const s = new S({ projectRoot: ${JSON.stringify(s.root)}, sandbox: true, persistOutput: false });
+       const fs = require('fs');
+       s.run('true').then(async () => {
+         // The sweep runs on the helper thread: waited for (at most 60 s), not assumed.
+         for (let i = 0; i < 600 && fs.existsSync(${JSON.stringify(left)}); i++) await new Promise((r) => setTimeout(r, 100));
+         process.exit(0);
+       });`,
+      tmp,
+    );
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect(existsSync(other)).toBe(true);
+    expect(ours(tmp).sort()).toEqual([`native-shell-${dead}-x`, `native-shell-${process.pid}-9`].sort());
   });
 });
 

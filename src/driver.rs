@@ -85,12 +85,20 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     // Output still open after the exit means something else holds it: a background job.
     // A daemon that closed its descriptors holds none, but stays in the job's group or
     // cgroup (one signal-0 and one small read to ask).
-    let background = if output_closed && !crate::platform::anything_left(&job.meta.identity()) {
+    let nothing_left = output_closed && !crate::platform::anything_left(&job.meta.identity());
+    let background = if nothing_left {
         Vec::new()
     } else {
         background_pids(job).await
     };
     job.finish(exit, background, output_closed, on_exit);
+    if nothing_left {
+        // No process of the job can use its TMPDIR any more: handed back now, so a
+        // finished job kept in memory does not hold a directory (`JobTmpDir::release`).
+        if let Some(tmpdir) = &job.meta.tmpdir {
+            tmpdir.release();
+        }
+    }
 }
 
 async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Terminal>, on_exit: OnExit) {

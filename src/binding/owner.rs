@@ -51,9 +51,11 @@ fn ensure_process_exit_kill() {
         {
             extern "C" fn at_exit() {
                 crate::service::kill_everything_now();
+                crate::sandbox::JobTmpDir::remove_all_now();
             }
             // SAFETY: registers a function that takes no arguments and does not unwind
-            // (`kill_everything_now` sends signals and sets flags; it does not panic).
+            // (`kill_everything_now` sends signals and sets flags; `remove_all_now`
+            // removes directories; neither panics).
             // Failing to register leaves the watchdog (platform::watchdog) as the net.
             unsafe {
                 libc::atexit(at_exit);

@@ -86,7 +86,8 @@ pub struct JobMeta {
     pub start_ticks: u64,
     /// What holds the job's processes together (a Job Object on Windows).
     pub containment: Containment,
-    /// What confines it (`crate::sandbox`), and its own TMPDIR, removed with the job.
+    /// What confines it (`crate::sandbox`), and its own TMPDIR, handed back when nothing
+    /// of the job runs any more (`driver::publish_exit`), else when the job is dropped.
     pub sandbox: Option<crate::sandbox::Enforced>,
     pub tmpdir: Option<std::sync::Arc<crate::sandbox::JobTmpDir>>,
 }

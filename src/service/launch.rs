@@ -42,7 +42,7 @@ impl Service {
         let owner = owner_entry();
         watchdog::ensure_started(&owner);
         let job_marker = format!("{}.{}", inner.token, handle);
-        // A sandboxed job's own TMPDIR (removed with the job: `JobMeta::tmpdir`).
+        // A sandboxed job's own TMPDIR (handed back at its end: `JobMeta::tmpdir`).
         let tmpdir = match &sandbox {
             Some(_) => Some(JobTmpDir::take(&std::env::temp_dir())?),
             None => None,
