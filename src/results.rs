@@ -46,11 +46,7 @@ pub fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunR
         background_pids: state.background_pids.clone(),
         matched,
         total_bytes: state.output.total_bytes(),
-        output_dir: state
-            .output
-            .files()
-            .and_then(|f| f.kept_dir())
-            .map(|d| d.display().to_string()),
+        output_dir: state.output.kept_dir().map(|d| d.display().to_string()),
         persist_error: state.output.persist_error(),
         started_at: unix_millis(job.meta.started_at),
         duration_ms: duration_ms(job, &state),

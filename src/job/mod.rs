@@ -441,11 +441,7 @@ impl Job {
 
     /// The job's folder, while it has one.
     pub fn output_dir(&self) -> Option<std::path::PathBuf> {
-        self.state()
-            .output
-            .files()
-            .and_then(|f| f.kept_dir())
-            .map(|d| d.to_path_buf())
+        self.state().output.kept_dir().map(|d| d.to_path_buf())
     }
 
     /// Marks everything so far as handed to the caller; returns what was not yet.

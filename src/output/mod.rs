@@ -342,6 +342,11 @@ impl JobOutput {
         }
     }
 
+    /// The job's folder, while it is kept (see `JobFiles::kept_dir`).
+    pub fn kept_dir(&self) -> Option<&std::path::Path> {
+        self.files().and_then(|f| f.kept_dir())
+    }
+
     pub fn files(&self) -> Option<&JobFiles> {
         self.files.as_ref()
     }
@@ -350,13 +355,13 @@ impl JobOutput {
         self.files.as_mut()
     }
 
-    /// The terminal's new size; for a PTY job, lines that leave the smaller screen
-    /// window are committed (and written to the files) as they stand.
     /// Lines the emulated screen keeps above itself (0 without a screen).
     pub fn scrollback(&self) -> usize {
         self.screen.as_ref().map_or(0, |s| s.scrollback())
     }
 
+    /// The terminal's new size; for a PTY job, lines that leave the smaller screen
+    /// window are committed (and written to the files) as they stand.
     pub fn resize(&mut self, cols: u16, rows: u16) {
         let Some(screen) = self.screen.as_mut() else { return };
         screen.resize(cols, rows);

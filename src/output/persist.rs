@@ -41,9 +41,8 @@ pub struct JobFiles {
     /// `None` once closed (the job's output has ended).
     stdout: Option<File>,
     stderr: Option<File>,
+    /// The most bytes both files together take (`stdout_bytes + stderr_bytes`).
     cap: u64,
-    /// Bytes the files were given and took, both files (what the cap counts).
-    written: u64,
     /// Bytes in `stdout.txt` and `stderr.txt` (before any cap marker).
     stdout_bytes: u64,
     stderr_bytes: u64,
@@ -142,7 +141,6 @@ impl JobFiles {
             dir,
             stderr,
             cap,
-            written: 0,
             stdout_bytes: 0,
             stderr_bytes: 0,
             stdout_text: 0,
@@ -155,6 +153,7 @@ impl JobFiles {
         })
     }
 
+    #[cfg(test)]
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -281,7 +280,7 @@ impl JobFiles {
         if text.is_empty() || self.problem.is_some() {
             return;
         }
-        let room = self.cap.saturating_sub(self.written) as usize;
+        let room = self.cap.saturating_sub(self.stdout_bytes + self.stderr_bytes) as usize;
         let mut take = text.len().min(room);
         while take > 0 && !text.is_char_boundary(take) {
             take -= 1;
@@ -298,7 +297,6 @@ impl JobFiles {
         // A full disk or a removed directory must not take the job down: persistence
         // stops, the in-memory views go on, and what the file took is counted.
         let (took, error) = write_counted(file, &text.as_bytes()[..take]);
-        self.written += took as u64;
         let name = if to_stdout {
             self.stdout_bytes += took as u64;
             let mut whole = took;
