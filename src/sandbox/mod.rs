@@ -190,21 +190,18 @@ impl Enforced {
         }
         write.extend(resolved.write.iter().map(|p| show(p)));
         write.push(show(tmpdir));
-        if Path::new(SHARED_TMP).is_dir() {
+        let shared_tmp = present().shared_tmp;
+        if shared_tmp {
             write.push(SHARED_TMP.to_string());
         }
         write.extend(WRITABLE_DEVICES.iter().map(|d| d.to_string()));
         let read = resolved.read.as_ref().map(|extra| {
-            let mut read: Vec<String> = system_read_paths()
-                .iter()
-                .filter(|p| Path::new(p).exists())
-                .map(|p| p.to_string())
-                .collect();
+            let mut read: Vec<String> = present().system_read_paths.iter().map(|p| p.to_string()).collect();
             read.push(show(&resolved.root));
             read.extend(extra.iter().map(|p| show(p)));
             read.extend(resolved.write.iter().map(|p| show(p)));
             read.push(show(tmpdir));
-            if Path::new(SHARED_TMP).is_dir() {
+            if shared_tmp {
                 read.push(SHARED_TMP.to_string());
             }
             read
@@ -264,6 +261,26 @@ impl Enforced {
 /// What stays readable when `read` limits reads: the system's programs, libraries and
 /// configuration, and the kernel's views of processes. Not `/home`, `/root`, `/tmp`,
 /// `/var` or `/run` (other programs' files, sockets and secrets live there).
+/// What of the fixed paths exists on this system, looked up once for the process (as
+/// the Linux rules for them are made once: `platform::linux::sandbox::rules`), so the
+/// report matches the rules and a spawn does not look again.
+struct Present {
+    system_read_paths: Vec<&'static str>,
+    shared_tmp: bool,
+}
+
+fn present() -> &'static Present {
+    static PRESENT: std::sync::OnceLock<Present> = std::sync::OnceLock::new();
+    PRESENT.get_or_init(|| Present {
+        system_read_paths: system_read_paths()
+            .iter()
+            .copied()
+            .filter(|p| Path::new(p).exists())
+            .collect(),
+        shared_tmp: Path::new(SHARED_TMP).is_dir(),
+    })
+}
+
 pub fn system_read_paths() -> &'static [&'static str] {
     &[
         "/usr",

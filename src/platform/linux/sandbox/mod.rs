@@ -63,17 +63,12 @@ fn probe() -> Result<Support, String> {
 }
 
 /// A job's sandbox, ready for the spawn child: the ruleset's descriptor and the
-/// filters as the kernel takes them. Dropped (the descriptor closed) after the launch.
+/// filters, compiled once for the process (`filter::programs`). Dropped (the
+/// descriptor closed) after the launch.
 pub struct Prepared {
     ruleset: OwnedFd,
-    /// Each points into a program compiled once for the process (`filter::programs`).
-    filters: Vec<libc::sock_fprog>,
+    filters: &'static filter::Programs,
 }
-
-// SAFETY: the pointers in `filters` point into programs that live as long as the
-// process and are never changed after they are built.
-unsafe impl Send for Prepared {}
-unsafe impl Sync for Prepared {}
 
 impl Prepared {
     /// Builds the ruleset for `job` (with a rule for the job's own terminal, when it
@@ -81,14 +76,7 @@ impl Prepared {
     pub fn new(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<Self> {
         let ruleset = rules::ruleset(job, terminal)?;
         let network = crate::sandbox::effective_network(&job.resolved.network, &job.support);
-        let filters = filter::programs(&network)?
-            .programs
-            .iter()
-            .map(|program| libc::sock_fprog {
-                len: program.len() as u16,
-                filter: program.as_ptr() as *mut libc::sock_filter,
-            })
-            .collect();
+        let filters = filter::programs(&network)?;
         Ok(Self { ruleset, filters })
     }
 }
@@ -113,8 +101,14 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
     {
         return false;
     }
-    for filter in &prepared.filters {
-        let filter: *const libc::sock_fprog = filter;
+    for program in &prepared.filters.programs {
+        // On the stack: the child allocates nothing. Each program is under 4096
+        // instructions (`filter` tests), so its length fits.
+        let filter = libc::sock_fprog {
+            len: program.len() as u16,
+            filter: program.as_ptr() as *mut libc::sock_filter,
+        };
+        let filter: *const libc::sock_fprog = &filter;
         if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) < 0 {
             return false;
         }

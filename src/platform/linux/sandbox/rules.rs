@@ -120,13 +120,14 @@ fn open_shared_rules(limited: bool, abi: ABI) -> io::Result<Vec<SharedRule>> {
     let (fs_all, fs_read) = (AccessFs::from_all(abi), AccessFs::from_read(abi));
     let mut wanted: Vec<(PathBuf, BitFlags<AccessFs>)> = Vec::new();
     if limited {
+        // The system paths include the readable devices.
         wanted.extend(system_read_paths().iter().map(|p| (PathBuf::from(p), fs_read)));
     } else {
         wanted.extend(top_level_entries().iter().map(|p| (p.clone(), fs_read)));
         // Listing any directory (`ls /`, `/dev`, `/home`): names, not contents.
         wanted.push((PathBuf::from("/"), AccessFs::ReadDir.into()));
+        wanted.extend(READABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_read)));
     }
-    wanted.extend(READABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_read)));
     wanted.extend(WRITABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_all)));
     // Shared `/tmp` (see `crate::sandbox::SHARED_TMP` for why it is writable), but
     // from ABI 9 not its unix sockets (X11's, other programs' servers).
@@ -183,7 +184,10 @@ impl Rules {
     /// A rule on `path`, which must exist.
     fn path(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
         let fd = PathFd::new(path).map_err(|e| error(&path.display().to_string(), e))?;
-        let is_dir = std::fs::metadata(path).map(|m| m.is_dir()).unwrap_or(false);
+        // The type of what was opened, not a second lookup by name (which another
+        // process could have changed in between).
+        let is_dir =
+            rustix::fs::fstat(fd.as_fd()).is_ok_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_dir());
         let access = if is_dir {
             access
         } else {
