@@ -50,6 +50,27 @@ describe('queued input', () => {
     });
   }
 
+  it('a sendInput that waited for its turn while the queue filled is refused with LIMIT_REACHED', async () => {
+    ctx = scratch();
+    const job = await ctx.service.run('sleep 1000', { callbackDelayMs: 0 });
+    // The first holds the job's turn until its timeout; the second waits for it.
+    const first = ctx.service.sendInput(job.handle, 'a', { pattern: 'never', timeoutMs: 2000, detectInput: false });
+    const second = ctx.service.sendInput(job.handle, 'b', { timeoutMs: 2000, detectInput: false });
+    let refused = false;
+    for (let i = 0; i < 64 && !refused; i++) {
+      try {
+        ctx.service.writeToPty(job.handle, Buffer.alloc(MiB, 'z'));
+      } catch {
+        refused = true;
+      }
+    }
+    expect(refused).toBe(true);
+    expect((await first).status).toBe('timed_out');
+    // Before: its input was dropped without a word and it resolved as if written.
+    await expectCode(second, 'LIMIT_REACHED');
+    await ctx.service.kill(job.handle, { graceMs: 0 });
+  });
+
   it('kill drops the queue and lets the terminal go', async () => {
     ctx = scratch();
     const before = ptyMasters();

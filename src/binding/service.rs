@@ -125,7 +125,7 @@ impl JsShellExecutionService {
         match prepared {
             Ok(prepared) => self.inner.finish_input(
                 prepared,
-                Box::new(move |result| pending.settle(Settled::Ok(Reply::Interaction(result.into())))),
+                Box::new(move |result| pending.settle(result.map(|r| Reply::Interaction(r.into())).into())),
             ),
             Err(e) => pending.settle(Settled::Err(e)),
         }

@@ -30,6 +30,14 @@ pub enum Refused {
     Closed,
 }
 
+/// The bound: `len` more bytes on top of the `now` queued.
+fn fits(now: usize, len: usize) -> Result<(), Refused> {
+    if now + len > MAX_QUEUED_INPUT_BYTES {
+        return Err(Refused::Full { bytes: now });
+    }
+    Ok(())
+}
+
 impl InputQueue {
     pub fn is_empty(&self) -> bool {
         self.count.load(Ordering::Acquire) == 0
@@ -41,11 +49,7 @@ impl InputQueue {
 
     /// Whether `len` more bytes fit now (nothing is counted in).
     pub fn room(&self, len: usize) -> Result<(), Refused> {
-        let now = self.bytes();
-        if now + len > MAX_QUEUED_INPUT_BYTES {
-            return Err(Refused::Full { bytes: now });
-        }
-        Ok(())
+        fits(self.bytes(), len)
     }
 
     /// Counts `len` more bytes in, unless that passes the bound or the queue was dropped.
@@ -55,9 +59,7 @@ impl InputQueue {
         }
         let mut now = self.bytes.load(Ordering::Acquire);
         loop {
-            if now + len > MAX_QUEUED_INPUT_BYTES {
-                return Err(Refused::Full { bytes: now });
-            }
+            fits(now, len)?;
             match self
                 .bytes
                 .compare_exchange_weak(now, now + len, Ordering::AcqRel, Ordering::Acquire)

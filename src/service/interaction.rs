@@ -19,6 +19,9 @@ use crate::wait::{compile_pattern, WaitSpec};
 /// Told once how an interaction ended.
 pub type OnInteractionDone = Box<dyn FnOnce(InteractionResult) + Send>;
 
+/// Told once how a `send_input` ended: its input may be refused when its turn comes.
+pub type OnInputDone = Box<dyn FnOnce(Result<InteractionResult>) + Send>;
+
 /// `send_input` after its synchronous checks: awaits its turn on the job, writes,
 /// then waits. When the job's turn is free at once (the usual case), the waiter is
 /// registered and the input written during `prepare_input`, on the caller's thread:
@@ -60,7 +63,7 @@ impl PreparedInput {
     /// Calls `done` with the result: when the input is written already (the usual
     /// case) from whichever thread ends the wait, with no task in between (see
     /// `job/waiting.rs`); otherwise from a task on `runtime` that awaits the job's turn.
-    pub fn finish_with(mut self, runtime: &Handle, done: OnInteractionDone) {
+    pub fn finish_with(mut self, runtime: &Handle, done: OnInputDone) {
         if let Some((turn, ticket)) = self.started.take() {
             let job = self.job.clone();
             let spec = std::mem::take(&mut self.spec);
@@ -70,7 +73,7 @@ impl PreparedInput {
                 Box::new(move |outcome| {
                     let result = interaction(&job, outcome);
                     drop(turn);
-                    done(result);
+                    done(Ok(result));
                 }),
             );
             return;
@@ -78,23 +81,28 @@ impl PreparedInput {
         runtime.spawn(async move { done(self.finish().await) });
     }
 
-    pub async fn finish(mut self) -> InteractionResult {
+    pub async fn finish(mut self) -> Result<InteractionResult> {
         if let Some((_turn, ticket)) = self.started.take() {
             let outcome = self.job.pending(ticket, std::mem::take(&mut self.spec)).outcome().await;
-            return interaction(&self.job, outcome);
+            return Ok(interaction(&self.job, outcome));
         }
         let job = self.job.clone();
         let _turn = job.interaction.lock().await;
         if !job.is_running() {
-            return finished_interaction(&job, self.spec.max_output);
+            return Ok(finished_interaction(&job, self.spec.max_output));
         }
         let pending = job.begin_wait(std::mem::take(&mut self.spec));
         for input in std::mem::take(&mut self.writes) {
-            // Room was checked in `prepare_input`; an ended job takes nothing.
-            let _ = job.send_input(input);
+            // Room was checked in `prepare_input`, but `writeToPty` calls made while
+            // this waited for its turn may have filled the queue since: refused out
+            // loud, never dropped. An ended job takes nothing, and the wait ends at
+            // its exit.
+            if let Err(Refused::Full { bytes }) = job.send_input(input) {
+                return Err(queue_full(bytes));
+            }
         }
         let outcome = pending.outcome().await;
-        interaction(&job, outcome)
+        Ok(interaction(&job, outcome))
     }
 }
 
@@ -143,7 +151,7 @@ impl Drop for PreparedWait {
 impl Service {
     /// Writes input (and keys) to a running job, then waits as `waitFor` does.
     pub async fn send_input(&self, handle: u32, req: InputRequest) -> Result<InteractionResult> {
-        Ok(self.prepare_input(handle, req)?.finish().await)
+        self.prepare_input(handle, req)?.finish().await
     }
 
     /// The synchronous half of `send_input`: finds the job and checks the request now,

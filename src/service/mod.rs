@@ -42,7 +42,7 @@ use crate::sync::lock;
 use crate::wait::{WaitSpec, WaitStatus};
 
 use admission::{default_io_dir, valid_session_id, validate_size};
-pub use interaction::{OnInteractionDone, PreparedInput, PreparedWait};
+pub use interaction::{OnInputDone, OnInteractionDone, PreparedInput, PreparedWait};
 pub use registry::{kill_everything_now, process_token, random_hex, Owner};
 
 use crate::limits::MAX_SESSION_ID_LEN;
@@ -169,7 +169,7 @@ impl Service {
 
     /// Ends a prepared `send_input` by calling `done` with its result (see
     /// `PreparedInput::finish_with`).
-    pub fn finish_input(&self, prepared: PreparedInput, done: OnInteractionDone) {
+    pub fn finish_input(&self, prepared: PreparedInput, done: OnInputDone) {
         prepared.finish_with(&self.inner.runtime, done);
     }
 
