@@ -5,9 +5,10 @@
 //! is checked, and what is wrong is kept as a message for the call to refuse with
 //! `INVALID_ARGUMENT` (a conversion error could carry only napi's own codes).
 
-use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, Object, TypeName, Unknown, ValidateNapiValue};
+use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, Object, Unknown};
 use napi::{sys, Env, JsValue, ValueType};
 
+use super::object_arg::{not_an_object, type_word};
 use crate::error::{Result, ServiceError};
 
 /// `null` and `undefined` are no variables; anything else must be a plain object (its
@@ -28,18 +29,6 @@ impl EnvArg {
     }
 }
 
-impl TypeName for EnvArg {
-    fn type_name() -> &'static str {
-        "Record<string, string>"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Object
-    }
-}
-
-impl ValidateNapiValue for EnvArg {}
-
 impl FromNapiValue for EnvArg {
     unsafe fn from_napi_value(raw_env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
         let env = Env::from_raw(raw_env);
@@ -50,19 +39,15 @@ impl FromNapiValue for EnvArg {
 }
 
 fn read(env: &Env, value: Unknown<'_>) -> std::result::Result<Vec<(String, String)>, String> {
-    let described = |t: ValueType| format!("env must be an object of strings, got {}", type_word(t));
     let kind = value.get_type().map_err(|e| e.reason.clone())?;
     if matches!(kind, ValueType::Null | ValueType::Undefined) {
         return Ok(Vec::new());
     }
-    if kind != ValueType::Object {
-        return Err(described(kind));
+    if let Some(given) = not_an_object(value).map_err(|e| e.reason.clone())? {
+        return Err(format!("env must be an object of strings, got {given}"));
     }
     // SAFETY: checked to be an object just above.
     let object: Object<'_> = unsafe { value.cast() }.map_err(|e| e.reason.clone())?;
-    if object.is_array().unwrap_or(false) {
-        return Err("env must be an object of strings, got an array".into());
-    }
     if !is_plain(&object).unwrap_or(false) {
         return Err("env must be a plain object of strings (not a Map or a class instance)".into());
     }
@@ -99,20 +84,4 @@ fn is_plain(object: &Object<'_>) -> napi::Result<bool> {
     // SAFETY: a prototype that is not null is an object.
     let prototype: Object<'_> = unsafe { prototype.cast() }?;
     Ok(prototype.get_prototype()?.get_type()? == ValueType::Null)
-}
-
-pub(super) fn type_word(kind: ValueType) -> &'static str {
-    match kind {
-        ValueType::Undefined => "undefined",
-        ValueType::Null => "null",
-        ValueType::Boolean => "a boolean",
-        ValueType::Number => "a number",
-        ValueType::String => "a string",
-        ValueType::Symbol => "a symbol",
-        ValueType::Object => "an object",
-        ValueType::Function => "a function",
-        ValueType::External => "an external",
-        ValueType::BigInt => "a bigint",
-        _ => "an unknown value",
-    }
 }

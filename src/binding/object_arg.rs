@@ -10,10 +10,9 @@
 //! napi's typings would name this wrapper, so each argument that uses it states its
 //! TypeScript type (`ts_arg_type`).
 
-use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
-use napi::{sys, ValueType};
+use napi::bindgen_prelude::{FromNapiValue, Object, Unknown};
+use napi::{sys, JsValue, ValueType};
 
-use super::env_arg::type_word;
 use crate::error::{Result, ServiceError};
 
 /// `Some(ObjectArg)` is a value that was neither `null` nor `undefined` (napi's
@@ -33,34 +32,42 @@ impl<T> ObjectArg<T> {
     }
 }
 
-impl<T: TypeName> TypeName for ObjectArg<T> {
-    fn type_name() -> &'static str {
-        T::type_name()
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Object
-    }
-}
-
-impl<T: TypeName> ValidateNapiValue for ObjectArg<T> {}
-
-impl<T: FromNapiValue + TypeName> FromNapiValue for ObjectArg<T> {
+impl<T: FromNapiValue> FromNapiValue for ObjectArg<T> {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-        let mut kind = 0;
         // SAFETY: `env` and `value` are this call's, on the JS thread.
-        napi::check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
-        let kind = ValueType::from(kind);
-        let mut is_array = false;
-        if kind == ValueType::Object {
-            // SAFETY: as above.
-            napi::check_status!(unsafe { sys::napi_is_array(env, value, &mut is_array) })?;
-        }
-        if kind != ValueType::Object || is_array {
-            let given = if is_array { "an array" } else { type_word(kind) };
+        let unknown = unsafe { Unknown::from_raw_unchecked(env, value) };
+        if let Some(given) = not_an_object(unknown)? {
             return Ok(ObjectArg(Err(format!("options must be an object, got {given}"))));
         }
         // SAFETY: as above; the value is an object.
         unsafe { T::from_napi_value(env, value) }.map(|options| ObjectArg(Ok(options)))
+    }
+}
+
+/// What `value` is, in words ("a number", "an array"), when it is not an object that
+/// options can be read from; `None` when it is one.
+pub(super) fn not_an_object(value: Unknown<'_>) -> napi::Result<Option<&'static str>> {
+    let kind = value.get_type()?;
+    if kind != ValueType::Object {
+        return Ok(Some(type_word(kind)));
+    }
+    // SAFETY: checked to be an object just above.
+    let object: Object<'_> = unsafe { value.cast() }?;
+    Ok(object.is_array()?.then_some("an array"))
+}
+
+pub(super) fn type_word(kind: ValueType) -> &'static str {
+    match kind {
+        ValueType::Undefined => "undefined",
+        ValueType::Null => "null",
+        ValueType::Boolean => "a boolean",
+        ValueType::Number => "a number",
+        ValueType::String => "a string",
+        ValueType::Symbol => "a symbol",
+        ValueType::Object => "an object",
+        ValueType::Function => "a function",
+        ValueType::External => "an external",
+        ValueType::BigInt => "a bigint",
+        _ => "an unknown value",
     }
 }

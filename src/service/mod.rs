@@ -383,14 +383,9 @@ impl Service {
         lock(&self.inner.history).clear()
     }
 
-    /// Kills every job (and what it started) and waits for them.
-    pub async fn shutdown(&self) {
-        self.inner.shutdowns.fetch_add(1, Ordering::SeqCst);
-        self.shutdown_jobs().await;
-    }
-
-    /// `shutdown` as work that owns its service; the runs called before it are ended
-    /// even if their jobs start after this call (see `run_owned`).
+    /// Kills every job (and what it started) and waits for them, as work that owns its
+    /// service; the runs called before it are ended even if their jobs start after this
+    /// call (see `run_owned`).
     pub fn shutdown_owned(self: Arc<Self>) -> impl Future<Output = ()> + Send + 'static {
         self.inner.shutdowns.fetch_add(1, Ordering::SeqCst);
         async move { self.shutdown_jobs().await }
