@@ -12,8 +12,11 @@ use crate::job::Job;
 use crate::kill::kill_all_now;
 use crate::sync::lock;
 
-/// Every live service in this process, for the synchronous kill at process exit.
-static SERVICES: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
+/// Every live service in this process, for the synchronous kill at process exit: the
+/// process as the owner of them all.
+static PROCESS: Owner = Owner {
+    services: Mutex::new(Vec::new()),
+};
 static NEXT_SERVICE: AtomicU64 = AtomicU64::new(1);
 
 /// A random token for this process (its jobs' owner marker).
@@ -41,9 +44,7 @@ pub fn random_hex(bytes: usize) -> String {
 
 /// Adds a new service to the registry.
 pub(super) fn register(inner: &Arc<Inner>) {
-    let mut services = lock(&SERVICES);
-    services.retain(|w| w.strong_count() > 0);
-    services.push(Arc::downgrade(inner));
+    PROCESS.adopt(inner);
 }
 
 /// `<process token>-<service number>`: tells one service's jobs from any other's.
@@ -106,8 +107,5 @@ impl Owner {
 /// Synchronous SIGKILL of every job of every service in this process: for the
 /// process-exit hook, where nothing asynchronous runs any more.
 pub fn kill_everything_now() {
-    let services: Vec<Arc<Inner>> = lock(&SERVICES).iter().filter_map(Weak::upgrade).collect();
-    for inner in services {
-        kill_all_jobs_now(&inner);
-    }
+    PROCESS.end_all_now();
 }
