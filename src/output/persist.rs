@@ -445,13 +445,14 @@ pub fn describe(e: &io::Error) -> String {
     format!("{name}: {e}")
 }
 
+/// A file's device and inode (Unix): what tells one file from another of the same name.
 #[cfg(unix)]
-fn file_identity(file: &File) -> Option<(u64, u64)> {
+pub(super) fn file_identity(file: &File) -> Option<(u64, u64)> {
     file.metadata().ok().as_ref().and_then(metadata_identity)
 }
 
 #[cfg(unix)]
-fn metadata_identity(meta: &fs::Metadata) -> Option<(u64, u64)> {
+pub(super) fn metadata_identity(meta: &fs::Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     Some((meta.dev(), meta.ino()))
 }

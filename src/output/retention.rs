@@ -100,11 +100,9 @@ impl Drop for SessionLease {
 /// Whether `file` is the one at `path` (not removed, not replaced).
 #[cfg(unix)]
 fn same_file(file: &File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), fs::symlink_metadata(path)) {
-        (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
-        _ => false,
-    }
+    use super::persist::{file_identity, metadata_identity};
+    let named = fs::symlink_metadata(path).ok();
+    file_identity(file).is_some_and(|open| named.as_ref().and_then(metadata_identity) == Some(open))
 }
 
 /// Windows: std gives no stable file id. The name is this service's alone and a pruner
