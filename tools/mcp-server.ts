@@ -205,6 +205,6 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   stdin.once('end', () => void close('the client closed stdin'));
   stdin.once('close', () => void close('stdin closed'));
   await server.connect(transport);
-  log(`native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot}`);
+  log(`native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot} (containment: ${native.containment})`);
   return { service, tools, closed, close: () => close('asked to stop') };
 }

@@ -13,7 +13,7 @@ const { escapes, newTag, tagged, notEscaped } = createRequire(import.meta.url)('
   escapes: Record<string, (tag: string) => string>;
   newTag: () => string;
   tagged: (tag: string) => number[];
-  notEscaped: (pid: number, jobPid: number) => string | null;
+  notEscaped: (pid: number, jobPid: number, adopted?: boolean) => string | null;
 };
 
 let s: Scratch;
@@ -152,7 +152,10 @@ describe('what no search could find', () => {
     // Until `env -i` has exec'd, the process still carries the marker and is found; and
     // until its subshell has exited (slow on a loaded machine), the parent link finds it.
     expect(await eventually(() => readFileSync(`/proc/${escapee}/environ`, 'latin1') === '', 5000)).toBe(true);
-    expect(await eventually(() => sessionOf(parentOf(escapee)) !== r.pid, 5000)).toBe(true);
+    // Without a cgroup the job's shell is a subreaper: the orphan is handed to it,
+    // never to init, and the search by parent links finds it.
+    if (s.service.containment === 'process-tree') expect(await eventually(() => parentOf(escapee) === r.pid, 5000)).toBe(true);
+    else expect(await eventually(() => sessionOf(parentOf(escapee)) !== r.pid, 5000)).toBe(true);
     await s.service.kill(r.handle);
     const gone = await eventually(() => !alive(escapee), 3000);
     if (!gone) process.kill(escapee, 'SIGKILL');
@@ -191,7 +194,11 @@ describe('escapes are ended with their job', () => {
   });
 
   const survivors: Record<string, number> = {};
-  afterAll(() => report('escapes', { survivors }));
+  let containment = '';
+  beforeAll(() => {
+    containment = s.service.containment;
+  });
+  afterAll(() => report('escapes', { containment, survivors }));
   for (const [name, escape] of Object.entries(escapes)) {
     for (const mode of ['pty', 'pipes'] as const) {
       for (const [ending, { stays, end }] of Object.entries(endings)) {
@@ -202,7 +209,10 @@ describe('escapes are ended with their job', () => {
           let pids: number[] = [];
           expect(await eventually(() => (pids = tagged(tag)).length > 0, 10_000)).toBe(true);
           let why: string | null = 'unchecked';
-          await eventually(() => (why = notEscaped(pids[0], r.pid!)) === null, 5000);
+          // Without a cgroup, the job's shell adopts what is orphaned below it (it is a
+          // subreaper) while it runs: the escapee's parent stays in the job.
+          const adopted = containment === 'process-tree' && stays;
+          await eventually(() => (why = notEscaped(pids[0], r.pid!, adopted)) === null, 5000);
           let reported: number[] = [];
           if (!stays) {
             await eventually(() => !s.service.isPtyActive(r.handle), 5000);
@@ -222,7 +232,10 @@ describe('escapes are ended with their job', () => {
           expect(why, 'the escape did not happen').toBeNull();
           // The escapee, or (when the job's exit came first) the fork that became it.
           if (!stays) expect(reported.length, 'nothing reported in backgroundPids').toBeGreaterThan(0);
-          expect(gone, `survivors ${left.join(' ')}`).toBe(true);
+          // The process tree cannot follow what detached after the job's shell ended
+          // (re-parented to init, its environment cleared): measured, not promised
+          // (docs/reliability.md, "Containment", the escape table per mode).
+          if (containment !== 'process-tree' || stays) expect(gone, `survivors ${left.join(' ')}`).toBe(true);
         });
       }
     }
