@@ -37,6 +37,7 @@ export const NEEDS: Record<string, Need[]> = {
   'persistence-registry.test.ts': ['posix'],
   'run.test.ts': ['posix'],
   'screen.test.ts': ['posix'],
+  'sandbox-caches.test.ts': ['posix', 'linux', 'program:npm', 'program:cargo'],
   'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3'],
   'security.test.ts': ['posix', 'linux'],
   'spawn.test.ts': ['posix', 'linux'],
