@@ -28,6 +28,7 @@ const WHY: Record<string, string> = {
 export const NEEDS: Record<string, Need[]> = {
   'bad-input.test.ts': ['posix', 'linux'],
   'contract.test.ts': ['posix', 'linux'],
+  'docs-samples.test.ts': ['posix', 'program:git', 'program:python3', 'program:ed'],
   'events.test.ts': ['posix'],
   'input-wait.test.ts': ['posix', 'linux', 'program:gdb'],
   'interaction.test.ts': ['posix', 'linux', 'program:gdb'],
