@@ -79,6 +79,8 @@ const NOT_RUN: Record<string, string> = {
     'Claude Code is not installed here, and the command changes the user\'s Claude Code settings',
   "docs/tools.md: import * as core from '@google/gemini-cli-core';":
     'a fragment of the Gemini CLI\'s own start-up (`config`, `toolRegistry` are the CLI\'s); __test__/tools/gemini-cli.test.ts registers the tools with the real 0.61 classes',
+  'docs/releasing.md: npm run build && npm run artifacts':
+    'a build of this checkout (minutes) that changes its npm/; __test__/scripts/platform-pack.test.ts runs the same flow and `npm pack --dry-run` on a copy',
   "docs/gemini-compat.md: // before": 'an edit to the Gemini CLI\'s own source files (the import it replaces is theirs)',
 };
 
