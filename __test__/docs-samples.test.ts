@@ -5,14 +5,16 @@
 //
 // How a sample runs: TypeScript is stripped of its types (esbuild, no type check) and run
 // by Node as a module, in a fresh project directory (a git repository) with a scratch
-// HOME; `native-shell-service` resolves to this checkout, built. Shell samples run in
+// HOME; `native-shell-service` resolves to this checkout, built. Before that, all of them
+// are compiled by tsc (strict, as a user's `nodenext` project would): a missing import or
+// a wrong name fails there even in a branch the run does not take. Shell samples run in
 // bash with `set -e`. One substitution, because the package is not installed from the
 // registry here: `npx [-y] native-shell-service ...` runs this checkout's own command
 // (bin/native-shell-service.js, what the published package's bin is). And two checks of
 // what a sample says besides running it: a `console.log(...); // "text"` comment must be
 // in what it printed, and a trailing `// { ... }` comment block is the value of the
 // sample's last statement.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +128,7 @@ beforeAll(() => {
   symlinkSync(join(ROOT, 'node_modules', '@modelcontextprotocol', 'sdk'), join(base, 'node_modules', '@modelcontextprotocol', 'sdk'));
   mkdirSync(join(base, 'node_modules', '@google'));
   symlinkSync(join(ROOT, 'node_modules', '@google', 'gemini-cli-core'), join(base, 'node_modules', '@google', 'gemini-cli-core'));
+  symlinkSync(join(ROOT, 'node_modules', '@types'), join(base, 'node_modules', '@types'));
   mkdirSync(join(base, 'home'));
   env = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^npm_/i.test(k)) env[k] = v;
@@ -183,6 +186,7 @@ async function runSample(s: Sample): Promise<{ stdout: string; documented?: unkn
 }
 
 const posix = process.platform !== 'win32';
+const isTs = (s: Sample) => s.lang === 'ts' || s.lang === 'typescript';
 
 describe('the docs’ samples', () => {
   it('each runs below or is listed as not runnable here, with why', () => {
@@ -194,6 +198,22 @@ describe('the docs’ samples', () => {
   });
 
   const runnable = SAMPLES.filter((s) => !(s.key in NOT_RUN));
+
+  it('the TypeScript samples compile (tsc, strict, nodenext)', () => {
+    const dir = join(base, 'typecheck');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    const compilerOptions = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.mts'] }));
+    const ts = runnable.filter(isTs);
+    expect(ts.length).toBeGreaterThan(3);
+    // Named after where each sample is, so an error points at the doc; `export {}` makes
+    // each a module of its own (top-level await, no names shared between samples).
+    for (const s of ts) writeFileSync(join(dir, `${s.file.replace(/\W/g, '_')}-line-${s.line}.mts`), `${CONTINUES[s.key] ?? ''}${s.code}\nexport {};\n`);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const r = spawnSync(process.execPath, [tsc, '-p', dir], { encoding: 'utf8', timeout: 240_000 });
+    expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
+  }, 300_000);
   it.skipIf(!posix).each(runnable.map((s) => [`${s.file}:${s.line} (${s.lang})`, s] as const))('%s runs', async (_name, s) => {
     const { stdout, documented } = await runSample(s);
     // `console.log(...); // "text"`: the text printed.
