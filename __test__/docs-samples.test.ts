@@ -34,9 +34,11 @@ interface Sample {
 }
 
 const LANGS = new Set(['ts', 'typescript', 'js', 'javascript', 'sh', 'bash', 'shell', 'console']);
+/** Configuration samples: not run, but each must parse. */
+const CONFIG_LANGS = new Set(['json', 'toml']);
 
-/** The fenced blocks of the languages above, list items' indented ones included. */
-function samplesOf(file: string): Sample[] {
+/** The fenced blocks of the languages given, list items' indented ones included. */
+function samplesOf(file: string, langs = LANGS): Sample[] {
   const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
   const out: Sample[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -48,7 +50,7 @@ function samplesOf(file: string): Sample[] {
     for (; j < lines.length && !(lines[j] as string).trimStart().startsWith(fence); j++) {
       body.push((lines[j] as string).startsWith(indent) ? (lines[j] as string).slice(indent.length) : (lines[j] as string));
     }
-    if (LANGS.has(lang)) {
+    if (langs.has(lang)) {
       const code = body.join('\n');
       out.push({ file, line: i + 1, lang, code, key: `${file}: ${body.find((l) => l.trim() !== '')?.trim() ?? ''}` });
     }
@@ -57,9 +59,9 @@ function samplesOf(file: string): Sample[] {
   return out;
 }
 
-const SAMPLES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)].flatMap(
-  samplesOf,
-);
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const SAMPLES = DOCS.flatMap((f) => samplesOf(f));
+const CONFIGS = DOCS.flatMap((f) => samplesOf(f, CONFIG_LANGS));
 
 /** Samples that cannot run here, by file and first line, with why. */
 const NOT_RUN: Record<string, string> = {
@@ -198,6 +200,23 @@ describe('the docs’ samples', () => {
   });
 
   const runnable = SAMPLES.filter((s) => !(s.key in NOT_RUN));
+
+  it('the JSON and TOML configuration samples parse', () => {
+    expect(CONFIGS.length).toBeGreaterThan(3);
+    for (const s of CONFIGS) {
+      if (s.lang === 'json') {
+        expect(() => JSON.parse(s.code), `${s.file}:${s.line}`).not.toThrow();
+        continue;
+      }
+      // Python 3.11's tomllib: no TOML parser among this package's dependencies.
+      const r = spawnSync('python3', ['-c', 'import sys, tomllib; tomllib.loads(sys.stdin.read())'], { input: s.code, encoding: 'utf8' });
+      if (r.error || /No module named 'tomllib'/.test(r.stderr)) {
+        console.log(`${s.file}:${s.line} not parsed: no Python 3.11 (tomllib) here`);
+        continue;
+      }
+      expect(r.status, `${s.file}:${s.line}: ${r.stderr}`).toBe(0);
+    }
+  });
 
   it('the TypeScript samples compile (tsc, strict, nodenext)', () => {
     const dir = join(base, 'typecheck');
