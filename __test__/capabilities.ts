@@ -39,7 +39,7 @@ export const NEEDS: Record<string, Need[]> = {
   'run.test.ts': ['posix'],
   'screen.test.ts': ['posix'],
   'scripts/platform-pack.test.ts': ['posix'],
-  'sandbox-caches.test.ts': ['posix', 'linux', 'program:npm', 'program:cargo'],
+  'sandbox-caches.test.ts': ['posix', 'linux'],
   'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3'],
   'security.test.ts': ['posix', 'linux'],
   'spawn.test.ts': ['posix', 'linux'],

@@ -8,11 +8,12 @@
 // so the real one is untouched.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { sandboxCaches, sandboxFromFlags } from '../tools/sandbox-flags';
+import { ShellExecutionService } from './helpers';
 import { connect, ROOT } from './mcp/setup';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'gemini-extension.json'), 'utf8')) as {
@@ -22,11 +23,34 @@ const manifestArgs = manifest.mcpServers.shell.args;
 /** What the extension passes after `mcp`. */
 const EXTENSION_FLAGS = manifestArgs.slice(manifestArgs.indexOf('mcp') + 1);
 
-// The registries are reached for real; without them the build half cannot say anything.
-const online =
-  process.platform === 'linux' &&
-  spawnSync('npm', ['view', 'is-number@7.0.0', 'version'], { encoding: 'utf8', timeout: 60_000 }).stdout?.trim() === '7.0.0';
-if (process.platform === 'linux' && !online) console.log('skipped npm install / cargo build: registry.npmjs.org is not reachable');
+const linux = process.platform === 'linux';
+
+/** Why the sandbox cannot be had here (no Landlock), or null. */
+function noSandbox(): string | null {
+  if (!linux) return 'not Linux';
+  const io = mkdtempSync(join(tmpdir(), 'nss-caches-probe-'));
+  try {
+    new ShellExecutionService({ projectRoot: io, ioDir: io, sandbox: true, persistOutput: false }).shutdown().catch(() => {});
+    return null;
+  } catch (e) {
+    return `no sandbox here (${(e as { code?: string }).code}: ${(e as Error).message})`;
+  } finally {
+    rmSync(io, { recursive: true, force: true });
+  }
+}
+const unavailable = noSandbox();
+if (unavailable) console.log(`skipped __test__/sandbox-caches.test.ts: ${unavailable}`);
+
+const onPath = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
+/** Why the build half cannot run here, or null: it needs the tools and the registries. */
+function noBuild(): string | null {
+  const missing = ['npm', 'cargo', 'python3'].filter((p) => !onPath(p));
+  if (missing.length) return `${missing.join(', ')} not on the PATH`;
+  const r = spawnSync('npm', ['view', 'is-number@7.0.0', 'version'], { encoding: 'utf8', timeout: 60_000 });
+  return r.stdout?.trim() === '7.0.0' ? null : 'registry.npmjs.org is not reachable';
+}
+const cannotBuild = unavailable ? unavailable : noBuild();
+if (!unavailable && cannotBuild) console.log(`skipped npm install / cargo build / pip install: ${cannotBuild}`);
 
 /** A home like a Rust and npm user's: cargo's env sourced by .profile, the usual caches. */
 function makeHome(base: string): string {
@@ -124,19 +148,18 @@ const PLANTS: Array<{ name: string; command: string; planted: (home: string) => 
   },
 ];
 
-const linux = process.platform === 'linux';
 let base: string;
 beforeAll(() => {
-  if (!linux) return;
+  if (unavailable) return;
   // Not under /tmp, which sandboxed jobs may write (docs/sandbox.md says why).
   const parent = existsSync('/var/tmp') ? '/var/tmp' : homedir();
   base = realpathSync(mkdtempSync(join(parent, 'nss-caches-')));
 });
 afterAll(() => {
-  if (linux) rmSync(base, { recursive: true, force: true });
+  if (base) rmSync(base, { recursive: true, force: true });
 });
 
-describe.skipIf(!linux)("the extension's default sandbox", () => {
+describe.skipIf(unavailable !== null)("the extension's default sandbox", () => {
   it('--sandbox-caches opens one directory, and points the package managers there', () => {
     const caches = sandboxCaches({ XDG_CACHE_HOME: '/c' }, '/h');
     expect(caches.root).toBe('/c/native-shell-service/sandbox-caches');
@@ -177,7 +200,7 @@ describe.skipIf(!linux)("the extension's default sandbox", () => {
   }, 120_000);
 
   // Network, a registry package each; minutes when both cores are busy compiling.
-  it.skipIf(!online)('npm install, cargo build and pip install with a registry dependency work, in caches of the sandbox’s own', async () => {
+  it.skipIf(cannotBuild !== null)('npm install, cargo build and pip install with a registry dependency work, in caches of the sandbox’s own', async () => {
     const home = makeHome(join(base, 'build'));
     const session = await connect(EXTENSION_FLAGS, envFor(home));
     const caches = join(home, '.cache', 'native-shell-service', 'sandbox-caches');
