@@ -47,7 +47,13 @@ function noBuild(): string | null {
   const missing = ['npm', 'cargo', 'python3'].filter((p) => !onPath(p));
   if (missing.length) return `${missing.join(', ')} not on the PATH`;
   const r = spawnSync('npm', ['view', 'is-number@7.0.0', 'version'], { encoding: 'utf8', timeout: 60_000 });
-  return r.stdout?.trim() === '7.0.0' ? null : 'registry.npmjs.org is not reachable';
+  if (r.stdout?.trim() !== '7.0.0') return 'registry.npmjs.org is not reachable';
+  // crates.io's index and PyPI (pip may find its wheel locally, but not everywhere).
+  const probe = `Promise.all(['https://index.crates.io/config.json', 'https://pypi.org/simple/six/'].map((u) =>
+    fetch(u, { signal: AbortSignal.timeout(30000) }).then((x) => { if (!x.ok) throw new Error(u + ' ' + x.status); })))
+    .catch((e) => { console.log(e.message); process.exitCode = 1; })`;
+  const reach = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', timeout: 60_000 });
+  return reach.status === 0 ? null : `a registry is not reachable (${reach.stdout.trim() || reach.error?.message})`;
 }
 const cannotBuild = unavailable ? unavailable : noBuild();
 if (!unavailable && cannotBuild) console.log(`skipped npm install / cargo build / pip install: ${cannotBuild}`);
