@@ -1,9 +1,9 @@
 // The sandbox flags of `native-shell-service mcp` → `SandboxOptions` (and, for
 // `--sandbox-caches`, the environment that points the package managers at caches of the
 // sandbox's own).
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import type { SandboxOptions } from '../contract/addon.js';
 
@@ -62,9 +62,30 @@ export function sandboxCaches(env: NodeJS.ProcessEnv = process.env, home = homed
   };
 }
 
-/** Makes the caches' directories (0700, the user's only); the sandbox needs them to exist. */
+/**
+ * Makes the caches' directories (0700, the user's only); the sandbox needs them to exist.
+ * Throws an Error with the file system's `code` and a message naming the flag.
+ */
 export function makeSandboxCaches(caches: SandboxCaches): void {
-  for (const dir of [caches.root, ...Object.values(caches.env)]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const dir of [caches.root, ...Object.values(caches.env)]) {
+    try {
+      // One level at a time: Node's `recursive` spins forever where a file system answers
+      // ENOENT for a child of a directory that exists (XDG_CACHE_HOME under /proc).
+      const missing: string[] = [];
+      for (let d = dir; !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
+      for (const d of missing) {
+        try {
+          mkdirSync(d, { mode: 0o700 });
+        } catch (e) {
+          // Another server starting at the same moment made it.
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw e;
+        }
+      }
+    } catch (e) {
+      const { code, message } = e as NodeJS.ErrnoException;
+      throw Object.assign(new Error(`--sandbox-caches: cannot make ${dir}: ${message}`), { code });
+    }
+  }
 }
 
 /**
