@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { sandboxCaches, sandboxFromFlags } from '../tools/sandbox-flags';
 import { ShellExecutionService } from './helpers';
-import { connect, ROOT } from './mcp/setup';
+import { BIN, connect, ensureBuilt, ROOT } from './mcp/setup';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'gemini-extension.json'), 'utf8')) as {
   mcpServers: { shell: { args: string[] } };
@@ -157,6 +157,7 @@ const PLANTS: Array<{ name: string; command: string; planted: (home: string) => 
 let base: string;
 beforeAll(() => {
   if (unavailable) return;
+  ensureBuilt();
   // Not under /tmp, which sandboxed jobs may write (docs/sandbox.md says why).
   const parent = existsSync('/var/tmp') ? '/var/tmp' : homedir();
   base = realpathSync(mkdtempSync(join(parent, 'nss-caches-')));
@@ -174,6 +175,20 @@ describe.skipIf(unavailable !== null)("the extension's default sandbox", () => {
     expect(sandboxFromFlags(flags, caches)).toEqual({ write: [caches.root], network: true });
     // Every variable points inside that directory.
     for (const dir of Object.values(caches.env)) expect(dir.startsWith(`${caches.root}/`)).toBe(true);
+  });
+
+  it('a cache directory that cannot be made stops the server with a message naming the flag', () => {
+    const file = join(base, 'a-file');
+    writeFileSync(file, '');
+    const r = spawnSync(process.execPath, [BIN, 'mcp', '--sandbox-caches'], {
+      env: { ...envFor(join(base, 'no-home')), XDG_CACHE_HOME: join(file, 'cache') },
+      input: '',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`--sandbox-caches: cannot make ${join(file, 'cache')}`);
+    expect(r.stderr).toContain('(ENOTDIR)');
   });
 
   it('the flags tested are the manifest’s', () => {
