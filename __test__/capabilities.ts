@@ -28,6 +28,7 @@ const WHY: Record<string, string> = {
 export const NEEDS: Record<string, Need[]> = {
   'bad-input.test.ts': ['posix', 'linux'],
   'contract.test.ts': ['posix', 'linux'],
+  'docs-samples.test.ts': ['posix', 'program:git', 'program:python3', 'program:ed'],
   'events.test.ts': ['posix'],
   'input-wait.test.ts': ['posix', 'linux', 'program:gdb'],
   'interaction.test.ts': ['posix', 'linux', 'program:gdb'],
@@ -37,6 +38,8 @@ export const NEEDS: Record<string, Need[]> = {
   'persistence-registry.test.ts': ['posix'],
   'run.test.ts': ['posix'],
   'screen.test.ts': ['posix'],
+  'scripts/platform-pack.test.ts': ['posix'],
+  'sandbox-caches.test.ts': ['posix', 'linux'],
   'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3'],
   'security.test.ts': ['posix', 'linux'],
   'spawn.test.ts': ['posix', 'linux'],
