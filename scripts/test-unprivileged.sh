@@ -112,12 +112,12 @@ remove_cgroup() {
 # Prints the processes left in a cgroup subtree and kills them; fails if there were any.
 left_in() {
   local cg=$1 pids
-  pids="$(find "$cg" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -n | tr '\n' ' ')"
-  [ -n "${pids// /}" ] || return 0
+  pids="$(find "$cg" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -n | paste -sd, -)"
+  [ -n "$pids" ] || return 0
   echo "test-unprivileged: processes left behind in $cg:" >&2
+  ps -o pid,ppid,user,args -p "$pids" >&2 || true
   # shellcheck disable=SC2086 # a list of pids
-  ps -o pid,ppid,user,args -p ${pids// /,} >&2 || true
-  if [ -e "$cg/cgroup.kill" ]; then echo 1 >"$cg/cgroup.kill"; else kill -9 $pids 2>/dev/null || true; fi
+  if [ -e "$cg/cgroup.kill" ]; then echo 1 >"$cg/cgroup.kill"; else kill -9 ${pids//,/ } 2>/dev/null || true; fi
   return 1
 }
 
@@ -132,15 +132,17 @@ for f in "${files[@]}"; do
   esac
 done
 
-# Runs the files as uid $user inside cgroup $1 (empty: where this script is).
+# Runs the files as uid $user inside cgroup $1 (empty: where this script is); $2: the
+# containment the run must find (empty: whatever it finds).
 run_suites() {
-  local cg=$1 status=0 faults=() plain=() f
+  local cg=$1 expect=$2 status=0 faults=() plain=() f
   for f in "${default[@]}"; do
     case "$f" in __test__/faults/*) faults+=("$f") ;; *) plain+=("$f") ;; esac
   done
   local env=(env -i "PATH=$PATH" "HOME=$home" "TMPDIR=$stage/tmp" "LANG=${LANG:-C.UTF-8}"
     "CI=${CI:-}")
   [ -z "${STRESS_SCALE:-}" ] || env+=("STRESS_SCALE=$STRESS_SCALE")
+  [ -z "$expect" ] || env+=("NSS_EXPECT_CONTAINMENT=$expect")
   local enter=()
   [ -z "$cg" ] || enter=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg")
   local vitest=("$tree/node_modules/vitest/vitest.mjs" run)
@@ -164,6 +166,7 @@ failed=()
 for run in $runs; do
   t0=$SECONDS
   cg=""
+  expect=""
   case "$run" in
     delegated)
       if [ -z "$cgroup_root" ] || ! mkdir "$cgroup_root/nss-unprivileged-$$-delegated" 2>/dev/null; then
@@ -174,6 +177,9 @@ for run in $runs; do
       cgroups+=("$cg")
       # What delegation is: the subtree's directory and its files are the user's.
       chown -R "$user:$user" "$cg"
+      # A delegated subtree is where the service must hold jobs in cgroups: finding
+      # another containment fails the run instead of skipping what only a cgroup passes.
+      expect=cgroup
       echo "== uid $user in a cgroup delegated to it ($cg)"
       ;;
     plain)
@@ -187,7 +193,7 @@ for run in $runs; do
       ;;
     *) echo "test-unprivileged: unknown run '$run' (delegated, plain)" >&2; exit 2 ;;
   esac
-  if run_suites "$cg"; then
+  if run_suites "$cg" "$expect"; then
     echo "== uid $user, $run: passed ($((SECONDS - t0)) s)"
   else
     echo "== uid $user, $run: FAILED ($((SECONDS - t0)) s)"

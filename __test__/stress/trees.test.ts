@@ -164,7 +164,8 @@ describeIf('escapes-held')('what no search could find', () => {
 // Issue 17: every escape, in both modes, against every way a job ends within Node
 // (Node's own death: node-sigkill.test.ts). Each escapee is checked to have left its
 // session, parent and environment behind before the job is ended, so only the job's
-// cgroup can find it (with NATIVE_SHELL_CONTAINMENT=off these fail).
+// cgroup can find it: gated on escapesHeld() (__test__/capabilities.ts), so without
+// one they are skipped with the reason; NSS_EXPECT_CONTAINMENT=cgroup makes that a failure.
 const endings: Record<string, { stays: boolean; end: (handle: number) => Promise<unknown> }> = {
   'kill(handle)': { stays: true, end: (h) => s.service.kill(h, { graceMs: 300 }) },
   'removeProcess(handle)': { stays: true, end: async (h) => s.service.removeProcess(h) },
