@@ -13,9 +13,10 @@
 # list below. NSS_UNPRIVILEGED_RUNS=delegated or =plain runs only that one.
 #
 # uid 65534 cannot write the checkout (nor, on a CI runner, read it: the runner's home is
-# not open to others), so it runs in a copy under /tmp whose files are hard links to the
-# checkout's (so fast, and files of another owner it cannot change) in directories of its
-# own (so it can add files: vitest's caches, the configs' bundles, dist/ rebuilt by a test).
+# not open to others), so it runs in a copy of its own under /tmp: the sources, dist/ and
+# the addon copied (tests rewrite some: dist/compat, docs/bad-input.md), node_modules/
+# as hard links (650 MB: linked in a second, and files of another owner that it cannot
+# change) in directories of its own (vitest's caches go there).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -71,27 +72,40 @@ trap cleanup EXIT
 
 tree="$stage/tree"
 mkdir "$tree"
-# Hard links where the checkout and /tmp share a file system, else a real copy.
+shopt -s dotglob nullglob
+for entry in *; do
+  case "$entry" in
+    .git | target | release | fuzz | .venv | .vitest-io | node_modules) continue ;;
+  esac
+  cp -a "$entry" "$tree/"
+done
+chown -R "$user:$user" "$tree"
+# node_modules: hard links where the checkout and /tmp share a file system, else copied.
 linked=0
 ln "$root/package.json" "$stage/.probe" 2>/dev/null && linked=1 && rm "$stage/.probe"
-for entry in $(ls -A); do
-  case "$entry" in
-    .git | target | release | fuzz | .venv | .vitest-io) continue ;;
-  esac
-  if [ "$linked" = 1 ]; then cp -al "$entry" "$tree/"; else cp -a "$entry" "$tree/"; fi
-done
 if [ "$linked" = 1 ]; then
-  # Only the directories are the copy's own: the hard-linked files stay the checkout's.
-  find "$tree" -type d -exec chown "$user:$user" {} +
+  cp -al node_modules "$tree/"
+  # Only the directories are the copy's own: the linked files stay the checkout's.
+  find "$tree/node_modules" -type d -exec chown "$user:$user" {} +
 else
-  chown -R "$user:$user" "$tree"
+  cp -a node_modules "$tree/"
+  chown -R "$user:$user" "$tree/node_modules"
 fi
+shopt -u dotglob nullglob
 # The caches vitest and vite write (results, the configs' bundles) start empty.
 rm -rf "$tree/node_modules/.vite" "$tree/node_modules/.vite-temp"
 mkdir -p "$home" "$stage/tmp"
 chown "$user:$user" "$home" "$stage/tmp"
 chmod 700 "$home" "$stage/tmp"
-echo "== the copy for uid $user: $tree ($([ "$linked" = 1 ] && echo 'hard links' || echo 'copied'), $((SECONDS - started)) s)"
+echo "== the copy for uid $user: $tree (node_modules $([ "$linked" = 1 ] && echo 'hard-linked' || echo 'copied'), $((SECONDS - started)) s)"
+
+# The user's PATH: root's, without the directories it cannot search (/root/.cargo/bin...),
+# where execvp would fail with EACCES instead of ENOENT.
+user_path=""
+IFS=: read -r -a dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+  [ -n "$d" ] && "${as_user[@]}" test -x "$d" && user_path="${user_path:+$user_path:}$d"
+done
 
 # --- Cgroups ----------------------------------------------------------------------------
 # The cgroup2 mount (its place differs: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a
@@ -139,11 +153,12 @@ run_suites() {
   for f in "${default[@]}"; do
     case "$f" in __test__/faults/*) faults+=("$f") ;; *) plain+=("$f") ;; esac
   done
-  local env=(env -i "PATH=$PATH" "HOME=$home" "TMPDIR=$stage/tmp" "LANG=${LANG:-C.UTF-8}"
+  local env=(env -i "PATH=$user_path" "HOME=$home" "TMPDIR=$stage/tmp" "LANG=${LANG:-C.UTF-8}"
     "CI=${CI:-}")
   [ -z "${STRESS_SCALE:-}" ] || env+=("STRESS_SCALE=$STRESS_SCALE")
   [ -z "$expect" ] || env+=("NSS_EXPECT_CONTAINMENT=$expect")
   local enter=()
+  # shellcheck disable=SC2016 # expanded by that shell
   [ -z "$cg" ] || enter=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg")
   local vitest=("$tree/node_modules/vitest/vitest.mjs" run)
   cd "$tree"
