@@ -12,9 +12,12 @@ function label(need: Need): string {
   return need.startsWith('landlock:') ? `Landlock ABI ${need.slice('landlock:'.length)}` : need;
 }
 
+const told = new Set<Need>();
+
+/** Prints the skip (the reason in full the first time a need is missing) and names the test. */
 function skipped(kind: string, need: Need, name: string): string {
-  const line = `skipped ${kind} "${name}": ${why(need)}`;
-  console.log(line);
+  console.log(`skipped ${kind} "${name}": ${told.has(need) ? `needs ${label(need)} (as above)` : why(need)}`);
+  told.add(need);
   return `${name} [skipped, needs ${label(need)}]`;
 }
 
