@@ -32,12 +32,16 @@ export type Need =
    * Jobs whose processes left their session, parent and environment (setsid -f with
    * env -i, a double fork, daemon(3)) are still ended with the job: see escapesHeld().
    */
-  | 'escapes-held';
+  | 'escapes-held'
+  /** The per-job sandbox: Landlock (Linux) or sandbox-exec (macOS). */
+  | 'sandbox';
 
 const WHY: Record<string, string> = {
   posix: 'its jobs run `bash -c` and POSIX tools; on Windows jobs run cmd.exe (covered by __test__/windows)',
   'gnu-tar': 'scripts/build-extension.mjs packs with GNU tar (sorted names, no owner, a fixed time), and this tar is not GNU tar',
   linux: "it checks Linux's /proc, cgroups or the kernel's wait channel (awaiting_input), which this OS does not have (docs/platforms.md)",
+  sandbox:
+    "its jobs run sandboxed (the extension's manifest starts the MCP server with --sandbox), and this machine has neither Landlock (Linux) nor sandbox-exec (macOS) (docs/sandbox.md)",
 };
 
 /** Every test file (relative to __test__/) with what it needs. */
@@ -62,8 +66,8 @@ export const NEEDS: Record<string, Need[]> = {
   'mcp/cli.test.ts': ['posix'],
   'mcp/data.test.ts': ['posix', 'linux'],
   'mcp/errors.test.ts': ['posix'],
-  'mcp/extension-archive.test.ts': ['posix', 'program:python3', 'gnu-tar'],
-  'mcp/gemini-extension.test.ts': ['posix', 'program:python3'],
+  'mcp/extension-archive.test.ts': ['posix', 'program:python3', 'gnu-tar', 'sandbox'],
+  'mcp/gemini-extension.test.ts': ['posix', 'program:python3', 'sandbox'],
   'mcp/install.test.ts': ['posix'],
   'mcp/mcp.test.ts': ['posix'],
   'mcp/package.test.ts': ['posix'],
@@ -173,24 +177,31 @@ function usernsAllowed(): boolean {
 
 const has: Record<string, boolean> = {};
 
+function probe(need: Need): boolean {
+  switch (need) {
+    case 'posix':
+      return process.platform !== 'win32' && onPath('bash');
+    case 'linux':
+      return process.platform === 'linux' && existsSync('/proc/self/stat');
+    case 'gnu-tar':
+      return /GNU tar/.test(spawnSync('tar', ['--version'], { encoding: 'utf8' }).stdout ?? '');
+    case 'root':
+      return process.getuid?.() === 0;
+    case 'userns':
+      return usernsAllowed();
+    case 'escapes-held':
+      return escapesHeld();
+    case 'sandbox':
+      if (process.platform === 'linux') return landlockAbi() >= 1;
+      return process.platform === 'darwin' && existsSync('/usr/bin/sandbox-exec');
+  }
+  if (need.startsWith('landlock:')) return landlockAbi() >= Number(need.slice('landlock:'.length));
+  return onPath(need.slice('program:'.length));
+}
+
 /** Whether this machine meets the need. */
 export function met(need: Need): boolean {
-  has[need] ??=
-    need === 'posix'
-      ? process.platform !== 'win32' && onPath('bash')
-      : need === 'linux'
-        ? process.platform === 'linux' && existsSync('/proc/self/stat')
-        : need === 'gnu-tar'
-          ? /GNU tar/.test(spawnSync('tar', ['--version'], { encoding: 'utf8' }).stdout ?? '')
-          : need === 'root'
-            ? process.getuid?.() === 0
-            : need === 'userns'
-              ? usernsAllowed()
-              : need === 'escapes-held'
-                ? escapesHeld()
-                : need.startsWith('landlock:')
-                  ? landlockAbi() >= Number(need.slice('landlock:'.length))
-                  : onPath(need.slice('program:'.length));
+  has[need] ??= probe(need);
   return has[need] as boolean;
 }
 

@@ -29,7 +29,7 @@ describe('test capabilities', () => {
   });
 
   it('says why for every need a single test is gated on', () => {
-    for (const need of ['root', 'userns', 'escapes-held', 'landlock:99'] as Need[]) expect(why(need).length, need).toBeGreaterThan(40);
+    for (const need of ['root', 'userns', 'escapes-held', 'sandbox', 'landlock:99'] as Need[]) expect(why(need).length, need).toBeGreaterThan(40);
     expect(why('landlock:99')).toContain('ABI 99');
     expect(why('escapes-held')).toContain(`'${containment()}'`);
   });
