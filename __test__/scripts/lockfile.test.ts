@@ -4,10 +4,10 @@
 // Checked offline on a copy: npm resolves package.json against the lockfile alone, and a
 // lockfile that lacks anything either changes or fails (the packument is not at hand).
 //
-// npm 10 (Node 20's and 22's) and npm 11 (Node 24's) must both leave it as it is. npm 11
-// writes `libc` fields that npm 10 removes, and reads a lockfile without them as
-// complete: so the lockfile is written by npm 10 (CONTRIBUTING.md). NSS_TEST_NPM names
-// another npm to check with (.ci/run: `npx -y npm@10.8.2`).
+// The lockfile is written by npm 10.8.2 (Node 20's; CONTRIBUTING.md): npm 11 writes `libc`
+// fields that npm 10 removes, and reads a lockfile without them as complete. npm 10,
+// 11.0-11.2 and 11.15 or later leave it as it is; 11.3 to 11.14 rewrite it (peer flags).
+// NSS_TEST_NPM names the npm to check with (CI and .ci/run: `npx -y npm@10.8.2`).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
