@@ -58,6 +58,7 @@ export const NEEDS: Record<string, Need[]> = {
   'persistence-registry.test.ts': ['posix'],
   'run.test.ts': ['posix'],
   'screen.test.ts': ['posix'],
+  'containment.test.ts': ['posix', 'linux'],
   'scripts/platform-pack.test.ts': ['posix'],
   'sandbox-caches.test.ts': ['posix', 'linux'],
   'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3', 'landlock:1'],
