@@ -24,7 +24,7 @@ use crate::output::{JobOutput, OutputLimits, Which};
 use crate::platform::{self, watchdog};
 use crate::request::{RunRequest, RunResult};
 use crate::results::history_entry;
-use crate::sandbox::{Enforced, JobSandbox, JobTmpDir};
+use crate::sandbox::{sanitize_env, Enforced, JobSandbox, JobTmpDir};
 use crate::spawn::{command, directory, env, Mode, SpawnSpec};
 use crate::sync::lock;
 
@@ -64,9 +64,12 @@ impl Service {
             tmpdir: tmpdir.path(),
             support: plan.support,
         });
-        let enforced = job_sandbox
-            .as_ref()
-            .map(|job| Enforced::new(job.resolved, &job.support, job.tmpdir));
+        let enforced = job_sandbox.as_ref().map(|job| {
+            let mut enforced = Enforced::new(job.resolved, &job.support, job.tmpdir);
+            // The agent's secrets stay out of a sandboxed job (`crate::sandbox::env`).
+            enforced.env_dropped = sanitize_env(&mut env, &job.resolved.env);
+            enforced
+        });
         let (program, args) = command::program_and_args(&req.command, req.args.as_deref(), req.shell);
         let started_at = SystemTime::now();
         let started = std::time::Instant::now();

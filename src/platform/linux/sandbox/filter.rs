@@ -11,9 +11,12 @@
 //!   fall back: `io_uring_*` (it opens and connects sockets inside the kernel, past
 //!   the `socket` rule below; libuv then uses its thread pool) and `clone3` (its flags
 //!   are in memory a filter cannot read; glibc then uses `clone`, whose flags it can).
-//! - `EPERM` for refusals: internet sockets (unless the network is allowed), new
-//!   namespaces, and the terminal ioctls that type into a terminal (`TIOCSTI`) or
-//!   drive the console (`TIOCLINUX`).
+//! - `EPERM` for refusals: internet sockets (unless the network is allowed), and
+//!   whatever the network mode, raw, packet, vsock, crypto and non-routing netlink
+//!   sockets (`socket_rules`); new namespaces; the terminal ioctls that type into a
+//!   terminal (`TIOCSTI`) or drive the console (`TIOCLINUX`); `bpf`; and changing the
+//!   limits, priority or scheduling of any process but the caller
+//!   (`other_processes`).
 //! - on x86_64, `ENOSYS` for every x32 system call (numbers with bit 30 set): they
 //!   share the x86_64 audit architecture, so without this `socket` by its x32 number
 //!   would pass the rules above, which match exact numbers. In `front`, written here
@@ -190,11 +193,68 @@ fn refused_rules(sockets: Sockets) -> Result<Rules, seccompiler::Error> {
             rule(vec![arg(1, Len::Dword, Op::Eq, request(libc::TIOCLINUX))?])?,
         ],
     );
-    let socket_rules = socket_rules(sockets)?;
-    if !socket_rules.is_empty() {
-        rules.insert(libc::SYS_socket, socket_rules);
-    }
+    rules.insert(libc::SYS_socket, socket_rules(sockets)?);
+    other_processes(&mut rules)?;
+    // bpf(2): loading programs into the kernel. Root's `CAP_BPF`/`CAP_SYS_ADMIN` are
+    // dropped (`caps.rs`), but a kernel with `kernel.unprivileged_bpf_disabled=0` still
+    // takes socket filters from anyone, and no build or test needs it: kernel attack
+    // surface only.
+    rules.insert(libc::SYS_bpf, Vec::new());
     Ok(rules)
+}
+
+/// `NETLINK_ROUTE` (linux/netlink.h).
+const NETLINK_ROUTE: u64 = 0;
+
+/// `IOPRIO_WHO_USER` and `PRIO_USER`: every process of the user, the agent included.
+const WHO_USER_IOPRIO: u64 = 3;
+const WHO_USER_PRIO: u64 = 2;
+
+/// Calls that change another process's limits, priority or scheduling, which need no
+/// capability for a process of the same user and which neither Landlock (its ptrace
+/// and signal scoping do not cover them) nor the capabilities stop: `prlimit` of the
+/// agent's Node process (`RLIMIT_CPU` kills it, `RLIMIT_NOFILE` stops its next job,
+/// `RLIMIT_FSIZE=0` kills it at its next write), the same on the watchdog (a job's
+/// detached processes then outlive the agent), `setpriority`/`ioprio_set`/`sched_*` on
+/// outside pids. Allowed on the caller only (pid 0, as libc's `setrlimit`, `nice`,
+/// `ionice -c3 cmd`, `taskset -c 0 cmd`, `chrt` with a command pass it); refused on
+/// any pid, even the job's own children (the filter is compiled once for every job and
+/// cannot know which pids are the job's), so `renice -p <pid>`, `prlimit --pid <pid>`
+/// and the pthread calls that pass a thread's id fail with `EPERM`. Reading a limit
+/// (`prlimit64` without a new one) stays allowed.
+fn other_processes(rules: &mut Rules) -> Result<(), seccompiler::Error> {
+    let not_self = |index: u8| -> Result<SeccompRule, seccompiler::Error> {
+        rule(vec![arg(index, Len::Dword, Op::Ne, 0)?])
+    };
+    // prlimit64(pid, resource, new_limit, old_limit): refused when it sets a limit of
+    // another process.
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![
+            arg(0, Len::Dword, Op::Ne, 0)?,
+            arg(2, Len::Qword, Op::Ne, 0)?,
+        ])?],
+    );
+    // setpriority(which, who, prio) and ioprio_set(which, who, ioprio): `who` 0 is the
+    // caller (or its process group: the job's own, as a job is its own session); a
+    // user-wide change reaches the agent whatever `who` says.
+    rules.insert(
+        libc::SYS_setpriority,
+        vec![not_self(1)?, rule(vec![arg(0, Len::Dword, Op::Eq, WHO_USER_PRIO)?])?],
+    );
+    rules.insert(
+        libc::SYS_ioprio_set,
+        vec![not_self(1)?, rule(vec![arg(0, Len::Dword, Op::Eq, WHO_USER_IOPRIO)?])?],
+    );
+    for nr in [
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setattr,
+    ] {
+        rules.insert(nr, vec![not_self(0)?]);
+    }
+    Ok(())
 }
 
 /// An ioctl request number as a filter compares it (libc's type differs between libcs).
@@ -206,15 +266,47 @@ fn request(number: libc::Ioctl) -> u64 {
 /// `socket(domain, type, protocol)`. Landlock (ABI 4 to 9) filters TCP only: UDP, raw
 /// and packet sockets, SCTP and every other family are refused here. Unix sockets stay
 /// (pipes between a job's processes, `socketpair`, local servers); abstract ones are
-/// scoped by Landlock (ABI 6).
+/// scoped by Landlock (ABI 6). Even with the network allowed, only unix, internet and
+/// routing-netlink sockets are made: raw and packet sockets (sniffing and forging
+/// traffic; they also need `CAP_NET_RAW`, dropped), `AF_VSOCK` (the hypervisor or the
+/// host of a VM), `AF_ALG` (the kernel's crypto, attack surface), netlink but
+/// `NETLINK_ROUTE` (audit, uevents, `sock_diag`'s list of every socket of the host),
+/// Bluetooth, CAN and the rest are refused. `NETLINK_ROUTE` stays there because glibc's
+/// `getaddrinfo` (with `AI_ADDRCONFIG`) and `ip addr` read interfaces through it;
+/// changing them needs `CAP_NET_ADMIN`, dropped.
 fn socket_rules(sockets: Sockets) -> Result<Vec<SeccompRule>, seccompiler::Error> {
     let (domain, kind, protocol) = (0, 1, 2);
     let unix = libc::AF_UNIX as u64;
+    let (inet, inet6) = (libc::AF_INET as u64, libc::AF_INET6 as u64);
+    // SOCK_PACKET (deprecated in libc's names, still taken by the kernel).
+    let sock_packet = 10;
     match sockets {
-        Sockets::Any => Ok(Vec::new()),
+        Sockets::Any => {
+            let netlink = libc::AF_NETLINK as u64;
+            let mut rules = vec![
+                rule(vec![
+                    arg(domain, Len::Dword, Op::Ne, unix)?,
+                    arg(domain, Len::Dword, Op::Ne, inet)?,
+                    arg(domain, Len::Dword, Op::Ne, inet6)?,
+                    arg(domain, Len::Dword, Op::Ne, netlink)?,
+                ])?,
+                rule(vec![
+                    arg(domain, Len::Dword, Op::Eq, netlink)?,
+                    arg(protocol, Len::Dword, Op::Ne, NETLINK_ROUTE)?,
+                ])?,
+            ];
+            for family in [inet, inet6] {
+                for raw in [libc::SOCK_RAW as u64, sock_packet] {
+                    rules.push(rule(vec![
+                        arg(domain, Len::Dword, Op::Eq, family)?,
+                        arg(kind, Len::Dword, Op::MaskedEq(0xf), raw)?,
+                    ])?);
+                }
+            }
+            Ok(rules)
+        }
         Sockets::UnixOnly => Ok(vec![rule(vec![arg(domain, Len::Dword, Op::Ne, unix)?])?]),
         Sockets::UnixAndTcp => {
-            let (inet, inet6) = (libc::AF_INET as u64, libc::AF_INET6 as u64);
             let mut rules = vec![rule(vec![
                 arg(domain, Len::Dword, Op::Ne, unix)?,
                 arg(domain, Len::Dword, Op::Ne, inet)?,
@@ -230,17 +322,16 @@ fn socket_rules(sockets: Sockets) -> Result<Vec<SeccompRule>, seccompiler::Error
                     arg(protocol, Len::Dword, Op::Ne, libc::IPPROTO_TCP as u64)?,
                 ])?);
                 for other in [
-                    libc::SOCK_DGRAM,
-                    libc::SOCK_RAW,
-                    libc::SOCK_RDM,
-                    libc::SOCK_SEQPACKET,
-                    libc::SOCK_DCCP,
-                    // SOCK_PACKET (deprecated in libc's names, still taken by the kernel).
-                    10,
+                    libc::SOCK_DGRAM as u64,
+                    libc::SOCK_RAW as u64,
+                    libc::SOCK_RDM as u64,
+                    libc::SOCK_SEQPACKET as u64,
+                    libc::SOCK_DCCP as u64,
+                    sock_packet,
                 ] {
                     rules.push(rule(vec![
                         arg(domain, Len::Dword, Op::Eq, family)?,
-                        arg(kind, Len::Dword, Op::MaskedEq(0xf), other as u64)?,
+                        arg(kind, Len::Dword, Op::MaskedEq(0xf), other)?,
                     ])?);
                 }
             }
@@ -410,6 +501,47 @@ mod tests {
             eperm
         );
         assert_eq!(call(on, libc::SYS_socket, [inet, dgram, 0, 0, 0, 0]), allow);
+        // Even with the network allowed: no raw, packet, vsock, crypto or non-routing
+        // netlink sockets.
+        let (netlink, raw) = (libc::AF_NETLINK as u64, libc::SOCK_RAW as u64);
+        assert_eq!(call(on, libc::SYS_socket, [netlink, raw, 0, 0, 0, 0]), allow, "NETLINK_ROUTE");
+        for refused in [
+            [netlink, raw, 4],
+            [netlink, raw, 15],
+            [inet, raw, libc::IPPROTO_ICMP as u64],
+            [libc::AF_INET6 as u64, raw | libc::SOCK_CLOEXEC as u64, 0],
+            [libc::AF_PACKET as u64, raw, 0],
+            [libc::AF_VSOCK as u64, stream, 0],
+            [libc::AF_ALG as u64, libc::SOCK_SEQPACKET as u64, 0],
+        ] {
+            for p in [off, ports, on] {
+                let [d, t, pr] = refused;
+                assert_eq!(call(p, libc::SYS_socket, [d, t, pr, 0, 0, 0]), eperm, "{refused:?}");
+            }
+        }
+        // Other processes' limits, priorities and scheduling: the caller's (pid 0) only.
+        let other = 4242u64;
+        for p in [off, ports, on] {
+            assert_eq!(call(p, libc::SYS_prlimit64, [0, 0, 0x1000, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_prlimit64, [other, 0, 0, 0x1000, 0, 0]), allow, "a read");
+            assert_eq!(call(p, libc::SYS_prlimit64, [other, 0, 0x1000, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_setpriority, [0, 0, 5, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_setpriority, [0, other, 5, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_setpriority, [2, 0, 5, 0, 0, 0]), eperm, "PRIO_USER");
+            assert_eq!(call(p, libc::SYS_ioprio_set, [1, 0, 0, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_ioprio_set, [1, other, 0, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_ioprio_set, [3, 0, 0, 0, 0, 0]), eperm, "IOPRIO_WHO_USER");
+            for nr in [
+                libc::SYS_sched_setscheduler,
+                libc::SYS_sched_setparam,
+                libc::SYS_sched_setaffinity,
+                libc::SYS_sched_setattr,
+            ] {
+                assert_eq!(call(p, nr, [0; 6]), allow);
+                assert_eq!(call(p, nr, [other, 0, 0, 0, 0, 0]), eperm);
+            }
+            assert_eq!(call(p, libc::SYS_bpf, [0; 6]), eperm);
+        }
         // Another architecture's calls kill; x32 calls are missing.
         assert_eq!(
             run(off, 0x4000_0003, libc::SYS_getpid, [0; 6]),
