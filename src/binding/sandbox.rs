@@ -61,6 +61,10 @@ pub struct SandboxInfo {
     /// The environment variables left out because they look like credentials (names
     /// only), unless `sandbox.env` allowed them.
     pub env_dropped: Vec<String>,
+    /// The project's git hooks and configuration files (relative paths) the job
+    /// changed, which the service put back: they would run unconfined at the user's
+    /// next `git commit` (docs/sandbox.md).
+    pub restored: Vec<String>,
 }
 
 pub fn spec(options: SandboxOptions) -> Result<SandboxSpec> {
@@ -127,6 +131,7 @@ impl From<Enforced> for SandboxInfo {
             seccomp: e.seccomp,
             notes: e.notes,
             env_dropped: e.env_dropped,
+            restored: e.restored,
         }
     }
 }

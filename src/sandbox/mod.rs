@@ -185,6 +185,9 @@ pub struct Enforced {
     /// The environment variables left out because they look like credentials
     /// (`env.rs`), set once the job's environment is made.
     pub env_dropped: Vec<String>,
+    /// What of the project's `.git` hooks and configuration the job changed and the
+    /// service put back (`platform::GitGuard`), relative to the project root.
+    pub restored: Vec<String>,
 }
 
 /// Writable for every sandboxed job although it is shared: glibc's `tmpfile()` (`ed`'s
@@ -271,6 +274,7 @@ impl Enforced {
             seccomp: support.seccomp,
             notes,
             env_dropped: Vec::new(),
+            restored: Vec::new(),
         }
     }
 }

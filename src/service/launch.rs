@@ -64,10 +64,19 @@ impl Service {
             tmpdir: tmpdir.path(),
             support: plan.support,
         });
+        let mut git_hold = None;
         let enforced = job_sandbox.as_ref().map(|job| {
             let mut enforced = Enforced::new(job.resolved, &job.support, job.tmpdir);
             // The agent's secrets stay out of a sandboxed job (`crate::sandbox::env`).
             enforced.env_dropped = sanitize_env(&mut env, &job.resolved.env);
+            // A job that may write the project may plant git hooks, which run unconfined
+            // at the user's next commit: recorded now, put back at its end.
+            if !job.resolved.read_only {
+                match inner.git_guard.hold() {
+                    Ok(hold) => git_hold = hold,
+                    Err(why) => enforced.notes.push(format!("git hooks and configuration not guarded: {why}")),
+                }
+            }
             enforced
         });
         let (program, args) = command::program_and_args(&req.command, req.args.as_deref(), req.shell);
@@ -126,6 +135,7 @@ impl Service {
             containment: spawned.containment,
             sandbox: enforced,
             tmpdir: tmpdir.map(Arc::new),
+            git_hold,
         };
         let (tx, rx) = mpsc::unbounded_channel();
         let on_exit = self.history_recorder();

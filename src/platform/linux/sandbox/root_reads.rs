@@ -19,7 +19,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use landlock::{Access, AccessFs, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr};
+use landlock::{AccessFs, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr};
 
 /// How deep `/etc` is walked to find what others may read; a directory deeper than
 /// that with something secret inside is left out whole (fail closed).
