@@ -40,22 +40,80 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 const MAX_FILE: u64 = 1 << 20;
 const MAX_ENTRIES: usize = 256;
 
-/// What one path was: absent, a file, a link, a directory of such.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What one path was: absent, a file, a link, a directory of such. Compared by
+/// content (`same`); the stamps only let a check skip reading what did not change.
+#[derive(Clone, Debug)]
 enum Node {
     Absent,
-    File { mode: u32, bytes: Vec<u8> },
-    Link(Vec<u8>),
-    Dir { mode: u32, entries: BTreeMap<OsString, Node> },
+    File { mode: u32, bytes: Vec<u8>, stamp: Stamp },
+    Link { target: Vec<u8>, stamp: Stamp },
+    Dir { mode: u32, entries: BTreeMap<OsString, Node>, stamp: Stamp },
     /// A socket, a device, a pipe: recorded by kind only (removed if it appears).
     Other,
 }
 
+/// What `stat` says of a file that any change to it changes: a write or a new entry
+/// moves the change time (which no caller can set back), a replacement the inode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: i64,
+    mode: u32,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    /// The fields' types differ between platforms and architectures.
+    #[allow(clippy::unnecessary_cast)]
+    fn of(st: &rustix::fs::Stat) -> Self {
+        Self {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            size: st.st_size as i64,
+            mode: st.st_mode as u32,
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+        }
+    }
+}
+
+/// Whether an unchanged stamp proves an unchanged file: the kernel takes change times
+/// from a clock that ticks every few milliseconds, so a change made in the same tick
+/// as the record can leave the time as it was. A stamp older than `SETTLED` before the
+/// record is trusted; a newer one is read again.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl Node {
+    fn stamp(&self) -> Option<Stamp> {
+        match self {
+            Node::File { stamp, .. } | Node::Link { stamp, .. } | Node::Dir { stamp, .. } => Some(*stamp),
+            Node::Absent | Node::Other => None,
+        }
+    }
+}
+
+/// The same content, mode and kind (stamps aside).
+fn same(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Absent, Node::Absent) | (Node::Other, Node::Other) => true,
+        (Node::File { mode, bytes, .. }, Node::File { mode: m, bytes: b, .. }) => mode == m && bytes == b,
+        (Node::Link { target, .. }, Node::Link { target: t, .. }) => target == t,
+        (Node::Dir { mode, entries, .. }, Node::Dir { mode: m, entries: e, .. }) => {
+            mode == m && entries.len() == e.len() && entries.iter().zip(e).all(|((n, a), (k, b))| n == k && same(a, b))
+        }
+        _ => false,
+    }
+}
+
 /// The guarded paths, relative to the project root.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 struct Snapshot {
-    /// `.git` itself was a directory (else nothing is guarded).
+    /// Empty: `.git` is not a directory, nothing is guarded.
     paths: Vec<(PathBuf, Node)>,
+    /// When it was recorded (wall clock, as file times are).
+    at: std::time::SystemTime,
 }
 
 /// One per project root with a `.git` directory: the record and how many sandboxed
@@ -96,7 +154,13 @@ impl GitGuard {
     pub fn hold(self: &Arc<Self>) -> Result<Option<Arc<GitHold>>, String> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.holders == 0 {
-            state.baseline = Some(record(&self.root).map_err(|e| e.to_string()));
+            // Between jobs the user may have changed them: that is the new record. What
+            // kept its stamp is not read again (the cost of a spawn: docs/sandbox.md).
+            let fresh = match state.baseline.take() {
+                Some(Ok(old)) if !old.paths.is_empty() => refresh(&self.root, old),
+                _ => record(&self.root),
+            };
+            state.baseline = Some(fresh.map_err(|e| e.to_string()));
         }
         match state.baseline.as_ref() {
             Some(Ok(snapshot)) if snapshot.paths.is_empty() => return Ok(None),
@@ -134,11 +198,16 @@ impl GitGuard {
                 return restored;
             }
         }
+        let settled = settled_before(baseline.at);
         for (path, node) in &baseline.paths {
             let Some((parent, name)) = split(path) else { continue };
             let Ok(dir) = open_path(root.as_fd(), &parent) else { continue };
-            let current = read_node(dir.as_fd(), name, 0).unwrap_or(Node::Other);
-            if current != *node {
+            let current = match reread(dir.as_fd(), name, node, settled, 0) {
+                Ok(None) => continue,
+                Ok(Some(current)) => current,
+                Err(_) => Node::Other,
+            };
+            if !same(&current, node) {
                 put(dir.as_fd(), name, node, &current, &path.display().to_string(), &mut restored);
             }
         }
@@ -156,8 +225,9 @@ impl GitHold {
         self.restored.lock().unwrap_or_else(|e| e.into_inner()).extend(restored);
     }
 
-    /// Once nothing of the job runs: a last check, and the hold is given up (the
-    /// record goes with the last one, so a change the user makes between jobs stays).
+    /// Once nothing of the job runs: a last check, and the hold is given up (with the
+    /// last one, the record is taken again at the next job's start, so a change the
+    /// user makes between jobs stays).
     pub fn release(&self) {
         if self.released.swap(true, std::sync::atomic::Ordering::AcqRel) {
             return;
@@ -165,9 +235,6 @@ impl GitHold {
         let mut state = self.guard.state.lock().unwrap_or_else(|e| e.into_inner());
         let restored = self.guard.restore(&state);
         state.holders = state.holders.saturating_sub(1);
-        if state.holders == 0 {
-            state.baseline = None;
-        }
         drop(state);
         self.restored.lock().unwrap_or_else(|e| e.into_inner()).extend(restored);
     }
@@ -192,9 +259,10 @@ impl Drop for GitHold {
 
 /// Records the guarded paths of `root`; none when `.git` is not a directory.
 fn record(root: &Path) -> io::Result<Snapshot> {
+    let at = std::time::SystemTime::now();
     let root = open_dir_at(rustix::fs::CWD, root, false)?;
     let Ok(git) = open_dir_at(root.as_fd(), Path::new(".git"), true) else {
-        return Ok(Snapshot { paths: Vec::new() });
+        return Ok(Snapshot { paths: Vec::new(), at });
     };
     let mut paths = Vec::new();
     let mut budget = MAX_ENTRIES;
@@ -214,7 +282,76 @@ fn record(root: &Path) -> io::Result<Snapshot> {
         }
         paths.push((Path::new(".git").join(name), node));
     }
-    Ok(Snapshot { paths })
+    Ok(Snapshot { paths, at })
+}
+
+/// The record taken again, reading only what changed since `old` (a changed
+/// `core.hooksPath` makes it whole again).
+fn refresh(root_path: &Path, old: Snapshot) -> io::Result<Snapshot> {
+    let at = std::time::SystemTime::now();
+    let settled = settled_before(old.at);
+    let root = open_dir_at(rustix::fs::CWD, root_path, false)?;
+    let mut paths = Vec::with_capacity(old.paths.len());
+    for (path, node) in old.paths {
+        let Some((parent, name)) = split(&path) else { continue };
+        let dir = open_path(root.as_fd(), &parent)?;
+        match reread(dir.as_fd(), name, &node, settled, 0)? {
+            None => paths.push((path, node)),
+            Some(_) if path == Path::new(".git/config") => return record(root_path),
+            Some(fresh) => paths.push((path, fresh)),
+        }
+    }
+    if !matches!(lstat_kind(root.as_fd(), OsStr::new(".git")), Ok(Some(Kind::Dir))) {
+        return record(root_path);
+    }
+    Ok(Snapshot { paths, at })
+}
+
+/// The time before which an unchanged stamp is trusted (`SETTLED`).
+fn settled_before(recorded: std::time::SystemTime) -> (i64, i64) {
+    let at = recorded
+        .checked_sub(SETTLED)
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .unwrap_or_default();
+    (at.as_secs() as i64, i64::from(at.subsec_nanos()))
+}
+
+/// `name` in `dir` as it is now, or `None` if it is provably what `old` recorded: the
+/// same stamp, settled (`SETTLED`), and for a directory every entry so too. Only what
+/// changed is read.
+fn reread(dir: BorrowedFd<'_>, name: &OsStr, old: &Node, settled: (i64, i64), depth: usize) -> io::Result<Option<Node>> {
+    let st = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => st,
+        Err(rustix::io::Errno::NOENT) => {
+            return Ok((!matches!(old, Node::Absent)).then_some(Node::Absent));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let stamp = Stamp::of(&st);
+    let unchanged = old.stamp() == Some(stamp) && stamp.ctime < settled;
+    match old {
+        Node::File { .. } | Node::Link { .. } if unchanged => Ok(None),
+        Node::Dir { entries, .. } if unchanged => {
+            // No entry came or went (the directory's times would have moved); each
+            // entry may still have been written in place.
+            let fd = open_dir_at(dir, Path::new(name), true)?;
+            let mut changed = None;
+            for (child, node) in entries {
+                if let Some(fresh) = reread(fd.as_fd(), child, node, settled, depth + 1)? {
+                    changed.get_or_insert_with(|| entries.clone()).insert(child.clone(), fresh);
+                }
+            }
+            Ok(changed.map(|entries| Node::Dir {
+                mode: stamp.mode & 0o7777,
+                entries,
+                stamp,
+            }))
+        }
+        _ => {
+            let fresh = read_node(dir, name, depth)?;
+            Ok((!same(&fresh, old) || old.stamp() != fresh.stamp()).then_some(fresh))
+        }
+    }
 }
 
 fn read_bounded(dir: BorrowedFd<'_>, name: &OsStr, budget: &mut usize) -> io::Result<Node> {
@@ -310,9 +447,11 @@ fn read_node(dir: BorrowedFd<'_>, name: &OsStr, depth: usize) -> io::Result<Node
         Err(e) => return Err(e.into()),
     };
     let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
-    let mode = st.st_mode & 0o7777;
+    let stamp = Stamp::of(&st);
+    let mode = stamp.mode & 0o7777;
     if kind.is_symlink() {
-        return Ok(Node::Link(rustix::fs::readlinkat(dir, name, Vec::new())?.into_bytes()));
+        let target = rustix::fs::readlinkat(dir, name, Vec::new())?.into_bytes();
+        return Ok(Node::Link { target, stamp });
     }
     if kind.is_file() {
         if st.st_size as u64 > MAX_FILE {
@@ -321,7 +460,7 @@ fn read_node(dir: BorrowedFd<'_>, name: &OsStr, depth: usize) -> io::Result<Node
         let fd = rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())?;
         let mut bytes = Vec::new();
         io::Read::read_to_end(&mut std::fs::File::from(fd).take_limited(), &mut bytes)?;
-        return Ok(Node::File { mode, bytes });
+        return Ok(Node::File { mode, bytes, stamp });
     }
     if kind.is_dir() && depth < 3 {
         let fd = open_dir_at(dir, Path::new(name), true)?;
@@ -337,7 +476,7 @@ fn read_node(dir: BorrowedFd<'_>, name: &OsStr, depth: usize) -> io::Result<Node
             }
             entries.insert(child.to_os_string(), read_node(fd.as_fd(), child, depth + 1)?);
         }
-        return Ok(Node::Dir { mode, entries });
+        return Ok(Node::Dir { mode, entries, stamp });
     }
     Ok(Node::Other)
 }
@@ -356,10 +495,10 @@ impl TakeLimited for std::fs::File {
 /// Makes `name` in `dir` what `want` says, `current` being what it is now.
 fn put(dir: BorrowedFd<'_>, name: &OsStr, want: &Node, current: &Node, shown: &str, restored: &mut Vec<String>) {
     match (want, current) {
-        (Node::Dir { mode, entries }, Node::Dir { entries: now, .. }) => {
+        (Node::Dir { mode, entries, .. }, Node::Dir { entries: now, .. }) => {
             let Ok(fd) = open_dir_at(dir, Path::new(name), true) else { return };
             if let Ok(st) = rustix::fs::fstat(&fd) {
-                if st.st_mode & 0o7777 != *mode {
+                if Stamp::of(&st).mode & 0o7777 != *mode {
                     let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(*mode));
                     restored.push(format!("{shown} (mode)"));
                 }
@@ -368,7 +507,7 @@ fn put(dir: BorrowedFd<'_>, name: &OsStr, want: &Node, current: &Node, shown: &s
             for child in names {
                 let want = entries.get(child).unwrap_or(&Node::Absent);
                 let current = now.get(child).unwrap_or(&Node::Absent);
-                if want != current {
+                if !same(want, current) {
                     let shown = format!("{shown}/{}", child.to_string_lossy());
                     put(fd.as_fd(), child, want, current, &shown, restored);
                 }
@@ -384,13 +523,13 @@ fn put(dir: BorrowedFd<'_>, name: &OsStr, want: &Node, current: &Node, shown: &s
     restored.push(shown.to_string());
     match want {
         Node::Absent | Node::Other => {}
-        Node::Link(target) => {
+        Node::Link { target, .. } => {
             let _ = rustix::fs::symlinkat(OsStr::from_bytes(target), dir, name);
         }
-        Node::File { mode, bytes } => {
+        Node::File { mode, bytes, .. } => {
             let _ = write_file(dir, name, *mode, bytes);
         }
-        Node::Dir { mode, entries } => {
+        Node::Dir { mode, entries, .. } => {
             if rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(*mode)).is_ok() {
                 if let Ok(fd) = open_dir_at(dir, Path::new(name), true) {
                     let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(*mode));
