@@ -46,11 +46,11 @@ mod windows;
 use windows as os;
 
 pub use buffer::{Read, ReadBuffer};
+#[cfg(windows)]
+pub use no_git_guard::{GitGuard, GitHold};
 /// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard.rs).
 #[cfg(unix)]
 pub use unix::git_guard::{GitGuard, GitHold};
-#[cfg(windows)]
-pub use no_git_guard::{GitGuard, GitHold};
 
 /// Windows runs no sandboxed job (`SANDBOX_UNAVAILABLE`): nothing to guard.
 #[cfg(windows)]

@@ -20,23 +20,21 @@
 use std::ffi::{OsStr, OsString};
 use std::sync::OnceLock;
 
-use regex::bytes::RegexSet;
+use regex::bytes::Regex;
 
-/// Parts of a name that mark a credential.
-const SECRET_NAME_PARTS: &[&str] = &[
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "PASSPHRASE",
-    "KEY",
-    "AUTH",
-    "CREDENTIAL",
-    "CREDS",
-    "PRIVATE",
-    "COOKIE",
-    "WEBHOOK",
-];
+/// Parts of a name that mark a credential, in any case; AUTH but in AUTHOR
+/// (`GIT_AUTHOR_NAME` is no secret, and `git commit` in a job needs it). One
+/// expression: a spawn runs it over every name.
+fn secret_name_parts() -> &'static Regex {
+    static PARTS: OnceLock<Regex> = OnceLock::new();
+    PARTS.get_or_init(|| {
+        Regex::new(concat!(
+            "(?i-u)TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|CREDENTIAL|CREDS|PRIVATE|COOKIE|WEBHOOK",
+            "|AUTH([^O]|O[^R]|O?$)",
+        ))
+        .expect("the pattern is fixed and valid")
+    })
+}
 
 /// Whole names that hold a credential without saying so: connection strings carry the
 /// password, a DSN its key.
@@ -50,50 +48,59 @@ const SECRET_NAMES: &[&str] = &[
     "SENTRY_DSN",
 ];
 
-/// Values that are secrets whatever their name (matched on the raw bytes).
-fn secret_values() -> &'static RegexSet {
-    static SET: OnceLock<RegexSet> = OnceLock::new();
+/// Values that are secrets whatever their name (matched on the raw bytes). One
+/// expression whose every branch holds a literal, so the search skips ahead to those
+/// (a spawn runs it over the whole environment: a few microseconds).
+fn secret_values() -> &'static Regex {
+    static SET: OnceLock<Regex> = OnceLock::new();
     SET.get_or_init(|| {
-        RegexSet::new([
+        Regex::new(concat!(
+            "(?-u)",
             // A private key in PEM form.
             r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
             // A password in a URL (`https://user:pass@host`, a proxy's, a database's).
-            r"(?i)\b[a-z][a-z0-9+.-]*://[^:/@\s]+:[^@\s]+@",
+            r"|://[^:/@\s]+:[^@\s]+@",
             // GitHub's tokens, Google API keys, AWS access key ids, Slack tokens, Stripe
             // keys, Anthropic and OpenAI keys, npm tokens, GitLab tokens.
-            r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})",
-            r"\bAIza[0-9A-Za-z_-]{30,}",
-            r"\b(AKIA|ASIA)[0-9A-Z]{16}\b",
-            r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
-            r"\b[rs]k_(live|test)_[0-9A-Za-z]{20,}",
-            r"\bsk-(ant-|proj-)?[A-Za-z0-9_-]{20,}",
-            r"\bnpm_[A-Za-z0-9]{30,}",
-            r"\bglpat-[A-Za-z0-9_-]{20,}",
+            r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}",
+            r"|AIza[0-9A-Za-z_-]{30,}",
+            r"|(AKIA|ASIA)[0-9A-Z]{16}",
+            r"|xox[abposr]-[A-Za-z0-9-]{10,}",
+            r"|[rs]k_(live|test)_[0-9A-Za-z]{20,}",
+            r"|sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}",
+            r"|npm_[A-Za-z0-9]{30,}",
+            r"|glpat-[A-Za-z0-9_-]{20,}",
             // A JSON Web Token (three base64url parts, the first a JSON object).
-            r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-        ])
-        .expect("the patterns are fixed and valid")
+            r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        ))
+        .expect("the pattern is fixed and valid")
     })
 }
 
 /// Whether the variable `name=value` looks like a credential.
 pub fn looks_secret(name: &OsStr, value: &OsStr) -> bool {
-    let upper = name.to_string_lossy().to_ascii_uppercase();
     if secret_values().is_match(value.as_encoded_bytes()) {
         return true;
     }
+    let name = name.as_encoded_bytes();
     // Git's configuration passed through the environment (`GIT_CONFIG_KEY_0`, what
     // the Gemini CLI compatibility layer sets) is configuration, not a key: its values
     // are checked above.
-    if upper.starts_with("GIT_CONFIG_") {
+    if starts_with_ci(name, b"GIT_CONFIG_") {
         return false;
     }
-    if SECRET_NAMES.contains(&upper.as_str()) || upper.ends_with("_DSN") {
+    if SECRET_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes())) || ends_with_ci(name, b"_DSN") {
         return true;
     }
-    // `GIT_AUTHOR_NAME` has AUTH in it and is no secret.
-    let without_author = upper.replace("AUTHOR", "");
-    SECRET_NAME_PARTS.iter().any(|part| without_author.contains(part))
+    secret_name_parts().is_match(name)
+}
+
+fn starts_with_ci(hay: &[u8], prefix: &[u8]) -> bool {
+    hay.len() >= prefix.len() && hay[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+fn ends_with_ci(hay: &[u8], suffix: &[u8]) -> bool {
+    hay.len() >= suffix.len() && hay[hay.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
 }
 
 /// Drops from `env` every variable that looks like a credential and is not in
@@ -116,7 +123,9 @@ mod tests {
     use super::*;
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
-        list.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))).collect()
+        list.iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+            .collect()
     }
 
     #[test]
@@ -171,7 +180,10 @@ mod tests {
 
     #[test]
     fn a_proxy_without_a_password_stays() {
-        assert!(!looks_secret(OsStr::new("HTTPS_PROXY"), OsStr::new("http://proxy:3128")));
+        assert!(!looks_secret(
+            OsStr::new("HTTPS_PROXY"),
+            OsStr::new("http://proxy:3128")
+        ));
         assert!(looks_secret(
             OsStr::new("X"),
             OsStr::new("-----BEGIN OPENSSH PRIVATE KEY-----\nabc")

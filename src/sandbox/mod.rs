@@ -80,7 +80,11 @@ pub fn resolve(spec: &SandboxSpec, root: &Path) -> Result<Resolved> {
             return Err(ServiceError::invalid("sandbox tcpPorts must be 1 to 65535"));
         }
     }
-    if let Some(bad) = spec.env.iter().find(|n| n.is_empty() || n.contains('=') || n.contains('\0')) {
+    if let Some(bad) = spec
+        .env
+        .iter()
+        .find(|n| n.is_empty() || n.contains('=') || n.contains('\0'))
+    {
         return Err(ServiceError::invalid(format!(
             "sandbox env names variables to pass: {bad:?} is not a variable name"
         )));

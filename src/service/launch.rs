@@ -74,7 +74,9 @@ impl Service {
             if !job.resolved.read_only {
                 match inner.git_guard.hold() {
                     Ok(hold) => git_hold = hold,
-                    Err(why) => enforced.notes.push(format!("git hooks and configuration not guarded: {why}")),
+                    Err(why) => enforced
+                        .notes
+                        .push(format!("git hooks and configuration not guarded: {why}")),
                 }
             }
             enforced

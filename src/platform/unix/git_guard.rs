@@ -45,9 +45,20 @@ const MAX_ENTRIES: usize = 256;
 #[derive(Clone, Debug)]
 enum Node {
     Absent,
-    File { mode: u32, bytes: Vec<u8>, stamp: Stamp },
-    Link { target: Vec<u8>, stamp: Stamp },
-    Dir { mode: u32, entries: BTreeMap<OsString, Node>, stamp: Stamp },
+    File {
+        mode: u32,
+        bytes: Vec<u8>,
+        stamp: Stamp,
+    },
+    Link {
+        target: Vec<u8>,
+        stamp: Stamp,
+    },
+    Dir {
+        mode: u32,
+        entries: BTreeMap<OsString, Node>,
+        stamp: Stamp,
+    },
     /// A socket, a device, a pipe: recorded by kind only (removed if it appears).
     Other,
 }
@@ -100,7 +111,12 @@ fn same(a: &Node, b: &Node) -> bool {
         (Node::Absent, Node::Absent) | (Node::Other, Node::Other) => true,
         (Node::File { mode, bytes, .. }, Node::File { mode: m, bytes: b, .. }) => mode == m && bytes == b,
         (Node::Link { target, .. }, Node::Link { target: t, .. }) => target == t,
-        (Node::Dir { mode, entries, .. }, Node::Dir { mode: m, entries: e, .. }) => {
+        (
+            Node::Dir { mode, entries, .. },
+            Node::Dir {
+                mode: m, entries: e, ..
+            },
+        ) => {
             mode == m && entries.len() == e.len() && entries.iter().zip(e).all(|((n, a), (k, b))| n == k && same(a, b))
         }
         _ => false,
@@ -177,7 +193,9 @@ impl GitGuard {
 
     /// Puts back what differs from the record; returns what was put back.
     fn restore(&self, state: &State) -> Vec<String> {
-        let Some(Ok(baseline)) = &state.baseline else { return Vec::new() };
+        let Some(Ok(baseline)) = &state.baseline else {
+            return Vec::new();
+        };
         let mut restored = Vec::new();
         let Ok(root) = open_dir_at(rustix::fs::CWD, &self.root, false) else {
             return restored;
@@ -201,14 +219,24 @@ impl GitGuard {
         let settled = settled_before(baseline.at);
         for (path, node) in &baseline.paths {
             let Some((parent, name)) = split(path) else { continue };
-            let Ok(dir) = open_path(root.as_fd(), &parent) else { continue };
-            let current = match reread(dir.as_fd(), name, node, settled, 0) {
+            let Ok(dir) = open_path(root.as_fd(), &parent) else {
+                continue;
+            };
+            let samples = path == Path::new(".git/hooks");
+            let current = match reread(dir.as_fd(), name, node, settled, samples, 0) {
                 Ok(None) => continue,
                 Ok(Some(current)) => current,
                 Err(_) => Node::Other,
             };
             if !same(&current, node) {
-                put(dir.as_fd(), name, node, &current, &path.display().to_string(), &mut restored);
+                put(
+                    dir.as_fd(),
+                    name,
+                    node,
+                    &current,
+                    &path.display().to_string(),
+                    &mut restored,
+                );
             }
         }
         restored
@@ -295,7 +323,7 @@ fn refresh(root_path: &Path, old: Snapshot) -> io::Result<Snapshot> {
     for (path, node) in old.paths {
         let Some((parent, name)) = split(&path) else { continue };
         let dir = open_path(root.as_fd(), &parent)?;
-        match reread(dir.as_fd(), name, &node, settled, 0)? {
+        match reread(dir.as_fd(), name, &node, settled, path == Path::new(".git/hooks"), 0)? {
             None => paths.push((path, node)),
             Some(_) if path == Path::new(".git/config") => return record(root_path),
             Some(fresh) => paths.push((path, fresh)),
@@ -319,7 +347,19 @@ fn settled_before(recorded: std::time::SystemTime) -> (i64, i64) {
 /// `name` in `dir` as it is now, or `None` if it is provably what `old` recorded: the
 /// same stamp, settled (`SETTLED`), and for a directory every entry so too. Only what
 /// changed is read.
-fn reread(dir: BorrowedFd<'_>, name: &OsStr, old: &Node, settled: (i64, i64), depth: usize) -> io::Result<Option<Node>> {
+///
+/// `samples`: `name` is `.git/hooks`, whose `*.sample` files git never runs (it runs a
+/// hook by its exact name): one written in place is not looked at (a rename to a
+/// hook's name moves the directory's times). A fresh repository's hooks directory holds
+/// nothing else, so its check is two `stat`s.
+fn reread(
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    old: &Node,
+    settled: (i64, i64),
+    samples: bool,
+    depth: usize,
+) -> io::Result<Option<Node>> {
     let st = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => st,
         Err(rustix::io::Errno::NOENT) => {
@@ -337,8 +377,13 @@ fn reread(dir: BorrowedFd<'_>, name: &OsStr, old: &Node, settled: (i64, i64), de
             let fd = open_dir_at(dir, Path::new(name), true)?;
             let mut changed = None;
             for (child, node) in entries {
-                if let Some(fresh) = reread(fd.as_fd(), child, node, settled, depth + 1)? {
-                    changed.get_or_insert_with(|| entries.clone()).insert(child.clone(), fresh);
+                if samples && child.as_bytes().ends_with(b".sample") {
+                    continue;
+                }
+                if let Some(fresh) = reread(fd.as_fd(), child, node, settled, false, depth + 1)? {
+                    changed
+                        .get_or_insert_with(|| entries.clone())
+                        .insert(child.clone(), fresh);
                 }
             }
             Ok(changed.map(|entries| Node::Dir {
@@ -383,13 +428,19 @@ fn hooks_path(config: &[u8]) -> Option<PathBuf> {
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('[') {
-            in_core = line.trim_start_matches('[').trim_end_matches(']').trim().eq_ignore_ascii_case("core");
+            in_core = line
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .trim()
+                .eq_ignore_ascii_case("core");
             continue;
         }
         if !in_core {
             continue;
         }
-        let Some((key, value)) = line.split_once('=') else { continue };
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
         if key.trim().eq_ignore_ascii_case("hookspath") {
             found = Some(value.trim().trim_matches('"').to_string());
         }
@@ -427,7 +478,12 @@ fn open_dir_at(dir: BorrowedFd<'_>, path: &Path, nofollow: bool) -> io::Result<O
 
 /// Opens `path` (relative) beneath `root` one component at a time, following no link.
 fn open_path(root: BorrowedFd<'_>, path: &Path) -> io::Result<OwnedFd> {
-    let mut dir = rustix::fs::openat(root, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+    let mut dir = rustix::fs::openat(
+        root,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
     for part in path.components() {
         if let std::path::Component::Normal(name) = part {
             dir = open_dir_at(dir.as_fd(), Path::new(name), true)?;
@@ -457,7 +513,12 @@ fn read_node(dir: BorrowedFd<'_>, name: &OsStr, depth: usize) -> io::Result<Node
         if st.st_size as u64 > MAX_FILE {
             return Err(io::Error::other("a file too big to record"));
         }
-        let fd = rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())?;
+        let fd = rustix::fs::openat(
+            dir,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
         let mut bytes = Vec::new();
         io::Read::read_to_end(&mut std::fs::File::from(fd).take_limited(), &mut bytes)?;
         return Ok(Node::File { mode, bytes, stamp });
@@ -496,7 +557,9 @@ impl TakeLimited for std::fs::File {
 fn put(dir: BorrowedFd<'_>, name: &OsStr, want: &Node, current: &Node, shown: &str, restored: &mut Vec<String>) {
     match (want, current) {
         (Node::Dir { mode, entries, .. }, Node::Dir { entries: now, .. }) => {
-            let Ok(fd) = open_dir_at(dir, Path::new(name), true) else { return };
+            let Ok(fd) = open_dir_at(dir, Path::new(name), true) else {
+                return;
+            };
             if let Ok(st) = rustix::fs::fstat(&fd) {
                 if Stamp::of(&st).mode & 0o7777 != *mode {
                     let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(*mode));
@@ -619,8 +682,14 @@ mod tests {
         );
         assert!(!git.join("hooks/pre-commit").exists());
         assert!(!root.join(".husky/pre-commit").exists());
-        assert_eq!(std::fs::read_to_string(git.join("config")).unwrap(), "[core]\n\thooksPath = .husky\n");
-        assert_eq!(std::fs::read_to_string(git.join("hooks/pre-push.sample")).unwrap(), "#!/bin/sh\n");
+        assert_eq!(
+            std::fs::read_to_string(git.join("config")).unwrap(),
+            "[core]\n\thooksPath = .husky\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(git.join("hooks/pre-push.sample")).unwrap(),
+            "#!/bin/sh\n"
+        );
         drop(hold);
         // With no job holding it, the user's own change stays.
         std::fs::write(git.join("hooks/pre-commit"), "mine").expect("user");

@@ -223,9 +223,8 @@ const WHO_USER_PRIO: u64 = 2;
 /// and the pthread calls that pass a thread's id fail with `EPERM`. Reading a limit
 /// (`prlimit64` without a new one) stays allowed.
 fn other_processes(rules: &mut Rules) -> Result<(), seccompiler::Error> {
-    let not_self = |index: u8| -> Result<SeccompRule, seccompiler::Error> {
-        rule(vec![arg(index, Len::Dword, Op::Ne, 0)?])
-    };
+    let not_self =
+        |index: u8| -> Result<SeccompRule, seccompiler::Error> { rule(vec![arg(index, Len::Dword, Op::Ne, 0)?]) };
     // prlimit64(pid, resource, new_limit, old_limit): refused when it sets a limit of
     // another process.
     rules.insert(
@@ -504,7 +503,11 @@ mod tests {
         // Even with the network allowed: no raw, packet, vsock, crypto or non-routing
         // netlink sockets.
         let (netlink, raw) = (libc::AF_NETLINK as u64, libc::SOCK_RAW as u64);
-        assert_eq!(call(on, libc::SYS_socket, [netlink, raw, 0, 0, 0, 0]), allow, "NETLINK_ROUTE");
+        assert_eq!(
+            call(on, libc::SYS_socket, [netlink, raw, 0, 0, 0, 0]),
+            allow,
+            "NETLINK_ROUTE"
+        );
         for refused in [
             [netlink, raw, 4],
             [netlink, raw, 15],
@@ -523,14 +526,22 @@ mod tests {
         let other = 4242u64;
         for p in [off, ports, on] {
             assert_eq!(call(p, libc::SYS_prlimit64, [0, 0, 0x1000, 0, 0, 0]), allow);
-            assert_eq!(call(p, libc::SYS_prlimit64, [other, 0, 0, 0x1000, 0, 0]), allow, "a read");
+            assert_eq!(
+                call(p, libc::SYS_prlimit64, [other, 0, 0, 0x1000, 0, 0]),
+                allow,
+                "a read"
+            );
             assert_eq!(call(p, libc::SYS_prlimit64, [other, 0, 0x1000, 0, 0, 0]), eperm);
             assert_eq!(call(p, libc::SYS_setpriority, [0, 0, 5, 0, 0, 0]), allow);
             assert_eq!(call(p, libc::SYS_setpriority, [0, other, 5, 0, 0, 0]), eperm);
             assert_eq!(call(p, libc::SYS_setpriority, [2, 0, 5, 0, 0, 0]), eperm, "PRIO_USER");
             assert_eq!(call(p, libc::SYS_ioprio_set, [1, 0, 0, 0, 0, 0]), allow);
             assert_eq!(call(p, libc::SYS_ioprio_set, [1, other, 0, 0, 0, 0]), eperm);
-            assert_eq!(call(p, libc::SYS_ioprio_set, [3, 0, 0, 0, 0, 0]), eperm, "IOPRIO_WHO_USER");
+            assert_eq!(
+                call(p, libc::SYS_ioprio_set, [3, 0, 0, 0, 0, 0]),
+                eperm,
+                "IOPRIO_WHO_USER"
+            );
             for nr in [
                 libc::SYS_sched_setscheduler,
                 libc::SYS_sched_setparam,

@@ -100,11 +100,15 @@ fn all_public(dir: &Path, depth: usize) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
     entries.into_iter().all(|entry| {
         let Ok(entry) = entry else { return false };
         let path = entry.path();
-        let Ok(meta) = std::fs::metadata(&path) else { return true };
+        let Ok(meta) = std::fs::metadata(&path) else {
+            return true;
+        };
         let mode = meta.permissions().mode();
         if meta.is_dir() {
             mode & OTHERS_READ != 0 && mode & OTHERS_SEARCH != 0 && all_public(&path, depth + 1)

@@ -80,7 +80,11 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
             rules.path(path, fs_read)?;
         }
     }
-    let root_access = if job.resolved.read_only { fs_read } else { no_devices(abi) };
+    let root_access = if job.resolved.read_only {
+        fs_read
+    } else {
+        no_devices(abi)
+    };
     rules.path(&job.resolved.root, root_access)?;
     for path in &job.resolved.write {
         rules.path(path, no_device_nodes(abi))?;
