@@ -192,6 +192,17 @@ print('fanotify=' + ('ok' if r >= 0 else errno.errorcode[ctypes.get_errno()]))`;
   });
 });
 
+describe.skipIf(!linux)('metadata', () => {
+  it('a set-user-ID or set-group-ID bit is not set, other mode changes are', async () => {
+    const cmd = (tag: string) => `cp /bin/true ./setid-${tag} && chmod 755 ./setid-${tag} && chmod u+s,g+s ./setid-${tag}`;
+    const mode = (tag: string) => statSync(join(s.root, `setid-${tag}`)).mode & 0o7777;
+    await run(cmd('plain'), false);
+    expect(mode('plain')).toBe(0o6755);
+    const boxed = await run(cmd('boxed'), true);
+    expect(mode('boxed'), boxed.output).toBe(0o755);
+  });
+});
+
 describe.skipIf(!linux)('other processes: the agent and the watchdog cannot be reached', () => {
   const node = process.pid;
   const cpuLimit = () => /^Max cpu time\s+(\S+)/m.exec(readFileSync(`/proc/${node}/limits`, 'utf8'))?.[1];

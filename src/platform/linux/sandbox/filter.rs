@@ -14,9 +14,9 @@
 //! - `EPERM` for refusals: internet sockets (unless the network is allowed), and
 //!   whatever the network mode, raw, packet, vsock, crypto and non-routing netlink
 //!   sockets (`socket_rules`); new namespaces; the terminal ioctls that type into a
-//!   terminal (`TIOCSTI`) or drive the console (`TIOCLINUX`); `bpf`; and changing the
+//!   terminal (`TIOCSTI`) or drive the console (`TIOCLINUX`); `bpf`; changing the
 //!   limits, priority or scheduling of any process but the caller
-//!   (`other_processes`).
+//!   (`other_processes`); setting a set-user-ID or set-group-ID bit (`set_id_bits`).
 //! - on x86_64, `ENOSYS` for every x32 system call (numbers with bit 30 set): they
 //!   share the x86_64 audit architecture, so without this `socket` by its x32 number
 //!   would pass the rules above, which match exact numbers. In `front`, written here
@@ -200,7 +200,37 @@ fn refused_rules(sockets: Sockets) -> Result<Rules, seccompiler::Error> {
     // takes socket filters from anyone, and no build or test needs it: kernel attack
     // surface only.
     rules.insert(libc::SYS_bpf, Vec::new());
+    set_id_bits(&mut rules)?;
     Ok(rules)
+}
+
+/// `fchmodat2` (Linux 6.6; the same number on every architecture).
+const SYS_FCHMODAT2: i64 = 452;
+
+/// Setting the set-user-ID or set-group-ID bit: a root job (which owns the system's
+/// programs even without capabilities, `caps.rs`) would make `/usr/bin/python3`
+/// set-user-ID root for every local user; an ordinary user's job would leave a program
+/// that runs as that user for anyone who can reach it. Landlock has no right for
+/// modes, so the bits are refused in the calls that change a mode (the mode argument:
+/// `chmod(path, mode)`, `fchmod(fd, mode)`, `fchmodat(dir, path, mode)`,
+/// `fchmodat2(dir, path, mode, flags)`): `chmod u+s`, `install -m 4755`, `cp -p` of a
+/// set-ID program. A new file created with the bits (`open` with `O_CREAT` and such a
+/// mode) is not refused: `open` is on every program's hot path, where a rule on its
+/// arguments would run the filter on every call (docs/sandbox.md).
+fn set_id_bits(rules: &mut Rules) -> Result<(), seccompiler::Error> {
+    let set_id = u64::from(libc::S_ISUID | libc::S_ISGID);
+    let with_bits = |mode_arg: u8| -> Result<Vec<SeccompRule>, seccompiler::Error> {
+        [u64::from(libc::S_ISUID), u64::from(libc::S_ISGID), set_id]
+            .into_iter()
+            .map(|bits| rule(vec![arg(mode_arg, Len::Dword, Op::MaskedEq(set_id), bits)?]))
+            .collect()
+    };
+    #[cfg(target_arch = "x86_64")]
+    rules.insert(libc::SYS_chmod, with_bits(1)?);
+    rules.insert(libc::SYS_fchmod, with_bits(1)?);
+    rules.insert(libc::SYS_fchmodat, with_bits(2)?);
+    rules.insert(SYS_FCHMODAT2, with_bits(2)?);
+    Ok(())
 }
 
 /// `NETLINK_ROUTE` (linux/netlink.h).
@@ -552,6 +582,13 @@ mod tests {
                 assert_eq!(call(p, nr, [other, 0, 0, 0, 0, 0]), eperm);
             }
             assert_eq!(call(p, libc::SYS_bpf, [0; 6]), eperm);
+            // Modes, but not the set-ID bits.
+            assert_eq!(call(p, libc::SYS_fchmodat, [0, 0, 0o755, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_fchmodat, [0, 0, 0o4755, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_fchmod, [3, 0o2755, 0, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_fchmod, [3, 0o6755, 0, 0, 0, 0]), eperm);
+            assert_eq!(call(p, SYS_FCHMODAT2, [0, 0, 0o1777, 0, 0, 0]), allow, "sticky");
+            assert_eq!(call(p, SYS_FCHMODAT2, [0, 0, 0o4700, 0, 0, 0]), eperm);
         }
         // Another architecture's calls kill; x32 calls are missing.
         assert_eq!(
