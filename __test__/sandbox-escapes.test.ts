@@ -28,6 +28,7 @@ import { arch, getPriority, hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { sandboxFromFlags } from '../tools/sandbox-flags';
 import { type Scratch, scratch, ShellExecutionService } from './helpers';
 
 const linux = process.platform === 'linux';
@@ -310,6 +311,8 @@ describe.skipIf(!linux)("the agent's secrets", () => {
     expect(allowed.output.trim()).toBe('svc=secret-from-the-service call= path=set author=A');
     expect(allowed.sandbox!.envDropped).not.toContain('NSS_TEST_API_KEY');
     expect(s.service.getResult(boxed.handle).sandbox!.envDropped).toEqual(boxed.sandbox!.envDropped);
+    // The MCP server's flag for it.
+    expect(sandboxFromFlags(new Map([['sandbox-env', ['NPM_TOKEN', 'MY_KEY']]]))).toEqual({ env: ['NPM_TOKEN', 'MY_KEY'] });
   });
 });
 
