@@ -217,9 +217,10 @@ impl GitGuard {
             }
         }
         let settled = settled_before(baseline.at);
+        let mut parents = Parents::default();
         for (path, node) in &baseline.paths {
             let Some((parent, name)) = split(path) else { continue };
-            let Ok(dir) = open_path(root.as_fd(), &parent) else {
+            let Ok(dir) = parents.open(root.as_fd(), &parent) else {
                 continue;
             };
             let samples = path == Path::new(".git/hooks");
@@ -320,10 +321,11 @@ fn refresh(root_path: &Path, old: Snapshot) -> io::Result<Snapshot> {
     let settled = settled_before(old.at);
     let root = open_dir_at(rustix::fs::CWD, root_path, false)?;
     let mut paths = Vec::with_capacity(old.paths.len());
+    let mut parents = Parents::default();
     for (path, node) in old.paths {
         let Some((parent, name)) = split(&path) else { continue };
-        let dir = open_path(root.as_fd(), &parent)?;
-        match reread(dir.as_fd(), name, &node, settled, path == Path::new(".git/hooks"), 0)? {
+        let dir = parents.open(root.as_fd(), &parent)?;
+        match reread(dir, name, &node, settled, path == Path::new(".git/hooks"), 0)? {
             None => paths.push((path, node)),
             Some(_) if path == Path::new(".git/config") => return record(root_path),
             Some(fresh) => paths.push((path, fresh)),
@@ -373,13 +375,17 @@ fn reread(
         Node::File { .. } | Node::Link { .. } if unchanged => Ok(None),
         Node::Dir { entries, .. } if unchanged => {
             // No entry came or went (the directory's times would have moved); each
-            // entry may still have been written in place.
-            let fd = open_dir_at(dir, Path::new(name), true)?;
+            // entry may still have been written in place. Opened only if one is looked at.
+            let mut fd = None;
             let mut changed = None;
             for (child, node) in entries {
                 if samples && child.as_bytes().ends_with(b".sample") {
                     continue;
                 }
+                let fd = match &mut fd {
+                    Some(fd) => fd,
+                    None => fd.insert(open_dir_at(dir, Path::new(name), true)?),
+                };
                 if let Some(fresh) = reread(fd.as_fd(), child, node, settled, false, depth + 1)? {
                     changed
                         .get_or_insert_with(|| entries.clone())
@@ -474,6 +480,24 @@ fn open_dir_at(dir: BorrowedFd<'_>, path: &Path, nofollow: bool) -> io::Result<O
         flags |= OFlags::NOFOLLOW;
     }
     Ok(rustix::fs::openat(dir, path, flags, Mode::empty())?)
+}
+
+/// The directory last opened for a guarded path, kept for the next (most share `.git`).
+#[derive(Default)]
+struct Parents {
+    last: Option<(PathBuf, OwnedFd)>,
+}
+
+impl Parents {
+    fn open(&mut self, root: BorrowedFd<'_>, parent: &Path) -> io::Result<BorrowedFd<'_>> {
+        if self.last.as_ref().is_none_or(|(p, _)| p != parent) {
+            self.last = Some((parent.to_path_buf(), open_path(root, parent)?));
+        }
+        match &self.last {
+            Some((_, fd)) => Ok(fd.as_fd()),
+            None => Err(io::Error::other("no directory")),
+        }
+    }
 }
 
 /// Opens `path` (relative) beneath `root` one component at a time, following no link.
