@@ -18,6 +18,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -29,7 +30,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { sandboxFromFlags } from '../tools/sandbox-flags';
-import { type Scratch, scratch, ShellExecutionService } from './helpers';
+import { eventually, type Scratch, scratch, ShellExecutionService } from './helpers';
 
 const linux = process.platform === 'linux';
 const root = linux && process.getuid?.() === 0;
@@ -206,24 +207,45 @@ describe.skipIf(!linux)('metadata', () => {
 
 describe.skipIf(!linux)('other processes: the agent and the watchdog cannot be reached', () => {
   const node = process.pid;
-  const cpuLimit = () => /^Max cpu time\s+(\S+)/m.exec(readFileSync(`/proc/${node}/limits`, 'utf8'))?.[1];
+  const cpuLimit = (pid: number) => /^Max cpu time\s+(\S+)/m.exec(readFileSync(`/proc/${pid}/limits`, 'utf8'))?.[1];
 
-  it("prlimit on the agent's Node process leaves its limit as it was", async () => {
-    expect(cpuLimit()).toBe('unlimited');
-    // The control sets only the soft limit (high, harmless) and raises it back after.
-    try {
-      await run(`prlimit --pid ${node} --cpu=99999:`, false);
-      expect(cpuLimit()).toBe('99999');
-    } finally {
-      spawnSync('prlimit', ['--pid', String(node), '--cpu=unlimited:']);
+  /** This process's watchdog (its child, `native-shell-watchdog` in its command line). */
+  function watchdog(): number | undefined {
+    for (const entry of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+      try {
+        const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+        const parent = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]);
+        if (parent === node && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('native-shell-watchdog')) {
+          return Number(entry);
+        }
+      } catch {
+        // Gone in between.
+      }
     }
-    expect(cpuLimit()).toBe('unlimited');
-    // What the attack would do: RLIMIT_CPU of 1 s kills an agent that has used more.
-    const boxed = await run(`prlimit --pid ${node} --cpu=1:`, true);
-    try {
-      expect(cpuLimit(), boxed.output).toBe('unlimited');
-    } finally {
-      spawnSync('prlimit', ['--pid', String(node), '--cpu=unlimited:']);
+    return undefined;
+  }
+
+  it("prlimit on the agent's Node process and on its watchdog leaves their limits as they were", async () => {
+    await run('true', false);
+    let guard: number | undefined;
+    expect(await eventually(() => (guard = watchdog()) !== undefined)).toBe(true);
+    for (const pid of [node, guard!]) {
+      expect(cpuLimit(pid)).toBe('unlimited');
+      // The control sets only the soft limit (high, harmless) and raises it back after.
+      try {
+        await run(`prlimit --pid ${pid} --cpu=99999:`, false);
+        expect(cpuLimit(pid)).toBe('99999');
+      } finally {
+        spawnSync('prlimit', ['--pid', String(pid), '--cpu=unlimited:']);
+      }
+      expect(cpuLimit(pid)).toBe('unlimited');
+      // What the attack would do: RLIMIT_CPU of 1 s kills a process that has used more.
+      const boxed = await run(`prlimit --pid ${pid} --cpu=1:`, true);
+      try {
+        expect(cpuLimit(pid), boxed.output).toBe('unlimited');
+      } finally {
+        spawnSync('prlimit', ['--pid', String(pid), '--cpu=unlimited:']);
+      }
     }
     // Its own limits a job still sets (pid 0: `ulimit`, `prlimit` on a command).
     const own = await run('ulimit -t 500 && ulimit -t && prlimit --cpu=400 sh -c "ulimit -t"', true);
