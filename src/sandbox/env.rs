@@ -104,11 +104,15 @@ fn ends_with_ci(hay: &[u8], suffix: &[u8]) -> bool {
 }
 
 /// Drops from `env` every variable that looks like a credential and is not in
-/// `allowed` (names, exactly as written); returns the dropped names, sorted.
-pub fn sanitize(env: &mut Vec<(OsString, OsString)>, allowed: &[String]) -> Vec<String> {
+/// `allowed` (names, exactly as written) or `kept` (the service's own: the markers its
+/// watchdog finds a job's processes by, without which a job could outlive Node);
+/// returns the dropped names, sorted.
+pub fn sanitize(env: &mut Vec<(OsString, OsString)>, allowed: &[String], kept: &[&str]) -> Vec<String> {
     let mut dropped = Vec::new();
     env.retain(|(name, value)| {
-        let keep = allowed.iter().any(|a| OsStr::new(a) == name) || !looks_secret(name, value);
+        let keep = kept.iter().any(|k| OsStr::new(k) == name)
+            || allowed.iter().any(|a| OsStr::new(a) == name)
+            || !looks_secret(name, value);
         if !keep {
             dropped.push(name.to_string_lossy().into_owned());
         }
@@ -148,7 +152,7 @@ mod tests {
             ("MY_TOKEN", "allowed"),
             ("LANG", "C.UTF-8"),
         ]);
-        let dropped = sanitize(&mut env, &["MY_TOKEN".to_string()]);
+        let dropped = sanitize(&mut env, &["MY_TOKEN".to_string()], &["SSH_AUTH_SOCK"]);
         assert_eq!(
             dropped,
             [
@@ -160,7 +164,6 @@ mod tests {
                 "INNOCENT",
                 "PGPASSWORD",
                 "SENTRY_DSN",
-                "SSH_AUTH_SOCK",
             ]
         );
         let kept: Vec<_> = env.iter().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
@@ -169,6 +172,7 @@ mod tests {
             [
                 "PATH",
                 "HOME",
+                "SSH_AUTH_SOCK",
                 "GIT_AUTHOR_NAME",
                 "SSL_CERT_FILE",
                 "GIT_CONFIG_KEY_0",

@@ -68,7 +68,8 @@ impl Service {
         let enforced = job_sandbox.as_ref().map(|job| {
             let mut enforced = Enforced::new(job.resolved, &job.support, job.tmpdir);
             // The agent's secrets stay out of a sandboxed job (`crate::sandbox::env`).
-            enforced.env_dropped = sanitize_env(&mut env, &job.resolved.env);
+            let kept = [env::JOB_MARKER, env::OWNER_MARKER, "TMPDIR"];
+            enforced.env_dropped = sanitize_env(&mut env, &job.resolved.env, &kept);
             // A job that may write the project may plant git hooks, which run unconfined
             // at the user's next commit: recorded now, put back at its end.
             if !job.resolved.read_only {

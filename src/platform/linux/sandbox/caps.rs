@@ -79,12 +79,17 @@ impl Caps {
     }
 }
 
-/// The securebits a job gets (added to those already set): uid 0 gains nothing by
-/// exec, no ambient capability can be raised, and neither can be unset.
-const SECUREBITS: c_int = libc::SECBIT_NOROOT
-    | libc::SECBIT_NOROOT_LOCKED
-    | libc::SECBIT_NO_CAP_AMBIENT_RAISE
-    | libc::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+/// The securebits a job gets, each with its lock (added to those already set): uid 0
+/// gains nothing by exec, no ambient capability can be raised, and neither can be
+/// unset. A bit whose lock is already set (by whoever started the service) is left as
+/// it is: asking to change a locked bit fails, and the rest still holds.
+const SECUREBITS: [(c_int, c_int); 2] = [
+    (libc::SECBIT_NOROOT, libc::SECBIT_NOROOT_LOCKED),
+    (
+        libc::SECBIT_NO_CAP_AMBIENT_RAISE,
+        libc::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+    ),
+];
 
 /// In the spawn child: drops every capability (see the module). Returns false with
 /// `errno` set if a step the process is entitled to make failed: the launch fails then.
@@ -102,7 +107,16 @@ pub unsafe fn drop_all(caps: &Caps) -> bool {
     }
     if data[0].effective & (1 << CAP_SETPCAP) != 0 {
         let bits = libc::prctl(libc::PR_GET_SECUREBITS, 0, 0, 0, 0);
-        if bits < 0 || libc::prctl(libc::PR_SET_SECUREBITS, (bits | SECUREBITS) as libc::c_ulong, 0, 0, 0) < 0 {
+        if bits < 0 {
+            return false;
+        }
+        let mut wanted = bits;
+        for (bit, lock) in SECUREBITS {
+            if bits & lock == 0 {
+                wanted |= bit | lock;
+            }
+        }
+        if wanted != bits && libc::prctl(libc::PR_SET_SECUREBITS, wanted as libc::c_ulong, 0, 0, 0) < 0 {
             return false;
         }
         for cap in 0..=caps.last {
