@@ -23,7 +23,9 @@
 //! (or an unconfined job) while a sandboxed job runs is undone as well; a process a job
 //! left running may change them after the last check, until the next sandboxed job
 //! ends; a `.git` the job replaced (by a link or a `gitdir:` file) is moved aside, not
-//! rebuilt; repositories nested deeper in the project are not guarded.
+//! rebuilt; repositories nested deeper in the project are not guarded; and a hook
+//! the user already has that runs project files (a link into the work tree, the
+//! `pre-commit` framework's `.pre-commit-config.yaml`) runs what the job may change.
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
