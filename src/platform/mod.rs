@@ -48,7 +48,7 @@ use windows as os;
 pub use buffer::{Read, ReadBuffer};
 #[cfg(windows)]
 pub use no_git_guard::{GitGuard, GitHold};
-/// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard.rs).
+/// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
 #[cfg(unix)]
 pub use unix::git_guard::{GitGuard, GitHold};
 
