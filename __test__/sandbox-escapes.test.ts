@@ -93,6 +93,25 @@ describe.skipIf(!linux)('capabilities: a sandboxed job keeps none', () => {
     expect(existsSync(join(s.root, 'loop-boxed'))).toBe(false);
   });
 
+  it.skipIf(!root)("a device node in the project takes no ioctl (needs root to make the node)", async () => {
+    // A node made outside the sandbox (a job cannot make one): the project's rule grants
+    // no device ioctls, so the call stops at Landlock (EACCES) before the driver, which
+    // answers ENOTTY for /dev/null's device. Nothing else is safe to ask of a device.
+    expect(spawnSync('mknod', [join(s.root, 'nulldev'), 'c', '1', '3']).status).toBe(0);
+    try {
+      const code = py(
+        "import os, fcntl, termios, errno\nfd = os.open('nulldev', os.O_RDONLY)\ntry:\n" +
+          "    fcntl.ioctl(fd, termios.TIOCGWINSZ, bytes(8)); print('ioctl=ok')\n" +
+          "except OSError as e:\n    print('ioctl=' + errno.errorcode[e.errno])",
+      );
+      expect(field((await run(code, false)).output, 'ioctl')).toBe('ENOTTY');
+      const boxed = await run(code, true);
+      expect(field(boxed.output, 'ioctl'), boxed.output).toBe('EACCES');
+    } finally {
+      rmSync(join(s.root, 'nulldev'));
+    }
+  });
+
   it.skipIf(!root)(`chown, setcap and chattr +i of a file outside leave it as it was (${NEEDS_ROOT})`, async () => {
     const file = join(outside, 'owned');
     writeFileSync(file, 'x');
