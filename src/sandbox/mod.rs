@@ -7,12 +7,14 @@
 //! A leaf module: it imports only `error`. A sandboxed job never runs unconfined: a
 //! platform that cannot confine it refuses with `SANDBOX_UNAVAILABLE`.
 
+mod env;
 mod tmpdir;
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{ErrorCode, Result, ServiceError};
 
+pub use env::sanitize as sanitize_env;
 pub use tmpdir::JobTmpDir;
 
 /// What a job may reach beyond the project, as the caller asks it.
@@ -26,6 +28,9 @@ pub struct SandboxSpec {
     /// When set, reads are limited to the system directories, the project root, the
     /// writable paths and these; the home directory is otherwise unreadable.
     pub read: Option<Vec<String>>,
+    /// Environment variables passed to the job although their names or values look
+    /// like credentials (`env.rs` drops those by default).
+    pub env: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -61,6 +66,8 @@ pub struct Resolved {
     pub write: Vec<PathBuf>,
     pub read: Option<Vec<PathBuf>>,
     pub network: Network,
+    /// `SandboxSpec::env`: the credential-like variables the job may still get.
+    pub env: Vec<String>,
 }
 
 /// Resolves `spec`'s paths against the project root `root` (already canonical).
@@ -73,7 +80,17 @@ pub fn resolve(spec: &SandboxSpec, root: &Path) -> Result<Resolved> {
             return Err(ServiceError::invalid("sandbox tcpPorts must be 1 to 65535"));
         }
     }
+    if let Some(bad) = spec
+        .env
+        .iter()
+        .find(|n| n.is_empty() || n.contains('=') || n.contains('\0'))
+    {
+        return Err(ServiceError::invalid(format!(
+            "sandbox env names variables to pass: {bad:?} is not a variable name"
+        )));
+    }
     Ok(Resolved {
+        env: spec.env.clone(),
         root: root.to_path_buf(),
         read_only: spec.read_only,
         write: paths(&spec.write, "write")?,
@@ -169,6 +186,12 @@ pub struct Enforced {
     pub seccomp: bool,
     /// What differs from what was asked, and why (an older kernel).
     pub notes: Vec<String>,
+    /// The environment variables left out because they look like credentials
+    /// (`env.rs`), set once the job's environment is made.
+    pub env_dropped: Vec<String>,
+    /// What of the project's `.git` hooks and configuration the job changed and the
+    /// service put back (`platform::GitGuard`), relative to the project root.
+    pub restored: Vec<String>,
 }
 
 /// Writable for every sandboxed job although it is shared: glibc's `tmpfile()` (`ed`'s
@@ -254,6 +277,8 @@ impl Enforced {
             scoping: support.scoping(),
             seccomp: support.seccomp,
             notes,
+            env_dropped: Vec::new(),
+            restored: Vec::new(),
         }
     }
 }
@@ -360,6 +385,7 @@ mod tests {
             write: vec![],
             read: None,
             network: Network::TcpPorts(vec![3000]),
+            env: Vec::new(),
         };
         let enforced = Enforced::new(&resolved, &old, Path::new("/t"));
         assert_eq!(enforced.network, "none");

@@ -64,6 +64,9 @@ struct Inner {
     disk_cap: u64,
     /// Every job's sandbox unless a run says otherwise.
     sandbox: Option<crate::sandbox::Resolved>,
+    /// The project's git hooks and configuration, put back after sandboxed jobs that
+    /// may write the project (`platform::GitGuard`).
+    git_guard: Arc<crate::platform::GitGuard>,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
     jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
@@ -132,6 +135,7 @@ impl Service {
         let retention =
             persist.then(|| retention::Retention::start(&io_dir, &session_id, &token, keep, runtime.clone()));
         let inner = Arc::new(Inner {
+            git_guard: crate::platform::GitGuard::new(&root),
             root,
             io_dir,
             session_id,

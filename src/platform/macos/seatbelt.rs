@@ -120,6 +120,7 @@ mod tests {
             write: vec![PathBuf::from("/Users/a/cache")],
             read: None,
             network: Network::TcpPorts(vec![3000]),
+            env: Vec::new(),
         };
         let job = JobSandbox {
             resolved: &resolved,

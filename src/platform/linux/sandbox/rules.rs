@@ -80,12 +80,16 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
             rules.path(path, fs_read)?;
         }
     }
-    let root_access = if job.resolved.read_only { fs_read } else { fs_all };
+    let root_access = if job.resolved.read_only {
+        fs_read
+    } else {
+        no_devices(abi)
+    };
     rules.path(&job.resolved.root, root_access)?;
     for path in &job.resolved.write {
-        rules.path(path, fs_all)?;
+        rules.path(path, no_device_nodes(abi))?;
     }
-    rules.path(job.tmpdir, fs_all)?;
+    rules.path(job.tmpdir, no_devices(abi))?;
     if let Some(terminal) = terminal {
         rules.add(terminal, fs_all & AccessFs::from_file(abi), "the terminal")?;
     }
@@ -95,6 +99,28 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
         }
     }
     Ok(rules.fd)
+}
+
+/// Every right but making device nodes: what a `write` path grants. A block device
+/// made in a writable directory (`mknod` of the disk under `$HOME`, or a loop device)
+/// would read and write files past every rule, a character device (`/dev/kmsg`, `/dev/mem`)
+/// reach the kernel; root's `CAP_MKNOD` is dropped too (`caps.rs`), this holds without
+/// it. Linking or renaming an existing device node in needs the same rights, so none
+/// can be brought in either. Device ioctls stay: a `write` path may be a device
+/// directory the user gave on purpose (`/dev/pts` for `tmux`, docs/sandbox.md).
+fn no_device_nodes(abi: ABI) -> BitFlags<AccessFs> {
+    let mut access = AccessFs::from_all(abi);
+    access.remove(AccessFs::MakeBlock | AccessFs::MakeChar);
+    access
+}
+
+/// The project root, the job's `TMPDIR` and `/tmp`: no device nodes, and no device
+/// ioctls either (no device of the job's lives there: its terminal and the null
+/// devices have rules of their own).
+fn no_devices(abi: ABI) -> BitFlags<AccessFs> {
+    let mut access = no_device_nodes(abi);
+    access.remove(AccessFs::IoctlDev);
+    access
 }
 
 /// A rule every job of a kind gets, its path opened once for the process.
@@ -131,7 +157,7 @@ fn open_shared_rules(limited: bool, abi: ABI) -> io::Result<Vec<SharedRule>> {
     wanted.extend(WRITABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_all)));
     // Shared `/tmp` (see `crate::sandbox::SHARED_TMP` for why it is writable), but
     // from ABI 9 not its unix sockets (X11's, other programs' servers).
-    let mut shared_tmp = fs_all;
+    let mut shared_tmp = no_devices(abi);
     shared_tmp.remove(AccessFs::ResolveUnix);
     wanted.push((PathBuf::from(SHARED_TMP), shared_tmp));
     let mut rules = Vec::new();
