@@ -228,9 +228,9 @@ export function why(need: Need): string {
 
 /** One line saying what this machine can do, printed by the configs (and probing it once for the workers). */
 export function summary(): string {
-  if (process.platform !== 'linux') return `capabilities: containment ${containment()}`;
+  if (process.platform !== 'linux') return `capabilities: Node ${process.version}, containment ${containment()}`;
   return [
-    `capabilities: uid ${process.getuid?.()}`,
+    `capabilities: Node ${process.version}, uid ${process.getuid?.()}`,
     `containment ${containment()}`,
     `Landlock ABI ${landlockAbi() || 'none'}`,
     `unprivileged user namespaces ${met('userns') ? 'allowed' : 'refused'}`,
