@@ -104,8 +104,8 @@ function onPath(program: string): boolean {
 }
 
 /**
- * How this machine's jobs are contained: the addon's own word
- * (`ShellExecutionService.containment`) where it has one, else whether a job's process
+ * How this machine's jobs are contained: the addon's own word (`containment` of a
+ * service, or of the class) where it has one, else whether a job's process
  * lands in a cgroup of its own (`/native-shell-` in its /proc/<pid>/cgroup): 'cgroup'
  * or 'process-tree'. Probed in a Node process of its own (a service and a job), once.
  */
@@ -130,7 +130,7 @@ function probeContainment(): string {
     const { ShellExecutionService } = require(${JSON.stringify(addon)});
     const s = new ShellExecutionService({ persistOutput: false });
     (async () => {
-      let mode = s.containment;
+      let mode = s.containment ?? ShellExecutionService.containment;
       if (typeof mode !== 'string') {
         const r = await s.run('sleep 60', { mode: 'pipes', callbackDelayMs: 0 });
         let cgroup = '';
