@@ -10,7 +10,7 @@
 // the results reach the test workers through NSS_TEST_* variables (a worker started
 // another way probes again).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Need =
@@ -22,7 +22,7 @@ export type Need =
   | 'gnu-tar'
   /** A program the tests drive. */
   | `program:${string}`
-  /** Root: mounting a tmpfs (the full-disk faults). */
+  /** Root that may mount (CAP_SYS_ADMIN: not so in most containers): the full-disk faults' tmpfs. */
   | 'root'
   /** Unprivileged user namespaces (`unshare -r`): refused by Ubuntu 24.04's AppArmor. */
   | 'userns'
@@ -171,6 +171,12 @@ export function landlockAbi(): number {
   return abi;
 }
 
+/** CAP_SYS_ADMIN (bit 21) in this process's effective capabilities: what mount(2) asks. */
+function mayMount(): boolean {
+  const line = /^CapEff:\s*([0-9a-f]+)/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return line !== null && (BigInt(`0x${line[1]}`) & (1n << 21n)) !== 0n;
+}
+
 function usernsAllowed(): boolean {
   return process.platform === 'linux' && spawnSync('unshare', ['-r', 'true'], { stdio: 'ignore', timeout: 30_000 }).status === 0;
 }
@@ -186,7 +192,7 @@ function probe(need: Need): boolean {
     case 'gnu-tar':
       return /GNU tar/.test(spawnSync('tar', ['--version'], { encoding: 'utf8' }).stdout ?? '');
     case 'root':
-      return process.getuid?.() === 0;
+      return process.getuid?.() === 0 && (process.platform !== 'linux' || mayMount());
     case 'userns':
       return usernsAllowed();
     case 'escapes-held':
@@ -208,7 +214,12 @@ export function met(need: Need): boolean {
 /** Why a need is not met here, in words. */
 export function why(need: Need): string {
   if (WHY[need]) return WHY[need];
-  if (need === 'root') return `it needs root (it mounts a tmpfs), and this runs as uid ${process.getuid?.()}`;
+  if (need === 'root') {
+    const uid = process.getuid?.();
+    return uid === 0
+      ? 'it mounts a tmpfs, and this root may not mount (no CAP_SYS_ADMIN: a container?)'
+      : `it needs root (it mounts a tmpfs), and this runs as uid ${uid}`;
+  }
   if (need === 'userns') {
     return 'unprivileged user namespaces are refused here (`unshare -r true` fails: a sysctl, or AppArmor as on Ubuntu 24.04, restricts them)';
   }
