@@ -327,7 +327,7 @@ pub(super) fn put(
         };
         if let Ok(st) = rustix::fs::fstat(&fd) {
             if Stamp::of(&st).mode & 0o7777 != *mode {
-                let changed = rustix::fs::fchmod(&fd, Mode::from_raw_mode(*mode)).map_err(io::Error::from);
+                let changed = rustix::fs::fchmod(&fd, permissions(*mode)).map_err(io::Error::from);
                 restored.push(say(changed, format!("{shown} (mode)")));
             }
         }
@@ -358,9 +358,9 @@ fn make(dir: BorrowedFd<'_>, name: &OsStr, want: &Node) -> io::Result<()> {
         Node::Link { target, .. } => Ok(rustix::fs::symlinkat(OsStr::from_bytes(target), dir, name)?),
         Node::File { mode, bytes, .. } => write_file(dir, name, *mode, bytes),
         Node::Dir { mode, entries, .. } => {
-            rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(*mode))?;
+            rustix::fs::mkdirat(dir, name, permissions(*mode))?;
             let fd = open_dir_at(dir, Path::new(name), true)?;
-            rustix::fs::fchmod(&fd, Mode::from_raw_mode(*mode))?;
+            rustix::fs::fchmod(&fd, permissions(*mode))?;
             for (child, node) in entries {
                 make(fd.as_fd(), child, node)?;
             }
@@ -379,11 +379,11 @@ fn write_file(dir: BorrowedFd<'_>, name: &OsStr, mode: u32, bytes: &[u8]) -> io:
         dir,
         temp.as_os_str(),
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o600),
+        permissions(0o600),
     )?;
     let mut file = std::fs::File::from(fd);
     io::Write::write_all(&mut file, bytes)?;
-    rustix::fs::fchmod(&file, Mode::from_raw_mode(mode))?;
+    rustix::fs::fchmod(&file, permissions(mode))?;
     rustix::fs::renameat(dir, temp.as_os_str(), dir, name)?;
     Ok(())
 }
@@ -404,4 +404,11 @@ fn remove_tree(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<()> {
         }
     }
     Ok(rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)?)
+}
+
+/// Permission bits as rustix takes them: its `RawMode` is `u32` on Linux and `u16` on
+/// macOS, where the bits kept here (`0o7777` at most) fit as well.
+#[allow(clippy::unnecessary_cast)]
+fn permissions(bits: u32) -> Mode {
+    Mode::from_raw_mode((bits & 0o7777) as rustix::fs::RawMode)
 }
