@@ -63,7 +63,13 @@ struct Inner {
     keep_finished: usize,
     disk_cap: u64,
     /// Every job's sandbox unless a run says otherwise.
-    sandbox: Option<crate::sandbox::Resolved>,
+    sandbox: Option<Arc<crate::sandbox::Resolved>>,
+    /// The project root, held open since the service was made: every sandbox's rules
+    /// are built from it (`crate::sandbox::Anchor`). `None` where nothing can be held.
+    root_dir: Option<Arc<crate::sandbox::Anchor>>,
+    /// The directories `io_dir` is reached through (`None`: no files kept): no
+    /// sandbox may make them writable (`sandbox::Guarded`).
+    io_reached: Option<std::result::Result<Vec<crate::sandbox::FileId>, String>>,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
     jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
@@ -119,11 +125,18 @@ impl Service {
             ));
         }
         let persist = config.persist_output.unwrap_or(true);
+        let root_dir = sandbox::open_root(&root)?;
+        let io_reached = persist.then(|| sandbox::io_reached(&io_dir));
         let sandbox = match &config.sandbox {
             Some(spec) => {
                 // Refused at once on a platform without one, not at the first job.
                 sandbox::supported()?;
-                Some(crate::sandbox::resolve(spec, &root)?)
+                let guarded = sandbox::Guarded {
+                    root: root_dir.as_ref(),
+                    io_dir: &io_dir,
+                    io_reached: io_reached.as_ref(),
+                };
+                Some(Arc::new(guarded.resolve(spec)?))
             }
             None => None,
         };
@@ -140,6 +153,8 @@ impl Service {
             keep_finished: config.keep_finished_jobs.unwrap_or(DEFAULT_KEEP_FINISHED_JOBS),
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             sandbox,
+            root_dir,
+            io_reached,
             token,
             jobs: Mutex::new(BTreeMap::new()),
             ended: AtomicBool::new(false),

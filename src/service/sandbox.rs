@@ -1,17 +1,88 @@
 //! Which sandbox a job gets: the service's, none, or its own (`RunRequest::sandbox`),
 //! resolved against the project root and checked against what the platform can do.
 //! A sandbox the platform cannot give is `SANDBOX_UNAVAILABLE`, before anything starts.
+//!
+//! Every sandbox is checked, when it is resolved, to leave the service's own files out
+//! of its jobs' reach (deny by construction): the output folders under `ioDir` (else a
+//! job could forge another job's `stdout.txt`, which `readOutput` serves) and the
+//! private directory the jobs' TMPDIRs are made in (`crate::sandbox::JobTmpDir`).
+
+use std::sync::Arc;
 
 use super::Service;
-use crate::error::Result;
+use crate::error::{Result, ServiceError};
 use crate::platform::sandbox_support;
 use crate::request::RunRequest;
-use crate::sandbox::{resolve, unavailable, Resolved, SandboxChoice, SandboxSpec, Support};
+use crate::sandbox::{resolve, unavailable, Anchor, FileId, Resolved, SandboxChoice, SandboxSpec, Support};
 
 /// A job's sandbox, resolved and supported: what `start_job` applies.
 pub(super) struct JobSandboxPlan {
-    pub resolved: Resolved,
+    pub resolved: Arc<Resolved>,
     pub support: Support,
+}
+
+/// What the service checks every sandbox against: its project root held open, and the
+/// directories its output folders are reached through (`None`: it keeps no files).
+pub(super) struct Guarded<'a> {
+    pub root: Option<&'a Arc<Anchor>>,
+    pub io_dir: &'a std::path::Path,
+    pub io_reached: Option<&'a std::result::Result<Vec<FileId>, String>>,
+}
+
+impl Guarded<'_> {
+    /// `spec` resolved, then checked: the service's files out of its jobs' reach.
+    pub(super) fn resolve(&self, spec: &SandboxSpec) -> Result<Resolved> {
+        let root = self
+            .root
+            .ok_or_else(|| unavailable("the project root is not held open on this platform"))?;
+        let mut resolved = resolve(spec, root)?;
+        if let Some(reached) = self.io_reached {
+            let reached = reached.as_ref().map_err(|why| {
+                unavailable(format!(
+                    "ioDir {} could not be checked to lie outside what sandboxed jobs may write: {why}",
+                    self.io_dir.display()
+                ))
+            })?;
+            if let Some(writable) = resolved.covers(reached) {
+                return Err(ServiceError::invalid(format!(
+                    "ioDir {} lies inside {}, which this sandbox's jobs may write: they could change other \
+                     jobs' output files; choose an ioDir outside it, or persistOutput: false",
+                    self.io_dir.display(),
+                    writable.display()
+                )));
+            }
+            if resolved.shared_tmp_covers(reached) {
+                resolved.withhold_shared_tmp(&format!(
+                    "ioDir {} lies under it, and a job could change other jobs' output files there",
+                    self.io_dir.display()
+                ));
+            }
+        }
+        check_private_base(&resolved)?;
+        Ok(resolved)
+    }
+}
+
+/// The jobs' TMPDIRs are made in a private directory no job may write; a sandbox whose
+/// own writable paths reach it (a project at `/var/tmp`, a `write` path above it) is
+/// refused: its jobs could reach every other job's TMPDIR.
+#[cfg(unix)]
+fn check_private_base(resolved: &Resolved) -> Result<()> {
+    let reached = crate::sandbox::base_reached_through()
+        .map_err(|e| unavailable(format!("no private directory for the jobs' TMPDIRs: {e}")))?;
+    match resolved.covers(reached) {
+        Some(writable) => Err(unavailable(format!(
+            "the jobs' private TMPDIRs are made under a directory this sandbox makes writable ({}): \
+             its jobs could write other jobs' TMPDIRs; set TMPDIR to a directory outside it",
+            writable.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+fn check_private_base(_resolved: &Resolved) -> Result<()> {
+    Ok(())
 }
 
 impl Service {
@@ -21,9 +92,9 @@ impl Service {
             SandboxChoice::ServiceDefault => self.inner.sandbox.clone(),
             SandboxChoice::On => match &self.inner.sandbox {
                 Some(service) => Some(service.clone()),
-                None => Some(resolve(&SandboxSpec::default(), &self.inner.root)?),
+                None => Some(Arc::new(self.guarded().resolve(&SandboxSpec::default())?)),
             },
-            SandboxChoice::Custom(spec) => Some(resolve(spec, &self.inner.root)?),
+            SandboxChoice::Custom(spec) => Some(Arc::new(self.guarded().resolve(spec)?)),
         };
         let Some(resolved) = resolved else { return Ok(None) };
         Ok(Some(JobSandboxPlan {
@@ -31,9 +102,44 @@ impl Service {
             support: supported()?,
         }))
     }
+
+    fn guarded(&self) -> Guarded<'_> {
+        Guarded {
+            root: self.inner.root_dir.as_ref(),
+            io_dir: &self.inner.io_dir,
+            io_reached: self.inner.io_reached.as_ref(),
+        }
+    }
 }
 
 /// The platform's support, or `SANDBOX_UNAVAILABLE` saying why there is none.
 pub(super) fn supported() -> Result<Support> {
     sandbox_support().map_err(|why| unavailable(format!("a sandbox was asked for and cannot be given: {why}")))
+}
+
+/// The directories `io_dir` is reached through, or why they could not be found.
+#[cfg(unix)]
+pub(super) fn io_reached(io_dir: &std::path::Path) -> std::result::Result<Vec<FileId>, String> {
+    crate::sandbox::reached_through(io_dir).map_err(|e| e.to_string())
+}
+
+#[cfg(not(unix))]
+pub(super) fn io_reached(_io_dir: &std::path::Path) -> std::result::Result<Vec<FileId>, String> {
+    Ok(Vec::new())
+}
+
+/// The project root, held open (Unix): every sandbox's rules on it are built from this.
+#[cfg(unix)]
+pub(super) fn open_root(root: &std::path::Path) -> Result<Option<Arc<Anchor>>> {
+    Anchor::open(root).map(|a| Some(Arc::new(a))).map_err(|e| {
+        ServiceError::new(
+            crate::error::ErrorCode::InvalidDirectory,
+            format!("project root {} cannot be used: {e}", root.display()),
+        )
+    })
+}
+
+#[cfg(not(unix))]
+pub(super) fn open_root(_root: &std::path::Path) -> Result<Option<Arc<Anchor>>> {
+    Ok(None)
 }

@@ -37,7 +37,8 @@ use landlock::{
 };
 
 use crate::sandbox::{
-    effective_network, system_read_paths, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
+    effective_network, system_read_paths, Anchor, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP,
+    WRITABLE_DEVICES,
 };
 
 /// Devices readable even when nothing else of `/dev` is.
@@ -75,17 +76,24 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
     for rule in shared_rules(limited, abi)? {
         rules.add(rule.fd.as_fd(), rule.access, &rule.path)?;
     }
+    if job.resolved.shared_tmp {
+        if let Some(tmp) = shared_tmp_rule(abi)? {
+            rules.add(tmp.fd.as_fd(), tmp.access, &tmp.path)?;
+        }
+    }
+    // From the descriptors held since the paths were resolved (`crate::sandbox::Anchor`),
+    // never from names: nothing a job did since changes what these rules reach.
     if let Some(extra) = &job.resolved.read {
-        for path in extra {
-            rules.path(path, fs_read)?;
+        for anchor in extra {
+            rules.anchor(anchor, fs_read)?;
         }
     }
     let root_access = if job.resolved.read_only { fs_read } else { fs_all };
-    rules.path(&job.resolved.root, root_access)?;
-    for path in &job.resolved.write {
-        rules.path(path, fs_all)?;
+    rules.anchor(&job.resolved.root, root_access)?;
+    for anchor in &job.resolved.write {
+        rules.anchor(anchor, fs_all)?;
     }
-    rules.path(job.tmpdir, fs_all)?;
+    rules.anchor(job.tmpdir.anchor(), fs_all)?;
     if let Some(terminal) = terminal {
         rules.add(terminal, fs_all & AccessFs::from_file(abi), "the terminal")?;
     }
@@ -104,9 +112,9 @@ struct SharedRule {
     path: String,
 }
 
-/// The rules that name the same paths for every job (system directories, devices,
-/// `/tmp`): their `O_PATH` descriptors are opened once and kept (close-on-exec, about
-/// thirty), so a spawn only adds them to its ruleset. `limited`: reads are limited.
+/// The rules that name the same paths for every job (system directories, devices):
+/// their `O_PATH` descriptors are opened once and kept (close-on-exec, about thirty),
+/// so a spawn only adds them to its ruleset. `limited`: reads are limited.
 fn shared_rules(limited: bool, abi: ABI) -> io::Result<&'static [SharedRule]> {
     static ALL: OnceLock<Result<Vec<SharedRule>, String>> = OnceLock::new();
     static LIMITED: OnceLock<Result<Vec<SharedRule>, String>> = OnceLock::new();
@@ -129,28 +137,42 @@ fn open_shared_rules(limited: bool, abi: ABI) -> io::Result<Vec<SharedRule>> {
         wanted.extend(READABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_read)));
     }
     wanted.extend(WRITABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_all)));
-    // Shared `/tmp` (see `crate::sandbox::SHARED_TMP` for why it is writable), but
-    // from ABI 9 not its unix sockets (X11's, other programs' servers).
-    let mut shared_tmp = fs_all;
-    shared_tmp.remove(AccessFs::ResolveUnix);
-    wanted.push((PathBuf::from(SHARED_TMP), shared_tmp));
     let mut rules = Vec::new();
     for (path, access) in wanted {
-        // System directories differ between systems: what is missing is left out.
-        let Ok(meta) = std::fs::metadata(&path) else { continue };
-        let access = if meta.is_dir() {
-            access
-        } else {
-            access & AccessFs::from_file(abi)
-        };
-        let fd = PathFd::new(&path).map_err(|e| error(&path.display().to_string(), e))?;
-        rules.push(SharedRule {
-            fd,
-            access,
-            path: path.display().to_string(),
-        });
+        rules.extend(open_shared_rule(&path, access, abi)?);
     }
     Ok(rules)
+}
+
+/// The shared `/tmp`'s rule (see `crate::sandbox::SHARED_TMP` for why it is writable),
+/// opened once; from ABI 9 without its unix sockets (X11's, other programs' servers).
+/// Not given to a sandbox whose service keeps its files under `/tmp`
+/// (`Resolved::shared_tmp`).
+fn shared_tmp_rule(abi: ABI) -> io::Result<Option<&'static SharedRule>> {
+    static TMP: OnceLock<Result<Option<SharedRule>, String>> = OnceLock::new();
+    let rule = TMP.get_or_init(|| {
+        let mut access = AccessFs::from_all(abi);
+        access.remove(AccessFs::ResolveUnix);
+        open_shared_rule(Path::new(SHARED_TMP), access, abi).map_err(|e| e.to_string())
+    });
+    rule.as_ref().map(Option::as_ref).map_err(|e| io::Error::other(e.clone()))
+}
+
+/// A rule on `path` if it exists (system directories differ between systems: what is
+/// missing is left out).
+fn open_shared_rule(path: &Path, access: BitFlags<AccessFs>, abi: ABI) -> io::Result<Option<SharedRule>> {
+    let Ok(meta) = std::fs::metadata(path) else { return Ok(None) };
+    let access = if meta.is_dir() {
+        access
+    } else {
+        access & AccessFs::from_file(abi)
+    };
+    let fd = PathFd::new(path).map_err(|e| error(&path.display().to_string(), e))?;
+    Ok(Some(SharedRule {
+        fd,
+        access,
+        path: path.display().to_string(),
+    }))
 }
 
 /// Adding rules. The `landlock` crate builds the ruleset (which rights each ABI has,
@@ -181,19 +203,15 @@ const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
 const LANDLOCK_RULE_NET_PORT: libc::c_int = 2;
 
 impl Rules {
-    /// A rule on `path`, which must exist.
-    fn path(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
-        let fd = PathFd::new(path).map_err(|e| error(&path.display().to_string(), e))?;
-        // The type of what was opened, not a second lookup by name (which another
-        // process could have changed in between).
-        let is_dir =
-            rustix::fs::fstat(fd.as_fd()).is_ok_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_dir());
-        let access = if is_dir {
+    /// A rule on a held directory or file (its type known since it was opened).
+    fn anchor(&mut self, anchor: &Anchor, access: BitFlags<AccessFs>) -> io::Result<()> {
+        let access = if anchor.is_dir() {
             access
         } else {
             access & AccessFs::from_file(self.abi)
         };
-        self.add(fd.as_fd(), access, &path.display().to_string())
+        // The path only names the rule in an error.
+        self.add(anchor.fd(), access, &anchor.path().display().to_string())
     }
 
     /// A rule on an open file or directory; `access` already fits its type.
