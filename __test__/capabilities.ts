@@ -38,6 +38,7 @@ export const NEEDS: Record<string, Need[]> = {
   'run.test.ts': ['posix'],
   'screen.test.ts': ['posix'],
   'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3'],
+  'sandbox-integrity.test.ts': ['posix', 'linux', 'program:dd'],
   'security.test.ts': ['posix', 'linux'],
   'spawn.test.ts': ['posix', 'linux'],
   'compat/differential.test.ts': ['posix'],

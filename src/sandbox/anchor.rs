@@ -251,11 +251,16 @@ mod tests {
         assert!(refused(project.open_beneath(Path::new("link"))));
         assert!(refused(Anchor::open(&root.join("project/link"))));
         std::fs::create_dir(root.join("home/sub")).expect("mkdir");
-        assert!(refused(Anchor::open(&root.join("project/link/sub"))), "a middle component");
+        assert!(
+            refused(Anchor::open(&root.join("project/link/sub"))),
+            "a middle component"
+        );
         // The portable walk refuses the same, for kernels without openat2.
         let walked = unix::walk(project.fd(), Path::new("link/sub"));
         assert_eq!(walked.expect_err("refused").raw_os_error(), Some(libc::ELOOP));
-        let out = project.open_beneath(Path::new("./out/../out")).expect("no symlink: opened");
+        let out = project
+            .open_beneath(Path::new("./out/../out"))
+            .expect("no symlink: opened");
         assert_eq!(out.path(), root.join("project/out"));
         assert!(out.is_dir());
     }
@@ -273,7 +278,11 @@ mod tests {
         let st = rustix::fs::fstat(out.fd()).expect("fstat");
         let home = std::fs::metadata(root.join("home")).expect("home");
         use std::os::unix::fs::MetadataExt;
-        assert_eq!((st.st_dev as u64, st.st_ino as u64), id, "the descriptor is the old directory");
+        assert_eq!(
+            (st.st_dev as u64, st.st_ino as u64),
+            id,
+            "the descriptor is the old directory"
+        );
         assert_ne!((home.dev(), home.ino()), id);
         // The report names where the directory is now, not where the symlink points.
         assert_eq!(out.current_path(), root.join("project/moved"));

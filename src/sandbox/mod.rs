@@ -20,9 +20,9 @@ use std::sync::Arc;
 
 use crate::error::{ErrorCode, Result, ServiceError};
 
-pub use anchor::{Anchor, FileId};
 #[cfg(unix)]
 pub use anchor::reached_through;
+pub use anchor::{Anchor, FileId};
 #[cfg(unix)]
 pub use tmpdir::base_reached_through;
 pub use tmpdir::JobTmpDir;
@@ -430,7 +430,10 @@ mod tests {
         };
         let resolved = resolve(&spec, &root).expect("resolves");
         assert_eq!(resolved.write[0].path(), root_path.join("out"));
-        assert_eq!(resolved.read.as_ref().map(|r| r[0].path().to_path_buf()), Some(PathBuf::from("/usr")));
+        assert_eq!(
+            resolved.read.as_ref().map(|r| r[0].path().to_path_buf()),
+            Some(PathBuf::from("/usr"))
+        );
         let missing = SandboxSpec {
             write: vec!["nope".into()],
             ..Default::default()

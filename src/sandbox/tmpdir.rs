@@ -106,10 +106,7 @@ mod imp {
     }
 
     fn base() -> io::Result<&'static Base> {
-        pool()
-            .base
-            .as_ref()
-            .map_err(|why| io::Error::other(why.clone()))
+        pool().base.as_ref().map_err(|why| io::Error::other(why.clone()))
     }
 
     fn spares() -> MutexGuard<'static, Vec<JobTmpDir>> {
@@ -145,12 +142,19 @@ mod imp {
         let mut tried = Vec::new();
         for parent in candidates() {
             let Ok(parent) = parent.canonicalize() else { continue };
-            let Ok(reached) = reached_through(&parent) else { continue };
+            let Ok(reached) = reached_through(&parent) else {
+                continue;
+            };
             if tmp.is_some_and(|tmp| reached.contains(&tmp)) {
-                tried.push(format!("{} (under {SHARED_TMP}, which jobs may write)", parent.display()));
+                tried.push(format!(
+                    "{} (under {SHARED_TMP}, which jobs may write)",
+                    parent.display()
+                ));
                 continue;
             }
-            let Ok(parent_dir) = Anchor::open(&parent) else { continue };
+            let Ok(parent_dir) = Anchor::open(&parent) else {
+                continue;
+            };
             sweep(&parent);
             match make_in(&parent_dir, &fresh_name("native-shell-", std::process::id())) {
                 Ok(dir) => {
@@ -176,7 +180,10 @@ mod imp {
         let st = rustix::fs::fstat(dir.fd())?;
         // SAFETY: no arguments, no failure.
         if !dir.is_dir() || st.st_uid != unsafe { libc::geteuid() } {
-            return Err(io::Error::other(format!("{} is not a directory of ours", dir.path().display())));
+            return Err(io::Error::other(format!(
+                "{} is not a directory of ours",
+                dir.path().display()
+            )));
         }
         Ok(dir)
     }
@@ -239,8 +246,7 @@ mod imp {
         }
         let pid: i32 = pid.parse().ok()?;
         // SAFETY: signal 0 only checks whether the process exists.
-        let gone =
-            unsafe { libc::kill(pid, 0) } < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        let gone = unsafe { libc::kill(pid, 0) } < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
         gone.then_some(pid as u32)
     }
 

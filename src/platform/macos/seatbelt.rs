@@ -145,7 +145,10 @@ mod tests {
         assert!(profile.starts_with("(version 1)\n(deny default)\n"));
         assert!(profile.contains(&format!("(allow file-write* (subpath \"{base}/project \\\"x\\\"\"))")));
         assert!(profile.contains(&format!("(allow file-write* (subpath \"{base}/cache\"))")));
-        assert!(profile.contains(&format!("(allow file-write* (subpath \"{}\"))", tmpdir.path().display())));
+        assert!(profile.contains(&format!(
+            "(allow file-write* (subpath \"{}\"))",
+            tmpdir.path().display()
+        )));
         assert!(profile.contains("(remote tcp \"*:3000\")"));
         assert!(!profile.contains("(allow network*)\n"));
         let (program, args) = wrap(&job, &OsString::from("bash"), &[OsString::from("-c")]);

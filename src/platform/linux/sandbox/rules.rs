@@ -37,8 +37,7 @@ use landlock::{
 };
 
 use crate::sandbox::{
-    effective_network, system_read_paths, Anchor, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP,
-    WRITABLE_DEVICES,
+    effective_network, system_read_paths, Anchor, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
 };
 
 /// Devices readable even when nothing else of `/dev` is.
@@ -155,13 +154,17 @@ fn shared_tmp_rule(abi: ABI) -> io::Result<Option<&'static SharedRule>> {
         access.remove(AccessFs::ResolveUnix);
         open_shared_rule(Path::new(SHARED_TMP), access, abi).map_err(|e| e.to_string())
     });
-    rule.as_ref().map(Option::as_ref).map_err(|e| io::Error::other(e.clone()))
+    rule.as_ref()
+        .map(Option::as_ref)
+        .map_err(|e| io::Error::other(e.clone()))
 }
 
 /// A rule on `path` if it exists (system directories differ between systems: what is
 /// missing is left out).
 fn open_shared_rule(path: &Path, access: BitFlags<AccessFs>, abi: ABI) -> io::Result<Option<SharedRule>> {
-    let Ok(meta) = std::fs::metadata(path) else { return Ok(None) };
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(None);
+    };
     let access = if meta.is_dir() {
         access
     } else {
