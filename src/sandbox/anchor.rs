@@ -22,6 +22,14 @@ use std::path::{Component, Path, PathBuf};
 /// Device and inode: what a file is, whatever its name.
 pub type FileId = (u64, u64);
 
+/// A `stat`'s device and inode.
+#[cfg(unix)]
+// The field types differ between systems (macOS's `st_dev` is an `i32`).
+#[allow(clippy::unnecessary_cast)]
+pub fn stat_id(st: &rustix::fs::Stat) -> FileId {
+    (st.st_dev as u64, st.st_ino as u64)
+}
+
 #[derive(Debug)]
 pub struct Anchor {
     /// Where it was when opened, made absolute without following anything.
@@ -98,7 +106,7 @@ mod unix {
             Ok(Self {
                 path,
                 fd,
-                id: (st.st_dev as u64, st.st_ino as u64),
+                id: stat_id(&st),
                 dir: FileType::from_raw_mode(st.st_mode) == FileType::Directory,
             })
         }
@@ -133,7 +141,7 @@ mod unix {
             for _ in 0..4096 {
                 let up = openat(&here, "..", HOLD | OFlags::DIRECTORY, Mode::empty())?;
                 let st = fstat(&up)?;
-                let id = (st.st_dev as u64, st.st_ino as u64);
+                let id = stat_id(&st);
                 if ids.last() == Some(&id) {
                     return Ok(ids);
                 }
@@ -185,7 +193,7 @@ mod unix {
 
 /// `path` without `.` and with each `..` taking off the component before it: exact
 /// when no component is a symlink (which `Anchor` refuses).
-fn normalize(path: &Path) -> PathBuf {
+pub(super) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -81,11 +81,12 @@ pub struct Resolved {
 }
 
 /// Resolves `spec`'s paths against the project root `root` (held open since the
-/// service was made). A relative path is opened from the root's descriptor and may not
-/// pass through a symlink: the project is writable by jobs, so a symlink there may be
-/// one a job put in place of a directory. An absolute path is the caller's naming: its
-/// symlinks are followed as they are now (`canonicalize`), and the directory found is
-/// opened without following any symlink, so what is held is what was found.
+/// service was made). A path inside the project (relative, or absolute under the
+/// root) or under the shared `/tmp` is opened without following any symlink: jobs may
+/// write there, so a symlink there may be one a job put in place of a directory.
+/// Another absolute path is the caller's naming: its symlinks are followed as they are
+/// now (`canonicalize`), and the directory found is opened without following any
+/// symlink, so what is held is what was found.
 #[cfg(unix)]
 pub fn resolve(spec: &SandboxSpec, root: &Arc<Anchor>) -> Result<Resolved> {
     let paths = |list: &[String], what: &str| -> Result<Vec<Anchor>> {
@@ -121,10 +122,16 @@ fn resolve_path(path: &str, root: &Anchor, what: &str) -> Result<Anchor> {
         )));
     }
     let given = Path::new(path);
-    let opened = if given.is_absolute() {
-        given.canonicalize().and_then(|found| Anchor::open(&found))
+    let lexical = anchor::normalize(&root.path().join(given));
+    let opened = if let Ok(inside) = lexical.strip_prefix(root.path()) {
+        root.open_beneath(inside)
+    } else if let Some(under_tmp) = under_shared_tmp(&lexical) {
+        Anchor::open(&under_tmp)
     } else {
-        root.open_beneath(given)
+        root.path()
+            .join(given)
+            .canonicalize()
+            .and_then(|found| Anchor::open(&found))
     };
     opened.map_err(|e| {
         let shown = root.path().join(given);
@@ -137,6 +144,15 @@ fn resolve_path(path: &str, root: &Anchor, what: &str) -> Result<Anchor> {
         };
         ServiceError::invalid(format!("sandbox {what} path {} cannot be used: {why}", shown.display()))
     })
+}
+
+/// `path` (lexical) under the shared `/tmp`, with `/tmp` itself canonical (macOS's is
+/// a symlink), when it lies there.
+#[cfg(unix)]
+fn under_shared_tmp(path: &Path) -> Option<std::path::PathBuf> {
+    let rest = path.strip_prefix(SHARED_TMP).ok()?;
+    let tmp = Path::new(SHARED_TMP).canonicalize().ok()?;
+    Some(tmp.join(rest))
 }
 
 impl Resolved {
@@ -442,15 +458,18 @@ mod tests {
             resolve(&missing, &root).map_err(|e| e.code),
             Err(ErrorCode::InvalidArgument)
         );
-        // A symlink inside the project (one a job could have put there) is refused.
+        // A symlink inside the project (one a job could have put there) is refused,
+        // named relative or absolute.
         std::os::unix::fs::symlink("/usr", root_path.join("link")).expect("symlink");
-        let linked = SandboxSpec {
-            read: Some(vec!["link".into()]),
-            ..Default::default()
-        };
-        let refused = resolve(&linked, &root).expect_err("refused");
-        assert_eq!(refused.code, ErrorCode::InvalidArgument);
-        assert!(refused.message.contains("symbolic link"), "{}", refused.message);
+        for named in ["link".to_string(), root_path.join("link/bin").display().to_string()] {
+            let linked = SandboxSpec {
+                read: Some(vec![named]),
+                ..Default::default()
+            };
+            let refused = resolve(&linked, &root).expect_err("refused");
+            assert_eq!(refused.code, ErrorCode::InvalidArgument);
+            assert!(refused.message.contains("symbolic link"), "{}", refused.message);
+        }
     }
 
     #[test]

@@ -43,6 +43,7 @@ mod imp {
 
     use rustix::fs::{mkdirat, statat, AtFlags, Mode};
 
+    use crate::sandbox::anchor::stat_id;
     use crate::sandbox::{reached_through, Anchor, FileId, SHARED_TMP};
 
     /// How many empty directories are made ahead: enough for jobs started one after
@@ -209,7 +210,7 @@ mod imp {
     fn remove(name: &str, id: FileId) {
         let Ok(base) = base() else { return };
         let here = statat(base.dir.fd(), name, AtFlags::SYMLINK_NOFOLLOW);
-        if here.is_ok_and(|st| (st.st_dev as u64, st.st_ino as u64) == id) {
+        if here.is_ok_and(|st| stat_id(&st) == id) {
             // std's remove_dir_all does not follow symlinks the job left.
             let _ = std::fs::remove_dir_all(base.dir.path().join(name));
         }
@@ -315,7 +316,7 @@ mod imp {
         fn intact(&self) -> bool {
             let Ok(base) = base() else { return false };
             statat(base.dir.fd(), self.name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok_and(|st| (st.st_dev as u64, st.st_ino as u64) == self.dir.id())
+                .is_ok_and(|st| stat_id(&st) == self.dir.id())
         }
 
         /// The path the job is given as `TMPDIR`.
