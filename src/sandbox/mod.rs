@@ -23,9 +23,9 @@ use crate::error::{ErrorCode, Result, ServiceError};
 #[cfg(unix)]
 pub use anchor::reached_through;
 pub use anchor::{Anchor, FileId};
-#[cfg(unix)]
-pub use tmpdir::base_reached_through;
 pub use tmpdir::JobTmpDir;
+#[cfg(unix)]
+pub use tmpdir::{base_reached_through, next_spare, on_helper};
 
 /// What a job may reach beyond the project, as the caller asks it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -68,6 +68,9 @@ pub enum SandboxChoice {
 /// kernel's rules name open files, not strings), once: `anchor.rs` says why.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Resolved {
+    /// Different for every resolution in the process: what a ruleset built ahead for
+    /// this sandbox is recognized by (`platform::linux::sandbox::rules`).
+    pub id: u64,
     pub root: Arc<Anchor>,
     pub read_only: bool,
     pub write: Vec<Anchor>,
@@ -97,7 +100,9 @@ pub fn resolve(spec: &SandboxSpec, root: &Arc<Anchor>) -> Result<Resolved> {
             return Err(ServiceError::invalid("sandbox tcpPorts must be 1 to 65535"));
         }
     }
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     Ok(Resolved {
+        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         root: root.clone(),
         read_only: spec.read_only,
         write: paths(&spec.write, "write")?,
@@ -418,7 +423,7 @@ pub fn system_read_paths() -> &'static [&'static str] {
 /// directory (held open since it was made: its rule is built from that), what the
 /// kernel supports.
 pub struct JobSandbox<'a> {
-    pub resolved: &'a Resolved,
+    pub resolved: &'a Arc<Resolved>,
     pub tmpdir: &'a JobTmpDir,
     pub support: Support,
 }
@@ -482,6 +487,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().canonicalize().expect("canonical");
         let resolved = Resolved {
+            id: 0,
             root: Arc::new(Anchor::open(&root).expect("root")),
             read_only: false,
             write: vec![],

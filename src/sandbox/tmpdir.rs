@@ -73,6 +73,8 @@ mod imp {
         MakeSpares,
         /// A finished job's directory: removed.
         Remove(String, FileId),
+        /// Work for the next job that needs the spares made first (`on_helper`).
+        Run(Box<dyn FnOnce() + Send>),
     }
 
     struct Pool {
@@ -94,6 +96,7 @@ mod imp {
                         match chore {
                             Chore::MakeSpares => make_spares(),
                             Chore::Remove(name, id) => remove(&name, id),
+                            Chore::Run(work) => work(),
                         }
                     }
                 })
@@ -249,6 +252,21 @@ mod imp {
         // SAFETY: signal 0 only checks whether the process exists.
         let gone = unsafe { libc::kill(pid, 0) } < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
         gone.then_some(pid as u32)
+    }
+
+    /// Runs `work` on the helper thread after the chores queued before it (the spares
+    /// asked for by the last `take` are made by then); dropped if there is no helper.
+    pub fn on_helper(work: impl FnOnce() + Send + 'static) {
+        let _ = delegate(Chore::Run(Box::new(work)));
+    }
+
+    /// The spare the next `take` hands out, if one is ready: its identity and a
+    /// descriptor of it (close-on-exec), to prepare that job's rules ahead.
+    pub fn next_spare() -> Option<(FileId, std::os::fd::OwnedFd)> {
+        let spares = spares();
+        let spare = spares.first()?;
+        let fd = spare.dir.fd().try_clone_to_owned().ok()?;
+        Some((spare.dir.id(), fd))
     }
 
     /// The directories the private base is reached through (made first if it is not

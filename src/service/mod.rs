@@ -64,6 +64,9 @@ struct Inner {
     disk_cap: u64,
     /// Every job's sandbox unless a run says otherwise.
     sandbox: Option<Arc<crate::sandbox::Resolved>>,
+    /// The default sandbox for runs that ask for one (`sandbox: true`) of a service
+    /// without its own, resolved at the first such run.
+    default_sandbox: Mutex<Option<Arc<crate::sandbox::Resolved>>>,
     /// The project root, held open since the service was made: every sandbox's rules
     /// are built from it (`crate::sandbox::Anchor`). `None` where nothing can be held.
     root_dir: Option<Arc<crate::sandbox::Anchor>>,
@@ -153,6 +156,7 @@ impl Service {
             keep_finished: config.keep_finished_jobs.unwrap_or(DEFAULT_KEEP_FINISHED_JOBS),
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             sandbox,
+            default_sandbox: Mutex::new(None),
             root_dir,
             io_reached,
             token,

@@ -92,7 +92,7 @@ impl Service {
             SandboxChoice::ServiceDefault => self.inner.sandbox.clone(),
             SandboxChoice::On => match &self.inner.sandbox {
                 Some(service) => Some(service.clone()),
-                None => Some(Arc::new(self.guarded().resolve(&SandboxSpec::default())?)),
+                None => Some(self.default_sandbox()?),
             },
             SandboxChoice::Custom(spec) => Some(Arc::new(self.guarded().resolve(spec)?)),
         };
@@ -101,6 +101,19 @@ impl Service {
             resolved,
             support: supported()?,
         }))
+    }
+
+    /// The default sandbox (`sandbox: true` on a service without one), resolved at its
+    /// first use and kept: the same for every such run, so its rules can be built
+    /// ahead like the service's own.
+    fn default_sandbox(&self) -> Result<Arc<Resolved>> {
+        let mut kept = crate::sync::lock(&self.inner.default_sandbox);
+        if let Some(resolved) = kept.as_ref() {
+            return Ok(resolved.clone());
+        }
+        let resolved = Arc::new(self.guarded().resolve(&SandboxSpec::default())?);
+        *kept = Some(resolved.clone());
+        Ok(resolved)
     }
 
     fn guarded(&self) -> Guarded<'_> {

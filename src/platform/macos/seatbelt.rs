@@ -125,7 +125,8 @@ mod tests {
         let base = dir.path().canonicalize().expect("canonical");
         std::fs::create_dir(base.join("project \"x\"")).expect("mkdir");
         std::fs::create_dir(base.join("cache")).expect("mkdir");
-        let resolved = Resolved {
+        let resolved = Arc::new(Resolved {
+            id: 0,
             root: Arc::new(Anchor::open(&base.join("project \"x\"")).expect("root")),
             read_only: false,
             write: vec![Anchor::open(&base.join("cache")).expect("cache")],
@@ -133,7 +134,7 @@ mod tests {
             network: Network::TcpPorts(vec![3000]),
             shared_tmp: true,
             notes: vec![],
-        };
+        });
         let tmpdir = JobTmpDir::take().expect("tmpdir");
         let job = JobSandbox {
             resolved: &resolved,

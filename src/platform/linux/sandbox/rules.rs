@@ -30,14 +30,15 @@
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr, Scope, ABI,
 };
 
 use crate::sandbox::{
-    effective_network, system_read_paths, Anchor, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
+    effective_network, next_spare, on_helper, system_read_paths, Anchor, FileId, JobSandbox, Network, Resolved,
+    Support, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
 };
 
 /// Devices readable even when nothing else of `/dev` is.
@@ -47,23 +48,89 @@ fn error(what: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("sandbox: {what}: {e}"))
 }
 
-/// Builds the job's ruleset; returns its descriptor (close-on-exec, as the kernel
-/// makes every ruleset descriptor).
+/// The job's ruleset; returns its descriptor (close-on-exec, as the kernel makes every
+/// ruleset descriptor). Everything but the terminal's rule is usually built ahead, on
+/// the TMPDIR helper thread, for the spare this job was given (`Ahead`): the spawn then
+/// adds one rule. Otherwise it is built here.
 pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<OwnedFd> {
-    let abi = ABI::from(job.support.abi.min(i32::MAX as u32) as i32);
+    let abi = abi_of(&job.support);
+    let tmpdir = job.tmpdir.anchor();
+    let ahead = Ahead::take(job.resolved.id, tmpdir.id());
+    let fd = match ahead {
+        Some(fd) => fd,
+        None => job_rules(job.resolved, &job.support, tmpdir.fd())?,
+    };
+    let mut rules = Rules { fd, abi };
+    if let Some(terminal) = terminal {
+        rules.add(
+            terminal,
+            AccessFs::from_all(abi) & AccessFs::from_file(abi),
+            "the terminal",
+        )?;
+    }
+    Ahead::prepare_next(job.resolved.clone(), job.support);
+    Ok(rules.fd)
+}
+
+fn abi_of(support: &Support) -> ABI {
+    ABI::from(support.abi.min(i32::MAX as u32) as i32)
+}
+
+/// A ruleset built ahead, for the spare TMPDIR the next job will most likely be given,
+/// and the sandbox of the job before: used only by a job of that very sandbox
+/// (`Resolved::id`) given that very directory (device and inode), else dropped. One for
+/// the process: services that take turns just build theirs at the spawn.
+struct Ahead {
+    resolved: u64,
+    tmpdir: FileId,
+    fd: OwnedFd,
+}
+
+static AHEAD: Mutex<Option<Ahead>> = Mutex::new(None);
+
+impl Ahead {
+    fn take(resolved: u64, tmpdir: FileId) -> Option<OwnedFd> {
+        let mut slot = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.take() {
+            Some(ahead) if ahead.resolved == resolved && ahead.tmpdir == tmpdir => Some(ahead.fd),
+            _ => None,
+        }
+    }
+
+    /// On the TMPDIR helper thread, after the spares the last `take` asked for: the
+    /// rules of the next job of `resolved`, for the spare it will be given.
+    fn prepare_next(resolved: Arc<Resolved>, support: Support) {
+        on_helper(move || {
+            let Some((tmpdir, fd)) = next_spare() else { return };
+            if let Ok(rules) = job_rules(&resolved, &support, fd.as_fd()) {
+                let mut slot = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+                *slot = Some(Ahead {
+                    resolved: resolved.id,
+                    tmpdir,
+                    fd: rules,
+                });
+            }
+        });
+    }
+}
+
+/// Every rule of a job of `resolved` whose TMPDIR is the directory `tmpdir`, but its
+/// terminal's.
+fn job_rules(resolved: &Resolved, support: &Support, tmpdir: BorrowedFd<'_>) -> io::Result<OwnedFd> {
+    let abi = abi_of(support);
     let fs_all = AccessFs::from_all(abi);
     let fs_read = AccessFs::from_read(abi);
-    let network = effective_network(&job.resolved.network, &job.support);
+    let network = effective_network(&resolved.network, support);
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(fs_all)
         .map_err(|e| error("file system rights", e))?;
-    if network != Network::On && job.support.abi >= ABI_TCP {
+    if network != Network::On && support.abi >= ABI_TCP {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
             .map_err(|e| error("network rights", e))?;
     }
-    if job.support.abi >= ABI_SCOPE {
+    if support.abi >= ABI_SCOPE {
         ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| error("scoping", e))?;
     }
     let created: Option<OwnedFd> = ruleset.create().map_err(|e| error("creating the ruleset", e))?.into();
@@ -71,31 +138,29 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
         fd: created.ok_or_else(|| error("ruleset", "the kernel made none"))?,
         abi,
     };
-    let limited = job.resolved.read.is_some();
+    let limited = resolved.read.is_some();
     for rule in shared_rules(limited, abi)? {
         rules.add(rule.fd.as_fd(), rule.access, &rule.path)?;
     }
-    if job.resolved.shared_tmp {
+    if resolved.shared_tmp {
         if let Some(tmp) = shared_tmp_rule(abi)? {
             rules.add(tmp.fd.as_fd(), tmp.access, &tmp.path)?;
         }
     }
     // From the descriptors held since the paths were resolved (`crate::sandbox::Anchor`),
     // never from names: nothing a job did since changes what these rules reach.
-    if let Some(extra) = &job.resolved.read {
+    if let Some(extra) = &resolved.read {
         for anchor in extra {
             rules.anchor(anchor, fs_read)?;
         }
     }
-    let root_access = if job.resolved.read_only { fs_read } else { fs_all };
-    rules.anchor(&job.resolved.root, root_access)?;
-    for anchor in &job.resolved.write {
+    let root_access = if resolved.read_only { fs_read } else { fs_all };
+    rules.anchor(&resolved.root, root_access)?;
+    for anchor in &resolved.write {
         rules.anchor(anchor, fs_all)?;
     }
-    rules.anchor(job.tmpdir.anchor(), fs_all)?;
-    if let Some(terminal) = terminal {
-        rules.add(terminal, fs_all & AccessFs::from_file(abi), "the terminal")?;
-    }
+    // The TMPDIR (a directory made by `crate::sandbox::JobTmpDir`, held since).
+    rules.add(tmpdir, fs_all, "the job's TMPDIR")?;
     if let Network::TcpPorts(ports) = &network {
         for &port in ports {
             rules.port(port, AccessNet::from_all(abi).bits())?;
@@ -271,4 +336,39 @@ fn top_level_entries() -> &'static [PathBuf] {
         entries.sort();
         entries
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ruleset built ahead is used only by a job of the same sandbox given the same
+    /// TMPDIR: another sandbox's rules, or rules naming another directory, never.
+    #[test]
+    fn a_ruleset_built_ahead_goes_only_to_its_own_sandbox_and_directory() {
+        let support = super::super::support().expect("Landlock");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = Arc::new(Anchor::open(&dir.path().canonicalize().expect("canonical")).expect("root"));
+        let resolved = crate::sandbox::resolve(&Default::default(), &root).expect("resolve");
+        let tmpdir = crate::sandbox::JobTmpDir::take().expect("tmpdir");
+        let put = || {
+            let fd = job_rules(&resolved, &support, tmpdir.anchor().fd()).expect("rules");
+            *AHEAD.lock().expect("lock") = Some(Ahead {
+                resolved: resolved.id,
+                tmpdir: tmpdir.anchor().id(),
+                fd,
+            });
+        };
+        put();
+        assert!(Ahead::take(resolved.id + 1_000_000, tmpdir.anchor().id()).is_none());
+        assert!(
+            Ahead::take(resolved.id, tmpdir.anchor().id()).is_none(),
+            "dropped once refused"
+        );
+        put();
+        let (dev, ino) = tmpdir.anchor().id();
+        assert!(Ahead::take(resolved.id, (dev, ino + 1)).is_none());
+        put();
+        assert!(Ahead::take(resolved.id, tmpdir.anchor().id()).is_some());
+    }
 }
