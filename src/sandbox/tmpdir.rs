@@ -16,14 +16,17 @@
 //! built from that descriptor, never from its name. Before a spare is handed out, the
 //! name is checked to still be that directory (device and inode).
 //!
-//! **Never reused.** A directory a job had is removed, not kept for another job: a
-//! process the job left behind keeps its Landlock rule on that directory's inode, and
-//! would reach a later job's files in it under any name. Making a directory costs
-//! (ext4 scans its recently deleted inodes on each allocation: 0.45 ms for mkdir +
-//! rmdir on this machine, more than Landlock and seccomp together), so it happens off
-//! the spawn path, on one helper thread: a spare is made ahead for the next job, and a
-//! finished job's directory is removed there. The first job of a process, or one that
-//! comes before a spare is ready, makes its own.
+//! **Reused only when nothing of its job can be left.** A process a job left behind
+//! keeps its Landlock rule on its TMPDIR's inode, and would reach a later job's files
+//! in it under any name. So a finished job's directory is kept for a later job only
+//! when the job's cgroup held all it started and is empty (`release(true)`), and then
+//! only if the job left it empty: renamed away from the name the job knew, checked,
+//! made 0700 again. Any other is removed. Making a directory costs (ext4 scans its
+//! recently deleted inodes on each allocation: 0.45 ms for mkdir + rmdir on this
+//! machine, more than Landlock and seccomp together), so it happens off the spawn
+//! path, on one helper thread: spares are made ahead, and finished jobs' directories
+//! are kept or removed there. The first job of a process, or one that comes before a
+//! spare is ready, makes its own.
 //!
 //! Nothing is left behind: at the process's exit the whole base goes (`remove_all_now`,
 //! from the exit hook); the base of a process killed outright is removed by the next
@@ -41,7 +44,7 @@ mod imp {
     use std::sync::mpsc::{channel, Sender};
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
-    use rustix::fs::{mkdirat, statat, AtFlags, Mode};
+    use rustix::fs::{chmodat, mkdirat, openat, renameat, statat, AtFlags, Dir, Mode, OFlags};
 
     use crate::sandbox::anchor::stat_id;
     use crate::sandbox::{reached_through, Anchor, FileId, SHARED_TMP};
@@ -49,6 +52,8 @@ mod imp {
     /// How many empty directories are made ahead: enough for jobs started one after
     /// another to find theirs made.
     const SPARES_AHEAD: usize = 2;
+    /// How many empty directories are kept at most (made ahead, or left by jobs).
+    const MAX_SPARES: usize = 8;
 
     #[derive(Debug)]
     pub struct JobTmpDir {
@@ -71,8 +76,9 @@ mod imp {
     /// What the helper thread is asked to do.
     enum Chore {
         MakeSpares,
-        /// A finished job's directory: removed.
-        Remove(String, FileId),
+        /// A finished job's directory (its name, its identity, whether it may be kept
+        /// for another job): kept or removed.
+        Settle(String, FileId, bool),
         /// Work for the next job that needs the spares made first (`on_helper`).
         Run(Box<dyn FnOnce() + Send>),
     }
@@ -95,7 +101,7 @@ mod imp {
                     for chore in rx {
                         match chore {
                             Chore::MakeSpares => make_spares(),
-                            Chore::Remove(name, id) => remove(&name, id),
+                            Chore::Settle(name, id, reusable) => settle(&name, id, reusable),
                             Chore::Run(work) => work(),
                         }
                     }
@@ -208,15 +214,52 @@ mod imp {
         }
     }
 
-    /// On the helper thread: a finished job's directory removed with its contents, if
-    /// its name still is that directory (it always is: no job can write the base).
-    fn remove(name: &str, id: FileId) {
+    /// On the helper thread: a finished job's directory, if its name still is that
+    /// directory (it always is: no job can write the base). Kept as a spare when
+    /// `reusable` and the job left it empty, under a new name (so nothing that knew
+    /// the old one finds it); else removed with its contents.
+    fn settle(name: &str, id: FileId, reusable: bool) {
         let Ok(base) = base() else { return };
-        let here = statat(base.dir.fd(), name, AtFlags::SYMLINK_NOFOLLOW);
-        if here.is_ok_and(|st| stat_id(&st) == id) {
-            // std's remove_dir_all does not follow symlinks the job left.
-            let _ = std::fs::remove_dir_all(base.dir.path().join(name));
+        if !is(base, name, id) {
+            return;
         }
+        let mut current = name.to_string();
+        if reusable && spares().len() < MAX_SPARES {
+            let fresh = fresh_name("job-", std::process::id());
+            if renameat(base.dir.fd(), name, base.dir.fd(), fresh.as_str()).is_ok() {
+                current = fresh;
+                if let Some(dir) = reusable_as(base, &current, id) {
+                    spares().push(JobTmpDir {
+                        name: current,
+                        dir,
+                        released: AtomicBool::new(false),
+                    });
+                    return;
+                }
+            }
+        }
+        if is(base, &current, id) {
+            // std's remove_dir_all does not follow symlinks the job left.
+            let _ = std::fs::remove_dir_all(base.dir.path().join(&current));
+        }
+    }
+
+    /// `name` in the base is the directory `id`.
+    fn is(base: &Base, name: &str, id: FileId) -> bool {
+        statat(base.dir.fd(), name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| stat_id(&st) == id)
+    }
+
+    /// The directory `name` (identity `id`) opened again, if it is still that
+    /// directory, empty, and made 0700 again (its job owned it and may have changed
+    /// its mode).
+    fn reusable_as(base: &Base, name: &str, id: FileId) -> Option<Anchor> {
+        let dir = base.dir.open_beneath(Path::new(name)).ok().filter(|d| d.id() == id)?;
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let listed = openat(dir.fd(), ".", flags, Mode::empty()).ok()?;
+        let mut entries = Dir::read_from(listed).ok()?;
+        let empty = entries.all(|e| e.is_ok_and(|e| matches!(e.file_name().to_bytes(), b"." | b"..")));
+        let private = chmodat(base.dir.fd(), name, Mode::from_raw_mode(0o700), AtFlags::empty()).is_ok();
+        (empty && private).then_some(dir)
     }
 
     /// Once, in the chosen parent: removes the private bases that processes now gone
@@ -347,21 +390,25 @@ mod imp {
             &self.dir
         }
 
-        /// Hands the directory back to be removed, once: when nothing of the job runs
-        /// any more, or at the latest when it is dropped.
-        pub fn release(&self) {
+        /// Hands the directory back, once: when nothing of the job runs any more, or
+        /// at the latest when it is dropped. `reusable`: no process of the job can be
+        /// left anywhere (its cgroup held everything it started and is empty), so the
+        /// directory may go to another job if the job left it empty; else it is removed.
+        pub fn release(&self, reusable: bool) {
             if self.released.swap(true, Ordering::AcqRel) {
                 return;
             }
-            if let Err(Chore::Remove(name, id)) = delegate(Chore::Remove(self.name.clone(), self.dir.id())) {
-                remove(&name, id);
+            let chore = Chore::Settle(self.name.clone(), self.dir.id(), reusable);
+            if let Err(Chore::Settle(name, id, _)) = delegate(chore) {
+                settle(&name, id, false);
             }
         }
     }
 
     impl Drop for JobTmpDir {
         fn drop(&mut self) {
-            self.release();
+            // Something of the job may still run: never kept for another job.
+            self.release(false);
         }
     }
 
@@ -402,8 +449,44 @@ mod imp {
             assert!(!reached.contains(&id(Path::new(SHARED_TMP))), "{}", path.display());
             assert!(reached.contains(&id(path.parent().expect("base"))));
             assert_eq!(dir.anchor().id(), id(&path), "the rule's descriptor is the directory");
-            dir.release();
+            dir.release(false);
             assert!(eventually(|| !path.exists()));
+        }
+
+        #[test]
+        fn kept_for_another_job_only_when_reusable_and_left_empty() {
+            let settled = |reusable: bool, leave: bool| {
+                let dir = JobTmpDir::take().expect("take");
+                // Settled here, not by the helper, so the outcome is seen at once.
+                dir.released.store(true, Ordering::Release);
+                if leave {
+                    std::fs::write(dir.path().join("left"), "x").expect("write");
+                }
+                std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                    .expect("chmod");
+                settle(&dir.name, dir.dir.id(), reusable);
+                let kept = spares()
+                    .iter()
+                    .find(|s| s.dir.id() == dir.dir.id())
+                    .map(|s| s.path().to_path_buf());
+                (dir.path().to_path_buf(), kept)
+            };
+            // Kept: under a new name (the job's is gone), 0700 again.
+            let (old, kept) = settled(true, false);
+            let kept = kept.expect("kept as a spare");
+            assert!(!old.exists() && kept != old);
+            assert_eq!(mode(&kept), 0o700);
+            // Something of the job may live on: removed.
+            let (old, kept) = settled(false, false);
+            assert!(kept.is_none() && !old.exists());
+            // The job left something in it: removed, contents and all.
+            let (old, kept) = settled(true, true);
+            assert!(kept.is_none() && !old.exists());
+            assert!(std::fs::read_dir(old.parent().expect("base")).expect("list").all(|e| !e
+                .expect("entry")
+                .path()
+                .join("left")
+                .exists()));
         }
 
         #[test]
