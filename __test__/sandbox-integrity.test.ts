@@ -139,6 +139,44 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
     for (const path of swapped) rmSync(path);
   });
 
+  it('a process a finished job left behind cannot reach a later job\'s TMPDIR', async () => {
+    const { root, svc } = service('tmp-survivor', { sandbox: true });
+    const base = dirname((await runIn(svc, 'true')).sandbox!.tmpdir);
+    // Left behind, detached: writes into every job directory it can find, again and
+    // again (bounded: about 10 s), its pid where the test can end it.
+    const survivor = (tag: string) =>
+      `setsid -f sh -c 'echo $$ > ${root}/survivor-${tag}; for i in $(seq 500); do for d in ${base}/job-*; do echo x > "$d/from-${tag}" 2>/dev/null; done; sleep 0.02; done' </dev/null >/dev/null 2>&1`;
+    const end = (tag: string) => {
+      const file = join(root, `survivor-${tag}`);
+      if (existsSync(file)) {
+        try {
+          process.kill(Number(readFileSync(file, 'utf8')), 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+    };
+    /** What later jobs find in their TMPDIRs, each waiting for the survivor's loop to come round. */
+    const look = async () => {
+      const listed: string[] = [];
+      for (let i = 0; i < 4; i++) listed.push((await runIn(svc, 'sleep 0.3; ls -a "$TMPDIR"')).output);
+      return listed.join('\n');
+    };
+    try {
+      await runIn(svc, survivor('plain'), false);
+      let seen = '';
+      for (let i = 0; i < 20 && !seen.includes('from-plain'); i++) seen = await look();
+      expect(seen).toContain('from-plain');
+      end('plain');
+      await runIn(svc, survivor('boxed'));
+      expect(await eventually(() => existsSync(join(root, 'survivor-boxed')))).toBe(true);
+      expect(await look()).not.toContain('from-boxed');
+    } finally {
+      end('plain');
+      end('boxed');
+    }
+  });
+
   it('a running job\'s TMPDIR is not writable by another job', async () => {
     const { svc } = service('tmp-running', { sandbox: true });
     const running = await svc.run('echo ready; sleep 60', { callbackPattern: 'ready', timeoutMs: 30_000 });
