@@ -142,10 +142,13 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
   it('a process a finished job left behind cannot reach a later job\'s TMPDIR', async () => {
     const { root, svc } = service('tmp-survivor', { sandbox: true });
     const base = dirname((await runIn(svc, 'true')).sandbox!.tmpdir);
-    // Left behind, detached: writes into every job directory it can find, again and
-    // again (bounded: about 10 s), its pid where the test can end it.
-    const survivor = (tag: string) =>
-      `setsid -f sh -c 'echo $$ > ${root}/survivor-${tag}; for i in $(seq 500); do for d in ${base}/job-*; do echo x > "$d/from-${tag}" 2>/dev/null; done; sleep 0.02; done' </dev/null >/dev/null 2>&1`;
+    // Left behind, detached. Unconfined (the control) it writes into every job's
+    // directory it finds; sandboxed it can only try its own TMPDIR, which it holds as
+    // its working directory: once that is handed to a later job (if it were), whatever
+    // its name by then, it writes there. Bounded (about 10 s); its pid where the test
+    // can end it.
+    const survivor = (tag: string, where: string) =>
+      `setsid -f sh -c 'echo $$ > ${root}/survivor-${tag}; cd "$TMPDIR"; sleep 0.5; for i in $(seq 500); do for d in ${where}; do echo x > "$d/from-${tag}" 2>/dev/null; done; sleep 0.02; done' </dev/null >/dev/null 2>&1`;
     const end = (tag: string) => {
       const file = join(root, `survivor-${tag}`);
       if (existsSync(file)) {
@@ -156,21 +159,27 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
         }
       }
     };
-    /** What later jobs find in their TMPDIRs, each waiting for the survivor's loop to come round. */
-    const look = async () => {
+    /**
+     * What `n` later jobs find in their TMPDIRs, each waiting for the survivor's loop to
+     * come round. Ten: more than the spares kept ahead of a directory a job gave back.
+     */
+    const look = async (n: number) => {
       const listed: string[] = [];
-      for (let i = 0; i < 4; i++) listed.push((await runIn(svc, 'sleep 0.3; ls -a "$TMPDIR"')).output);
+      for (let i = 0; i < n; i++) listed.push((await runIn(svc, 'sleep 0.2; ls -a "$TMPDIR"')).output);
       return listed.join('\n');
     };
     try {
-      await runIn(svc, survivor('plain'), false);
+      await runIn(svc, survivor('plain', `${base}/job-*`), false);
       let seen = '';
-      for (let i = 0; i < 20 && !seen.includes('from-plain'); i++) seen = await look();
+      for (let i = 0; i < 20 && !seen.includes('from-plain'); i++) seen = await look(1);
       expect(seen).toContain('from-plain');
       end('plain');
-      await runIn(svc, survivor('boxed'));
+      // What it wrote into the spares would keep them from being handed out again.
+      await new Promise((r) => setTimeout(r, 100));
+      for (const name of readdirSync(base)) rmSync(join(base, name, 'from-plain'), { force: true });
+      await runIn(svc, survivor('boxed', '.'));
       expect(await eventually(() => existsSync(join(root, 'survivor-boxed')))).toBe(true);
-      expect(await look()).not.toContain('from-boxed');
+      expect(await look(10)).not.toContain('from-boxed');
     } finally {
       end('plain');
       end('boxed');
