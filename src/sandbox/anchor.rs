@@ -14,10 +14,13 @@
 //! directory put at the old path gets nothing. The report names the directory where it
 //! is now (`current_path`).
 
+#[cfg(unix)]
 use std::io;
 #[cfg(unix)]
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::path::{Component, Path, PathBuf};
+#[cfg(unix)]
+use std::path::Component;
+use std::path::{Path, PathBuf};
 
 /// Device and inode: what a file is, whatever its name.
 pub type FileId = (u64, u64);
@@ -65,6 +68,12 @@ impl Anchor {
     #[cfg(unix)]
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
+    }
+
+    /// Where it is now: nothing is held open here (no sandbox), so where it was.
+    #[cfg(not(unix))]
+    pub fn current_path(&self) -> PathBuf {
+        self.path.clone()
     }
 }
 
@@ -193,6 +202,7 @@ mod unix {
 
 /// `path` without `.` and with each `..` taking off the component before it: exact
 /// when no component is a symlink (which `Anchor` refuses).
+#[cfg(unix)]
 pub(super) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {

@@ -534,5 +534,5 @@ impl JobTmpDir {
         match self.0 {}
     }
 
-    pub fn release(&self) {}
+    pub fn release(&self, _reusable: bool) {}
 }
