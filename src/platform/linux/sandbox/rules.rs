@@ -15,7 +15,8 @@
 //!   (`crate::sandbox::system_read_paths`), the project root, the write paths and the
 //!   `read` paths: the home directory's secrets are not readable.
 //! - Writes: the project root (unless read-only), the `write` paths, the job's own
-//!   `TMPDIR`, the shared `/tmp` (`crate::sandbox::SHARED_TMP` says why), its terminal
+//!   `TMPDIR`, the shared `/tmp` (`crate::sandbox::SHARED_TMP` says why; not when the
+//!   service keeps its output files under it: `Resolved::shared_tmp`), its terminal
 //!   (by its descriptor: the one `/dev/pts` entry that is the job's own, so writing to
 //!   another terminal's device path is refused) and `/dev/{null,zero,full,tty}`
 //!   (`/dev/tty` opens only the caller's own terminal).
@@ -23,6 +24,11 @@
 //!   the allowed ports get a rule each (any address: Landlock filters ports only).
 //! - Scoping (ABI 6): signals and abstract unix sockets reach only processes of the
 //!   job's own domain (what the job started), never anything outside.
+//!
+//! The project root, the `write` and `read` paths and the TMPDIR are rules on the
+//! descriptors held since they were resolved (`crate::sandbox::Anchor`), never on names
+//! looked up at the spawn: nothing a job did since changes what a later job's rules
+//! reach.
 //!
 //! Everything is asked as a hard requirement of the probed ABI: a right the kernel
 //! refuses is an error (the job does not start), never a silent loosening.
