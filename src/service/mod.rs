@@ -67,12 +67,14 @@ struct Inner {
     /// The default sandbox for runs that ask for one (`sandbox: true`) of a service
     /// without its own, resolved at the first such run.
     default_sandbox: Mutex<Option<Arc<crate::sandbox::Resolved>>>,
-    /// The project root, held open since the service was made: every sandbox's rules
-    /// are built from it (`crate::sandbox::Anchor`). `None` where nothing can be held.
-    root_dir: Option<Arc<crate::sandbox::Anchor>>,
+    /// The project root, held open from the service's making (a sandboxed service) or
+    /// its first sandboxed run: every sandbox's rules are built from it
+    /// (`crate::sandbox::Anchor`). A service that never sandboxes holds nothing.
+    root_dir: std::sync::OnceLock<Arc<crate::sandbox::Anchor>>,
     /// The directories `io_dir` is reached through (`None`: no files kept): no
     /// sandbox may make them writable (`sandbox::Guarded`).
-    io_reached: Option<std::result::Result<Vec<crate::sandbox::FileId>, String>>,
+    /// Found at the first sandbox's making, when the service keeps files.
+    io_reached: std::sync::OnceLock<std::result::Result<Vec<crate::sandbox::FileId>, String>>,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
     jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
@@ -128,16 +130,18 @@ impl Service {
             ));
         }
         let persist = config.persist_output.unwrap_or(true);
-        let root_dir = sandbox::open_root(&root)?;
-        let io_reached = persist.then(|| sandbox::io_reached(&io_dir));
+        let root_dir = std::sync::OnceLock::new();
+        let io_reached = std::sync::OnceLock::new();
         let sandbox = match &config.sandbox {
             Some(spec) => {
                 // Refused at once on a platform without one, not at the first job.
                 sandbox::supported()?;
                 let guarded = sandbox::Guarded {
-                    root: root_dir.as_ref(),
+                    root: &root,
+                    root_dir: &root_dir,
                     io_dir: &io_dir,
-                    io_reached: io_reached.as_ref(),
+                    keeps_files: persist,
+                    io_reached: &io_reached,
                 };
                 Some(Arc::new(guarded.resolve(spec)?))
             }

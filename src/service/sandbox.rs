@@ -7,7 +7,7 @@
 //! job could forge another job's `stdout.txt`, which `readOutput` serves) and the
 //! private directory the jobs' TMPDIRs are made in (`crate::sandbox::JobTmpDir`).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::Service;
 use crate::error::{Result, ServiceError};
@@ -24,19 +24,28 @@ pub(super) struct JobSandboxPlan {
 /// What the service checks every sandbox against: its project root held open, and the
 /// directories its output folders are reached through (`None`: it keeps no files).
 pub(super) struct Guarded<'a> {
-    pub root: Option<&'a Arc<Anchor>>,
+    /// The canonical project root, and where it is held once opened.
+    pub root: &'a std::path::Path,
+    pub root_dir: &'a OnceLock<Arc<Anchor>>,
     pub io_dir: &'a std::path::Path,
-    pub io_reached: Option<&'a std::result::Result<Vec<FileId>, String>>,
+    /// The service keeps its output files under `io_dir` (`persistOutput`).
+    pub keeps_files: bool,
+    pub io_reached: &'a OnceLock<std::result::Result<Vec<FileId>, String>>,
 }
 
 impl Guarded<'_> {
     /// `spec` resolved, then checked: the service's files out of its jobs' reach.
     pub(super) fn resolve(&self, spec: &SandboxSpec) -> Result<Resolved> {
-        let root = self
-            .root
-            .ok_or_else(|| unavailable("the project root is not held open on this platform"))?;
+        let root = match self.root_dir.get() {
+            Some(root) => root,
+            None => {
+                let opened = open_root(self.root)?;
+                self.root_dir.get_or_init(|| opened)
+            }
+        };
         let mut resolved = resolve(spec, root)?;
-        if let Some(reached) = self.io_reached {
+        if self.keeps_files {
+            let reached = self.io_reached.get_or_init(|| io_reached(self.io_dir));
             let reached = reached.as_ref().map_err(|why| {
                 unavailable(format!(
                     "ioDir {} could not be checked to lie outside what sandboxed jobs may write: {why}",
@@ -118,9 +127,11 @@ impl Service {
 
     fn guarded(&self) -> Guarded<'_> {
         Guarded {
-            root: self.inner.root_dir.as_ref(),
+            root: &self.inner.root,
+            root_dir: &self.inner.root_dir,
             io_dir: &self.inner.io_dir,
-            io_reached: self.inner.io_reached.as_ref(),
+            keeps_files: self.inner.retention.is_some(),
+            io_reached: &self.inner.io_reached,
         }
     }
 }
@@ -132,19 +143,21 @@ pub(super) fn supported() -> Result<Support> {
 
 /// The directories `io_dir` is reached through, or why they could not be found.
 #[cfg(unix)]
-pub(super) fn io_reached(io_dir: &std::path::Path) -> std::result::Result<Vec<FileId>, String> {
+fn io_reached(io_dir: &std::path::Path) -> std::result::Result<Vec<FileId>, String> {
     crate::sandbox::reached_through(io_dir).map_err(|e| e.to_string())
 }
 
 #[cfg(not(unix))]
-pub(super) fn io_reached(_io_dir: &std::path::Path) -> std::result::Result<Vec<FileId>, String> {
+fn io_reached(_io_dir: &std::path::Path) -> std::result::Result<Vec<FileId>, String> {
     Ok(Vec::new())
 }
 
 /// The project root, held open (Unix): every sandbox's rules on it are built from this.
+/// Opened without following any symlink: the canonical path found when the service was
+/// made, or an error (never a directory a symlink put in its place since).
 #[cfg(unix)]
-pub(super) fn open_root(root: &std::path::Path) -> Result<Option<Arc<Anchor>>> {
-    Anchor::open(root).map(|a| Some(Arc::new(a))).map_err(|e| {
+fn open_root(root: &std::path::Path) -> Result<Arc<Anchor>> {
+    Anchor::open(root).map(Arc::new).map_err(|e| {
         ServiceError::new(
             crate::error::ErrorCode::InvalidDirectory,
             format!("project root {} cannot be used: {e}", root.display()),
@@ -153,6 +166,6 @@ pub(super) fn open_root(root: &std::path::Path) -> Result<Option<Arc<Anchor>>> {
 }
 
 #[cfg(not(unix))]
-pub(super) fn open_root(_root: &std::path::Path) -> Result<Option<Arc<Anchor>>> {
-    Ok(None)
+fn open_root(_root: &std::path::Path) -> Result<Arc<Anchor>> {
+    Err(unavailable("the project root cannot be held open on this platform"))
 }
