@@ -36,6 +36,13 @@ export declare const WaitStatus: {
   readonly AwaitingInput: 'awaiting_input'
 }
 
+/** The values of `ContainmentMode` by name. */
+export declare const ContainmentMode: {
+  readonly Cgroup: 'cgroup'
+  readonly JobObject: 'job-object'
+  readonly ProcessTree: 'process-tree'
+}
+
 /** The values of `JobMode` by name. */
 export declare const JobMode: {
   readonly Pty: 'pty'
@@ -63,6 +70,13 @@ export declare class ShellExecutionService {
   get outputDir(): string
   /** The canonical project root every `directory` is relative to. */
   get projectRoot(): string
+  /**
+   * What holds each new job's processes together here: `'cgroup'`, `'process-tree'`
+   * (no cgroup could be had: docs/reliability.md says which escapes that lets
+   * through) or `'job-object'` (Windows). Finding a cgroup is done once per process,
+   * on first use: this getter may do it.
+   */
+  get containment(): ContainmentMode
   get sessionId(): string
   run(command: string, options?: RunOptions | undefined | null): Promise<RunResult>
   /**
@@ -163,6 +177,13 @@ export interface CommandPolicy {
   /** Entries the user approved earlier in the session; they allow like `coreTools`. */
   sessionApprovals?: Array<string>
 }
+
+/**
+ * What holds a job's processes together (`ContainmentMode` in src/platform/mod.rs;
+ * docs/reliability.md, "Containment"). Written as the strings `'cgroup'`,
+ * `'job-object'`, `'process-tree'`.
+ */
+export type ContainmentMode = 'cgroup' | 'job-object' | 'process-tree'
 
 export interface HistoryEntry {
   handle: number
@@ -274,6 +295,13 @@ export interface ProcessInfo {
   persistError: string | null
   /** What confines the job; `null` when nothing does. */
   sandbox: SandboxInfo | null
+  /**
+   * What held the job's processes together when it started: `'cgroup'` (nothing it
+   * starts can leave), `'process-tree'` (found by session, group, parent links and
+   * marker: a process that detaches after the job's own process ended can be lost),
+   * `'job-object'` (Windows).
+   */
+  containment: ContainmentMode
 }
 
 export interface ReadOutputOptions {

@@ -841,6 +841,7 @@ module.exports.ShellExecutionService = nativeBinding.ShellExecutionService
 module.exports.JsShellExecutionService = nativeBinding.JsShellExecutionService
 module.exports.checkCommand = nativeBinding.checkCommand
 module.exports.CommandDecision = nativeBinding.CommandDecision
+module.exports.ContainmentMode = nativeBinding.ContainmentMode
 module.exports.JobMode = nativeBinding.JobMode
 module.exports.JobStatus = nativeBinding.JobStatus
 module.exports.RunStatus = nativeBinding.RunStatus

@@ -1,12 +1,17 @@
-// Which test files can run on this machine, by what the machine can do, not by its
-// name: the vitest configs leave out a file whose needs are not met and print the file
-// with the reason (CI on macOS and Windows: .github/workflows/ci.yml). A file not listed
-// here needs nothing but the addon and Node, and runs everywhere.
+// Which tests can run on this machine, by what the machine can do, not by its name: the
+// vitest configs leave out a file whose needs are not met and print the file with the
+// reason (CI on macOS and Windows: .github/workflows/ci.yml). A file not listed here
+// needs nothing but the addon and Node, and runs everywhere. Where only some tests of a
+// file need something (cgroup containment, a Landlock ABI, user namespaces, root), the
+// file gates them one by one with __test__/gates.ts, which skips each with the reason.
 //
-// Leaving out whole files keeps the test files themselves as they are; a need listed here
-// is what the file's tests check, not a convenience: a suite about /proc is about Linux.
+// A need listed here is what the tests check, not a convenience: a suite about /proc is
+// about Linux. Probed once per run: the configs probe (and print what they found), and
+// the results reach the test workers through NSS_TEST_* variables (a worker started
+// another way probes again).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 export type Need =
   /** Jobs run `bash -c` with POSIX tools (ed, python3, sleep, kill...). */
@@ -16,18 +21,34 @@ export type Need =
   /** GNU tar: scripts/build-extension.mjs makes reproducible archives with its options. */
   | 'gnu-tar'
   /** A program the tests drive. */
-  | `program:${string}`;
+  | `program:${string}`
+  /** Root: mounting a tmpfs (the full-disk faults). */
+  | 'root'
+  /** Unprivileged user namespaces (`unshare -r`): refused by Ubuntu 24.04's AppArmor. */
+  | 'userns'
+  /** At least this Landlock ABI (the sandbox: 1 to confine at all, 4 TCP ports, 6 signals). */
+  | `landlock:${number}`
+  /**
+   * Jobs whose processes left their session, parent and environment (setsid -f with
+   * env -i, a double fork, daemon(3)) are still ended with the job: see escapesHeld().
+   */
+  | 'escapes-held'
+  /** The per-job sandbox: Landlock (Linux) or sandbox-exec (macOS). */
+  | 'sandbox';
 
 const WHY: Record<string, string> = {
   posix: 'its jobs run `bash -c` and POSIX tools; on Windows jobs run cmd.exe (covered by __test__/windows)',
   'gnu-tar': 'scripts/build-extension.mjs packs with GNU tar (sorted names, no owner, a fixed time), and this tar is not GNU tar',
   linux: "it checks Linux's /proc, cgroups or the kernel's wait channel (awaiting_input), which this OS does not have (docs/platforms.md)",
+  sandbox:
+    "its jobs run sandboxed (the extension's manifest starts the MCP server with --sandbox), and this machine has neither Landlock (Linux) nor sandbox-exec (macOS) (docs/sandbox.md)",
 };
 
 /** Every test file (relative to __test__/) with what it needs. */
 export const NEEDS: Record<string, Need[]> = {
   'bad-input.test.ts': ['posix', 'linux'],
   'contract.test.ts': ['posix', 'linux'],
+  'docs-samples.test.ts': ['posix', 'program:git', 'program:python3', 'program:ed'],
   'events.test.ts': ['posix'],
   'input-wait.test.ts': ['posix', 'linux', 'program:gdb'],
   'interaction.test.ts': ['posix', 'linux', 'program:gdb'],
@@ -37,8 +58,10 @@ export const NEEDS: Record<string, Need[]> = {
   'persistence-registry.test.ts': ['posix'],
   'run.test.ts': ['posix'],
   'screen.test.ts': ['posix'],
-  'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3'],
-  'sandbox-integrity.test.ts': ['posix', 'linux', 'program:dd'],
+  'scripts/platform-pack.test.ts': ['posix'],
+  'sandbox-caches.test.ts': ['posix', 'linux'],
+  'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3', 'landlock:1'],
+  'sandbox-integrity.test.ts': ['posix', 'linux', 'program:dd', 'landlock:1'],
   'security.test.ts': ['posix', 'linux'],
   'spawn.test.ts': ['posix', 'linux'],
   'compat/differential.test.ts': ['posix'],
@@ -47,8 +70,8 @@ export const NEEDS: Record<string, Need[]> = {
   'mcp/cli.test.ts': ['posix'],
   'mcp/data.test.ts': ['posix', 'linux'],
   'mcp/errors.test.ts': ['posix'],
-  'mcp/extension-archive.test.ts': ['posix', 'program:python3', 'gnu-tar'],
-  'mcp/gemini-extension.test.ts': ['posix', 'program:python3'],
+  'mcp/extension-archive.test.ts': ['posix', 'program:python3', 'gnu-tar', 'sandbox'],
+  'mcp/gemini-extension.test.ts': ['posix', 'program:python3', 'sandbox'],
   'mcp/install.test.ts': ['posix'],
   'mcp/mcp.test.ts': ['posix'],
   'mcp/package.test.ts': ['posix'],
@@ -84,24 +107,138 @@ function onPath(program: string): boolean {
   return spawnSync(finder, [program], { stdio: 'ignore' }).status === 0;
 }
 
+/**
+ * How this machine's jobs are contained: the addon's own word
+ * (`ShellExecutionService.containment`) where it has one, else whether a job's process
+ * lands in a cgroup of its own (`/native-shell-` in its /proc/<pid>/cgroup): 'cgroup'
+ * or 'process-tree'. Probed in a Node process of its own (a service and a job), once.
+ */
+export function containment(): string {
+  const found = process.env.NSS_TEST_CONTAINMENT || probeContainment();
+  process.env.NSS_TEST_CONTAINMENT = found;
+  // Where a mode is promised (.ci/run as root, a delegated cgroup), a probe that finds
+  // another must fail the run: skipping the tests the mode holds would hide the loss.
+  const expected = process.env.NSS_EXPECT_CONTAINMENT;
+  if (expected && found !== expected) {
+    throw new Error(`jobs are contained by '${found}' here, and NSS_EXPECT_CONTAINMENT says '${expected}' (unset it where that mode cannot be had)`);
+  }
+  return found;
+}
+
+function probeContainment(): string {
+  const addon = join(__dirname, '..', 'index.js');
+  if (process.platform === 'win32') return 'job-object';
+  if (!existsSync(addon)) return 'process-tree';
+  const script = `
+    const { readFileSync } = require('node:fs');
+    const { ShellExecutionService } = require(${JSON.stringify(addon)});
+    const s = new ShellExecutionService({ persistOutput: false });
+    (async () => {
+      let mode = s.containment;
+      if (typeof mode !== 'string') {
+        const r = await s.run('sleep 60', { mode: 'pipes', callbackDelayMs: 0 });
+        let cgroup = '';
+        try { cgroup = readFileSync('/proc/' + r.pid + '/cgroup', 'utf8'); } catch {}
+        mode = /^0::.*\\/native-shell-/m.test(cgroup) ? 'cgroup' : 'process-tree';
+      }
+      await s.shutdown();
+      process.stdout.write(mode);
+    })();`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
+  if (r.status === 0 && r.stdout) return r.stdout.trim();
+  return `unknown (the probe failed: ${(r.stderr || String(r.error)).trim().split('\n')[0]})`;
+}
+
+/**
+ * The one gate for the guarantees only a cgroup gives today: that a job's escapees
+ * (setsid -f with env -i, a double fork, daemon(3)) are found, listed and ended with the
+ * job. A mode that comes to hold them too is added here, and only here.
+ */
+export function escapesHeld(): boolean {
+  return containment() === 'cgroup';
+}
+
+/** The kernel's Landlock ABI (landlock_create_ruleset's version query), 0 without Landlock. */
+export function landlockAbi(): number {
+  const cached = process.env.NSS_TEST_LANDLOCK_ABI;
+  if (cached) return Number(cached);
+  let abi = 0;
+  if (process.platform === 'linux') {
+    // System call 444 on every Linux architecture; flag 1: LANDLOCK_CREATE_RULESET_VERSION.
+    const r = spawnSync('python3', ['-c', 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    abi = Math.max(0, Number.parseInt(r.stdout ?? '', 10) || 0);
+  }
+  process.env.NSS_TEST_LANDLOCK_ABI = String(abi);
+  return abi;
+}
+
+function usernsAllowed(): boolean {
+  return process.platform === 'linux' && spawnSync('unshare', ['-r', 'true'], { stdio: 'ignore', timeout: 30_000 }).status === 0;
+}
+
 const has: Record<string, boolean> = {};
+
+function probe(need: Need): boolean {
+  switch (need) {
+    case 'posix':
+      return process.platform !== 'win32' && onPath('bash');
+    case 'linux':
+      return process.platform === 'linux' && existsSync('/proc/self/stat');
+    case 'gnu-tar':
+      return /GNU tar/.test(spawnSync('tar', ['--version'], { encoding: 'utf8' }).stdout ?? '');
+    case 'root':
+      return process.getuid?.() === 0;
+    case 'userns':
+      return usernsAllowed();
+    case 'escapes-held':
+      return escapesHeld();
+    case 'sandbox':
+      if (process.platform === 'linux') return landlockAbi() >= 1;
+      return process.platform === 'darwin' && existsSync('/usr/bin/sandbox-exec');
+  }
+  if (need.startsWith('landlock:')) return landlockAbi() >= Number(need.slice('landlock:'.length));
+  return onPath(need.slice('program:'.length));
+}
 
 /** Whether this machine meets the need. */
 export function met(need: Need): boolean {
-  has[need] ??=
-    need === 'posix'
-      ? process.platform !== 'win32' && onPath('bash')
-      : need === 'linux'
-        ? process.platform === 'linux' && existsSync('/proc/self/stat')
-        : need === 'gnu-tar'
-          ? /GNU tar/.test(spawnSync('tar', ['--version'], { encoding: 'utf8' }).stdout ?? '')
-          : onPath(need.slice('program:'.length));
+  has[need] ??= probe(need);
   return has[need] as boolean;
 }
 
 /** Why a need is not met here, in words. */
 export function why(need: Need): string {
-  return WHY[need] ?? `it drives ${need.slice('program:'.length)}, which is not installed here`;
+  if (WHY[need]) return WHY[need];
+  if (need === 'root') return `it needs root (it mounts a tmpfs), and this runs as uid ${process.getuid?.()}`;
+  if (need === 'userns') {
+    return 'unprivileged user namespaces are refused here (`unshare -r true` fails: a sysctl, or AppArmor as on Ubuntu 24.04, restricts them)';
+  }
+  if (need === 'escapes-held') {
+    return (
+      `jobs are contained here by '${containment()}', not by a cgroup each: a process that left the job's ` +
+      "session, parent and environment is out of the service's reach (the Node process's cgroup is not " +
+      'writable: run as root or inside a cgroup subtree delegated to this user; docs/reliability.md)'
+    );
+  }
+  if (need.startsWith('landlock:')) {
+    const abi = landlockAbi();
+    return `it needs Landlock ABI ${need.slice('landlock:'.length)} or later (docs/sandbox.md), and ${abi ? `this kernel has ABI ${abi}` : 'this kernel has no Landlock (or it is not enabled, or python3 is missing to ask)'}`;
+  }
+  return `it drives ${need.slice('program:'.length)}, which is not installed here`;
+}
+
+/** One line saying what this machine can do, printed by the configs (and probing it once for the workers). */
+export function summary(): string {
+  if (process.platform !== 'linux') return `capabilities: containment ${containment()}`;
+  return [
+    `capabilities: uid ${process.getuid?.()}`,
+    `containment ${containment()}`,
+    `Landlock ABI ${landlockAbi() || 'none'}`,
+    `unprivileged user namespaces ${met('userns') ? 'allowed' : 'refused'}`,
+  ].join(', ');
 }
 
 /**
@@ -120,6 +257,7 @@ export function unmet(which: (file: string) => boolean = () => true): Array<{ fi
 
 /** Prints what is left out and returns the globs for vitest's `exclude`. */
 export function excluded(which: (file: string) => boolean = () => true): string[] {
+  console.log(summary());
   const skipped = unmet(which);
   for (const { file, reason } of skipped) console.log(`skipped ${file}: ${reason}`);
   return skipped.map((s) => s.file);

@@ -197,4 +197,6 @@ pub struct ProcessInfo {
     pub persist_error: Option<String>,
     /// What confines the job; `None` when nothing does.
     pub sandbox: Option<crate::sandbox::Enforced>,
+    /// What held its processes together when it started.
+    pub containment: crate::platform::ContainmentMode,
 }

@@ -120,6 +120,7 @@ pub fn process_info(job: &Arc<Job>, detached: Option<Vec<u32>>) -> ProcessInfo {
         detached_pids,
         persist_error: state.output.persist_error(),
         sandbox: job.meta.sandbox.clone(),
+        containment: job.meta.containment.mode(),
     }
 }
 

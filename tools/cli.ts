@@ -3,7 +3,14 @@ import { runDemo } from './demo.js';
 import { loadAddon } from '../contract/addon.js';
 import { createShellTools } from './create.js';
 import { packageVersion, startMcpServer } from './mcp-server.js';
-import { SANDBOX_BOOLEAN_FLAGS, SANDBOX_USAGE, SANDBOX_VALUED_FLAGS, sandboxFromFlags } from './sandbox-flags.js';
+import {
+  makeSandboxCaches,
+  SANDBOX_BOOLEAN_FLAGS,
+  SANDBOX_USAGE,
+  SANDBOX_VALUED_FLAGS,
+  sandboxCaches,
+  sandboxFromFlags,
+} from './sandbox-flags.js';
 
 const USAGE = `native-shell-service ${packageVersion()}: a native shell service for LLM coding agents
 
@@ -21,8 +28,9 @@ Usage:
       --sandbox confines every job (docs/sandbox.md): writes only in the project, its
       TMPDIR and /tmp, no network. --sandbox-write adds a writable path, --sandbox-network
       allows the network, --sandbox-ports only those TCP ports, --sandbox-private-home
-      makes the home directory unreadable, --sandbox-caches makes the package managers'
-      caches writable (~/.npm, ~/.cargo, ~/.cache). Each of them implies --sandbox.
+      makes the home directory unreadable, --sandbox-caches gives the jobs package
+      manager caches of their own (npm, cargo, pip, Go; never the user's ~/.npm, ~/.cargo,
+      ~/.cache, whose contents run outside the sandbox). Each of them implies --sandbox.
   native-shell-service run [--directory DIR] [--pattern REGEX] [--delay SECONDS] [--json]
                            [--project-root DIR] [--io-dir DIR] [--] <command...>
       Runs one command through the service (bash -c, in a terminal) and prints the result.
@@ -74,11 +82,16 @@ async function mcp(argv: string[]): Promise<number> {
   );
   if (p.rest.length > 0) throw new UsageError(`unexpected argument ${p.rest[0]}`);
   let sandbox;
+  const caches = sandboxCaches();
   try {
-    sandbox = sandboxFromFlags(p.flags);
+    sandbox = sandboxFromFlags(p.flags, caches);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  // Every job of this server is sandboxed (it has no unsandboxed request), so the
+  // variables that point the package managers at the sandbox's caches apply to all.
+  const cachesOn = p.flags.has('sandbox-caches');
+  if (cachesOn) makeSandboxCaches(caches);
   const format = one(p, 'format');
   if (format !== undefined && format !== 'text' && format !== 'json') throw new UsageError('--format is text or json');
   const onAsk = one(p, 'on-ask');
@@ -97,6 +110,7 @@ async function mcp(argv: string[]): Promise<number> {
     format: format as 'text' | 'json' | undefined,
     onAsk: onAsk as 'allow' | 'deny' | undefined,
     sandbox,
+    ...(cachesOn ? { env: caches.env } : {}),
   });
   const stop = (signal: string) => {
     void server.close().then(() => process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15)));

@@ -276,10 +276,23 @@ export function formatJob(p: ProcessInfo, liveBackground: number[], now: number)
   if (p.status === 'running' && p.detachedPids.length > 0) {
     lines.push(`Detached PIDs: ${p.detachedPids.join(', ')} (left the job's session or shell; kill(handle=${p.handle}) ends them too)`);
   }
+  lines.push(containmentLine(p.containment));
   if (p.lastLine) lines.push(`Last output: ${p.lastLine}`);
   const files = persistLine(p);
   if (files) lines.push(files);
   return lines.join('\n');
+}
+
+/** What holds a job's processes together, and what that leaves open (docs/reliability.md). */
+export function containmentLine(mode: ProcessInfo['containment']): string {
+  switch (mode) {
+    case 'cgroup':
+      return 'Containment: cgroup (everything it starts is ended with it)';
+    case 'job-object':
+      return 'Containment: job object (everything it starts is ended with it)';
+    case 'process-tree':
+      return "Containment: process tree (no cgroup here: a process that detaches after the job's shell ended can outlive kill)";
+  }
 }
 
 export interface ShellCmdFacts {

@@ -34,6 +34,8 @@ export interface McpServerOptions {
   onAsk?: 'allow' | 'deny';
   /** Every job's sandbox (docs/sandbox.md); none unless given. */
   sandbox?: boolean | SandboxOptions;
+  /** Variables added to every job's environment (`ServiceOptions.env`). */
+  env?: Record<string, string>;
   stdin?: Readable;
   stdout?: Writable;
   /** Where diagnostics go (never stdout: it carries the protocol). */
@@ -83,6 +85,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
     projectRoot,
     ...(options.ioDir ? { ioDir: options.ioDir } : {}),
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    ...(options.env ? { env: options.env } : {}),
     // Refused at once (SANDBOX_UNAVAILABLE) where no sandbox can be given.
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
@@ -205,6 +208,6 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   stdin.once('end', () => void close('the client closed stdin'));
   stdin.once('close', () => void close('stdin closed'));
   await server.connect(transport);
-  log(`native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot}`);
+  log(`native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot} (containment: ${native.containment})`);
   return { service, tools, closed, close: () => close('asked to stop') };
 }

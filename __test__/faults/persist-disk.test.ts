@@ -10,10 +10,9 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { describeIf } from '../gates';
 import { ShellExecutionService, type Service } from '../helpers';
 import { filesNamed, namedFile, readAll, runningInfos } from './persist-helpers';
-
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 // 5,000,000 bytes of 50-byte lines, then a last line: 5 MB into a 1 MiB disk.
 const LINE = '0123456789012345678901234567890123456789012345678';
@@ -59,9 +58,7 @@ function nothingLeftBehind(ioDir: string): void {
 }
 
 // Mounting needs root: elsewhere these are skipped, and the reason printed.
-if (!isRoot) console.warn('skipped: the full-disk tests mount a tmpfs, which needs root');
-
-describe.skipIf(!isRoot)('a full disk (1 MiB tmpfs as ioDir; root only, to mount it)', () => {
+describeIf('root')('a full disk (1 MiB tmpfs as ioDir; root only, to mount it)', () => {
   let p: Place | undefined;
   beforeEach(() => {
     p = place(true);

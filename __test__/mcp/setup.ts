@@ -42,7 +42,8 @@ export interface McpSession {
   cleanup(): Promise<void>;
 }
 
-export async function connect(extraArgs: string[] = []): Promise<McpSession> {
+/** `env`: the server's environment (default: this process's). */
+export async function connect(extraArgs: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<McpSession> {
   ensureBuilt();
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-mcp-')));
   const root = join(base, 'project');
@@ -52,7 +53,7 @@ export async function connect(extraArgs: string[] = []): Promise<McpSession> {
     command: process.execPath,
     args: [BIN, 'mcp', '--project-root', root, '--io-dir', ioDir, ...extraArgs],
     cwd: root,
-    env: { ...process.env } as Record<string, string>,
+    env: { ...env } as Record<string, string>,
     stderr: 'pipe',
   });
   const client = new Client({ name: 'nss-test', version: '0.0.0' });

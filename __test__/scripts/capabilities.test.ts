@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { met, NEEDS, unmet } from '../capabilities';
+import { containment, met, type Need, NEEDS, unmet, why } from '../capabilities';
+import { ShellExecutionService } from '../helpers';
 
 const TESTS = join(__dirname, '..');
 
@@ -24,6 +25,25 @@ describe('test capabilities', () => {
     for (const { file, reason } of left) {
       expect(reason.length, file).toBeGreaterThan(20);
     }
-    if (process.platform === 'linux' && met('program:gdb')) expect(left.filter((l) => !l.file.includes('stress/'))).toEqual([]);
+    if (process.platform === 'linux' && met('program:gdb') && met('landlock:1')) expect(left.filter((l) => !l.file.includes('stress/'))).toEqual([]);
+  });
+
+  it('says why for every need a single test is gated on', () => {
+    for (const need of ['root', 'userns', 'escapes-held', 'sandbox', 'landlock:99'] as Need[]) expect(why(need).length, need).toBeGreaterThan(40);
+    expect(why('landlock:99')).toContain('ABI 99');
+    expect(why('escapes-held')).toContain(`'${containment()}'`);
+  });
+
+  // The probe decides which tests run: it must say what a job's processes get. 'cgroup'
+  // exactly when a job's process is in a cgroup the service made for it.
+  it.skipIf(process.platform !== 'linux')("the containment probe agrees with a job's /proc/<pid>/cgroup", async () => {
+    const s = new ShellExecutionService({ persistOutput: false });
+    try {
+      const r = await s.run('sleep 60', { mode: 'pipes', callbackDelayMs: 0 });
+      const own = readFileSync(`/proc/${r.pid}/cgroup`, 'utf8');
+      expect(/^0::.*\/native-shell-/m.test(own), own).toBe(containment() === 'cgroup');
+    } finally {
+      await s.shutdown();
+    }
   });
 });

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { describeIf, itIf } from '../gates';
 import { alive, eventually, type Scratch, scratch } from '../helpers';
 import { fmt, pidsIn, report, scaled, settle, snapshot } from './common';
 
@@ -13,7 +14,7 @@ const { escapes, newTag, tagged, notEscaped } = createRequire(import.meta.url)('
   escapes: Record<string, (tag: string) => string>;
   newTag: () => string;
   tagged: (tag: string) => number[];
-  notEscaped: (pid: number, jobPid: number) => string | null;
+  notEscaped: (pid: number, jobPid: number, adopted?: boolean) => string | null;
 };
 
 let s: Scratch;
@@ -137,7 +138,7 @@ function readMarker(pid: number): string | undefined {
   }
 }
 
-describe('what no search could find', () => {
+describeIf('escapes-held')('what no search could find', () => {
   // A process that (1) clears its environment, (2) leaves the session and (3) is
   // orphaned before the kill carries none of the three things `process_tree` finds
   // processes by (session/group, a parent link to the job, the NATIVE_SHELL_JOB
@@ -152,7 +153,10 @@ describe('what no search could find', () => {
     // Until `env -i` has exec'd, the process still carries the marker and is found; and
     // until its subshell has exited (slow on a loaded machine), the parent link finds it.
     expect(await eventually(() => readFileSync(`/proc/${escapee}/environ`, 'latin1') === '', 5000)).toBe(true);
-    expect(await eventually(() => sessionOf(parentOf(escapee)) !== r.pid, 5000)).toBe(true);
+    // Without a cgroup the job's shell is a subreaper: the orphan is handed to it,
+    // never to init, and the search by parent links finds it.
+    if (s.service.containment === 'process-tree') expect(await eventually(() => parentOf(escapee) === r.pid, 5000)).toBe(true);
+    else expect(await eventually(() => sessionOf(parentOf(escapee)) !== r.pid, 5000)).toBe(true);
     await s.service.kill(r.handle);
     const gone = await eventually(() => !alive(escapee), 3000);
     if (!gone) process.kill(escapee, 'SIGKILL');
@@ -163,7 +167,8 @@ describe('what no search could find', () => {
 // Issue 17: every escape, in both modes, against every way a job ends within Node
 // (Node's own death: node-sigkill.test.ts). Each escapee is checked to have left its
 // session, parent and environment behind before the job is ended, so only the job's
-// cgroup can find it (with NATIVE_SHELL_CONTAINMENT=off these fail).
+// cgroup can find it: gated on escapesHeld() (__test__/capabilities.ts), so without
+// one they are skipped with the reason; NSS_EXPECT_CONTAINMENT=cgroup makes that a failure.
 const endings: Record<string, { stays: boolean; end: (handle: number) => Promise<unknown> }> = {
   'kill(handle)': { stays: true, end: (h) => s.service.kill(h, { graceMs: 300 }) },
   'removeProcess(handle)': { stays: true, end: async (h) => s.service.removeProcess(h) },
@@ -191,18 +196,25 @@ describe('escapes are ended with their job', () => {
   });
 
   const survivors: Record<string, number> = {};
-  afterAll(() => report('escapes', { survivors }));
+  let containment = '';
+  beforeAll(() => {
+    containment = s.service.containment;
+  });
+  afterAll(() => report('escapes', { containment, survivors }));
   for (const [name, escape] of Object.entries(escapes)) {
     for (const mode of ['pty', 'pipes'] as const) {
       for (const [ending, { stays, end }] of Object.entries(endings)) {
-        it(`${name} (${mode}), ${ending}`, async () => {
+        itIf('escapes-held')(`${name} (${mode}), ${ending}`, async () => {
           const tag = newTag();
           const command = `${escape(tag)}; echo ready${stays ? '; sleep 1000' : ''}`;
           const r = await s.service.run(command, { mode, callbackPattern: 'ready', timeoutMs: 20_000 });
           let pids: number[] = [];
           expect(await eventually(() => (pids = tagged(tag)).length > 0, 10_000)).toBe(true);
           let why: string | null = 'unchecked';
-          await eventually(() => (why = notEscaped(pids[0], r.pid!)) === null, 5000);
+          // Without a cgroup, the job's shell adopts what is orphaned below it (it is a
+          // subreaper) while it runs: the escapee's parent stays in the job.
+          const adopted = containment === 'process-tree' && stays;
+          await eventually(() => (why = notEscaped(pids[0], r.pid!, adopted)) === null, 5000);
           let reported: number[] = [];
           if (!stays) {
             await eventually(() => !s.service.isPtyActive(r.handle), 5000);
@@ -221,6 +233,11 @@ describe('escapes are ended with their job', () => {
           }
           expect(why, 'the escape did not happen').toBeNull();
           // The escapee, or (when the job's exit came first) the fork that became it.
+          // The process tree cannot follow what detached after the job's shell ended
+          // (handed to init, its environment cleared, its session left): neither found
+          // for `backgroundPids` nor ended. Measured, not promised (docs/reliability.md,
+          // "Containment", the escape table per mode).
+          if (containment === 'process-tree' && !stays) return;
           if (!stays) expect(reported.length, 'nothing reported in backgroundPids').toBeGreaterThan(0);
           expect(gone, `survivors ${left.join(' ')}`).toBe(true);
         });

@@ -68,6 +68,15 @@ impl JsShellExecutionService {
         self.inner.project_root().display().to_string()
     }
 
+    /// What holds each new job's processes together here: `'cgroup'`, `'process-tree'`
+    /// (no cgroup could be had: docs/reliability.md says which escapes that lets
+    /// through) or `'job-object'` (Windows). Finding a cgroup is done once per process,
+    /// on first use: this getter may do it.
+    #[napi(getter)]
+    pub fn containment(&self) -> ContainmentMode {
+        self.inner.containment().into()
+    }
+
     #[napi(getter)]
     pub fn session_id(&self) -> String {
         self.inner.session_id().to_string()

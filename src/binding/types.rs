@@ -16,6 +16,7 @@ use crate::history::HistoryEntry as CoreHistoryEntry;
 use crate::job::JobStatus as CoreJobStatus;
 use crate::kill::KillReport;
 use crate::output::screen::MAX_SCROLLBACK_LINES;
+use crate::platform::ContainmentMode as CoreContainmentMode;
 use crate::request as core;
 use crate::spawn::Mode as CoreMode;
 use crate::wait::WaitStatus as CoreWaitStatus;
@@ -97,6 +98,26 @@ impl From<CoreWaitStatus> for WaitStatus {
             CoreWaitStatus::DelayElapsed => Self::DelayElapsed,
             CoreWaitStatus::TimedOut => Self::TimedOut,
             CoreWaitStatus::AwaitingInput => Self::AwaitingInput,
+        }
+    }
+}
+
+/// What holds a job's processes together (`ContainmentMode` in src/platform/mod.rs;
+/// docs/reliability.md, "Containment"). Written as the strings `'cgroup'`,
+/// `'job-object'`, `'process-tree'`.
+#[napi(string_enum = "kebab-case")]
+pub enum ContainmentMode {
+    Cgroup,
+    JobObject,
+    ProcessTree,
+}
+
+impl From<CoreContainmentMode> for ContainmentMode {
+    fn from(mode: CoreContainmentMode) -> Self {
+        match mode {
+            CoreContainmentMode::Cgroup => Self::Cgroup,
+            CoreContainmentMode::JobObject => Self::JobObject,
+            CoreContainmentMode::ProcessTree => Self::ProcessTree,
         }
     }
 }
@@ -293,6 +314,11 @@ pub struct ProcessInfo {
     pub persist_error: Option<String>,
     /// What confines the job; `null` when nothing does.
     pub sandbox: Option<SandboxInfo>,
+    /// What held the job's processes together when it started: `'cgroup'` (nothing it
+    /// starts can leave), `'process-tree'` (found by session, group, parent links and
+    /// marker: a process that detaches after the job's own process ended can be lost),
+    /// `'job-object'` (Windows).
+    pub containment: ContainmentMode,
 }
 
 #[napi(object, use_nullable = true)]
@@ -533,6 +559,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             foreground: p.foreground,
             persist_error: p.persist_error,
             sandbox: p.sandbox.map(SandboxInfo::from),
+            containment: p.containment.into(),
         }
     }
 }

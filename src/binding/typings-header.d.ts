@@ -36,6 +36,13 @@ export declare const WaitStatus: {
   readonly AwaitingInput: 'awaiting_input'
 }
 
+/** The values of `ContainmentMode` by name. */
+export declare const ContainmentMode: {
+  readonly Cgroup: 'cgroup'
+  readonly JobObject: 'job-object'
+  readonly ProcessTree: 'process-tree'
+}
+
 /** The values of `JobMode` by name. */
 export declare const JobMode: {
   readonly Pty: 'pty'

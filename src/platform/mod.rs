@@ -11,7 +11,7 @@
 //! | `ChildProcess::wait().await -> io::Result<Exit>` | the exit, as an event (no thread per job where the OS allows) |
 //! | `Terminal` | a PTY: `read(&mut ReadBuffer).await -> Read`, `write_all(&[u8]).await`, `write_some(&[u8]) -> usize` (never blocks), `resize(cols, rows)`, `input_state(pid, name)` |
 //! | `PipeReader::read(&mut [u8]).await`, `PipeWriter::write_all(&[u8]).await` | the pipes of a pipes-mode job |
-//! | `Containment` | what holds a job's processes together (a cgroup per job on Linux where cgroup v2 is writable, else nothing extra beyond the session; nothing extra on macOS; a Job Object on Windows) |
+//! | `Containment` (`.mode()`), `containment_mode()` | what holds a job's processes together (a cgroup per job on Linux where one can be had, else the process tree with subreapers; the process tree on macOS; a Job Object on Windows), and what will hold the next job |
 //! | `JobIdentity`, `ProcInfo`, `Snapshot::take(since)`, `Snapshot::members(&JobIdentity)`, `job_processes`, `background_roots`, `detached_roots` | finding a job's processes, what it left behind (exited) and what left it (running) |
 //! | `end_processes(&JobIdentity, &[ProcInfo], Ending)`, `is_alive(pid)`, `group_exists(pid)`, `anything_left(&JobIdentity)`, `start_ticks(pid)` | ending them |
 //! | `watchdog::ensure_started(owner_entry)` | ends every job when the host dies, however it dies |
@@ -56,9 +56,9 @@ pub fn anything_left(job: &JobIdentity<'_>) -> bool {
     group_exists(job.pid)
 }
 pub use os::{
-    background_roots, detached_roots, end_processes, group_exists, is_alive, job_processes, open_directory,
-    opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, PipeReader, PipeWriter,
-    ProcInfo, Snapshot, Terminal,
+    background_roots, containment_mode, detached_roots, end_processes, group_exists, is_alive, job_processes,
+    open_directory, opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, PipeReader,
+    PipeWriter, ProcInfo, Snapshot, Terminal,
 };
 
 /// Whether the job's containment holds everything it started, however it detached
@@ -102,6 +102,30 @@ pub struct JobIdentity<'a> {
 pub const JOB_MARKER: &str = "NATIVE_SHELL_JOB";
 /// Names the Node process that owns a job; the watchdog ends jobs by it when that dies.
 pub const OWNER_MARKER: &str = "NATIVE_SHELL_OWNER";
+
+/// What holds a job's processes together, as reported to callers (`containment` on the
+/// service and on each job). docs/reliability.md has what each mode stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContainmentMode {
+    /// A cgroup v2 per job (Linux): nothing the job starts can leave it by forking,
+    /// changing session or clearing its environment.
+    Cgroup,
+    /// A Job Object per job (Windows).
+    JobObject,
+    /// No kernel object holds the job: its processes are found by session, group,
+    /// parent links (its first process is a subreaper on Linux) and an environment marker.
+    ProcessTree,
+}
+
+impl ContainmentMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContainmentMode::Cgroup => "cgroup",
+            ContainmentMode::JobObject => "job-object",
+            ContainmentMode::ProcessTree => "process-tree",
+        }
+    }
+}
 
 /// How a job talks to its process: a terminal, or three pipes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

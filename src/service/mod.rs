@@ -204,6 +204,11 @@ impl Service {
         &self.inner.root
     }
 
+    /// What will hold the next job's processes together (found once per process).
+    pub fn containment(&self) -> crate::platform::ContainmentMode {
+        crate::platform::containment_mode()
+    }
+
     pub fn session_dir(&self) -> PathBuf {
         self.inner.io_dir.join(&self.inner.session_id)
     }

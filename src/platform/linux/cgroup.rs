@@ -20,10 +20,15 @@
 //! inside it costs nothing measurable. The watchdog (`super::watchdog`) holds the
 //! parent's path and kills the whole subtree through its `cgroup.kill` when Node dies.
 //!
-//! Where there is no cgroup2 mount, our cgroup is not writable, the kernel has no
-//! `cgroup.kill` or `clone3` is refused (a seccomp filter), or
-//! `NATIVE_SHELL_CONTAINMENT=off` is set, jobs are uncontained and found as before
-//! (session, group, parent links, environment marker; `super::process_tree`).
+//! Our cgroup is used when we may write it (root, a desktop app's scope, a subtree
+//! delegated to this user by a container runtime or systemd's `Delegate=yes`). When it
+//! is not (an SSH session's scope is root's), the user's systemd manager is asked for a
+//! delegated scope of our own (`super::systemd_scope`). Where none of that works (no
+//! cgroup2 mount, no systemd, no `cgroup.kill`, `clone3` refused by a seccomp filter, or
+//! `NATIVE_SHELL_CONTAINMENT=off`), jobs are held by their process tree only: found by
+//! session, group, parent links and environment marker (`super::process_tree`), each
+//! job's first process a subreaper (`crate::platform::unix::launch`). The mode is
+//! reported (`mode`); docs/reliability.md, "Containment", has what each mode stops.
 
 use std::ffi::OsStr;
 use std::fs::{self, File};
@@ -34,6 +39,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::platform::ContainmentMode;
 use crate::sync::lock;
 
 /// Set to `off` (in Node's environment, before the first job) to run without cgroups:
@@ -64,17 +70,20 @@ fn make_parent() -> Option<PathBuf> {
         return None;
     }
     let mount = cgroup2_mount(&fs::read("/proc/self/mountinfo").ok()?)?;
-    let own = own_cgroup(&fs::read("/proc/self/cgroup").ok()?)?;
-    let base = mount.join(own.strip_prefix("/").unwrap_or(&own));
-    sweep_stale(&base);
+    let current = || own_cgroup(&fs::read("/proc/self/cgroup").ok()?);
     let me = std::process::id();
     let name = format!("native-shell-{me}-{}", super::process_tree::start_ticks(me as i32));
-    let parent = base.join(name);
-    match fs::create_dir(&parent) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(_) => return None,
-    }
+    // Our own cgroup, when it is ours to write (root; a desktop app's scope; a subtree
+    // a container runtime or `Delegate=yes` handed to this user); else a delegated
+    // scope from the user's service manager (`super::systemd_scope`).
+    let mut own = current()?;
+    let parent = match make_under(&mount, &own, &name) {
+        Some(parent) => parent,
+        None => {
+            own = super::systemd_scope::move_into_delegated_scope(current)?;
+            make_under(&mount, &own, &name)?
+        }
+    };
     // cgroup.kill exists only in non-root cgroups of kernels 5.14+; without it the
     // cgroup could hold the jobs but not end them in one step.
     if !parent.join("cgroup.kill").exists() {
@@ -82,6 +91,20 @@ fn make_parent() -> Option<PathBuf> {
         return None;
     }
     Some(parent)
+}
+
+/// Makes the per-process parent `name` in the cgroup `own` (as `/proc/self/cgroup`
+/// names it) on `mount`, after removing what dead processes left there; `None` when
+/// that cgroup is not ours to write.
+fn make_under(mount: &Path, own: &Path, name: &str) -> Option<PathBuf> {
+    let base = mount.join(own.strip_prefix("/").unwrap_or(own));
+    sweep_stale(&base);
+    let parent = base.join(name);
+    match fs::create_dir(&parent) {
+        Ok(()) => Some(parent),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Some(parent),
+        Err(_) => None,
+    }
 }
 
 /// The mount point of the first cgroup2 file system in `/proc/self/mountinfo`.
@@ -308,6 +331,15 @@ impl Containment {
         false
     }
 
+    /// What held the job when it started: its cgroup, or only its process tree (no
+    /// cgroup could be had, or the kernel refused to start the process in it).
+    pub fn mode(&self) -> ContainmentMode {
+        match &self.0 {
+            Some(cgroup) if cgroup.joined.load(Ordering::Acquire) => ContainmentMode::Cgroup,
+            _ => ContainmentMode::ProcessTree,
+        }
+    }
+
     /// The job's process was created in its cgroup: all it starts is held there.
     pub fn is_contained(&self) -> bool {
         self.joined().is_some()
@@ -344,6 +376,16 @@ impl Containment {
     /// The cgroup's path, for the job list.
     pub fn path(&self) -> Option<&Path> {
         self.joined().map(|c| c.path.as_path())
+    }
+}
+
+/// What the next job will be held by: a cgroup when one could be had here and no
+/// launch into one was refused, else its process tree.
+pub fn mode() -> ContainmentMode {
+    if parent().is_some() && USABLE.load(Ordering::Relaxed) {
+        ContainmentMode::Cgroup
+    } else {
+        ContainmentMode::ProcessTree
     }
 }
 

@@ -10,6 +10,7 @@
 //! other architectures jobs start with the plain clone, uncontained.
 
 use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Containment;
 
@@ -41,6 +42,10 @@ const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"
 /// a cgroup it will not start processes in) gets the plain clone, and no later job is
 /// contained. Returns the pid, or -1 with `errno` set, as `libc::clone`.
 ///
+/// `in_cgroup` tells the child, which shares our memory, where it was born: set before
+/// each attempt, read by the child before it execs (an uncontained job's first process
+/// becomes a subreaper: `unix::launch`).
+///
 /// # Safety
 /// As `libc::clone` with `CLONE_VM | CLONE_VFORK`: see `vfork_into_cgroup`.
 pub unsafe fn clone_vfork(
@@ -49,14 +54,17 @@ pub unsafe fn clone_vfork(
     top: *mut c_void,
     arg: *mut c_void,
     containment: &Containment,
+    in_cgroup: &AtomicBool,
 ) -> c_int {
     if let Some(fd) = containment.launch_fd().filter(|_| AVAILABLE) {
+        in_cgroup.store(true, Ordering::Release);
         let started = vfork_into_cgroup(child, stack, top as usize - stack as usize, arg, fd);
         containment.launched(started.is_ok());
         if let Ok(pid) = started {
             return pid;
         }
     }
+    in_cgroup.store(false, Ordering::Release);
     libc::clone(child, top, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD, arg)
 }
 

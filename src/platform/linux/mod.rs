@@ -9,6 +9,7 @@ pub mod clone3;
 pub mod input_wait;
 pub mod process_tree;
 pub mod sandbox;
+mod systemd_scope;
 pub mod watchdog;
 
 use std::fs::File;
@@ -18,7 +19,7 @@ use std::path::PathBuf;
 use crate::platform::JobIdentity;
 
 pub use super::unix::{group_exists, open_directory, spawn, PipeReader, PipeWriter, Terminal};
-pub use cgroup::Containment;
+pub use cgroup::{mode as containment_mode, Containment};
 pub use child::ChildProcess;
 pub use input_wait::program_name;
 pub use process_tree::{background_roots, detached_roots, is_alive, job_processes, start_ticks, ProcInfo, Snapshot};

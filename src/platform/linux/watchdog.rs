@@ -9,6 +9,11 @@
 //! every process carrying this host's owner marker in its environment (jobs that could
 //! not be contained), then removes the emptied cgroups.
 //!
+//! A job no cgroup holds is found by its marker and by descent: its first process is a
+//! subreaper (`crate::platform::unix::launch`), so what detached from it with a cleared
+//! environment is still below it. The marked processes are stopped first, so none
+//! exits and hands its children on to init while the tree is read.
+//!
 //! The watcher is `bash` running a fixed script; the token and the cgroup path reach it
 //! as arguments, never spliced into the script. It is started the plain way, so it
 //! stays in Node's cgroup, outside the subtree it kills. It ignores SIGINT and SIGHUP (a Ctrl-C or a closed
@@ -27,10 +32,25 @@ const SCRIPT: &str = r#"
 trap '' INT HUP
 read -r _
 [ -n "$2" ] && echo 1 2>/dev/null >"$2/cgroup.kill"
+tree() {
+  local -A set=()
+  local p f line rest grew=1
+  for p in "$@"; do set[$p]=1; done
+  while [ "$grew" = 1 ]; do
+    grew=0
+    for f in /proc/[0-9]*/stat; do
+      read -r line 2>/dev/null <"$f" || continue
+      p=${line%% *}; rest=${line##*) }; rest=${rest#* }
+      if [ -n "${set[${rest%% *}]}" ] && [ -z "${set[$p]}" ]; then set[$p]=1; grew=1; fi
+    done
+  done
+  echo "${!set[@]}"
+}
 for round in 1 2 3 4 5; do
   pids=$(grep -lsxzF -- "$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)
   [ -z "$pids" ] && break
-  kill -KILL $pids 2>/dev/null
+  kill -STOP $pids 2>/dev/null
+  kill -KILL $(tree $pids) 2>/dev/null
   sleep 0.05
 done
 [ -n "$2" ] || exit 0

@@ -18,7 +18,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 pub use super::unix::{
-    end_processes, group_exists, open_directory, spawn, Containment, PipeReader, PipeWriter, Terminal,
+    containment_mode, end_processes, group_exists, open_directory, spawn, Containment, PipeReader, PipeWriter, Terminal,
 };
 pub use child::ChildProcess;
 pub use input_wait::program_name;

@@ -23,7 +23,7 @@ use std::ffi::{c_char, c_int, CString};
 use std::io;
 use std::os::fd::RawFd;
 #[cfg(target_os = "linux")]
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// Stack of the short-lived child; it only makes system calls.
 #[cfg(target_os = "linux")]
@@ -64,6 +64,9 @@ pub struct LaunchPlan {
 struct Outcome {
     step: AtomicI32,
     errno: AtomicI32,
+    /// Written by the parent before the clone: the child was created in the job's
+    /// cgroup (`clone3::clone_vfork`).
+    in_cgroup: AtomicBool,
 }
 
 /// What the child's steps read; it points into a `LaunchPlan` and vectors that outlive
@@ -173,6 +176,7 @@ impl LaunchPlan {
         let outcome = Outcome {
             step: AtomicI32::new(Step::None as i32),
             errno: AtomicI32::new(0),
+            in_cgroup: AtomicBool::new(false),
         };
         let args = ChildArgs {
             steps: ChildSteps {
@@ -205,6 +209,7 @@ impl LaunchPlan {
                 top,
                 (&args as *const ChildArgs<'_>).cast_mut().cast(),
                 &self.containment,
+                &outcome.in_cgroup,
             );
             let clone_error = io::Error::last_os_error();
             libc::pthread_sigmask(libc::SIG_SETMASK, &saved, std::ptr::null_mut());
@@ -247,6 +252,13 @@ extern "C" fn child_main(raw: *mut c_void) -> c_int {
     // or exits; everything below is a system call on prepared data.
     unsafe {
         let args = &*(raw as *const ChildArgs<'_>);
+        // A job no cgroup holds: its first process adopts what is orphaned below it
+        // (kept across exec), so a `setsid -f`, a double fork or daemon(3) stays its
+        // descendant and the search by parent links finds it while it runs
+        // (docs/reliability.md, "Containment"). A refusal changes nothing else.
+        if !args.outcome.in_cgroup.load(Ordering::Acquire) {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+        }
         let (step, errno) = run_steps(&args.steps);
         args.outcome.errno.store(errno, Ordering::Release);
         args.outcome.step.store(step as i32, Ordering::Release);

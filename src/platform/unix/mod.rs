@@ -55,6 +55,16 @@ impl Containment {
     pub fn for_new_job() -> Self {
         Self
     }
+
+    pub fn mode(&self) -> crate::platform::ContainmentMode {
+        crate::platform::ContainmentMode::ProcessTree
+    }
+}
+
+/// macOS has nothing but the process tree to hold a job (see `Containment`).
+#[cfg(not(target_os = "linux"))]
+pub fn containment_mode() -> crate::platform::ContainmentMode {
+    crate::platform::ContainmentMode::ProcessTree
 }
 
 #[cfg(target_os = "linux")]

@@ -25,8 +25,8 @@ pub use conpty::Terminal;
 pub use directory::{open_directory, opened_path};
 pub use pipes::{PipeReader, PipeWriter};
 pub use processes::{
-    background_roots, detached_roots, end_processes, group_exists, is_alive, job_processes, program_name, start_ticks,
-    Containment, ProcInfo, Snapshot,
+    background_roots, containment_mode, detached_roots, end_processes, group_exists, is_alive, job_processes,
+    program_name, start_ticks, Containment, ProcInfo, Snapshot,
 };
 
 use crate::platform::{Mode, SpawnSpec, Spawned};

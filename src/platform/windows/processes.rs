@@ -29,7 +29,16 @@ pub const KILLED: u32 = 1;
 #[derive(Clone, Debug)]
 pub struct Containment(pub(super) Arc<JobTree>);
 
+/// Every job is held by a Job Object of its own.
+pub fn containment_mode() -> crate::platform::ContainmentMode {
+    crate::platform::ContainmentMode::JobObject
+}
+
 impl Containment {
+    pub fn mode(&self) -> crate::platform::ContainmentMode {
+        crate::platform::ContainmentMode::JobObject
+    }
+
     /// The containment of a job whose first process is `pid`.
     pub(super) fn new(job: Arc<JobTree>, pid: u32) -> Self {
         let mut jobs = lock(&JOBS);
