@@ -85,8 +85,6 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     // Output still open after the exit means something else holds it: a background job.
     // A daemon that closed its descriptors holds none, but stays in the job's group or
     // cgroup (one signal-0 and one small read to ask).
-    // Asked before `anything_left`, which lets go of an empty cgroup.
-    let contained = crate::platform::holds_every_process(&job.meta.containment);
     let nothing_left = output_closed && !crate::platform::anything_left(&job.meta.identity());
     let background = if nothing_left {
         Vec::new()
@@ -99,6 +97,8 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
         // finished job kept in memory does not hold a directory (`JobTmpDir::release`);
         // another job may have it only if no process of this one can be left anywhere.
         if let Some(tmpdir) = &job.meta.tmpdir {
+            // A cgroup held all it started: empty, nothing of it is left anywhere.
+            let contained = job.meta.containment.mode() == crate::platform::ContainmentMode::Cgroup;
             tmpdir.release(contained);
         }
     }

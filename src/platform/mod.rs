@@ -61,19 +61,6 @@ pub use os::{
     PipeWriter, ProcInfo, Snapshot, Terminal,
 };
 
-/// Whether the job's containment holds everything it started, however it detached
-/// (Linux's cgroup), so that "nothing left" in it means no process of the job exists
-/// anywhere. Elsewhere (and on Linux without a cgroup) false.
-pub fn holds_every_process(containment: &Containment) -> bool {
-    #[cfg(target_os = "linux")]
-    return containment.is_contained();
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = containment;
-        false
-    }
-}
-
 /// What the per-job sandbox can be here (`crate::sandbox`), found once: Landlock and
 /// seccomp on Linux, Seatbelt on macOS; an error (why not) elsewhere, or on a Linux
 /// kernel without Landlock. A sandboxed job is refused then, never run unconfined.
