@@ -30,6 +30,7 @@ started=$SECONDS
 default_files=(
   __test__/lifecycle.test.ts
   __test__/sandbox.test.ts
+  __test__/sandbox-integrity.test.ts
   __test__/security.test.ts
   __test__/tools/jobs-kill.test.ts
   __test__/mcp/data.test.ts
