@@ -186,6 +186,18 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
     }
   });
 
+  it('a write path naming another job\'s TMPDIR is refused', async () => {
+    const { svc } = service('tmp-named', { sandbox: true });
+    const running = await svc.run('echo ready; sleep 60', { callbackPattern: 'ready', timeoutMs: 30_000 });
+    const victim = running.sandbox!.tmpdir;
+    await expect(runIn(svc, `echo x > ${victim}/named`, { write: [victim] })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('private TMPDIR directory'),
+    });
+    expect(existsSync(join(victim, 'named'))).toBe(false);
+    await svc.kill(running.handle);
+  });
+
   it('a running job\'s TMPDIR is not writable by another job', async () => {
     const { svc } = service('tmp-running', { sandbox: true });
     const running = await svc.run('echo ready; sleep 60', { callbackPattern: 'ready', timeoutMs: 30_000 });
@@ -241,5 +253,18 @@ describe.skipIf(!linux)('the service\'s output files', () => {
     });
     expect(readFileSync(file, 'utf8')).toBe('forged-plain\n');
     expect(existsSync(join(outside, 'io-inside-runs', 'ran'))).toBe(false);
+  });
+
+  it('a write path inside ioDir is refused, nothing runs', async () => {
+    const io = join(outside, 'io-named');
+    const { root, svc } = service('io-named-runs', { persistOutput: true, ioDir: io, sessionId: 's' });
+    const victim = await runIn(svc, 'echo genuine');
+    const file = join(victim.outputDir!, 'stdout.txt');
+    await expect(runIn(svc, `echo forged > ${file}; echo ran > ran`, { write: [victim.outputDir!] })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('inside ioDir'),
+    });
+    expect(readFileSync(file, 'utf8')).toBe('genuine\n');
+    expect(existsSync(join(root, 'ran'))).toBe(false);
   });
 });

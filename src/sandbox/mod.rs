@@ -25,7 +25,7 @@ pub use anchor::reached_through;
 pub use anchor::{Anchor, FileId};
 pub use tmpdir::JobTmpDir;
 #[cfg(unix)]
-pub use tmpdir::{base_reached_through, next_spare, on_helper};
+pub use tmpdir::{base_id, base_reached_through, next_spare, on_helper};
 
 /// What a job may reach beyond the project, as the caller asks it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -170,6 +170,28 @@ impl Resolved {
             .chain(&self.write)
             .find(|a| ids.contains(&a.id()))
             .map(|a| a.path())
+    }
+
+    /// The first writable path of this sandbox that is one of the directories `ids` or
+    /// lies inside one (by identity, walking up from each), with that directory: a job
+    /// could write there.
+    #[cfg(unix)]
+    pub fn reaches_into(&self, ids: &[FileId]) -> std::io::Result<Option<(&Path, FileId)>> {
+        let root = (!self.read_only).then_some(&*self.root);
+        for anchor in root.into_iter().chain(&self.write) {
+            let chain = if anchor.is_dir() {
+                anchor.ancestry()?
+            } else {
+                // A file names no directory of its own to walk up from: its parent, as
+                // named when it was resolved.
+                let parent = anchor.path().parent().unwrap_or(Path::new("/"));
+                Anchor::open(parent)?.ancestry()?
+            };
+            if let Some(id) = ids.iter().find(|id| chain.contains(id)) {
+                return Ok(Some((anchor.path(), *id)));
+            }
+        }
+        Ok(None)
     }
 
     /// True when the shared `/tmp` is among `ids`.

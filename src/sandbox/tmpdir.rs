@@ -313,10 +313,15 @@ mod imp {
     }
 
     /// The directories the private base is reached through (made first if it is not
-    /// yet): a sandbox that makes any of them writable would let its jobs into every
-    /// job's TMPDIR.
+    /// yet), the base's own identity last: a sandbox that makes any of them writable,
+    /// or a directory inside the base, would let its jobs into other jobs' TMPDIRs.
     pub fn base_reached_through() -> io::Result<&'static [FileId]> {
         base().map(|b| b.reached.as_slice())
+    }
+
+    /// The private base's identity (made first if it is not yet).
+    pub fn base_id() -> io::Result<FileId> {
+        base().map(|b| b.dir.id())
     }
 
     impl JobTmpDir {

@@ -68,6 +68,24 @@ impl Guarded<'_> {
             }
         }
         check_private_base(&resolved)?;
+        // No writable path inside the service's own directories (one the caller named
+        // there): ioDir, and the jobs' private TMPDIR directory.
+        let io_dir = if self.keeps_files { io_dir_id(self.io_dir) } else { None };
+        let owned: Vec<FileId> = io_dir.into_iter().chain(base_id()?).collect();
+        if let Some((inside, id)) = reaches_into(&resolved, &owned)? {
+            let what = if Some(id) == io_dir {
+                format!(
+                    "ioDir {}: its jobs could change the service's output files",
+                    self.io_dir.display()
+                )
+            } else {
+                "the jobs' private TMPDIR directory: its jobs could write other jobs' TMPDIRs".to_string()
+            };
+            return Err(ServiceError::invalid(format!(
+                "sandbox write path {} lies inside {what}",
+                inside.display()
+            )));
+        }
         Ok(resolved)
     }
 }
@@ -79,19 +97,61 @@ impl Guarded<'_> {
 fn check_private_base(resolved: &Resolved) -> Result<()> {
     let reached = crate::sandbox::base_reached_through()
         .map_err(|e| unavailable(format!("no private directory for the jobs' TMPDIRs: {e}")))?;
-    match resolved.covers(reached) {
-        Some(writable) => Err(unavailable(format!(
+    if let Some(writable) = resolved.covers(reached) {
+        return Err(unavailable(format!(
             "the jobs' private TMPDIRs are made under a directory this sandbox makes writable ({}): \
              its jobs could write other jobs' TMPDIRs; set TMPDIR to a directory outside it",
             writable.display()
-        ))),
-        None => Ok(()),
+        )));
     }
+    Ok(())
+}
+
+/// The private TMPDIR directory's identity, if there is one here.
+#[cfg(unix)]
+fn base_id() -> Result<Option<FileId>> {
+    crate::sandbox::base_id()
+        .map(Some)
+        .map_err(|e| unavailable(format!("no private directory for the jobs' TMPDIRs: {e}")))
+}
+
+#[cfg(not(unix))]
+fn base_id() -> Result<Option<FileId>> {
+    Ok(None)
 }
 
 #[cfg(not(unix))]
 fn check_private_base(_resolved: &Resolved) -> Result<()> {
     Ok(())
+}
+
+/// The first writable path of `resolved` inside one of the directories `ids`, or why
+/// that could not be found (fail closed).
+#[cfg(unix)]
+fn reaches_into<'a>(resolved: &'a Resolved, ids: &[FileId]) -> Result<Option<(&'a std::path::Path, FileId)>> {
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    resolved
+        .reaches_into(ids)
+        .map_err(|e| unavailable(format!("the sandbox's writable paths could not be checked: {e}")))
+}
+
+#[cfg(not(unix))]
+fn reaches_into<'a>(_resolved: &'a Resolved, _ids: &[FileId]) -> Result<Option<(&'a std::path::Path, FileId)>> {
+    Ok(None)
+}
+
+/// What `io_dir` is now, if it exists (a directory inside it must exist to be granted).
+#[cfg(unix)]
+fn io_dir_id(io_dir: &std::path::Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(io_dir).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn io_dir_id(_io_dir: &std::path::Path) -> Option<FileId> {
+    None
 }
 
 impl Service {
