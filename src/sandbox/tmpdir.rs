@@ -1,5 +1,5 @@
 //! A sandboxed job's own temporary directory, its `TMPDIR`: made before the job starts
-//! (mode 0700), removed once nothing of the job runs.
+//! (mode 0700), gone from the job's reach once nothing of the job runs.
 //!
 //! **Where.** Inside one directory of the process's own, the *private base*
 //! (`<parent>/native-shell-<pid>-<n>`, 0700), never in the shared `/tmp`: every
@@ -8,8 +8,8 @@
 //! set. A job there could replace a spare with a symlink to `$HOME` that a later job's
 //! rule would follow, or write into a running job's TMPDIR. The parent is the first of
 //! `$TMPDIR`, `/var/tmp`, `$XDG_RUNTIME_DIR`, `~/.cache` that `/tmp`'s rule does not
-//! reach; a sandbox whose own writable paths reach the base is refused
-//! (`crate::service`'s sandbox check, with `base_reached_through`).
+//! reach; a sandbox whose own writable paths reach the base, or lie inside it, is
+//! refused (src/service/sandbox.rs, with `base_reached_through` and `base_id`).
 //!
 //! **By descriptor.** The base is held open (`Anchor`); each directory is made with
 //! `mkdirat` in it, opened with `O_NOFOLLOW` (`Anchor::open_beneath`), and its rule is
@@ -57,7 +57,7 @@ mod imp {
 
     #[derive(Debug)]
     pub struct JobTmpDir {
-        /// Its name in the private base (`job-<n>`).
+        /// Its name in the private base (`job-<pid>-<n>`).
         name: String,
         /// Held since it was made: what the job's rule is built from.
         dir: Anchor,
