@@ -84,11 +84,16 @@ mod unix {
     use rustix::io::Errno;
 
     /// How every component is opened: a descriptor that names the file and follows no
-    /// symlink. `O_PATH` on Linux; elsewhere a read-only open (macOS has no `O_PATH`).
+    /// symlink. `O_PATH` on Linux; elsewhere a read-only open (macOS has no `O_PATH`)
+    /// that neither waits (a FIFO) nor takes a terminal as the controlling one.
     #[cfg(any(target_os = "linux", target_os = "android"))]
     const HOLD: OFlags = OFlags::PATH.union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    const HOLD: OFlags = OFlags::RDONLY.union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
+    const HOLD: OFlags = OFlags::RDONLY
+        .union(OFlags::NOFOLLOW)
+        .union(OFlags::CLOEXEC)
+        .union(OFlags::NONBLOCK)
+        .union(OFlags::NOCTTY);
 
     impl Anchor {
         /// Opens the absolute `path`; a symlink anywhere in it is refused (`ELOOP`).
