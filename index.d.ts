@@ -426,6 +426,17 @@ export interface SandboxInfo {
   seccomp: boolean
   /** What differs from what was asked, and why. */
   notes: Array<string>
+  /**
+   * The environment variables left out because they look like credentials (names
+   * only), unless `sandbox.env` allowed them.
+   */
+  envDropped: Array<string>
+  /**
+   * The project's git hooks and configuration files (relative paths) the job
+   * changed, which the service put back: they would run unconfined at the user's
+   * next `git commit` (docs/sandbox.md).
+   */
+  restored: Array<string>
 }
 
 export interface SandboxNetwork {
@@ -451,6 +462,12 @@ export interface SandboxOptions {
    * writable paths and these: the home directory is otherwise unreadable.
    */
   read?: Array<string>
+  /**
+   * Variables the job gets although they look like credentials: by default a
+   * sandboxed job's environment has none (names with TOKEN, SECRET, KEY, AUTH,
+   * PASSWORD..., values holding a private key or a known token; docs/sandbox.md).
+   */
+  env?: Array<string>
 }
 
 export interface Screen {

@@ -58,8 +58,22 @@ export const NEEDS: Record<string, Need[]> = {
   'persistence-registry.test.ts': ['posix'],
   'run.test.ts': ['posix'],
   'screen.test.ts': ['posix'],
+  'containment.test.ts': ['posix', 'linux'],
   'scripts/platform-pack.test.ts': ['posix'],
   'sandbox-caches.test.ts': ['posix', 'linux'],
+  'sandbox-escapes.test.ts': [
+    'posix',
+    'linux',
+    'landlock:1',
+    'program:python3',
+    'program:git',
+    'program:prlimit',
+    'program:ionice',
+    'program:taskset',
+    'program:chrt',
+    'program:setcap',
+    'program:chattr',
+  ],
   'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3', 'landlock:1'],
   'sandbox-integrity.test.ts': ['posix', 'linux', 'program:dd', 'landlock:1'],
   'security.test.ts': ['posix', 'linux'],
@@ -151,8 +165,10 @@ function probeContainment(): string {
 
 /**
  * The one gate for the guarantees only a cgroup gives today: that a job's escapees
- * (setsid -f with env -i, a double fork, daemon(3)) are found, listed and ended with the
- * job. A mode that comes to hold them too is added here, and only here.
+ * (setsid -f with env -i, a double fork, daemon(3)) orphaned after the job's own process
+ * ended are found, listed and ended with the job. (While it runs, the process-tree mode
+ * holds them too: the job's shell is a subreaper.) A mode that comes to hold them is
+ * added here, and only here.
  */
 export function escapesHeld(): boolean {
   return containment() === 'cgroup';
@@ -219,7 +235,7 @@ export function why(need: Need): string {
   if (need === 'escapes-held') {
     return (
       `jobs are contained here by '${containment()}', not by a cgroup each: a process that left the job's ` +
-      "session, parent and environment is out of the service's reach (the Node process's cgroup is not " +
+      "session and environment and was orphaned after the job's shell ended is out of the service's reach (the Node process's cgroup is not " +
       'writable: run as root or inside a cgroup subtree delegated to this user; docs/reliability.md)'
     );
   }

@@ -28,6 +28,7 @@ started=$SECONDS
 # The files whose tests depend on who runs them: escapes a kill must still end, the
 # sandbox (Landlock, seccomp, user namespaces), a dying owner's jobs.
 default_files=(
+  __test__/containment.test.ts
   __test__/lifecycle.test.ts
   __test__/sandbox.test.ts
   __test__/sandbox-integrity.test.ts

@@ -91,6 +91,18 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     } else {
         background_pids(job).await
     };
+    // Before the exit is published, so the result names what was put back and no
+    // caller that saw the exit can run git first: git's hooks and configuration the
+    // job changed (`platform::GitGuard`). The hold is given up once nothing of the job
+    // runs, else when the job is forgotten. Here, not on the blocking pool: a few
+    // `stat`s when nothing changed, less than the hand-over to another thread.
+    if let Some(hold) = &job.meta.git_hold {
+        if nothing_left {
+            hold.release();
+        } else {
+            hold.check();
+        }
+    }
     job.finish(exit, background, output_closed, on_exit);
     if nothing_left {
         // No process of the job can use its TMPDIR any more: handed back now, so a

@@ -51,7 +51,7 @@ pub fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunR
         started_at: unix_millis(job.meta.started_at),
         duration_ms: duration_ms(job, &state),
         awaiting_input: false,
-        sandbox: job.meta.sandbox.clone(),
+        sandbox: job.meta.sandbox_report(),
     }
 }
 
@@ -119,7 +119,7 @@ pub fn process_info(job: &Arc<Job>, detached: Option<Vec<u32>>) -> ProcessInfo {
         background_pids,
         detached_pids,
         persist_error: state.output.persist_error(),
-        sandbox: job.meta.sandbox.clone(),
+        sandbox: job.meta.sandbox_report(),
         containment: job.meta.containment.mode(),
     }
 }

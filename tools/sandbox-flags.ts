@@ -7,11 +7,12 @@ import { dirname, join } from 'node:path';
 
 import type { SandboxOptions } from '../contract/addon.js';
 
-export const SANDBOX_VALUED_FLAGS = ['sandbox-write', 'sandbox-ports'];
+export const SANDBOX_VALUED_FLAGS = ['sandbox-write', 'sandbox-ports', 'sandbox-env'];
 export const SANDBOX_BOOLEAN_FLAGS = ['sandbox', 'sandbox-network', 'sandbox-private-home', 'sandbox-caches'];
 
 export const SANDBOX_USAGE = `[--sandbox] [--sandbox-write PATH]... [--sandbox-network]
-                           [--sandbox-ports PORT,PORT...] [--sandbox-private-home] [--sandbox-caches]`;
+                           [--sandbox-ports PORT,PORT...] [--sandbox-private-home] [--sandbox-caches]
+                           [--sandbox-env NAME]...`;
 
 /**
  * `--sandbox-caches`: one writable directory, used by sandboxed jobs only, and the
@@ -111,5 +112,9 @@ export function sandboxFromFlags(flags: Map<string, string[]>, caches: SandboxCa
     options.network = { tcpPorts };
   }
   if (flags.has('sandbox-private-home')) options.read = [];
+  // Variables a job gets although they look like credentials (`NPM_TOKEN` for a private
+  // registry): by default a sandboxed job's environment has none (docs/sandbox.md).
+  const env = flags.get('sandbox-env');
+  if (env) options.env = env;
   return options;
 }

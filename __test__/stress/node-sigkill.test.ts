@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { describeIf } from '../gates';
 import { alive } from '../helpers';
 import { report, scaled } from './common';
 
@@ -114,7 +113,7 @@ describe(`Node killed with SIGKILL, ${DROP_IN_ROUNDS} rounds of exact-environmen
 // escape of fixtures/escapes.cjs in each mode, every escapee orphaned, in a session of
 // its own and with an empty environment: no marker, group or parent link leads to it,
 // only the jobs' cgroups (the watchdog kills the parent cgroup; src/platform/linux/watchdog.rs).
-describeIf('escapes-held')('Node dies owning jobs whose processes escaped', () => {
+describe('Node dies owning jobs whose processes escaped', () => {
   for (const signal of ['SIGKILL', 'SIGTERM', 'SIGSEGV'] as const) {
     it(`no escapee outlives Node killed by ${signal}`, async () => {
       type Escapee = { name: string; mode: string; pid: number | null; escaped: boolean };

@@ -22,6 +22,10 @@ pub struct SandboxOptions {
     /// When given, reads are limited to the system directories, the project root, the
     /// writable paths and these: the home directory is otherwise unreadable.
     pub read: Option<Vec<String>>,
+    /// Variables the job gets although they look like credentials: by default a
+    /// sandboxed job's environment has none (names with TOKEN, SECRET, KEY, AUTH,
+    /// PASSWORD..., values holding a private key or a known token; docs/sandbox.md).
+    pub env: Option<Vec<String>>,
 }
 
 #[napi(object)]
@@ -57,6 +61,13 @@ pub struct SandboxInfo {
     pub seccomp: bool,
     /// What differs from what was asked, and why.
     pub notes: Vec<String>,
+    /// The environment variables left out because they look like credentials (names
+    /// only), unless `sandbox.env` allowed them.
+    pub env_dropped: Vec<String>,
+    /// The project's git hooks and configuration files (relative paths) the job
+    /// changed, which the service put back: they would run unconfined at the user's
+    /// next `git commit` (docs/sandbox.md).
+    pub restored: Vec<String>,
 }
 
 pub fn spec(options: SandboxOptions) -> Result<SandboxSpec> {
@@ -72,6 +83,7 @@ pub fn spec(options: SandboxOptions) -> Result<SandboxSpec> {
         read_only: options.read_only.unwrap_or(false),
         network,
         read: options.read,
+        env: options.env.unwrap_or_default(),
     })
 }
 
@@ -121,6 +133,8 @@ impl From<Enforced> for SandboxInfo {
             scoping: e.scoping,
             seccomp: e.seccomp,
             notes: e.notes,
+            env_dropped: e.env_dropped,
+            restored: e.restored,
         }
     }
 }

@@ -90,6 +90,9 @@ pub struct JobMeta {
     /// of the job runs any more (`driver::publish_exit`), else when the job is dropped.
     pub sandbox: Option<crate::sandbox::Enforced>,
     pub tmpdir: Option<std::sync::Arc<crate::sandbox::JobTmpDir>>,
+    /// Its hold on the project's git guard (a sandboxed job that may write the
+    /// project): checked at its exit, given up with its TMPDIR (`driver::publish_exit`).
+    pub git_hold: Option<std::sync::Arc<crate::platform::GitHold>>,
 }
 
 /// Called with the final state as the exit is published, before any waiter wakes (the
@@ -97,6 +100,15 @@ pub struct JobMeta {
 pub type OnExit = Box<dyn FnOnce(&JobMeta, &JobState) + Send>;
 
 impl JobMeta {
+    /// What confines the job, with what the git guard put back so far.
+    pub fn sandbox_report(&self) -> Option<crate::sandbox::Enforced> {
+        let mut report = self.sandbox.clone()?;
+        if let Some(hold) = &self.git_hold {
+            report.restored = hold.restored();
+        }
+        Some(report)
+    }
+
     /// What the platform finds the job's processes by.
     pub fn identity(&self) -> JobIdentity<'_> {
         JobIdentity {

@@ -46,6 +46,40 @@ mod windows;
 use windows as os;
 
 pub use buffer::{Read, ReadBuffer};
+#[cfg(windows)]
+pub use no_git_guard::{GitGuard, GitHold};
+/// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
+#[cfg(unix)]
+pub use unix::git_guard::{GitGuard, GitHold};
+
+/// Windows runs no sandboxed job (`SANDBOX_UNAVAILABLE`): nothing to guard.
+#[cfg(windows)]
+mod no_git_guard {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    pub struct GitGuard;
+    #[derive(Debug)]
+    pub struct GitHold;
+
+    impl GitGuard {
+        pub fn new(_root: &Path) -> Arc<Self> {
+            Arc::new(Self)
+        }
+
+        pub fn hold(self: &Arc<Self>) -> Result<Option<Arc<GitHold>>, String> {
+            Ok(None)
+        }
+    }
+
+    impl GitHold {
+        pub fn check(&self) {}
+        pub fn release(&self) {}
+        pub fn restored(&self) -> Vec<String> {
+            Vec::new()
+        }
+    }
+}
 #[cfg(target_os = "linux")]
 pub use os::anything_left;
 

@@ -13,6 +13,7 @@
 //! a directory of the service's own that no job can write (`tmpdir.rs`).
 
 mod anchor;
+mod env;
 mod tmpdir;
 
 use std::path::Path;
@@ -23,6 +24,7 @@ use crate::error::{ErrorCode, Result, ServiceError};
 #[cfg(unix)]
 pub use anchor::reached_through;
 pub use anchor::{Anchor, FileId};
+pub use env::sanitize as sanitize_env;
 pub use tmpdir::JobTmpDir;
 #[cfg(unix)]
 pub use tmpdir::{base_id, base_reached_through, next_spare, on_helper};
@@ -38,6 +40,9 @@ pub struct SandboxSpec {
     /// When set, reads are limited to the system directories, the project root, the
     /// writable paths and these; the home directory is otherwise unreadable.
     pub read: Option<Vec<String>>,
+    /// Environment variables passed to the job although their names or values look
+    /// like credentials (`env.rs` drops those by default).
+    pub env: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -81,6 +86,8 @@ pub struct Resolved {
     pub shared_tmp: bool,
     /// What differs from what was asked because of where the service's files lie.
     pub notes: Vec<String>,
+    /// `SandboxSpec::env`: the credential-like variables the job may still get.
+    pub env: Vec<String>,
 }
 
 /// Resolves `spec`'s paths against the project root `root` (held open since the
@@ -100,9 +107,19 @@ pub fn resolve(spec: &SandboxSpec, root: &Arc<Anchor>) -> Result<Resolved> {
             return Err(ServiceError::invalid("sandbox tcpPorts must be 1 to 65535"));
         }
     }
+    if let Some(bad) = spec
+        .env
+        .iter()
+        .find(|n| n.is_empty() || n.contains('=') || n.contains('\0'))
+    {
+        return Err(ServiceError::invalid(format!(
+            "sandbox env names variables to pass: {bad:?} is not a variable name"
+        )));
+    }
     static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     Ok(Resolved {
         id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        env: spec.env.clone(),
         root: root.clone(),
         read_only: spec.read_only,
         write: paths(&spec.write, "write")?,
@@ -284,6 +301,12 @@ pub struct Enforced {
     pub seccomp: bool,
     /// What differs from what was asked, and why (an older kernel).
     pub notes: Vec<String>,
+    /// The environment variables left out because they look like credentials
+    /// (`env.rs`), set once the job's environment is made.
+    pub env_dropped: Vec<String>,
+    /// What of the project's `.git` hooks and configuration the job changed and the
+    /// service put back (`platform::GitGuard`), relative to the project root.
+    pub restored: Vec<String>,
 }
 
 /// Writable for every sandboxed job although it is shared: glibc's `tmpfile()` (`ed`'s
@@ -374,6 +397,8 @@ impl Enforced {
             scoping: support.scoping(),
             seccomp: support.seccomp,
             notes,
+            env_dropped: Vec::new(),
+            restored: Vec::new(),
         }
     }
 }
@@ -517,6 +542,7 @@ mod tests {
             network: Network::TcpPorts(vec![3000]),
             shared_tmp: true,
             notes: vec![],
+            env: Vec::new(),
         };
         let enforced = Enforced::new(&resolved, &old, Path::new("/t"));
         assert_eq!(enforced.network, "none");

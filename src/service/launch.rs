@@ -24,7 +24,7 @@ use crate::output::{JobOutput, OutputLimits, Which};
 use crate::platform::{self, watchdog};
 use crate::request::{RunRequest, RunResult};
 use crate::results::history_entry;
-use crate::sandbox::{Enforced, JobSandbox, JobTmpDir};
+use crate::sandbox::{sanitize_env, Enforced, JobSandbox, JobTmpDir};
 use crate::spawn::{command, directory, env, Mode, SpawnSpec};
 use crate::sync::lock;
 
@@ -64,9 +64,24 @@ impl Service {
             tmpdir,
             support: plan.support,
         });
-        let enforced = job_sandbox
-            .as_ref()
-            .map(|job| Enforced::new(job.resolved, &job.support, job.tmpdir.path()));
+        let mut git_hold = None;
+        let enforced = job_sandbox.as_ref().map(|job| {
+            let mut enforced = Enforced::new(job.resolved, &job.support, job.tmpdir.path());
+            // The agent's secrets stay out of a sandboxed job (`crate::sandbox::env`).
+            let kept = [env::JOB_MARKER, env::OWNER_MARKER, "TMPDIR"];
+            enforced.env_dropped = sanitize_env(&mut env, &job.resolved.env, &kept);
+            // A job that may write the project may plant git hooks, which run unconfined
+            // at the user's next commit: recorded now, put back at its end.
+            if !job.resolved.read_only {
+                match inner.git_guard.hold() {
+                    Ok(hold) => git_hold = hold,
+                    Err(why) => enforced
+                        .notes
+                        .push(format!("git hooks and configuration not guarded: {why}")),
+                }
+            }
+            enforced
+        });
         let (program, args) = command::program_and_args(&req.command, req.args.as_deref(), req.shell);
         let started_at = SystemTime::now();
         let started = std::time::Instant::now();
@@ -123,6 +138,7 @@ impl Service {
             containment: spawned.containment,
             sandbox: enforced,
             tmpdir: tmpdir.map(Arc::new),
+            git_hold,
         };
         let (tx, rx) = mpsc::unbounded_channel();
         let on_exit = self.history_recorder();

@@ -75,6 +75,9 @@ struct Inner {
     /// sandbox may make them writable (`sandbox::Guarded`).
     /// Found at the first sandbox's making, when the service keeps files.
     io_reached: std::sync::OnceLock<std::result::Result<Vec<crate::sandbox::FileId>, String>>,
+    /// The project's git hooks and configuration, put back after sandboxed jobs that
+    /// may write the project (`platform::GitGuard`).
+    git_guard: Arc<crate::platform::GitGuard>,
     /// `<process token>-<service number>`: tells this service's jobs from any other's.
     token: String,
     jobs: Mutex<BTreeMap<u32, Arc<Job>>>,
@@ -152,6 +155,7 @@ impl Service {
         let retention =
             persist.then(|| retention::Retention::start(&io_dir, &session_id, &token, keep, runtime.clone()));
         let inner = Arc::new(Inner {
+            git_guard: crate::platform::GitGuard::new(&root),
             root,
             io_dir,
             session_id,

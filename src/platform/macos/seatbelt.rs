@@ -134,6 +134,7 @@ mod tests {
             network: Network::TcpPorts(vec![3000]),
             shared_tmp: true,
             notes: vec![],
+            env: Vec::new(),
         });
         let tmpdir = JobTmpDir::take().expect("tmpdir");
         let job = JobSandbox {

@@ -8,6 +8,7 @@ pub mod directory;
 mod fds;
 #[cfg(any(target_os = "macos", test))]
 mod fork;
+pub mod git_guard;
 pub mod launch;
 pub mod pipes;
 pub mod pty;

@@ -11,9 +11,12 @@
 //!   fall back: `io_uring_*` (it opens and connects sockets inside the kernel, past
 //!   the `socket` rule below; libuv then uses its thread pool) and `clone3` (its flags
 //!   are in memory a filter cannot read; glibc then uses `clone`, whose flags it can).
-//! - `EPERM` for refusals: internet sockets (unless the network is allowed), new
-//!   namespaces, and the terminal ioctls that type into a terminal (`TIOCSTI`) or
-//!   drive the console (`TIOCLINUX`).
+//! - `EPERM` for refusals: internet sockets (unless the network is allowed), and
+//!   whatever the network mode, raw, packet, vsock, crypto and non-routing netlink
+//!   sockets (`socket_rules`); new namespaces; the terminal ioctls that type into a
+//!   terminal (`TIOCSTI`) or drive the console (`TIOCLINUX`); `bpf`; changing the
+//!   limits, priority or scheduling of any process but the caller
+//!   (`other_processes`); setting a set-user-ID or set-group-ID bit (`set_id_bits`).
 //! - on x86_64, `ENOSYS` for every x32 system call (numbers with bit 30 set): they
 //!   share the x86_64 audit architecture, so without this `socket` by its x32 number
 //!   would pass the rules above, which match exact numbers. In `front`, written here
@@ -190,11 +193,104 @@ fn refused_rules(sockets: Sockets) -> Result<Rules, seccompiler::Error> {
             rule(vec![arg(1, Len::Dword, Op::Eq, request(libc::TIOCLINUX))?])?,
         ],
     );
-    let socket_rules = socket_rules(sockets)?;
-    if !socket_rules.is_empty() {
-        rules.insert(libc::SYS_socket, socket_rules);
-    }
+    rules.insert(libc::SYS_socket, socket_rules(sockets)?);
+    other_processes(&mut rules)?;
+    // bpf(2): loading programs into the kernel. Root's `CAP_BPF`/`CAP_SYS_ADMIN` are
+    // dropped (`caps.rs`), but a kernel with `kernel.unprivileged_bpf_disabled=0` still
+    // takes socket filters from anyone, and no build or test needs it: kernel attack
+    // surface only.
+    rules.insert(libc::SYS_bpf, Vec::new());
+    set_id_bits(&mut rules)?;
     Ok(rules)
+}
+
+/// `fchmodat2` (Linux 6.6; the same number on every architecture).
+const SYS_FCHMODAT2: i64 = 452;
+
+/// Setting the set-user-ID or set-group-ID bit: a root job (which owns the system's
+/// programs even without capabilities, `caps.rs`) would make `/usr/bin/python3`
+/// set-user-ID root for every local user; an ordinary user's job would leave a program
+/// that runs as that user for anyone who can reach it. Landlock has no right for
+/// modes, so the bits are refused in the calls that change a mode (the mode argument:
+/// `chmod(path, mode)`, `fchmod(fd, mode)`, `fchmodat(dir, path, mode)`,
+/// `fchmodat2(dir, path, mode, flags)`): `chmod u+s`, `install -m 4755`, `cp -p` of a
+/// set-ID program. A new file created with the bits (`open` with `O_CREAT` and such a
+/// mode) is not refused: `open` is on every program's hot path, where a rule on its
+/// arguments would run the filter on every call (docs/sandbox.md).
+fn set_id_bits(rules: &mut Rules) -> Result<(), seccompiler::Error> {
+    // Either bit set: one rule per bit.
+    let with_bits = |mode_arg: u8| -> Result<Vec<SeccompRule>, seccompiler::Error> {
+        [libc::S_ISUID, libc::S_ISGID]
+            .into_iter()
+            .map(|bit| {
+                rule(vec![arg(
+                    mode_arg,
+                    Len::Dword,
+                    Op::MaskedEq(u64::from(bit)),
+                    u64::from(bit),
+                )?])
+            })
+            .collect()
+    };
+    #[cfg(target_arch = "x86_64")]
+    rules.insert(libc::SYS_chmod, with_bits(1)?);
+    rules.insert(libc::SYS_fchmod, with_bits(1)?);
+    rules.insert(libc::SYS_fchmodat, with_bits(2)?);
+    rules.insert(SYS_FCHMODAT2, with_bits(2)?);
+    Ok(())
+}
+
+/// `NETLINK_ROUTE` (linux/netlink.h).
+const NETLINK_ROUTE: u64 = 0;
+
+/// `IOPRIO_WHO_USER` and `PRIO_USER`: every process of the user, the agent included.
+const WHO_USER_IOPRIO: u64 = 3;
+const WHO_USER_PRIO: u64 = 2;
+
+/// Calls that change another process's limits, priority or scheduling, which need no
+/// capability for a process of the same user and which neither Landlock (its ptrace
+/// and signal scoping do not cover them) nor the capabilities stop: `prlimit` of the
+/// agent's Node process (`RLIMIT_CPU` kills it, `RLIMIT_NOFILE` stops its next job,
+/// `RLIMIT_FSIZE=0` kills it at its next write), the same on the watchdog (a job's
+/// detached processes then outlive the agent), `setpriority`/`ioprio_set`/`sched_*` on
+/// outside pids. Allowed on the caller only (pid 0, as libc's `setrlimit`, `nice`,
+/// `ionice -c3 cmd`, `taskset -c 0 cmd`, `chrt` with a command pass it); refused on
+/// any pid, even the job's own children (the filter is compiled once for every job and
+/// cannot know which pids are the job's), so `renice -p <pid>`, `prlimit --pid <pid>`
+/// and the pthread calls that pass a thread's id fail with `EPERM`. Reading a limit
+/// (`prlimit64` without a new one) stays allowed.
+fn other_processes(rules: &mut Rules) -> Result<(), seccompiler::Error> {
+    let not_self =
+        |index: u8| -> Result<SeccompRule, seccompiler::Error> { rule(vec![arg(index, Len::Dword, Op::Ne, 0)?]) };
+    // prlimit64(pid, resource, new_limit, old_limit): refused when it sets a limit of
+    // another process.
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![
+            arg(0, Len::Dword, Op::Ne, 0)?,
+            arg(2, Len::Qword, Op::Ne, 0)?,
+        ])?],
+    );
+    // setpriority(which, who, prio) and ioprio_set(which, who, ioprio): `who` 0 is the
+    // caller (or its process group: the job's own, as a job is its own session); a
+    // user-wide change reaches the agent whatever `who` says.
+    rules.insert(
+        libc::SYS_setpriority,
+        vec![not_self(1)?, rule(vec![arg(0, Len::Dword, Op::Eq, WHO_USER_PRIO)?])?],
+    );
+    rules.insert(
+        libc::SYS_ioprio_set,
+        vec![not_self(1)?, rule(vec![arg(0, Len::Dword, Op::Eq, WHO_USER_IOPRIO)?])?],
+    );
+    for nr in [
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setattr,
+    ] {
+        rules.insert(nr, vec![not_self(0)?]);
+    }
+    Ok(())
 }
 
 /// An ioctl request number as a filter compares it (libc's type differs between libcs).
@@ -206,15 +302,47 @@ fn request(number: libc::Ioctl) -> u64 {
 /// `socket(domain, type, protocol)`. Landlock (ABI 4 to 9) filters TCP only: UDP, raw
 /// and packet sockets, SCTP and every other family are refused here. Unix sockets stay
 /// (pipes between a job's processes, `socketpair`, local servers); abstract ones are
-/// scoped by Landlock (ABI 6).
+/// scoped by Landlock (ABI 6). Even with the network allowed, only unix, internet and
+/// routing-netlink sockets are made: raw and packet sockets (sniffing and forging
+/// traffic; they also need `CAP_NET_RAW`, dropped), `AF_VSOCK` (the hypervisor or the
+/// host of a VM), `AF_ALG` (the kernel's crypto, attack surface), netlink but
+/// `NETLINK_ROUTE` (audit, uevents, `sock_diag`'s list of every socket of the host),
+/// Bluetooth, CAN and the rest are refused. `NETLINK_ROUTE` stays there because glibc's
+/// `getaddrinfo` (with `AI_ADDRCONFIG`) and `ip addr` read interfaces through it;
+/// changing them needs `CAP_NET_ADMIN`, dropped.
 fn socket_rules(sockets: Sockets) -> Result<Vec<SeccompRule>, seccompiler::Error> {
     let (domain, kind, protocol) = (0, 1, 2);
     let unix = libc::AF_UNIX as u64;
+    let (inet, inet6) = (libc::AF_INET as u64, libc::AF_INET6 as u64);
+    // SOCK_PACKET (deprecated in libc's names, still taken by the kernel).
+    let sock_packet = 10;
     match sockets {
-        Sockets::Any => Ok(Vec::new()),
+        Sockets::Any => {
+            let netlink = libc::AF_NETLINK as u64;
+            let mut rules = vec![
+                rule(vec![
+                    arg(domain, Len::Dword, Op::Ne, unix)?,
+                    arg(domain, Len::Dword, Op::Ne, inet)?,
+                    arg(domain, Len::Dword, Op::Ne, inet6)?,
+                    arg(domain, Len::Dword, Op::Ne, netlink)?,
+                ])?,
+                rule(vec![
+                    arg(domain, Len::Dword, Op::Eq, netlink)?,
+                    arg(protocol, Len::Dword, Op::Ne, NETLINK_ROUTE)?,
+                ])?,
+            ];
+            for family in [inet, inet6] {
+                for raw in [libc::SOCK_RAW as u64, sock_packet] {
+                    rules.push(rule(vec![
+                        arg(domain, Len::Dword, Op::Eq, family)?,
+                        arg(kind, Len::Dword, Op::MaskedEq(0xf), raw)?,
+                    ])?);
+                }
+            }
+            Ok(rules)
+        }
         Sockets::UnixOnly => Ok(vec![rule(vec![arg(domain, Len::Dword, Op::Ne, unix)?])?]),
         Sockets::UnixAndTcp => {
-            let (inet, inet6) = (libc::AF_INET as u64, libc::AF_INET6 as u64);
             let mut rules = vec![rule(vec![
                 arg(domain, Len::Dword, Op::Ne, unix)?,
                 arg(domain, Len::Dword, Op::Ne, inet)?,
@@ -230,17 +358,16 @@ fn socket_rules(sockets: Sockets) -> Result<Vec<SeccompRule>, seccompiler::Error
                     arg(protocol, Len::Dword, Op::Ne, libc::IPPROTO_TCP as u64)?,
                 ])?);
                 for other in [
-                    libc::SOCK_DGRAM,
-                    libc::SOCK_RAW,
-                    libc::SOCK_RDM,
-                    libc::SOCK_SEQPACKET,
-                    libc::SOCK_DCCP,
-                    // SOCK_PACKET (deprecated in libc's names, still taken by the kernel).
-                    10,
+                    libc::SOCK_DGRAM as u64,
+                    libc::SOCK_RAW as u64,
+                    libc::SOCK_RDM as u64,
+                    libc::SOCK_SEQPACKET as u64,
+                    libc::SOCK_DCCP as u64,
+                    sock_packet,
                 ] {
                     rules.push(rule(vec![
                         arg(domain, Len::Dword, Op::Eq, family)?,
-                        arg(kind, Len::Dword, Op::MaskedEq(0xf), other as u64)?,
+                        arg(kind, Len::Dword, Op::MaskedEq(0xf), other)?,
                     ])?);
                 }
             }
@@ -262,13 +389,16 @@ const AUDIT_ARCH: u32 = 0xC000_00F3;
 const AUDIT_ARCH: u32 = 0;
 
 /// What runs before the seccompiler parts: every system call they have no rule for is
-/// allowed at once, after a dozen instructions instead of a walk through both parts.
+/// allowed at once, after a few instructions instead of a walk through both parts.
 /// That matters at install time, not only per call: the kernel runs the filter once per
 /// system call number (its action cache), and that emulation was most of the cost of a
-/// sandboxed spawn. Also, on x86_64, `ENOSYS` for every x32 system call (numbers with
-/// bit 30 set): they share x86_64's audit architecture, so rules matching exact numbers
-/// would not see them. Another architecture goes to the parts, whose check kills it.
-/// Written by hand: seccompiler has no such early exit, nor number ranges.
+/// sandboxed spawn. The numbers with rules are found by a binary search (`search`), so
+/// the walk grows with the logarithm of their count, not the count (22 of them: five
+/// comparisons instead of up to 22). Also, on x86_64, `ENOSYS` for every x32 system
+/// call (numbers with bit 30 set): they share x86_64's audit architecture, so rules
+/// matching exact numbers would not see them. Another architecture goes to the parts,
+/// whose check kills it. Written by hand: seccompiler has no such early exit, nor
+/// number ranges.
 fn front(filtered: &[i64]) -> BpfProgram {
     use seccompiler::sock_filter;
     const LD_W_ABS: u16 = 0x20;
@@ -276,31 +406,84 @@ fn front(filtered: &[i64]) -> BpfProgram {
     const JGE_K: u16 = 0x35;
     const RET_K: u16 = 0x06;
     let stmt = |code: u16, k: u32| sock_filter { code, jt: 0, jf: 0, k };
-    let jump = |code: u16, k: u32, jt: u8, jf: u8| sock_filter { code, jt, jf, k };
     let x32 = cfg!(target_arch = "x86_64");
-    // Laid out as: [arch check] [load nr] [x32 check] [one JEQ per filtered call]
-    // [allow] [x32: ENOSYS] | body. Offsets count from the next instruction.
-    let n = filtered.len();
-    let body = 3 + usize::from(x32) + n + 1 + usize::from(x32); // index where the body starts
-    let mut out = Vec::with_capacity(body);
-    // struct seccomp_data: nr at offset 0, arch at 4.
-    out.push(stmt(LD_W_ABS, 4));
-    out.push(jump(JEQ_K, AUDIT_ARCH, 0, (body - 2) as u8));
-    out.push(stmt(LD_W_ABS, 0));
+    let mut numbers: Vec<u32> = filtered.iter().map(|&nr| nr as u32).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    // Laid out as: [arch check] [load nr] [x32 check] [search] [allow] [x32: ENOSYS] |
+    // body. Jumps are resolved once every place is known (offsets count from the next
+    // instruction).
+    let mut code: Vec<(u16, u32, Target, Target)> = Vec::new();
+    code.push((LD_W_ABS, 4, Target::Next, Target::Next));
+    code.push((JEQ_K, AUDIT_ARCH, Target::Next, Target::Body));
+    code.push((LD_W_ABS, 0, Target::Next, Target::Next));
     if x32 {
-        // To the ENOSYS return, just after "allow".
-        out.push(jump(JGE_K, 0x4000_0000, (n + 1) as u8, 0));
+        code.push((JGE_K, 0x4000_0000, Target::Enosys, Target::Next));
     }
-    for &nr in filtered {
-        let here = out.len();
-        out.push(jump(JEQ_K, nr as u32, (body - here - 1) as u8, 0));
-    }
+    search(&numbers, &mut code);
+    let allow = code.len();
+    let enosys = allow + 1;
+    let body = enosys + usize::from(x32);
+    let offset = |at: usize, target: Target| -> u8 {
+        let to = match target {
+            Target::Next => at + 1,
+            Target::At(i) => i,
+            Target::Allow => allow,
+            Target::Enosys => enosys,
+            Target::Body => body,
+        };
+        // Forward only, within a byte: the front is some fifty instructions.
+        (to - at - 1) as u8
+    };
+    let mut out: Vec<sock_filter> = code
+        .iter()
+        .enumerate()
+        .map(|(at, &(op, k, jt, jf))| sock_filter {
+            code: op,
+            jt: offset(at, jt),
+            jf: offset(at, jf),
+            k,
+        })
+        .collect();
     out.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
     if x32 {
         out.push(stmt(RET_K, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32));
     }
     debug_assert_eq!(out.len(), body);
     out
+}
+
+/// Where a jump of `front` goes.
+#[derive(Clone, Copy)]
+enum Target {
+    Next,
+    At(usize),
+    Allow,
+    Enosys,
+    Body,
+}
+
+/// A binary search for the loaded number among `numbers` (sorted): a match jumps to the
+/// body, a miss to "allow". Small groups are compared one by one.
+fn search(numbers: &[u32], code: &mut Vec<(u16, u32, Target, Target)>) {
+    const JEQ_K: u16 = 0x15;
+    const JGE_K: u16 = 0x35;
+    if numbers.len() <= 3 {
+        for &nr in numbers {
+            code.push((JEQ_K, nr, Target::Body, Target::Next));
+        }
+        // To "allow": a comparison that always holds, so `front` resolves it as every
+        // other jump (an unconditional jump keeps its offset elsewhere, in `k`).
+        code.push((JGE_K, 0, Target::Allow, Target::Allow));
+        return;
+    }
+    let mid = numbers.len() / 2;
+    let split = code.len();
+    code.push((JGE_K, numbers[mid], Target::Next, Target::Next));
+    search(&numbers[..mid], code);
+    let upper = code.len();
+    code[split].2 = Target::At(upper);
+    search(&numbers[mid..], code);
 }
 
 #[cfg(test)]
@@ -410,6 +593,66 @@ mod tests {
             eperm
         );
         assert_eq!(call(on, libc::SYS_socket, [inet, dgram, 0, 0, 0, 0]), allow);
+        // Even with the network allowed: no raw, packet, vsock, crypto or non-routing
+        // netlink sockets.
+        let (netlink, raw) = (libc::AF_NETLINK as u64, libc::SOCK_RAW as u64);
+        assert_eq!(
+            call(on, libc::SYS_socket, [netlink, raw, 0, 0, 0, 0]),
+            allow,
+            "NETLINK_ROUTE"
+        );
+        for refused in [
+            [netlink, raw, 4],
+            [netlink, raw, 15],
+            [inet, raw, libc::IPPROTO_ICMP as u64],
+            [libc::AF_INET6 as u64, raw | libc::SOCK_CLOEXEC as u64, 0],
+            [libc::AF_PACKET as u64, raw, 0],
+            [libc::AF_VSOCK as u64, stream, 0],
+            [libc::AF_ALG as u64, libc::SOCK_SEQPACKET as u64, 0],
+        ] {
+            for p in [off, ports, on] {
+                let [d, t, pr] = refused;
+                assert_eq!(call(p, libc::SYS_socket, [d, t, pr, 0, 0, 0]), eperm, "{refused:?}");
+            }
+        }
+        // Other processes' limits, priorities and scheduling: the caller's (pid 0) only.
+        let other = 4242u64;
+        for p in [off, ports, on] {
+            assert_eq!(call(p, libc::SYS_prlimit64, [0, 0, 0x1000, 0, 0, 0]), allow);
+            assert_eq!(
+                call(p, libc::SYS_prlimit64, [other, 0, 0, 0x1000, 0, 0]),
+                allow,
+                "a read"
+            );
+            assert_eq!(call(p, libc::SYS_prlimit64, [other, 0, 0x1000, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_setpriority, [0, 0, 5, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_setpriority, [0, other, 5, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_setpriority, [2, 0, 5, 0, 0, 0]), eperm, "PRIO_USER");
+            assert_eq!(call(p, libc::SYS_ioprio_set, [1, 0, 0, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_ioprio_set, [1, other, 0, 0, 0, 0]), eperm);
+            assert_eq!(
+                call(p, libc::SYS_ioprio_set, [3, 0, 0, 0, 0, 0]),
+                eperm,
+                "IOPRIO_WHO_USER"
+            );
+            for nr in [
+                libc::SYS_sched_setscheduler,
+                libc::SYS_sched_setparam,
+                libc::SYS_sched_setaffinity,
+                libc::SYS_sched_setattr,
+            ] {
+                assert_eq!(call(p, nr, [0; 6]), allow);
+                assert_eq!(call(p, nr, [other, 0, 0, 0, 0, 0]), eperm);
+            }
+            assert_eq!(call(p, libc::SYS_bpf, [0; 6]), eperm);
+            // Modes, but not the set-ID bits.
+            assert_eq!(call(p, libc::SYS_fchmodat, [0, 0, 0o755, 0, 0, 0]), allow);
+            assert_eq!(call(p, libc::SYS_fchmodat, [0, 0, 0o4755, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_fchmod, [3, 0o2755, 0, 0, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_fchmod, [3, 0o6755, 0, 0, 0, 0]), eperm);
+            assert_eq!(call(p, SYS_FCHMODAT2, [0, 0, 0o1777, 0, 0, 0]), allow, "sticky");
+            assert_eq!(call(p, SYS_FCHMODAT2, [0, 0, 0o4700, 0, 0, 0]), eperm);
+        }
         // Another architecture's calls kill; x32 calls are missing.
         assert_eq!(
             run(off, 0x4000_0003, libc::SYS_getpid, [0; 6]),
@@ -421,6 +664,28 @@ mod tests {
                 enosys
             );
         }
+    }
+
+    #[test]
+    fn the_front_sends_exactly_the_filtered_numbers_to_the_body() {
+        let filtered: Vec<i64> = vec![1, 7, 41, 42, 43, 100, 101, 202, 303, 304, 305, 306, 307, 452];
+        let body = 0xdead;
+        let mut program = front(&filtered);
+        program.push(seccompiler::sock_filter {
+            code: 0x06,
+            jt: 0,
+            jf: 0,
+            k: body,
+        });
+        for nr in 0..600i64 {
+            let want = if filtered.contains(&nr) {
+                body
+            } else {
+                libc::SECCOMP_RET_ALLOW
+            };
+            assert_eq!(run(&program, AUDIT_ARCH, nr, [0; 6]), want, "system call {nr}");
+        }
+        assert_eq!(run(&program, 0x4000_0003, 1, [0; 6]), body, "another architecture");
     }
 
     #[test]

@@ -6,12 +6,15 @@
 //!
 //! The child is vfork-style (it runs in the parent's memory until exec), so everything
 //! that allocates is done here in the parent (`Prepared::new`): the ruleset and its
-//! rules (`rules.rs`), the compiled filters (`filter.rs`). The child makes three kinds
-//! of system call on what was prepared (`apply`): `prctl(PR_SET_NO_NEW_PRIVS)`,
+//! rules (`rules.rs`), the compiled filters (`filter.rs`), the capability count
+//! (`caps.rs`). The child makes four kinds of system call on what was prepared
+//! (`apply`): dropping every capability (`caps.rs`), `prctl(PR_SET_NO_NEW_PRIVS)`,
 //! `landlock_restrict_self`, `seccomp(SECCOMP_SET_MODE_FILTER)`. Any of them failing
 //! fails the launch: the job never runs unconfined.
 
+mod caps;
 mod filter;
+mod root_reads;
 mod rules;
 
 use std::ffi::c_int;
@@ -68,6 +71,9 @@ fn probe() -> Result<Support, String> {
 pub struct Prepared {
     ruleset: OwnedFd,
     filters: &'static filter::Programs,
+    caps: &'static caps::Caps,
+    /// A second Landlock layer for a root job with limited reads (`root_reads.rs`).
+    root_reads: Option<&'static OwnedFd>,
 }
 
 impl Prepared {
@@ -77,7 +83,15 @@ impl Prepared {
         let ruleset = rules::ruleset(job, terminal)?;
         let network = crate::sandbox::effective_network(&job.resolved.network, &job.support);
         let filters = filter::programs(&network)?;
-        Ok(Self { ruleset, filters })
+        Ok(Self {
+            ruleset,
+            filters,
+            caps: caps::Caps::probe(),
+            root_reads: match job.resolved.read {
+                Some(_) => root_reads::layer()?,
+                None => None,
+            },
+        })
     }
 }
 
@@ -87,6 +101,11 @@ impl Prepared {
 /// # Safety
 /// Async-signal-safe, allocation-free: system calls on `prepared` only.
 pub unsafe fn apply(prepared: &Prepared) -> bool {
+    // First, while the process may still change its bounding set: a job keeps no
+    // capability (`caps.rs` says which attacks each one would open).
+    if !caps::drop_all(prepared.caps) {
+        return false;
+    }
     // Required by landlock_restrict_self and seccomp for an unprivileged caller, and
     // what keeps a setuid program inside from gaining privileges the rules assume it
     // lacks.
@@ -100,6 +119,11 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
     ) < 0
     {
         return false;
+    }
+    if let Some(layer) = prepared.root_reads {
+        if libc::syscall(libc::SYS_landlock_restrict_self, layer.as_raw_fd() as c_int, 0u32) < 0 {
+            return false;
+        }
     }
     for program in &prepared.filters.programs {
         // On the stack: the child allocates nothing. Each program is under 4096

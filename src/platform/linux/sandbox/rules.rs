@@ -160,19 +160,41 @@ fn job_rules(resolved: &Resolved, support: &Support, tmpdir: BorrowedFd<'_>) -> 
             rules.anchor(anchor, fs_read)?;
         }
     }
-    let root_access = if resolved.read_only { fs_read } else { fs_all };
+    let root_access = if resolved.read_only { fs_read } else { no_devices(abi) };
     rules.anchor(&resolved.root, root_access)?;
     for anchor in &resolved.write {
-        rules.anchor(anchor, fs_all)?;
+        rules.anchor(anchor, no_device_nodes(abi))?;
     }
     // The TMPDIR (a directory made by `crate::sandbox::JobTmpDir`, held since).
-    rules.add(tmpdir, fs_all, "the job's TMPDIR")?;
+    rules.add(tmpdir, no_devices(abi), "the job's TMPDIR")?;
     if let Network::TcpPorts(ports) = &network {
         for &port in ports {
             rules.port(port, AccessNet::from_all(abi).bits())?;
         }
     }
     Ok(rules.fd)
+}
+
+/// Every right but making device nodes: what a `write` path grants. A block device
+/// made in a writable directory (`mknod` of the disk under `$HOME`, or a loop device)
+/// would read and write files past every rule, a character device (`/dev/kmsg`, `/dev/mem`)
+/// reach the kernel; root's `CAP_MKNOD` is dropped too (`caps.rs`), this holds without
+/// it. Linking or renaming an existing device node in needs the same rights, so none
+/// can be brought in either. Device ioctls stay: a `write` path may be a device
+/// directory the user gave on purpose (`/dev/pts` for `tmux`, docs/sandbox.md).
+fn no_device_nodes(abi: ABI) -> BitFlags<AccessFs> {
+    let mut access = AccessFs::from_all(abi);
+    access.remove(AccessFs::MakeBlock | AccessFs::MakeChar);
+    access
+}
+
+/// The project root, the job's `TMPDIR` and `/tmp`: no device nodes, and no device
+/// ioctls either (no device of the job's lives there: its terminal and the null
+/// devices have rules of their own).
+fn no_devices(abi: ABI) -> BitFlags<AccessFs> {
+    let mut access = no_device_nodes(abi);
+    access.remove(AccessFs::IoctlDev);
+    access
 }
 
 /// A rule every job of a kind gets, its path opened once for the process.
@@ -221,7 +243,7 @@ fn open_shared_rules(limited: bool, abi: ABI) -> io::Result<Vec<SharedRule>> {
 fn shared_tmp_rule(abi: ABI) -> io::Result<Option<&'static SharedRule>> {
     static TMP: OnceLock<Result<Option<SharedRule>, String>> = OnceLock::new();
     let rule = TMP.get_or_init(|| {
-        let mut access = AccessFs::from_all(abi);
+        let mut access = no_devices(abi);
         access.remove(AccessFs::ResolveUnix);
         open_shared_rule(Path::new(SHARED_TMP), access, abi).map_err(|e| e.to_string())
     });

@@ -1,0 +1,142 @@
+//! Capabilities: a sandboxed job keeps none.
+//!
+//! `NO_NEW_PRIVS` stops a job from *gaining* privileges, but a job started by a
+//! privileged process (an agent run as root, as in most containers) *keeps* every
+//! capability it inherited, and each one is a way around Landlock's file rules or out
+//! to the whole kernel: `CAP_SYS_ADMIN` (`bpf`, `fanotify` on `/`, `sethostname`),
+//! `CAP_MKNOD` (a block device for the disk under `$HOME`, read and written past every
+//! rule), `CAP_CHOWN`/`CAP_FOWNER`/`CAP_SETFCAP`/`CAP_LINUX_IMMUTABLE` (owners, modes,
+//! file capabilities and `chattr +i` of files the job may not write), `CAP_SYS_BOOT`,
+//! `CAP_SYS_TIME`, `CAP_SYSLOG`, `CAP_PERFMON`, `CAP_SYS_PTRACE`, `CAP_DAC_*` (files
+//! whose modes refuse the owner, such as `/etc/shadow`), `CAP_SYS_RESOURCE`,
+//! `CAP_NET_*`. So every one is dropped, in the spawn child before the Landlock and
+//! seccomp steps (`super::apply`):
+//! - the securebits `NOROOT` (an exec by uid 0 no longer grants the full set) and
+//!   `NO_CAP_AMBIENT_RAISE`, each locked, so nothing inside can turn them back;
+//! - the bounding set, capability by capability (`PR_CAPBSET_DROP`): no exec can bring
+//!   one back, whatever a file's capabilities or a setuid bit say;
+//! - the ambient set (`PR_CAP_AMBIENT_CLEAR_ALL`);
+//! - the effective, permitted and inheritable sets (`capset` to nothing).
+//!
+//! The securebits and the bounding set need `CAP_SETPCAP`. Without it (an ordinary
+//! user, or a container that took it away) they are left as they are, and that is
+//! still sound: `capset` to nothing needs no privilege, and under `NO_NEW_PRIVS` an
+//! exec's new permitted set is cut down to the old one (nothing), so the bounding set
+//! cannot hand anything back. A job is then an ordinary process of its user id: for
+//! uid 0 that still means owning root's files (what Landlock's rules and the file
+//! modes then decide; docs/sandbox.md says what stays open).
+//!
+//! Everything here runs in the vfork-style child (`crate::platform::unix::launch`):
+//! system calls on the stack and on what the parent probed (`Caps::probe`), nothing
+//! that allocates or locks.
+
+use std::ffi::c_int;
+use std::sync::OnceLock;
+
+/// `_LINUX_CAPABILITY_VERSION_3` (linux/capability.h): two 32-bit words per set.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+/// `CAP_SETPCAP`: changing the bounding set and the securebits.
+const CAP_SETPCAP: u32 = 8;
+
+/// `struct __user_cap_header_struct`.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: c_int,
+}
+
+/// `struct __user_cap_data_struct`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// What the parent finds out once for the process: the highest capability number this
+/// kernel knows (the bounding set is dropped up to it).
+pub struct Caps {
+    last: c_int,
+}
+
+impl Caps {
+    /// Probed once: `PR_CAPBSET_READ` answers `EINVAL` past the last capability.
+    pub fn probe() -> &'static Caps {
+        static CAPS: OnceLock<Caps> = OnceLock::new();
+        CAPS.get_or_init(|| {
+            let mut last = 0;
+            // 40 on Linux 6.x; 63 is the most two 32-bit words can hold.
+            for cap in 0..64 {
+                // SAFETY: a query without pointers.
+                if unsafe { libc::prctl(libc::PR_CAPBSET_READ, cap as libc::c_ulong, 0, 0, 0) } < 0 {
+                    break;
+                }
+                last = cap;
+            }
+            Caps { last }
+        })
+    }
+}
+
+/// The securebits a job gets, each with its lock (added to those already set): uid 0
+/// gains nothing by exec, no ambient capability can be raised, and neither can be
+/// unset. A bit whose lock is already set (by whoever started the service) is left as
+/// it is: asking to change a locked bit fails, and the rest still holds.
+const SECUREBITS: [(c_int, c_int); 2] = [
+    (libc::SECBIT_NOROOT, libc::SECBIT_NOROOT_LOCKED),
+    (
+        libc::SECBIT_NO_CAP_AMBIENT_RAISE,
+        libc::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+    ),
+];
+
+/// In the spawn child: drops every capability (see the module). Returns false with
+/// `errno` set if a step the process is entitled to make failed: the launch fails then.
+///
+/// # Safety
+/// Async-signal-safe and allocation-free: system calls on the stack only.
+pub unsafe fn drop_all(caps: &Caps) -> bool {
+    let mut header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    if libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr()) < 0 {
+        return false;
+    }
+    if data[0].effective & (1 << CAP_SETPCAP) != 0 {
+        let bits = libc::prctl(libc::PR_GET_SECUREBITS, 0, 0, 0, 0);
+        if bits < 0 {
+            return false;
+        }
+        let mut wanted = bits;
+        for (bit, lock) in SECUREBITS {
+            if bits & lock == 0 {
+                wanted |= bit | lock;
+            }
+        }
+        if wanted != bits && libc::prctl(libc::PR_SET_SECUREBITS, wanted as libc::c_ulong, 0, 0, 0) < 0 {
+            return false;
+        }
+        for cap in 0..=caps.last {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) < 0 {
+                return false;
+            }
+        }
+    }
+    // EINVAL: a kernel before 4.3, which has no ambient set to clear.
+    if libc::prctl(
+        libc::PR_CAP_AMBIENT,
+        libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+        0,
+        0,
+        0,
+    ) < 0
+        && *libc::__errno_location() != libc::EINVAL
+    {
+        return false;
+    }
+    let none = [CapData::default(); 2];
+    libc::syscall(libc::SYS_capset, &mut header as *mut CapHeader, none.as_ptr()) >= 0
+}
