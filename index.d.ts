@@ -447,7 +447,8 @@ export interface SandboxOptions {
   /**
    * Writable besides the project root: absolute, or relative to the project root.
    * Resolved once, when the sandbox is made, and held open; a path inside the
-   * project or `/tmp` may not pass through a symlink.
+   * project, `/tmp` or (a run's) the service's `write` paths may not pass through a
+   * symlink.
    */
   write?: Array<string>
   /** The project root is read-only too. */

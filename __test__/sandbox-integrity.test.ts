@@ -76,6 +76,23 @@ describe.skipIf(!linux)('the sandbox\'s paths are held from when they were resol
     expect(existsSync(join(home, 'x-run'))).toBe(false);
   });
 
+  it('a run naming a directory inside the service\'s write path, which a job replaced by a symlink: refused', async () => {
+    const shared = join(outside, 'shared-write');
+    mkdirSync(join(shared, 'out'), { recursive: true });
+    const { svc } = service('shared-swap', { sandbox: { write: [shared] } });
+    // Job A, under the service's sandbox, may write `shared`: `shared/out` becomes a symlink.
+    await runIn(svc, `rm -rf ${shared}/out && ln -s ${home} ${shared}/out`);
+    expect(lstatSync(join(shared, 'out')).isSymbolicLink()).toBe(true);
+    await runIn(svc, `echo plain > ${shared}/out/s-plain`, false);
+    expect(existsSync(join(home, 's-plain'))).toBe(true);
+    // A later run's own sandbox naming that path by its absolute name.
+    await expect(runIn(svc, `echo boxed > ${shared}/out/s-boxed`, { write: [join(shared, 'out')] })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('symbolic link'),
+    });
+    expect(existsSync(join(home, 's-boxed'))).toBe(false);
+  });
+
   it('a read path a job replaced by a symlink to a secret: a later job cannot read it', async () => {
     const { svc } = service('read-swap', { sandbox: { read: ['docs'] } });
     await runIn(svc, `rm -rf docs && ln -s ${secret} docs`);

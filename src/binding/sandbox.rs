@@ -12,7 +12,8 @@ use crate::sandbox::{Enforced, Network, SandboxChoice, SandboxSpec};
 pub struct SandboxOptions {
     /// Writable besides the project root: absolute, or relative to the project root.
     /// Resolved once, when the sandbox is made, and held open; a path inside the
-    /// project or `/tmp` may not pass through a symlink.
+    /// project, `/tmp` or (a run's) the service's `write` paths may not pass through a
+    /// symlink.
     pub write: Option<Vec<String>>,
     /// The project root is read-only too.
     pub read_only: Option<bool>,

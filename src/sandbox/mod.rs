@@ -99,8 +99,16 @@ pub struct Resolved {
 /// symlink, so what is held is what was found.
 #[cfg(unix)]
 pub fn resolve(spec: &SandboxSpec, root: &Arc<Anchor>) -> Result<Resolved> {
+    resolve_within(spec, root, &[])
+}
+
+/// `resolve`, with more directories jobs may write (the service's sandbox's `write`
+/// paths, when a run makes its own): a path under one of them is opened from it without
+/// following any symlink, as one inside the project is.
+#[cfg(unix)]
+pub fn resolve_within(spec: &SandboxSpec, root: &Arc<Anchor>, writable: &[&Anchor]) -> Result<Resolved> {
     let paths = |list: &[String], what: &str| -> Result<Vec<Anchor>> {
-        list.iter().map(|p| resolve_path(p, root, what)).collect()
+        list.iter().map(|p| resolve_path(p, root, writable, what)).collect()
     };
     if let Network::TcpPorts(ports) = &spec.network {
         if ports.contains(&0) {
@@ -136,8 +144,13 @@ pub fn resolve(_spec: &SandboxSpec, _root: &Arc<Anchor>) -> Result<Resolved> {
     Err(unavailable("no sandbox on this platform"))
 }
 
+#[cfg(not(unix))]
+pub fn resolve_within(_spec: &SandboxSpec, _root: &Arc<Anchor>, _writable: &[&Anchor]) -> Result<Resolved> {
+    Err(unavailable("no sandbox on this platform"))
+}
+
 #[cfg(unix)]
-fn resolve_path(path: &str, root: &Anchor, what: &str) -> Result<Anchor> {
+fn resolve_path(path: &str, root: &Anchor, writable: &[&Anchor], what: &str) -> Result<Anchor> {
     if path.is_empty() || path.contains('\0') {
         return Err(ServiceError::invalid(format!(
             "sandbox {what} path {path:?} must be a non-empty path without NUL bytes"
@@ -145,10 +158,16 @@ fn resolve_path(path: &str, root: &Anchor, what: &str) -> Result<Anchor> {
     }
     let given = Path::new(path);
     let lexical = anchor::normalize(&root.path().join(given));
+    let under_writable = writable
+        .iter()
+        .filter(|dir| dir.is_dir())
+        .find_map(|dir| lexical.strip_prefix(dir.path()).ok().map(|rest| (dir, rest)));
     let opened = if let Ok(inside) = lexical.strip_prefix(root.path()) {
         root.open_beneath(inside)
     } else if let Some(under_tmp) = under_shared_tmp(&lexical) {
         Anchor::open(&under_tmp)
+    } else if let Some((dir, rest)) = under_writable {
+        dir.open_beneath(rest)
     } else {
         root.path()
             .join(given)
@@ -158,8 +177,9 @@ fn resolve_path(path: &str, root: &Anchor, what: &str) -> Result<Anchor> {
     opened.map_err(|e| {
         let shown = root.path().join(given);
         let why = if e.raw_os_error() == Some(libc::ELOOP) {
-            "a symbolic link is in the way: a path inside the project is opened without following \
-             symlinks (one there may be a job's); name the directory it points to instead"
+            "a symbolic link is in the way: a path inside the project, /tmp or another writable path \
+             is opened without following symlinks (one there may be a job's); name the directory it \
+             points to instead"
                 .to_string()
         } else {
             e.to_string()

@@ -145,6 +145,7 @@ impl Service {
                     io_dir: &io_dir,
                     keeps_files: persist,
                     io_reached: &io_reached,
+                    service: None,
                 };
                 Some(Arc::new(guarded.resolve(spec)?))
             }

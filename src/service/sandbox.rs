@@ -13,7 +13,7 @@ use super::Service;
 use crate::error::{Result, ServiceError};
 use crate::platform::sandbox_support;
 use crate::request::RunRequest;
-use crate::sandbox::{resolve, unavailable, Anchor, FileId, Resolved, SandboxChoice, SandboxSpec, Support};
+use crate::sandbox::{resolve_within, unavailable, Anchor, FileId, Resolved, SandboxChoice, SandboxSpec, Support};
 
 /// A job's sandbox, resolved and supported: what `start_job` applies.
 pub(super) struct JobSandboxPlan {
@@ -31,6 +31,9 @@ pub(super) struct Guarded<'a> {
     /// The service keeps its output files under `io_dir` (`persistOutput`).
     pub keeps_files: bool,
     pub io_reached: &'a OnceLock<std::result::Result<Vec<FileId>, String>>,
+    /// The service's own sandbox, when a run makes another: its jobs may write its
+    /// `write` paths, so a path under one is opened without following symlinks.
+    pub service: Option<&'a Resolved>,
 }
 
 impl Guarded<'_> {
@@ -43,7 +46,8 @@ impl Guarded<'_> {
                 self.root_dir.get_or_init(|| opened)
             }
         };
-        let mut resolved = resolve(spec, root)?;
+        let writable: Vec<&Anchor> = self.service.map(|s| s.write.iter().collect()).unwrap_or_default();
+        let mut resolved = resolve_within(spec, root, &writable)?;
         if self.keeps_files {
             let reached = self.io_reached.get_or_init(|| io_reached(self.io_dir));
             let reached = reached.as_ref().map_err(|why| {
@@ -192,6 +196,7 @@ impl Service {
             io_dir: &self.inner.io_dir,
             keeps_files: self.inner.retention.is_some(),
             io_reached: &self.inner.io_reached,
+            service: self.inner.sandbox.as_deref(),
         }
     }
 }
