@@ -111,6 +111,12 @@ mod unix {
             if rel.is_absolute() {
                 return Self::open(rel);
             }
+            // This directory itself (a path that named it, `strip_prefix` left empty).
+            let rel = if rel.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                rel
+            };
             let fd = open_no_symlinks(self.fd.as_fd(), rel)?;
             Self::from_fd(normalize(&self.path.join(rel)), fd)
         }
@@ -286,6 +292,8 @@ mod tests {
             .expect("no symlink: opened");
         assert_eq!(out.path(), root.join("project/out"));
         assert!(out.is_dir());
+        let itself = project.open_beneath(Path::new("")).expect("the directory itself");
+        assert_eq!((itself.id(), itself.path()), (project.id(), project.path()));
     }
 
     #[test]

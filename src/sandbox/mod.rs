@@ -518,6 +518,17 @@ mod tests {
         };
         let resolved = resolve(&spec, &root).expect("resolves");
         assert_eq!(resolved.write[0].path(), root_path.join("out"));
+        // The root itself, and a directory named by its absolute path under the root.
+        let itself = SandboxSpec {
+            write: vec![
+                root_path.display().to_string(),
+                root_path.join("out").display().to_string(),
+            ],
+            ..Default::default()
+        };
+        let both = resolve(&itself, &root).expect("resolves");
+        assert_eq!(both.write[0].id(), root.id());
+        assert_eq!(both.write[1].path(), root_path.join("out"));
         assert_eq!(
             resolved.read.as_ref().map(|r| r[0].path().to_path_buf()),
             Some(PathBuf::from("/usr"))
