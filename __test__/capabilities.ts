@@ -10,7 +10,7 @@
 // the results reach the test workers through NSS_TEST_* variables (a worker started
 // another way probes again).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Need =
@@ -22,7 +22,7 @@ export type Need =
   | 'gnu-tar'
   /** A program the tests drive. */
   | `program:${string}`
-  /** Root: mounting a tmpfs (the full-disk faults). */
+  /** Root that may mount (CAP_SYS_ADMIN: not so in most containers): the full-disk faults' tmpfs. */
   | 'root'
   /** Unprivileged user namespaces (`unshare -r`): refused by Ubuntu 24.04's AppArmor. */
   | 'userns'
@@ -122,8 +122,8 @@ function onPath(program: string): boolean {
 }
 
 /**
- * How this machine's jobs are contained: the addon's own word
- * (`ShellExecutionService.containment`) where it has one, else whether a job's process
+ * How this machine's jobs are contained: the addon's own word (`containment` of a
+ * service, or of the class) where it has one, else whether a job's process
  * lands in a cgroup of its own (`/native-shell-` in its /proc/<pid>/cgroup): 'cgroup'
  * or 'process-tree'. Probed in a Node process of its own (a service and a job), once.
  */
@@ -148,7 +148,7 @@ function probeContainment(): string {
     const { ShellExecutionService } = require(${JSON.stringify(addon)});
     const s = new ShellExecutionService({ persistOutput: false });
     (async () => {
-      let mode = s.containment;
+      let mode = s.containment ?? ShellExecutionService.containment;
       if (typeof mode !== 'string') {
         const r = await s.run('sleep 60', { mode: 'pipes', callbackDelayMs: 0 });
         let cgroup = '';
@@ -191,6 +191,12 @@ export function landlockAbi(): number {
   return abi;
 }
 
+/** CAP_SYS_ADMIN (bit 21) in this process's effective capabilities: what mount(2) asks. */
+function mayMount(): boolean {
+  const line = /^CapEff:\s*([0-9a-f]+)/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return line !== null && (BigInt(`0x${line[1]}`) & (1n << 21n)) !== 0n;
+}
+
 function usernsAllowed(): boolean {
   return process.platform === 'linux' && spawnSync('unshare', ['-r', 'true'], { stdio: 'ignore', timeout: 30_000 }).status === 0;
 }
@@ -206,7 +212,7 @@ function probe(need: Need): boolean {
     case 'gnu-tar':
       return /GNU tar/.test(spawnSync('tar', ['--version'], { encoding: 'utf8' }).stdout ?? '');
     case 'root':
-      return process.getuid?.() === 0;
+      return process.getuid?.() === 0 && (process.platform !== 'linux' || mayMount());
     case 'userns':
       return usernsAllowed();
     case 'escapes-held':
@@ -228,7 +234,12 @@ export function met(need: Need): boolean {
 /** Why a need is not met here, in words. */
 export function why(need: Need): string {
   if (WHY[need]) return WHY[need];
-  if (need === 'root') return `it needs root (it mounts a tmpfs), and this runs as uid ${process.getuid?.()}`;
+  if (need === 'root') {
+    const uid = process.getuid?.();
+    return uid === 0
+      ? 'it mounts a tmpfs, and this root may not mount (no CAP_SYS_ADMIN: a container?)'
+      : `it needs root (it mounts a tmpfs), and this runs as uid ${uid}`;
+  }
   if (need === 'userns') {
     return 'unprivileged user namespaces are refused here (`unshare -r true` fails: a sysctl, or AppArmor as on Ubuntu 24.04, restricts them)';
   }
@@ -248,9 +259,9 @@ export function why(need: Need): string {
 
 /** One line saying what this machine can do, printed by the configs (and probing it once for the workers). */
 export function summary(): string {
-  if (process.platform !== 'linux') return `capabilities: containment ${containment()}`;
+  if (process.platform !== 'linux') return `capabilities: Node ${process.version}, containment ${containment()}`;
   return [
-    `capabilities: uid ${process.getuid?.()}`,
+    `capabilities: Node ${process.version}, uid ${process.getuid?.()}`,
     `containment ${containment()}`,
     `Landlock ABI ${landlockAbi() || 'none'}`,
     `unprivileged user namespaces ${met('userns') ? 'allowed' : 'refused'}`,
