@@ -404,7 +404,8 @@ export interface SandboxInfo {
   abi: number
   /**
    * Every writable path: the project root (unless read-only), the `write` paths,
-   * the job's TMPDIR and the terminal and null devices.
+   * the job's TMPDIR, `/tmp` (unless the service's files lie under it) and the
+   * terminal and null devices; each granted directory named where it is now.
    */
   write: Array<string>
   /** The readable paths when reads are limited; `null`: everything but other devices. */
@@ -443,7 +444,12 @@ export interface SandboxNetwork {
 }
 
 export interface SandboxOptions {
-  /** Writable besides the project root: absolute, or relative to the project root. */
+  /**
+   * Writable besides the project root: absolute, or relative to the project root.
+   * Resolved once, when the sandbox is made, and held open; a path inside the
+   * project, `/tmp` or (a run's) the service's `write` paths may not pass through a
+   * symlink.
+   */
   write?: Array<string>
   /** The project root is read-only too. */
   readOnly?: boolean

@@ -33,10 +33,12 @@ let s: Scratch;
 let outside: string;
 beforeAll(() => {
   if (!linux) return;
-  s = scratch({ persistOutput: true });
   // Not under /tmp, which sandboxed jobs may write (docs/sandbox.md says why).
   const base = existsSync('/var/tmp') ? '/var/tmp' : homedir();
   outside = realpathSync(mkdtempSync(join(base, 'nss-sandbox-outside-')));
+  // The output folders outside /tmp too: under it, /tmp would not be writable for the
+  // jobs (its rule would reach the service's files: docs/sandbox.md).
+  s = scratch({ persistOutput: true, ioDir: join(outside, 'io') });
 });
 afterAll(async () => {
   if (!linux) return;

@@ -31,6 +31,7 @@ default_files=(
   __test__/containment.test.ts
   __test__/lifecycle.test.ts
   __test__/sandbox.test.ts
+  __test__/sandbox-integrity.test.ts
   __test__/sandbox-escapes.test.ts
   __test__/sandbox-caches.test.ts
   __test__/security.test.ts

@@ -106,9 +106,12 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     job.finish(exit, background, output_closed, on_exit);
     if nothing_left {
         // No process of the job can use its TMPDIR any more: handed back now, so a
-        // finished job kept in memory does not hold a directory (`JobTmpDir::release`).
+        // finished job kept in memory does not hold a directory (`JobTmpDir::release`);
+        // another job may have it only if no process of this one can be left anywhere.
         if let Some(tmpdir) = &job.meta.tmpdir {
-            tmpdir.release();
+            // A cgroup held all it started: empty, nothing of it is left anywhere.
+            let contained = job.meta.containment.mode() == crate::platform::ContainmentMode::Cgroup;
+            tmpdir.release(contained);
         }
     }
 }

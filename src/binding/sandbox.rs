@@ -11,6 +11,9 @@ use crate::sandbox::{Enforced, Network, SandboxChoice, SandboxSpec};
 #[napi(object)]
 pub struct SandboxOptions {
     /// Writable besides the project root: absolute, or relative to the project root.
+    /// Resolved once, when the sandbox is made, and held open; a path inside the
+    /// project, `/tmp` or (a run's) the service's `write` paths may not pass through a
+    /// symlink.
     pub write: Option<Vec<String>>,
     /// The project root is read-only too.
     pub read_only: Option<bool>,
@@ -39,7 +42,8 @@ pub struct SandboxInfo {
     /// The kernel's Landlock ABI (Linux; 0 elsewhere).
     pub abi: u32,
     /// Every writable path: the project root (unless read-only), the `write` paths,
-    /// the job's TMPDIR and the terminal and null devices.
+    /// the job's TMPDIR, `/tmp` (unless the service's files lie under it) and the
+    /// terminal and null devices; each granted directory named where it is now.
     pub write: Vec<String>,
     /// The readable paths when reads are limited; `null`: everything but other devices.
     pub read: Option<Vec<String>>,

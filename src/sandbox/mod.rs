@@ -6,16 +6,28 @@
 //!
 //! A leaf module: it imports only `error`. A sandboxed job never runs unconfined: a
 //! platform that cannot confine it refuses with `SANDBOX_UNAVAILABLE`.
+//!
+//! Nothing a job can write decides a later job's rules: the paths are resolved once,
+//! when the service's sandbox (or a run's own) is made, to descriptors held from then
+//! on (`anchor.rs`), and every rule is built from those; the jobs' TMPDIRs are made in
+//! a directory of the service's own that no job can write (`tmpdir.rs`).
 
+mod anchor;
 mod env;
 mod tmpdir;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use crate::error::{ErrorCode, Result, ServiceError};
 
+#[cfg(unix)]
+pub use anchor::reached_through;
+pub use anchor::{Anchor, FileId};
 pub use env::sanitize as sanitize_env;
 pub use tmpdir::JobTmpDir;
+#[cfg(unix)]
+pub use tmpdir::{base_id, base_reached_through, next_spare, on_helper};
 
 /// What a job may reach beyond the project, as the caller asks it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -57,23 +69,46 @@ pub enum SandboxChoice {
     Custom(SandboxSpec),
 }
 
-/// A `SandboxSpec` with its paths made absolute and canonical (each must exist: the
-/// kernel's rules name open files, not strings).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A `SandboxSpec` with its paths resolved to open directories (each must exist: the
+/// kernel's rules name open files, not strings), once: `anchor.rs` says why.
+#[derive(Debug, PartialEq, Eq)]
 pub struct Resolved {
-    pub root: PathBuf,
+    /// Different for every resolution in the process: what a ruleset built ahead for
+    /// this sandbox is recognized by (`platform::linux::sandbox::rules`).
+    pub id: u64,
+    pub root: Arc<Anchor>,
     pub read_only: bool,
-    pub write: Vec<PathBuf>,
-    pub read: Option<Vec<PathBuf>>,
+    pub write: Vec<Anchor>,
+    pub read: Option<Vec<Anchor>>,
     pub network: Network,
+    /// The shared `/tmp` is writable (`SHARED_TMP`): not when the service keeps its own
+    /// files under it (`withhold_shared_tmp`).
+    pub shared_tmp: bool,
+    /// What differs from what was asked because of where the service's files lie.
+    pub notes: Vec<String>,
     /// `SandboxSpec::env`: the credential-like variables the job may still get.
     pub env: Vec<String>,
 }
 
-/// Resolves `spec`'s paths against the project root `root` (already canonical).
-pub fn resolve(spec: &SandboxSpec, root: &Path) -> Result<Resolved> {
-    let paths = |list: &[String], what: &str| -> Result<Vec<PathBuf>> {
-        list.iter().map(|p| resolve_path(p, root, what)).collect()
+/// Resolves `spec`'s paths against the project root `root` (held open since the
+/// service was made). A path inside the project (relative, or absolute under the
+/// root) or under the shared `/tmp` is opened without following any symlink: jobs may
+/// write there, so a symlink there may be one a job put in place of a directory.
+/// Another absolute path is the caller's naming: its symlinks are followed as they are
+/// now (`canonicalize`), and the directory found is opened without following any
+/// symlink, so what is held is what was found.
+#[cfg(unix)]
+pub fn resolve(spec: &SandboxSpec, root: &Arc<Anchor>) -> Result<Resolved> {
+    resolve_within(spec, root, &[])
+}
+
+/// `resolve`, with more directories jobs may write (the service's sandbox's `write`
+/// paths, when a run makes its own): a path under one of them is opened from it without
+/// following any symlink, as one inside the project is.
+#[cfg(unix)]
+pub fn resolve_within(spec: &SandboxSpec, root: &Arc<Anchor>, writable: &[&Anchor]) -> Result<Resolved> {
+    let paths = |list: &[String], what: &str| -> Result<Vec<Anchor>> {
+        list.iter().map(|p| resolve_path(p, root, writable, what)).collect()
     };
     if let Network::TcpPorts(ports) = &spec.network {
         if ports.contains(&0) {
@@ -89,26 +124,126 @@ pub fn resolve(spec: &SandboxSpec, root: &Path) -> Result<Resolved> {
             "sandbox env names variables to pass: {bad:?} is not a variable name"
         )));
     }
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     Ok(Resolved {
+        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         env: spec.env.clone(),
-        root: root.to_path_buf(),
+        root: root.clone(),
         read_only: spec.read_only,
         write: paths(&spec.write, "write")?,
         read: spec.read.as_deref().map(|r| paths(r, "read")).transpose()?,
         network: spec.network.clone(),
+        shared_tmp: present().shared_tmp,
+        notes: Vec::new(),
     })
 }
 
-fn resolve_path(path: &str, root: &Path, what: &str) -> Result<PathBuf> {
+/// No descriptors to hold: no sandbox here (the platform said so before this is asked).
+#[cfg(not(unix))]
+pub fn resolve(_spec: &SandboxSpec, _root: &Arc<Anchor>) -> Result<Resolved> {
+    Err(unavailable("no sandbox on this platform"))
+}
+
+#[cfg(not(unix))]
+pub fn resolve_within(_spec: &SandboxSpec, _root: &Arc<Anchor>, _writable: &[&Anchor]) -> Result<Resolved> {
+    Err(unavailable("no sandbox on this platform"))
+}
+
+#[cfg(unix)]
+fn resolve_path(path: &str, root: &Anchor, writable: &[&Anchor], what: &str) -> Result<Anchor> {
     if path.is_empty() || path.contains('\0') {
         return Err(ServiceError::invalid(format!(
             "sandbox {what} path {path:?} must be a non-empty path without NUL bytes"
         )));
     }
-    let joined = root.join(path);
-    joined
-        .canonicalize()
-        .map_err(|e| ServiceError::invalid(format!("sandbox {what} path {} cannot be used: {e}", joined.display())))
+    let given = Path::new(path);
+    let lexical = anchor::normalize(&root.path().join(given));
+    let under_writable = writable
+        .iter()
+        .filter(|dir| dir.is_dir())
+        .find_map(|dir| lexical.strip_prefix(dir.path()).ok().map(|rest| (dir, rest)));
+    let opened = if let Ok(inside) = lexical.strip_prefix(root.path()) {
+        root.open_beneath(inside)
+    } else if let Some(under_tmp) = under_shared_tmp(&lexical) {
+        Anchor::open(&under_tmp)
+    } else if let Some((dir, rest)) = under_writable {
+        dir.open_beneath(rest)
+    } else {
+        root.path()
+            .join(given)
+            .canonicalize()
+            .and_then(|found| Anchor::open(&found))
+    };
+    opened.map_err(|e| {
+        let shown = root.path().join(given);
+        let why = if e.raw_os_error() == Some(libc::ELOOP) {
+            "a symbolic link is in the way: a path inside the project, /tmp or another writable path \
+             is opened without following symlinks (one there may be a job's); name the directory it \
+             points to instead"
+                .to_string()
+        } else {
+            e.to_string()
+        };
+        ServiceError::invalid(format!("sandbox {what} path {} cannot be used: {why}", shown.display()))
+    })
+}
+
+/// `path` (lexical) under the shared `/tmp`, with `/tmp` itself canonical (macOS's is
+/// a symlink), when it lies there.
+#[cfg(unix)]
+fn under_shared_tmp(path: &Path) -> Option<std::path::PathBuf> {
+    let rest = path.strip_prefix(SHARED_TMP).ok()?;
+    let tmp = Path::new(SHARED_TMP).canonicalize().ok()?;
+    Some(tmp.join(rest))
+}
+
+impl Resolved {
+    /// The first writable directory of this sandbox among `ids` (see
+    /// `anchor::reached_through`): a job could then change what lies under it. The
+    /// shared `/tmp` is not counted (see `withhold_shared_tmp`).
+    pub fn covers(&self, ids: &[FileId]) -> Option<&Path> {
+        let root = (!self.read_only).then_some(&*self.root);
+        root.into_iter()
+            .chain(&self.write)
+            .find(|a| ids.contains(&a.id()))
+            .map(|a| a.path())
+    }
+
+    /// The first writable path of this sandbox that is one of the directories `ids` or
+    /// lies inside one (by identity, walking up from each), with that directory: a job
+    /// could write there.
+    #[cfg(unix)]
+    pub fn reaches_into(&self, ids: &[FileId]) -> std::io::Result<Option<(&Path, FileId)>> {
+        let root = (!self.read_only).then_some(&*self.root);
+        for anchor in root.into_iter().chain(&self.write) {
+            let chain = if anchor.is_dir() {
+                anchor.ancestry()?
+            } else {
+                // A file names no directory of its own to walk up from: its parent, as
+                // named when it was resolved.
+                let parent = anchor.path().parent().unwrap_or(Path::new("/"));
+                Anchor::open(parent)?.ancestry()?
+            };
+            if let Some(id) = ids.iter().find(|id| chain.contains(id)) {
+                return Ok(Some((anchor.path(), *id)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// True when the shared `/tmp` is among `ids`.
+    pub fn shared_tmp_covers(&self, ids: &[FileId]) -> bool {
+        self.shared_tmp && present().shared_tmp_id.is_some_and(|id| ids.contains(&id))
+    }
+
+    /// `/tmp` not writable for this sandbox's jobs, saying why: the service's output
+    /// folders lie under it, and a job could otherwise forge another job's output.
+    pub fn withhold_shared_tmp(&mut self, why: &str) {
+        if self.shared_tmp {
+            self.shared_tmp = false;
+            self.notes.push(format!("{SHARED_TMP} is not writable: {why}"));
+        }
+    }
 }
 
 /// What the running platform can enforce, found once (`crate::platform::sandbox_support`).
@@ -205,31 +340,36 @@ pub const SHARED_TMP: &str = "/tmp";
 pub const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
 impl Enforced {
+    /// The paths are where the granted directories are now (`Anchor::current_path`):
+    /// one renamed since it was resolved is named where it went.
     pub fn new(resolved: &Resolved, support: &Support, tmpdir: &Path) -> Self {
         let show = |p: &Path| p.display().to_string();
+        let here = |a: &Anchor| show(&a.current_path());
+        let root = here(&resolved.root);
+        let granted: Vec<String> = resolved.write.iter().map(here).collect();
         let mut write = Vec::new();
         if !resolved.read_only {
-            write.push(show(&resolved.root));
+            write.push(root.clone());
         }
-        write.extend(resolved.write.iter().map(|p| show(p)));
+        write.extend(granted.iter().cloned());
         write.push(show(tmpdir));
-        let shared_tmp = present().shared_tmp;
+        let shared_tmp = resolved.shared_tmp && present().shared_tmp;
         if shared_tmp {
             write.push(SHARED_TMP.to_string());
         }
         write.extend(WRITABLE_DEVICES.iter().map(|d| d.to_string()));
         let read = resolved.read.as_ref().map(|extra| {
             let mut read: Vec<String> = present().system_read_paths.iter().map(|p| p.to_string()).collect();
-            read.push(show(&resolved.root));
-            read.extend(extra.iter().map(|p| show(p)));
-            read.extend(resolved.write.iter().map(|p| show(p)));
+            read.push(root.clone());
+            read.extend(extra.iter().map(here));
+            read.extend(granted.iter().cloned());
             read.push(show(tmpdir));
             if shared_tmp {
                 read.push(SHARED_TMP.to_string());
             }
             read
         });
-        let mut notes = Vec::new();
+        let mut notes = resolved.notes.clone();
         let network = effective_network(&resolved.network, support);
         if network != resolved.network {
             notes.push(format!(
@@ -237,7 +377,7 @@ impl Enforced {
                 support.abi
             ));
         }
-        if resolved.read_only && resolved.root.starts_with(SHARED_TMP) {
+        if resolved.read_only && shared_tmp && resolved.root.path().starts_with(SHARED_TMP) {
             notes.push(format!(
                 "the project lies under {SHARED_TMP}, which stays writable: readOnly cannot hold there"
             ));
@@ -292,6 +432,8 @@ impl Enforced {
 struct Present {
     system_read_paths: Vec<&'static str>,
     shared_tmp: bool,
+    /// What `/tmp` is (following a symlink, as its rule does).
+    shared_tmp_id: Option<FileId>,
 }
 
 fn present() -> &'static Present {
@@ -303,7 +445,19 @@ fn present() -> &'static Present {
             .filter(|p| Path::new(p).exists())
             .collect(),
         shared_tmp: Path::new(SHARED_TMP).is_dir(),
+        shared_tmp_id: file_id(Path::new(SHARED_TMP)),
     })
+}
+
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_path: &Path) -> Option<FileId> {
+    None
 }
 
 pub fn system_read_paths() -> &'static [&'static str] {
@@ -333,10 +487,11 @@ pub fn system_read_paths() -> &'static [&'static str] {
 }
 
 /// A job's sandbox as the platform applies it: the resolved spec, its temporary
-/// directory, what the kernel supports.
+/// directory (held open since it was made: its rule is built from that), what the
+/// kernel supports.
 pub struct JobSandbox<'a> {
-    pub resolved: &'a Resolved,
-    pub tmpdir: &'a Path,
+    pub resolved: &'a Arc<Resolved>,
+    pub tmpdir: &'a JobTmpDir,
     pub support: Support,
 }
 
@@ -345,23 +500,39 @@ pub fn unavailable(why: impl Into<String>) -> ServiceError {
     ServiceError::new(ErrorCode::SandboxUnavailable, why)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn paths_resolve_against_the_root_and_must_exist() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().canonicalize().expect("canonical");
-        std::fs::create_dir(root.join("out")).expect("mkdir");
+        let root_path = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir(root_path.join("out")).expect("mkdir");
+        let root = Arc::new(Anchor::open(&root_path).expect("root"));
         let spec = SandboxSpec {
             write: vec!["out".into()],
             read: Some(vec!["/usr".into()]),
             ..Default::default()
         };
         let resolved = resolve(&spec, &root).expect("resolves");
-        assert_eq!(resolved.write, vec![root.join("out")]);
-        assert_eq!(resolved.read, Some(vec![PathBuf::from("/usr")]));
+        assert_eq!(resolved.write[0].path(), root_path.join("out"));
+        // The root itself, and a directory named by its absolute path under the root.
+        let itself = SandboxSpec {
+            write: vec![
+                root_path.display().to_string(),
+                root_path.join("out").display().to_string(),
+            ],
+            ..Default::default()
+        };
+        let both = resolve(&itself, &root).expect("resolves");
+        assert_eq!(both.write[0].id(), root.id());
+        assert_eq!(both.write[1].path(), root_path.join("out"));
+        assert_eq!(
+            resolved.read.as_ref().map(|r| r[0].path().to_path_buf()),
+            Some(PathBuf::from("/usr"))
+        );
         let missing = SandboxSpec {
             write: vec!["nope".into()],
             ..Default::default()
@@ -370,6 +541,18 @@ mod tests {
             resolve(&missing, &root).map_err(|e| e.code),
             Err(ErrorCode::InvalidArgument)
         );
+        // A symlink inside the project (one a job could have put there) is refused,
+        // named relative or absolute.
+        std::os::unix::fs::symlink("/usr", root_path.join("link")).expect("symlink");
+        for named in ["link".to_string(), root_path.join("link/bin").display().to_string()] {
+            let linked = SandboxSpec {
+                read: Some(vec![named]),
+                ..Default::default()
+            };
+            let refused = resolve(&linked, &root).expect_err("refused");
+            assert_eq!(refused.code, ErrorCode::InvalidArgument);
+            assert!(refused.message.contains("symbolic link"), "{}", refused.message);
+        }
     }
 
     #[test]
@@ -379,12 +562,17 @@ mod tests {
             abi: 3,
             seccomp: true,
         };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
         let resolved = Resolved {
-            root: "/p".into(),
+            id: 0,
+            root: Arc::new(Anchor::open(&root).expect("root")),
             read_only: false,
             write: vec![],
             read: None,
             network: Network::TcpPorts(vec![3000]),
+            shared_tmp: true,
+            notes: vec![],
             env: Vec::new(),
         };
         let enforced = Enforced::new(&resolved, &old, Path::new("/t"));
@@ -398,6 +586,6 @@ mod tests {
         assert_eq!(enforced.notes.len(), 1, "pathname unix sockets: {:?}", enforced.notes);
         let newest = Support { abi: 9, ..old };
         assert!(Enforced::new(&resolved, &newest, Path::new("/t")).notes.is_empty());
-        assert_eq!(enforced.write[..2], ["/p".to_string(), "/t".to_string()]);
+        assert_eq!(enforced.write[..2], [root.display().to_string(), "/t".to_string()]);
     }
 }

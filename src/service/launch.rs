@@ -44,7 +44,7 @@ impl Service {
         let job_marker = format!("{}.{}", inner.token, handle);
         // A sandboxed job's own TMPDIR (handed back at its end: `JobMeta::tmpdir`).
         let tmpdir = match &sandbox {
-            Some(_) => Some(JobTmpDir::take(&std::env::temp_dir())?),
+            Some(_) => Some(JobTmpDir::take()?),
             None => None,
         };
         let mut env = env::build(&env::EnvLayers {
@@ -61,12 +61,12 @@ impl Service {
         }
         let job_sandbox = sandbox.as_ref().zip(tmpdir.as_ref()).map(|(plan, tmpdir)| JobSandbox {
             resolved: &plan.resolved,
-            tmpdir: tmpdir.path(),
+            tmpdir,
             support: plan.support,
         });
         let mut git_hold = None;
         let enforced = job_sandbox.as_ref().map(|job| {
-            let mut enforced = Enforced::new(job.resolved, &job.support, job.tmpdir);
+            let mut enforced = Enforced::new(job.resolved, &job.support, job.tmpdir.path());
             // The agent's secrets stay out of a sandboxed job (`crate::sandbox::env`).
             let kept = [env::JOB_MARKER, env::OWNER_MARKER, "TMPDIR"];
             enforced.env_dropped = sanitize_env(&mut env, &job.resolved.env, &kept);

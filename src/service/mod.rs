@@ -63,7 +63,18 @@ struct Inner {
     keep_finished: usize,
     disk_cap: u64,
     /// Every job's sandbox unless a run says otherwise.
-    sandbox: Option<crate::sandbox::Resolved>,
+    sandbox: Option<Arc<crate::sandbox::Resolved>>,
+    /// The default sandbox for runs that ask for one (`sandbox: true`) of a service
+    /// without its own, resolved at the first such run.
+    default_sandbox: Mutex<Option<Arc<crate::sandbox::Resolved>>>,
+    /// The project root, held open from the service's making (a sandboxed service) or
+    /// its first sandboxed run: every sandbox's rules are built from it
+    /// (`crate::sandbox::Anchor`). A service that never sandboxes holds nothing.
+    root_dir: std::sync::OnceLock<Arc<crate::sandbox::Anchor>>,
+    /// The directories `io_dir` is reached through (`None`: no files kept): no
+    /// sandbox may make them writable (`sandbox::Guarded`).
+    /// Found at the first sandbox's making, when the service keeps files.
+    io_reached: std::sync::OnceLock<std::result::Result<Vec<crate::sandbox::FileId>, String>>,
     /// The project's git hooks and configuration, put back after sandboxed jobs that
     /// may write the project (`platform::GitGuard`).
     git_guard: Arc<crate::platform::GitGuard>,
@@ -122,11 +133,21 @@ impl Service {
             ));
         }
         let persist = config.persist_output.unwrap_or(true);
+        let root_dir = std::sync::OnceLock::new();
+        let io_reached = std::sync::OnceLock::new();
         let sandbox = match &config.sandbox {
             Some(spec) => {
                 // Refused at once on a platform without one, not at the first job.
                 sandbox::supported()?;
-                Some(crate::sandbox::resolve(spec, &root)?)
+                let guarded = sandbox::Guarded {
+                    root: &root,
+                    root_dir: &root_dir,
+                    io_dir: &io_dir,
+                    keeps_files: persist,
+                    io_reached: &io_reached,
+                    service: None,
+                };
+                Some(Arc::new(guarded.resolve(spec)?))
             }
             None => None,
         };
@@ -144,6 +165,9 @@ impl Service {
             keep_finished: config.keep_finished_jobs.unwrap_or(DEFAULT_KEEP_FINISHED_JOBS),
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             sandbox,
+            default_sandbox: Mutex::new(None),
+            root_dir,
+            io_reached,
             token,
             jobs: Mutex::new(BTreeMap::new()),
             ended: AtomicBool::new(false),

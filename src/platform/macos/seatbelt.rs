@@ -15,7 +15,7 @@
 
 use std::ffi::OsString;
 
-use crate::sandbox::{system_read_paths, JobSandbox, Mechanism, Network, Support, WRITABLE_DEVICES};
+use crate::sandbox::{system_read_paths, Anchor, JobSandbox, Mechanism, Network, Support, WRITABLE_DEVICES};
 
 /// The program that applies a profile.
 const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
@@ -54,6 +54,13 @@ fn quoted(path: &str) -> String {
     out
 }
 
+/// Seatbelt matches the paths files resolve to, so a symlink put where a granted
+/// directory was reaches nothing; each granted directory is named where it is now
+/// (`Anchor::current_path`: where it was resolved, unless it was moved since).
+fn here(anchor: &Anchor) -> String {
+    anchor.current_path().display().to_string()
+}
+
 pub fn profile(job: &JobSandbox<'_>) -> String {
     let r = job.resolved;
     let mut p = String::from("(version 1)\n(deny default)\n");
@@ -64,10 +71,10 @@ pub fn profile(job: &JobSandbox<'_>) -> String {
         Some(extra) => {
             p.push_str("(allow file-read-metadata)\n");
             let mut paths: Vec<String> = system_read_paths().iter().map(|s| s.to_string()).collect();
-            paths.push(r.root.display().to_string());
-            paths.extend(extra.iter().map(|e| e.display().to_string()));
-            paths.extend(r.write.iter().map(|e| e.display().to_string()));
-            paths.push(job.tmpdir.display().to_string());
+            paths.push(here(&r.root));
+            paths.extend(extra.iter().map(here));
+            paths.extend(r.write.iter().map(here));
+            paths.push(job.tmpdir.path().display().to_string());
             for path in paths {
                 p.push_str(&format!("(allow file-read* (subpath {}))\n", quoted(&path)));
             }
@@ -78,10 +85,10 @@ pub fn profile(job: &JobSandbox<'_>) -> String {
     }
     let mut writable: Vec<String> = Vec::new();
     if !r.read_only {
-        writable.push(r.root.display().to_string());
+        writable.push(here(&r.root));
     }
-    writable.extend(r.write.iter().map(|w| w.display().to_string()));
-    writable.push(job.tmpdir.display().to_string());
+    writable.extend(r.write.iter().map(here));
+    writable.push(job.tmpdir.path().display().to_string());
     for path in writable {
         p.push_str(&format!("(allow file-write* (subpath {}))\n", quoted(&path)));
     }
@@ -109,29 +116,41 @@ pub fn profile(job: &JobSandbox<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::Resolved;
-    use std::path::{Path, PathBuf};
+    use crate::sandbox::{JobTmpDir, Resolved};
+    use std::sync::Arc;
 
     #[test]
     fn the_profile_names_what_the_job_may_write_and_reach() {
-        let resolved = Resolved {
-            root: PathBuf::from("/Users/a/project \"x\""),
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir(base.join("project \"x\"")).expect("mkdir");
+        std::fs::create_dir(base.join("cache")).expect("mkdir");
+        let resolved = Arc::new(Resolved {
+            id: 0,
+            root: Arc::new(Anchor::open(&base.join("project \"x\"")).expect("root")),
             read_only: false,
-            write: vec![PathBuf::from("/Users/a/cache")],
+            write: vec![Anchor::open(&base.join("cache")).expect("cache")],
             read: None,
             network: Network::TcpPorts(vec![3000]),
+            shared_tmp: true,
+            notes: vec![],
             env: Vec::new(),
-        };
+        });
+        let tmpdir = JobTmpDir::take().expect("tmpdir");
         let job = JobSandbox {
             resolved: &resolved,
-            tmpdir: Path::new("/private/var/folders/t/job-1"),
+            tmpdir: &tmpdir,
             support: support_for_tests(),
         };
         let profile = profile(&job);
+        let base = base.display().to_string();
         assert!(profile.starts_with("(version 1)\n(deny default)\n"));
-        assert!(profile.contains("(allow file-write* (subpath \"/Users/a/project \\\"x\\\"\"))"));
-        assert!(profile.contains("(allow file-write* (subpath \"/Users/a/cache\"))"));
-        assert!(profile.contains("(allow file-write* (subpath \"/private/var/folders/t/job-1\"))"));
+        assert!(profile.contains(&format!("(allow file-write* (subpath \"{base}/project \\\"x\\\"\"))")));
+        assert!(profile.contains(&format!("(allow file-write* (subpath \"{base}/cache\"))")));
+        assert!(profile.contains(&format!(
+            "(allow file-write* (subpath \"{}\"))",
+            tmpdir.path().display()
+        )));
         assert!(profile.contains("(remote tcp \"*:3000\")"));
         assert!(!profile.contains("(allow network*)\n"));
         let (program, args) = wrap(&job, &OsString::from("bash"), &[OsString::from("-c")]);

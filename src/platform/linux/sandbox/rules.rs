@@ -15,7 +15,8 @@
 //!   (`crate::sandbox::system_read_paths`), the project root, the write paths and the
 //!   `read` paths: the home directory's secrets are not readable.
 //! - Writes: the project root (unless read-only), the `write` paths, the job's own
-//!   `TMPDIR`, the shared `/tmp` (`crate::sandbox::SHARED_TMP` says why), its terminal
+//!   `TMPDIR`, the shared `/tmp` (`crate::sandbox::SHARED_TMP` says why; not when the
+//!   service keeps its output files under it: `Resolved::shared_tmp`), its terminal
 //!   (by its descriptor: the one `/dev/pts` entry that is the job's own, so writing to
 //!   another terminal's device path is refused) and `/dev/{null,zero,full,tty}`
 //!   (`/dev/tty` opens only the caller's own terminal).
@@ -24,20 +25,26 @@
 //! - Scoping (ABI 6): signals and abstract unix sockets reach only processes of the
 //!   job's own domain (what the job started), never anything outside.
 //!
+//! The project root, the `write` and `read` paths and the TMPDIR are rules on the
+//! descriptors held since they were resolved (`crate::sandbox::Anchor`), never on names
+//! looked up at the spawn: nothing a job did since changes what a later job's rules
+//! reach.
+//!
 //! Everything is asked as a hard requirement of the probed ABI: a right the kernel
 //! refuses is an error (the job does not start), never a silent loosening.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use landlock::{
     Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr, Scope, ABI,
 };
 
 use crate::sandbox::{
-    effective_network, system_read_paths, JobSandbox, Network, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
+    effective_network, next_spare, on_helper, system_read_paths, Anchor, FileId, JobSandbox, Network, Resolved,
+    Support, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
 };
 
 /// Devices readable even when nothing else of `/dev` is.
@@ -47,23 +54,89 @@ fn error(what: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("sandbox: {what}: {e}"))
 }
 
-/// Builds the job's ruleset; returns its descriptor (close-on-exec, as the kernel
-/// makes every ruleset descriptor).
+/// The job's ruleset; returns its descriptor (close-on-exec, as the kernel makes every
+/// ruleset descriptor). Everything but the terminal's rule is usually built ahead, on
+/// the TMPDIR helper thread, for the spare this job was given (`Ahead`): the spawn then
+/// adds one rule. Otherwise it is built here.
 pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<OwnedFd> {
-    let abi = ABI::from(job.support.abi.min(i32::MAX as u32) as i32);
+    let abi = abi_of(&job.support);
+    let tmpdir = job.tmpdir.anchor();
+    let ahead = Ahead::take(job.resolved.id, tmpdir.id());
+    let fd = match ahead {
+        Some(fd) => fd,
+        None => job_rules(job.resolved, &job.support, tmpdir.fd())?,
+    };
+    let mut rules = Rules { fd, abi };
+    if let Some(terminal) = terminal {
+        rules.add(
+            terminal,
+            AccessFs::from_all(abi) & AccessFs::from_file(abi),
+            "the terminal",
+        )?;
+    }
+    Ahead::prepare_next(job.resolved.clone(), job.support);
+    Ok(rules.fd)
+}
+
+fn abi_of(support: &Support) -> ABI {
+    ABI::from(support.abi.min(i32::MAX as u32) as i32)
+}
+
+/// A ruleset built ahead, for the spare TMPDIR the next job will most likely be given,
+/// and the sandbox of the job before: used only by a job of that very sandbox
+/// (`Resolved::id`) given that very directory (device and inode), else dropped. One for
+/// the process: services that take turns just build theirs at the spawn.
+struct Ahead {
+    resolved: u64,
+    tmpdir: FileId,
+    fd: OwnedFd,
+}
+
+static AHEAD: Mutex<Option<Ahead>> = Mutex::new(None);
+
+impl Ahead {
+    fn take(resolved: u64, tmpdir: FileId) -> Option<OwnedFd> {
+        let mut slot = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.take() {
+            Some(ahead) if ahead.resolved == resolved && ahead.tmpdir == tmpdir => Some(ahead.fd),
+            _ => None,
+        }
+    }
+
+    /// On the TMPDIR helper thread, after the spares the last `take` asked for: the
+    /// rules of the next job of `resolved`, for the spare it will be given.
+    fn prepare_next(resolved: Arc<Resolved>, support: Support) {
+        on_helper(move || {
+            let Some((tmpdir, fd)) = next_spare() else { return };
+            if let Ok(rules) = job_rules(&resolved, &support, fd.as_fd()) {
+                let mut slot = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+                *slot = Some(Ahead {
+                    resolved: resolved.id,
+                    tmpdir,
+                    fd: rules,
+                });
+            }
+        });
+    }
+}
+
+/// Every rule of a job of `resolved` whose TMPDIR is the directory `tmpdir`, but its
+/// terminal's.
+fn job_rules(resolved: &Resolved, support: &Support, tmpdir: BorrowedFd<'_>) -> io::Result<OwnedFd> {
+    let abi = abi_of(support);
     let fs_all = AccessFs::from_all(abi);
     let fs_read = AccessFs::from_read(abi);
-    let network = effective_network(&job.resolved.network, &job.support);
+    let network = effective_network(&resolved.network, support);
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(fs_all)
         .map_err(|e| error("file system rights", e))?;
-    if network != Network::On && job.support.abi >= ABI_TCP {
+    if network != Network::On && support.abi >= ABI_TCP {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
             .map_err(|e| error("network rights", e))?;
     }
-    if job.support.abi >= ABI_SCOPE {
+    if support.abi >= ABI_SCOPE {
         ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| error("scoping", e))?;
     }
     let created: Option<OwnedFd> = ruleset.create().map_err(|e| error("creating the ruleset", e))?.into();
@@ -71,28 +144,29 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
         fd: created.ok_or_else(|| error("ruleset", "the kernel made none"))?,
         abi,
     };
-    let limited = job.resolved.read.is_some();
+    let limited = resolved.read.is_some();
     for rule in shared_rules(limited, abi)? {
         rules.add(rule.fd.as_fd(), rule.access, &rule.path)?;
     }
-    if let Some(extra) = &job.resolved.read {
-        for path in extra {
-            rules.path(path, fs_read)?;
+    if resolved.shared_tmp {
+        if let Some(tmp) = shared_tmp_rule(abi)? {
+            rules.add(tmp.fd.as_fd(), tmp.access, &tmp.path)?;
         }
     }
-    let root_access = if job.resolved.read_only {
-        fs_read
-    } else {
-        no_devices(abi)
-    };
-    rules.path(&job.resolved.root, root_access)?;
-    for path in &job.resolved.write {
-        rules.path(path, no_device_nodes(abi))?;
+    // From the descriptors held since the paths were resolved (`crate::sandbox::Anchor`),
+    // never from names: nothing a job did since changes what these rules reach.
+    if let Some(extra) = &resolved.read {
+        for anchor in extra {
+            rules.anchor(anchor, fs_read)?;
+        }
     }
-    rules.path(job.tmpdir, no_devices(abi))?;
-    if let Some(terminal) = terminal {
-        rules.add(terminal, fs_all & AccessFs::from_file(abi), "the terminal")?;
+    let root_access = if resolved.read_only { fs_read } else { no_devices(abi) };
+    rules.anchor(&resolved.root, root_access)?;
+    for anchor in &resolved.write {
+        rules.anchor(anchor, no_device_nodes(abi))?;
     }
+    // The TMPDIR (a directory made by `crate::sandbox::JobTmpDir`, held since).
+    rules.add(tmpdir, no_devices(abi), "the job's TMPDIR")?;
     if let Network::TcpPorts(ports) = &network {
         for &port in ports {
             rules.port(port, AccessNet::from_all(abi).bits())?;
@@ -130,9 +204,9 @@ struct SharedRule {
     path: String,
 }
 
-/// The rules that name the same paths for every job (system directories, devices,
-/// `/tmp`): their `O_PATH` descriptors are opened once and kept (close-on-exec, about
-/// thirty), so a spawn only adds them to its ruleset. `limited`: reads are limited.
+/// The rules that name the same paths for every job (system directories, devices):
+/// their `O_PATH` descriptors are opened once and kept (close-on-exec, about thirty),
+/// so a spawn only adds them to its ruleset. `limited`: reads are limited.
 fn shared_rules(limited: bool, abi: ABI) -> io::Result<&'static [SharedRule]> {
     static ALL: OnceLock<Result<Vec<SharedRule>, String>> = OnceLock::new();
     static LIMITED: OnceLock<Result<Vec<SharedRule>, String>> = OnceLock::new();
@@ -155,28 +229,46 @@ fn open_shared_rules(limited: bool, abi: ABI) -> io::Result<Vec<SharedRule>> {
         wanted.extend(READABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_read)));
     }
     wanted.extend(WRITABLE_DEVICES.iter().map(|d| (PathBuf::from(d), fs_all)));
-    // Shared `/tmp` (see `crate::sandbox::SHARED_TMP` for why it is writable), but
-    // from ABI 9 not its unix sockets (X11's, other programs' servers).
-    let mut shared_tmp = no_devices(abi);
-    shared_tmp.remove(AccessFs::ResolveUnix);
-    wanted.push((PathBuf::from(SHARED_TMP), shared_tmp));
     let mut rules = Vec::new();
     for (path, access) in wanted {
-        // System directories differ between systems: what is missing is left out.
-        let Ok(meta) = std::fs::metadata(&path) else { continue };
-        let access = if meta.is_dir() {
-            access
-        } else {
-            access & AccessFs::from_file(abi)
-        };
-        let fd = PathFd::new(&path).map_err(|e| error(&path.display().to_string(), e))?;
-        rules.push(SharedRule {
-            fd,
-            access,
-            path: path.display().to_string(),
-        });
+        rules.extend(open_shared_rule(&path, access, abi)?);
     }
     Ok(rules)
+}
+
+/// The shared `/tmp`'s rule (see `crate::sandbox::SHARED_TMP` for why it is writable),
+/// opened once; from ABI 9 without its unix sockets (X11's, other programs' servers).
+/// Not given to a sandbox whose service keeps its files under `/tmp`
+/// (`Resolved::shared_tmp`).
+fn shared_tmp_rule(abi: ABI) -> io::Result<Option<&'static SharedRule>> {
+    static TMP: OnceLock<Result<Option<SharedRule>, String>> = OnceLock::new();
+    let rule = TMP.get_or_init(|| {
+        let mut access = no_devices(abi);
+        access.remove(AccessFs::ResolveUnix);
+        open_shared_rule(Path::new(SHARED_TMP), access, abi).map_err(|e| e.to_string())
+    });
+    rule.as_ref()
+        .map(Option::as_ref)
+        .map_err(|e| io::Error::other(e.clone()))
+}
+
+/// A rule on `path` if it exists (system directories differ between systems: what is
+/// missing is left out).
+fn open_shared_rule(path: &Path, access: BitFlags<AccessFs>, abi: ABI) -> io::Result<Option<SharedRule>> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(None);
+    };
+    let access = if meta.is_dir() {
+        access
+    } else {
+        access & AccessFs::from_file(abi)
+    };
+    let fd = PathFd::new(path).map_err(|e| error(&path.display().to_string(), e))?;
+    Ok(Some(SharedRule {
+        fd,
+        access,
+        path: path.display().to_string(),
+    }))
 }
 
 /// Adding rules. The `landlock` crate builds the ruleset (which rights each ABI has,
@@ -207,19 +299,15 @@ const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
 const LANDLOCK_RULE_NET_PORT: libc::c_int = 2;
 
 impl Rules {
-    /// A rule on `path`, which must exist.
-    fn path(&mut self, path: &Path, access: BitFlags<AccessFs>) -> io::Result<()> {
-        let fd = PathFd::new(path).map_err(|e| error(&path.display().to_string(), e))?;
-        // The type of what was opened, not a second lookup by name (which another
-        // process could have changed in between).
-        let is_dir =
-            rustix::fs::fstat(fd.as_fd()).is_ok_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode).is_dir());
-        let access = if is_dir {
+    /// A rule on a held directory or file (its type known since it was opened).
+    fn anchor(&mut self, anchor: &Anchor, access: BitFlags<AccessFs>) -> io::Result<()> {
+        let access = if anchor.is_dir() {
             access
         } else {
             access & AccessFs::from_file(self.abi)
         };
-        self.add(fd.as_fd(), access, &path.display().to_string())
+        // The path only names the rule in an error.
+        self.add(anchor.fd(), access, &anchor.path().display().to_string())
     }
 
     /// A rule on an open file or directory; `access` already fits its type.
@@ -276,4 +364,39 @@ fn top_level_entries() -> &'static [PathBuf] {
         entries.sort();
         entries
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ruleset built ahead is used only by a job of the same sandbox given the same
+    /// TMPDIR: another sandbox's rules, or rules naming another directory, never.
+    #[test]
+    fn a_ruleset_built_ahead_goes_only_to_its_own_sandbox_and_directory() {
+        let support = super::super::support().expect("Landlock");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = Arc::new(Anchor::open(&dir.path().canonicalize().expect("canonical")).expect("root"));
+        let resolved = crate::sandbox::resolve(&Default::default(), &root).expect("resolve");
+        let tmpdir = crate::sandbox::JobTmpDir::take().expect("tmpdir");
+        let put = || {
+            let fd = job_rules(&resolved, &support, tmpdir.anchor().fd()).expect("rules");
+            *AHEAD.lock().expect("lock") = Some(Ahead {
+                resolved: resolved.id,
+                tmpdir: tmpdir.anchor().id(),
+                fd,
+            });
+        };
+        put();
+        assert!(Ahead::take(resolved.id + 1_000_000, tmpdir.anchor().id()).is_none());
+        assert!(
+            Ahead::take(resolved.id, tmpdir.anchor().id()).is_none(),
+            "dropped once refused"
+        );
+        put();
+        let (dev, ino) = tmpdir.anchor().id();
+        assert!(Ahead::take(resolved.id, (dev, ino + 1)).is_none());
+        put();
+        assert!(Ahead::take(resolved.id, tmpdir.anchor().id()).is_some());
+    }
 }

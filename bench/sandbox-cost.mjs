@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// What the per-job sandbox adds to a spawn (docs/sandbox.md, "What it costs"), in one
+// Node process, so two builds can be set side by side under the same load:
+//
+//   node bench/sandbox-cost.mjs [--n=100] [--rounds=8] [--addon=PATH]...
+//
+// For each addon (default: this package's index.js) two services over one project,
+// plain and sandboxed (`sandbox: true`), run blocks of `n` jobs (`true`, start to exit,
+// one after another), the services taking turns block by block so a machine whose load
+// drifts hits each alike. Per job, the median over the blocks of: the JS thread's CPU
+// time (from /proc: the spawn path's own work — the sandbox's rules, its TMPDIR; not the
+// child, which runs as its own task), the whole Node process's CPU time (its helper
+// threads too), and the wall time. Linux only (/proc, and the sandbox).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const here = dirname(fileURLToPath(import.meta.url));
+const options = { n: 100, rounds: 8, addon: [] };
+for (const arg of process.argv.slice(2)) {
+  const [key, value] = arg.replace(/^--/, '').split('=');
+  if (key === 'addon') options.addon.push(resolve(value));
+  else options[key] = Number(value);
+}
+if (options.addon.length === 0) options.addon.push(join(here, '..', 'index.js'));
+
+const threadNs = () => Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const project = mkdtempSync('/var/tmp/nss-sandbox-cost-');
+const services = [];
+for (const path of options.addon) {
+  const { ShellExecutionService } = require(path);
+  for (const sandbox of [false, true]) {
+    const service = new ShellExecutionService({ projectRoot: project, persistOutput: false, sandbox });
+    services.push({ name: `${path} ${sandbox ? 'sandboxed' : 'plain'}`, service, js: [], cpu: [], wall: [] });
+  }
+}
+
+async function block(s, keep) {
+  const [js0, cpu0, wall0] = [threadNs(), process.cpuUsage(), process.hrtime.bigint()];
+  for (let i = 0; i < options.n; i++) {
+    const job = s.service.start('true');
+    await s.service.waitFor(job.handle, { timeoutMs: 30_000 });
+    s.service.removeProcess(job.handle);
+  }
+  if (!keep) return;
+  const cpu = process.cpuUsage(cpu0);
+  s.js.push((threadNs() - js0) / 1e3 / options.n);
+  s.cpu.push((cpu.user + cpu.system) / options.n);
+  s.wall.push(Number(process.hrtime.bigint() - wall0) / 1e6 / options.n);
+}
+
+for (const s of services) await block(s, false); // warm-up
+for (let round = 0; round < options.rounds; round++) {
+  for (const s of round % 2 ? services : [...services].reverse()) await block(s, true);
+}
+console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; ${options.n} jobs × ${options.rounds} blocks each`);
+for (const s of services) {
+  console.log(
+    `${s.name}: JS thread ${median(s.js).toFixed(0)} µs, Node process ${median(s.cpu).toFixed(0)} µs CPU per job; wall ${median(s.wall).toFixed(3)} ms per job`,
+  );
+}
+for (const s of services) await s.service.shutdown();
+rmSync(project, { recursive: true, force: true });
