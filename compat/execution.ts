@@ -284,9 +284,13 @@ export class Execution {
    * One drain at a time; resolves when it has read up to the end it found.
    */
   private drain(): Promise<void> {
-    this.draining ??= (async () => {
+    if (this.draining) return this.draining;
+    // The first slice now, in the render's turn (a job that is gone throws to it).
+    if (!this.drainStep()) return Promise.resolve();
+    this.draining = (async () => {
       try {
-        while (this.drainStep()) await nextTurn();
+        do await nextTurn();
+        while (this.drainStep());
       } catch {
         // the job was removed meanwhile
       } finally {
