@@ -1,6 +1,7 @@
 // Measures one command through upstream's ShellExecutionService or the adapter:
 // wall time, JS CPU, data events, event-loop delay, RSS. Not a test (no assertions).
 //   npm run build:compat && node __test__/compat/measure-flood.mjs compat|upstream pty|pipes 'seq 1 1000000'
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -17,14 +18,19 @@ const config = {
   sandboxManager: new NoopSandboxManager(),
   sessionId: 'measure',
 };
+// The JS thread's own CPU time (Linux), apart from the addon's and libuv's threads.
+const threadCpuMs = () =>
+  existsSync('/proc/thread-self/schedstat') ? Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6 : NaN;
 const delay = monitorEventLoopDelay({ resolution: 1 });
 delay.enable();
 const cpu0 = process.cpuUsage();
+const thread0 = threadCpuMs();
 const t0 = Date.now();
 let events = 0;
 const handle = await Service.execute(command, process.cwd(), () => events++, new AbortController().signal, mode === 'pty', config);
 const result = await handle.result;
 const cpu = process.cpuUsage(cpu0);
+const threadMs = threadCpuMs() - thread0;
 // The turn that resolved the result counts too: the histogram records a late turn when
 // its timer fires next.
 await new Promise((r) => setTimeout(r, 20));
@@ -32,7 +38,8 @@ console.log(JSON.stringify({
   which,
   mode,
   wallMs: Date.now() - t0,
-  jsCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+  processCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+  jsThreadCpuMs: Math.round(threadMs),
   dataEvents: events - 1,
   outputChars: result.output.length,
   outputTail: result.output.slice(-16),
