@@ -1,6 +1,8 @@
-// Measures one command through upstream's ShellExecutionService or the adapter:
-// wall time, JS CPU, data events, event-loop delay, RSS. Not a test (no assertions).
-//   npm run build:compat && node __test__/compat/measure-flood.mjs compat|upstream pty|pipes 'seq 1 1000000'
+// Measures one command through upstream's ShellExecutionService or the adapter (or the
+// addon itself, `addon`: an `onOutput` listener making one `readOutput` per event, then
+// one per turn after the exit): wall time, JS CPU, data events, event-loop delay, RSS.
+// Not a test (no assertions).
+//   npm run build:compat && node __test__/compat/measure-flood.mjs compat|upstream|addon pty|pipes 'seq 1 1000000'
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -8,10 +10,43 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 const require = createRequire(import.meta.url);
 const [which = 'compat', mode = 'pty', command = 'seq 1 1000000'] = process.argv.slice(2);
 const core = '@google/gemini-cli-core/dist/src/services';
+/** The addon's own event path, with upstream's static `execute` shape. */
+const Addon = {
+  service: undefined,
+  async execute(cmd, cwd, onEvent, _signal, pty) {
+    const { ShellExecutionService } = require('../../index.js');
+    const s = (Addon.service = new ShellExecutionService({ projectRoot: '/', persistOutput: true }));
+    const { handle } = s.start(cmd, { mode: pty ? 'pty' : 'pipes', directory: cwd.slice(1) || '.' });
+    let since = 0;
+    let text = '';
+    const read = () => {
+      const chunk = s.readOutput(handle, { since });
+      const moved = chunk.next > since;
+      since = chunk.next;
+      if (chunk.text) {
+        onEvent(chunk.text);
+        text = (text + chunk.text).slice(-1000);
+      }
+      return moved;
+    };
+    const result = new Promise((resolve) => {
+      s.onOutput(handle, (e) => {
+        read();
+        if (!e.exited) return;
+        const drain = () => (read() ? setImmediate(drain) : resolve({ output: text }));
+        drain();
+      });
+    });
+    return { result };
+  },
+  shutdown: () => Addon.service?.shutdown(),
+};
 const Service =
   which === 'upstream'
     ? (await import(`${core}/shellExecutionService.js`)).ShellExecutionService
-    : require('../../dist/compat/gemini-compat.js').ShellExecutionService;
+    : which === 'addon'
+      ? Addon
+      : require('../../dist/compat/gemini-compat.js').ShellExecutionService;
 const { NoopSandboxManager } = await import(`${core}/sandboxManager.js`);
 const config = {
   sanitizationConfig: { allowedEnvironmentVariables: [], blockedEnvironmentVariables: [], enableEnvironmentVariableRedaction: false },
