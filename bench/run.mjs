@@ -204,6 +204,8 @@ function rows(results) {
     [`cat: process CPU ms per MiB (all its threads)`, (p) => perRep('cat', p, (r) => r.cpuMs / SIZES.catMiB)],
     [`seq 1 ${SIZES.seqLines}: ms until the last line is readable`, (p) => perRep('seq', p, (r) => r.readableMs), flag('seq')],
     [`seq: event-loop delay p99, ms`, (p) => perRep('seq', p, (r) => r.loopP99Ms)],
+    [`seq: event-loop delay max, ms`, (p) => perRep('seq', p, (r) => r.loopMaxMs)],
+    [`seq: main-thread (JS) CPU ms`, (p) => perRep('seq', p, (r) => r.jsCpuMs)],
     [`seq: peak RSS growth, MiB`, (p) => perRep('seq', p, (r) => r.rssGrowthMiB)],
     [`Python round trip ×${SIZES.rttN}: median ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => median(r.samples))],
     [`Python round trip: p99 ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => quantile(r.samples, 0.99))],

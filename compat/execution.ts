@@ -5,14 +5,16 @@
 // them; what spans executions (the native service, the pid map, the background
 // history) stays there and is reached through `ExecutionHooks`.
 import type { WriteStream } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 import type { NativeService } from './native.js';
 import type { Lifecycle } from './lifecycle.js';
 import { RenderPacer } from './pacer.js';
 import { screenGrid } from './screen.js';
-import { readAll, readNew, type TextCursor } from './text.js';
+import { CharTail, LineTail } from './tail.js';
+import { readPaced, readSlice, type TextCursor } from './text.js';
 import type { AnsiOutput, ExecutionMethod, ShellExecutionConfig, ShellExecutionResult, ShellOutputEvent } from './types.js';
-import { gridLines, looksBinary, pipesOutput, ptyOutput } from './views.js';
+import { gridLines, looksBinary, ptyOutput } from './views.js';
 
 export const SCROLLBACK_LIMIT = 300000;
 /** Upstream's cadence for `data` events (one render per 68 ms at most). */
@@ -87,8 +89,15 @@ export class Execution {
   private binary: 'unknown' | 'text' | 'binary' = 'unknown';
   /** PTY: output has started (a non-blank line was seen), so renders are emitted. */
   private started = false;
-  /** Pipes: the text handed out in `data` events so far. */
-  private streamed = '';
+  /** Pipes: the text handed out in `data` events so far (its last 16 MB, as upstream's buffer). */
+  private readonly streamed = new CharTail(MAX_PIPES_OUTPUT);
+  /** Pipes: a `data` event's text had a gap marker (bytes lost from memory and file). */
+  private streamGap = false;
+  /**
+   * The reads still to do after a render (the stream's and the log's), a slice per
+   * turn of the event loop (see `drain`); set while they run.
+   */
+  private draining: Promise<void> | undefined;
   /** Raw bytes reported by the last `binary_progress` event. */
   private progressBytes = 0;
   /** PTY: the last grid emitted (what upstream's terminal showed before binary came). */
@@ -148,7 +157,7 @@ export class Execution {
       getBackgroundOutput: () => (this.running ? this.currentOutput() : ''),
       getSubscriptionSnapshot: () => {
         if (!this.running || this.binary === 'binary') return undefined;
-        if (!this.pty) return this.streamed || undefined;
+        if (!this.pty) return this.streamed.text() || undefined;
         const { grid } = this.grid();
         return grid.length > 0 ? grid : undefined;
       },
@@ -237,7 +246,12 @@ export class Execution {
     });
   }
 
-  private render(final: boolean): void {
+  /**
+   * One render: the binary verdict, and for a PTY job the grid (`screen`, when the
+   * caller has it already). The text to read — a pipes job's `data` events, the
+   * background log — is read by `drain`, a slice per turn.
+   */
+  private render(final: boolean, screen?: { grid: AnsiOutput; blank: boolean }): void {
     this.sniff(final);
     if (this.binary === 'binary') {
       if (this.seenBytes !== this.progressBytes) {
@@ -246,12 +260,9 @@ export class Execution {
       }
       return;
     }
-    if (this.log) {
-      const fresh = readNew(this.service, this.handle, this.logCursor);
-      if (fresh) this.log.write(fresh);
-    }
     if (this.pty) {
-      const { grid, blank } = this.grid();
+      void this.drain();
+      const { grid, blank } = screen ?? this.grid();
       // Upstream waits for non-blank output before its first render, unless told not
       // to trim (then every render is sent).
       if (!this.started && !this.config.disableDynamicLineTrimming) {
@@ -261,14 +272,57 @@ export class Execution {
       this.lastGrid = grid;
       this.emit({ type: 'data', chunk: grid });
     } else {
-      const fresh = readNew(this.service, this.handle, this.streamCursor);
+      void this.drain();
+    }
+  }
+
+  /**
+   * Reads what is new for the log and (pipes) the `data` events, at most `TURN_BYTES`
+   * of each per turn of the event loop, until a read finds nothing: a flood that left
+   * many MiB since the last render costs the host many short turns, not one long one.
+   * The slices of the events join to what one read of everything would have given.
+   * One drain at a time; resolves when it has read up to the end it found.
+   */
+  private drain(): Promise<void> {
+    if (this.draining) return this.draining;
+    // The first slice now, in the render's turn (a job that is gone throws to it).
+    if (!this.drainStep()) return Promise.resolve();
+    this.draining = (async () => {
+      try {
+        do await nextTurn();
+        while (this.drainStep());
+      } catch {
+        // the job was removed meanwhile
+      } finally {
+        this.draining = undefined;
+      }
+    })();
+    return this.draining;
+  }
+
+  /** One slice of each reader; whether any of them read something. */
+  private drainStep(): boolean {
+    if (this.binary === 'binary') return false;
+    let more = false;
+    if (this.log) {
+      const fresh = readSlice(this.service, this.handle, this.logCursor);
       if (fresh) {
-        this.streamed += fresh;
-        // Kept for subscription snapshots and `background`; bounded like upstream's buffer.
-        if (this.streamed.length > MAX_PIPES_OUTPUT) this.streamed = this.streamed.slice(-MAX_PIPES_OUTPUT);
-        this.emit({ type: 'data', chunk: fresh });
+        more = true;
+        if (fresh.text) this.log.write(fresh.text);
       }
     }
+    if (!this.pty) {
+      const fresh = readSlice(this.service, this.handle, this.streamCursor);
+      if (fresh) {
+        more = true;
+        if (fresh.omitted) this.streamGap = true;
+        if (fresh.text) {
+          this.streamed.append(fresh.text);
+          this.emit({ type: 'data', chunk: fresh.text });
+        }
+      }
+    }
+    return more;
   }
 
   /** Lines upstream's terminal buffer holds: the scrollback plus the screen. */
@@ -282,7 +336,7 @@ export class Execution {
       const text = this.service.getProcessOutput(this.handle, { view: 'text' });
       return ptyOutput(text, this.bufferLines());
     }
-    return this.streamed;
+    return this.streamed.text();
   }
 
   // ---- background ------------------------------------------------------------------
@@ -294,8 +348,8 @@ export class Execution {
       const log = open();
       log.on('error', () => undefined);
       this.log = log;
-      const fresh = readNew(this.service, this.handle, this.logCursor);
-      if (fresh) log.write(fresh);
+      // The output so far goes to the log a slice per turn.
+      void this.drain();
     } catch {
       // logging is best effort, as upstream
     }
@@ -328,21 +382,34 @@ export class Execution {
     try {
       const info = this.service.getResult(this.handle, { maxOutputSize: 1 });
       this.seenBytes = info.totalBytes;
-      this.render(true);
+      // The job has ended: its screen is final, one read serves the render and the result.
+      const screen = this.pty ? this.grid() : undefined;
+      this.render(true, screen);
+      // The events and the log get the rest of the text (the drain under way, if any,
+      // reads on to the end: the text of an ended job is final).
+      await this.drain();
       if (this.binary === 'binary') {
-        output = this.pty ? gridLines(this.lastGrid) : pipesOutput(this.streamed);
+        output = this.pty ? gridLines(this.lastGrid) : this.streamed.trimmed();
+      } else if (this.pty) {
+        // The whole text, a slice per turn, keeping only its last lines.
+        const tail = new LineTail(this.bufferLines());
+        await readPaced(this.service, this.handle, { offset: 0 }, (text) => tail.append(text));
+        output = tail.output();
       } else {
-        const text = readAll(this.service, this.handle);
-        if (this.pty) {
-          output = ptyOutput(text, this.bufferLines());
-        } else {
-          output = pipesOutput(text.length > MAX_PIPES_OUTPUT ? text.slice(text.length - MAX_PIPES_OUTPUT) : text);
-          if (text.length > MAX_PIPES_OUTPUT) {
-            output += `\n[GEMINI_CLI_WARNING: Output truncated. The buffer is limited to ${MAX_PIPES_OUTPUT / (1024 * 1024)}MB.]`;
-          }
+        let text = this.streamed;
+        if (this.streamGap) {
+          // The events' text had gaps: the result is the text as it stands now (where
+          // the gaps are now), read again, as one read of everything would give it.
+          text = new CharTail(MAX_PIPES_OUTPUT);
+          const again = text;
+          await readPaced(this.service, this.handle, { offset: 0 }, (slice) => again.append(slice));
+        }
+        output = text.trimmed();
+        if (text.total > MAX_PIPES_OUTPUT) {
+          output += `\n[GEMINI_CLI_WARNING: Output truncated. The buffer is limited to ${MAX_PIPES_OUTPUT / (1024 * 1024)}MB.]`;
         }
       }
-      if (this.pty) ansiOutput = this.grid().grid;
+      if (screen) ansiOutput = screen.grid;
     } catch (e) {
       error ??= asError(e);
     }

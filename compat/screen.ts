@@ -35,6 +35,9 @@ const BLANK: NativeCellRun = { text: ' ', fg: '', bg: '', bold: false, italic: f
  * Columns are cells: a wide character takes two, a combining mark none.
  */
 function row(runs: readonly NativeCellRun[], cursorX: number, showColor: boolean): AnsiLine {
+  // Off the cursor row a run is one token as it is: no need to walk its cells (a
+  // render walks up to 2000 rows, the cursor is on one of them).
+  if (cursorX < 0) return runs.map((run) => toToken(run, showColor, false, false));
   const tokens: AnsiLine = [];
   let col = 0;
   for (const run of runs) {

@@ -2,6 +2,13 @@
 // is new since a reader's last offset, and the whole text for a result. Only what the
 // native service no longer holds anywhere (neither memory nor the output file) is
 // missing; where it was, the reader gets a gap marker.
+//
+// A flood can leave many MiB unread between two renders: `readSlice` reads at most
+// `TURN_BYTES` per call so that a caller can hand the rest to a later turn of the
+// event loop (compat/execution.ts) instead of holding the host's JS thread for the
+// whole of it (issue 31).
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 import type { NativeService } from './native.js';
 
 /** Put where output was lost (it left memory and the output file). */
@@ -9,6 +16,13 @@ export const GAP_MARKER = '[... output omitted ...]\n';
 
 /** Bytes asked for per `readOutput` call (the native maximum). */
 const READ_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Bytes read in one turn of the event loop: decoding and copying 256 KiB into a JS
+ * string takes well under a millisecond, so a turn that reads one slice and hands it
+ * on stays short whatever the flood.
+ */
+export const TURN_BYTES = 256 * 1024;
 
 /** A reader's position in one job's committed text. */
 export interface TextCursor {
@@ -22,10 +36,52 @@ export interface TextCursor {
  * One read turned into text, a gap marker where bytes were lost: the native read puts
  * a gap only ever at the start of a chunk, so the marker goes there, on a line of its own.
  */
-function readOnce(service: NativeService, handle: number, since: number, midLine: boolean): { text: string; next: number } {
-  const chunk = service.readOutput(handle, { since, maxBytes: READ_BYTES });
-  if (chunk.omitted === 0) return { text: chunk.text, next: chunk.next };
-  return { text: `${midLine ? '\n' : ''}${GAP_MARKER}${chunk.text}`, next: chunk.next };
+function readOnce(
+  service: NativeService,
+  handle: number,
+  since: number,
+  midLine: boolean,
+  maxBytes = READ_BYTES,
+): { text: string; next: number; omitted: boolean } {
+  const chunk = service.readOutput(handle, { since, maxBytes });
+  if (chunk.omitted === 0) return { text: chunk.text, next: chunk.next, omitted: false };
+  return { text: `${midLine ? '\n' : ''}${GAP_MARKER}${chunk.text}`, next: chunk.next, omitted: true };
+}
+
+/**
+ * At most `maxBytes` of the committed text from `cursor.offset` (a gap marker where
+ * bytes were lost), advancing the cursor; `undefined` when there is nothing new. The
+ * slices of successive calls join to what `readNew` would have returned at once.
+ */
+export function readSlice(
+  service: NativeService,
+  handle: number,
+  cursor: TextCursor,
+  maxBytes = TURN_BYTES,
+): { text: string; omitted: boolean } | undefined {
+  const { text, next, omitted } = readOnce(service, handle, cursor.offset, cursor.midLine === true, maxBytes);
+  if (next <= cursor.offset) return undefined;
+  cursor.offset = next;
+  if (text.length > 0) cursor.midLine = !text.endsWith('\n');
+  return { text, omitted };
+}
+
+/**
+ * Reads the committed text from `cursor.offset` to its end a slice per turn, handing
+ * each slice to `take`; resolves once a read finds nothing new.
+ */
+export async function readPaced(
+  service: NativeService,
+  handle: number,
+  cursor: TextCursor,
+  take: (text: string, omitted: boolean) => void,
+): Promise<void> {
+  for (;;) {
+    const slice = readSlice(service, handle, cursor);
+    if (!slice) return;
+    take(slice.text, slice.omitted);
+    await nextTurn();
+  }
 }
 
 /**
