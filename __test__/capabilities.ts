@@ -50,6 +50,7 @@ export const NEEDS: Record<string, Need[]> = {
   'contract.test.ts': ['posix', 'linux'],
   'docs-samples.test.ts': ['posix', 'program:git', 'program:python3', 'program:ed'],
   'events.test.ts': ['posix'],
+  'flood-loop.test.ts': ['posix'],
   'input-wait.test.ts': ['posix', 'linux', 'program:gdb'],
   'interaction.test.ts': ['posix', 'linux', 'program:gdb'],
   'lifecycle.test.ts': ['posix', 'linux'],
