@@ -10,7 +10,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { NativeService } from './native.js';
 import type { Lifecycle } from './lifecycle.js';
 import { RenderPacer } from './pacer.js';
-import { screenGrid } from './screen.js';
+import { screenGrid, unpackScreen } from './screen.js';
 import { CharTail, LineTail } from './tail.js';
 import { readPaced, readSlice, type TextCursor } from './text.js';
 import type { AnsiOutput, ExecutionMethod, ShellExecutionConfig, ShellExecutionResult, ShellOutputEvent } from './types.js';
@@ -238,7 +238,9 @@ export class Execution {
     const maxLines = this.config.maxSerializedLines ?? MAX_SERIALIZED_LINES;
     // On the alternate screen the native screen has no scrollback, as upstream's
     // terminal (the corpus case 'ends on the alternate screen').
-    const screen = this.service.getScreen(this.handle, { scrollback: maxLines });
+    // Packed: 2000 lines of runs as JS objects made through N-API cost as much as
+    // reading the cells; made here from one string and typed arrays, a tenth of that.
+    const screen = unpackScreen(this.service.getScreenPacked(this.handle, { scrollback: maxLines }));
     return screenGrid(screen, {
       maxLines,
       showColor: !!this.config.showColor,

@@ -11,7 +11,7 @@ use super::events::{self, OutputChunk, OutputEvent, ReadOutputOptions};
 use super::object_arg::ObjectArg;
 use super::owner::environment_owner;
 use super::reply::Reply;
-use super::screen::{self, Screen, ScreenOptions};
+use super::screen::{self, PackedScreen, Screen, ScreenOptions};
 use super::settle::Settler;
 use super::types::*;
 use crate::error::{self as core_error, ErrorCode, ServiceError};
@@ -264,6 +264,21 @@ impl JsShellExecutionService {
     ) -> Settled<Screen> {
         handle_arg(handle)
             .and_then(|h| screen::get_screen(&self.inner, h, options))
+            .into()
+    }
+
+    /// `getScreen` packed: the same lines as one string of all the runs' text and typed
+    /// arrays of their lengths (UTF-16 units), attributes and colours (indices into
+    /// `colors`), and each line's count of runs. Much cheaper to return than one object
+    /// per run; for a client that reads many lines per call (the drop-in's renders).
+    #[napi(ts_return_type = "PackedScreen", catch_unwind)]
+    pub fn get_screen_packed(
+        &self,
+        handle: f64,
+        #[napi(ts_arg_type = "ScreenOptions | undefined | null")] options: Option<ObjectArg<ScreenOptions>>,
+    ) -> Settled<PackedScreen> {
+        handle_arg(handle)
+            .and_then(|h| screen::get_screen_packed(&self.inner, h, options))
             .into()
     }
 
