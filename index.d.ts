@@ -133,6 +133,13 @@ export declare class ShellExecutionService {
   getScreenPacked(handle: number, options?: ScreenOptions | undefined | null): PackedScreen
   resizePty(handle: number, cols: number, rows: number): void
   kill(handle: number, options?: KillOptions | undefined | null): Promise<KillResult>
+  /**
+   * `getScreenPacked` read off the JS thread: the screen's pending output is
+   * emulated and its cells read on a worker, so a client that renders while the job
+   * floods (the drop-in) does not wait for either on the event loop. Settles with
+   * the screen as it was when the worker read it.
+   */
+  readScreenPacked(handle: number, options?: ScreenOptions | undefined | null): Promise<PackedScreen>
   removeProcess(handle: number): void
   getExecutionHistory(limit?: number | undefined | null): Array<HistoryEntry>
   clearExecutionHistory(): number

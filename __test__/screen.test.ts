@@ -79,6 +79,19 @@ describe('getScreen', () => {
     await expectCode(() => s.service.getScreenPacked(424242), 'PROCESS_NOT_FOUND');
   });
 
+  it('reads the same packed screen off the JS thread (readScreenPacked)', async () => {
+    const r = await s.service.run(String.raw`printf '\e[1;35mmagenta\e[0m é
+'; seq 1 30`, { rows: 8, scrollback: 50 });
+    for (const scrollback of [0, 50]) {
+      const read = await s.service.readScreenPacked(r.handle, { scrollback });
+      expect(unpackScreen(read)).toEqual(s.service.getScreen(r.handle, { scrollback }));
+    }
+    await expectCode(s.service.readScreenPacked(424242), 'PROCESS_NOT_FOUND');
+    const p = await s.service.run('echo x', { mode: 'pipes' });
+    await expectCode(s.service.readScreenPacked(p.handle), 'INVALID_ARGUMENT');
+    await expectCode(s.service.readScreenPacked(r.handle, { scrollback: -1 }), 'INVALID_ARGUMENT');
+  });
+
   it('refuses pipes jobs, unknown handles and bad scrollback with a code', async () => {
     const p = await s.service.run('echo x', { mode: 'pipes' });
     await expectCode(() => s.service.getScreen(p.handle), 'INVALID_ARGUMENT');

@@ -170,6 +170,13 @@ impl From<ScreenCells> for PackedScreen {
     }
 }
 
+/// A screen read's handle and scrollback, checked on the JS thread.
+pub fn screen_args(handle: f64, options: Option<ObjectArg<ScreenOptions>>) -> Result<(u32, usize)> {
+    let handle = super::types::handle_arg(handle)?;
+    let scrollback = scrollback_arg(ObjectArg::open(options)?.and_then(|o| o.scrollback))?;
+    Ok((handle, scrollback))
+}
+
 pub fn get_screen_packed(
     service: &Service,
     handle: u32,

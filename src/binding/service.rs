@@ -309,6 +309,34 @@ impl JsShellExecutionService {
         })
     }
 
+    /// `getScreenPacked` read off the JS thread: the screen's pending output is
+    /// emulated and its cells read on a worker, so a client that renders while the job
+    /// floods (the drop-in) does not wait for either on the event loop. Settles with
+    /// the screen as it was when the worker read it.
+    #[napi(ts_return_type = "Promise<PackedScreen>")]
+    pub fn read_screen_packed<'env>(
+        &self,
+        env: &'env Env,
+        handle: f64,
+        #[napi(ts_arg_type = "ScreenOptions | undefined | null")] options: Option<ObjectArg<ScreenOptions>>,
+    ) -> napi::Result<PromiseRaw<'env, PackedScreen>> {
+        let args = screen::screen_args(handle, options);
+        self.settle_later(env, |service: Arc<Service>| async move {
+            let (handle, scrollback) = args?;
+            let cells = tokio::task::spawn_blocking(move || service.screen(handle, scrollback))
+                .await
+                // The worker is cancelled only when the runtime shuts down with the service:
+                // its jobs are gone then.
+                .map_err(|e| {
+                    ServiceError::new(
+                        ErrorCode::ProcessNotFound,
+                        format!("the screen read was cancelled: {e}"),
+                    )
+                })??;
+            Ok(Reply::Screen(Box::new(cells)))
+        })
+    }
+
     #[napi(ts_return_type = "void", catch_unwind)]
     pub fn remove_process(&self, handle: f64) -> Settled<()> {
         handle_arg(handle).and_then(|h| self.inner.remove(h)).into()
