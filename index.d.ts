@@ -124,8 +124,22 @@ export declare class ShellExecutionService {
    * job has no screen: `INVALID_ARGUMENT`.
    */
   getScreen(handle: number, options?: ScreenOptions | undefined | null): Screen
+  /**
+   * `getScreen` packed: the same lines as one string of all the runs' text and typed
+   * arrays of their lengths (UTF-16 units), attributes and colours (indices into
+   * `colors`), and each line's count of runs. Much cheaper to return than one object
+   * per run; for a client that reads many lines per call (the drop-in's renders).
+   */
+  getScreenPacked(handle: number, options?: ScreenOptions | undefined | null): PackedScreen
   resizePty(handle: number, cols: number, rows: number): void
   kill(handle: number, options?: KillOptions | undefined | null): Promise<KillResult>
+  /**
+   * `getScreenPacked` read off the JS thread: the screen's pending output is
+   * emulated and its cells read on a worker, so a client that renders while the job
+   * floods (the drop-in) does not wait for either on the event loop. Settles with
+   * the screen as it was when the worker read it.
+   */
+  readScreenPacked(handle: number, options?: ScreenOptions | undefined | null): Promise<PackedScreen>
   removeProcess(handle: number): void
   getExecutionHistory(limit?: number | undefined | null): Array<HistoryEntry>
   clearExecutionHistory(): number
@@ -260,6 +274,31 @@ export interface OutputEvent {
 export interface OutputOptions {
   view?: 'text' | 'screen' | 'raw'
   tailBytes?: number
+}
+
+/**
+ * The same screen as [`Screen`], packed into a few values instead of one JS object
+ * per run: building those objects through N-API costs about as much as reading the
+ * cells (the drop-in reads 2000 lines of scrollback per render).
+ */
+export interface PackedScreen {
+  cols: number
+  rows: number
+  cursor: ScreenCursor
+  alternateScreen: boolean
+  /** Every run's text, line after line, run after run. */
+  text: string
+  /** Per line, how many runs it has. */
+  lineRuns: Uint32Array
+  /** Per run, the length of its text in UTF-16 code units (JS string indices). */
+  runLengths: Uint32Array
+  /** Per run, its attributes: bit 0 bold, 1 italic, 2 underline, 3 dim, 4 inverse. */
+  runFlags: Uint32Array
+  /** Per run, its foreground and background as indices into `colors`. */
+  runFg: Uint32Array
+  runBg: Uint32Array
+  /** The colours the runs use, `#rrggbb` or `''` for the terminal's default. */
+  colors: Array<string>
 }
 
 export interface ProcessInfo {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { unpackScreen } from '../compat/screen';
 import { eventually, expectCode, type Scratch, scratch } from './helpers';
 
 let s: Scratch;
@@ -58,6 +59,37 @@ describe('getScreen', () => {
     s.service.writeToPty(handle, 'q');
     await s.service.waitFor(handle, { timeoutMs: 10_000 });
     expect(await eventually(() => !s.service.getScreen(handle).alternateScreen)).toBe(true);
+  });
+
+  it('packs the same screen: getScreenPacked unpacked equals getScreen', async () => {
+    // Colours (indexed, 256, RGB, backgrounds), every attribute, wide and combining
+    // characters (UTF-16 lengths differ from UTF-8 ones), blank lines, scrollback.
+    const r = await s.service.run(
+      String.raw`printf '\e[1;31mred\e[0m \e[2;38;5;208mdim\e[0m \e[3mit\e[0m \e[3;4;7;48;2;1;2;3mall\e[0m\n\n` +
+        '宽字符 é x\u0301 😀 end' +
+        String.raw`\n\e[32mgreen\e[0m\n'; seq 1 40`,
+      { rows: 10, scrollback: 100 },
+    );
+    for (const scrollback of [0, 5, 100]) {
+      const screen = s.service.getScreen(r.handle, { scrollback });
+      expect(unpackScreen(s.service.getScreenPacked(r.handle, { scrollback }))).toEqual(screen);
+    }
+    const all = s.service.getScreen(r.handle, { scrollback: 100 });
+    expect(all.lines.map(text).slice(0, 4)).toEqual(['red dim it all', '', '宽字符 é x\u0301 😀 end', 'green']);
+    await expectCode(() => s.service.getScreenPacked(424242), 'PROCESS_NOT_FOUND');
+  });
+
+  it('reads the same packed screen off the JS thread (readScreenPacked)', async () => {
+    const r = await s.service.run(String.raw`printf '\e[1;35mmagenta\e[0m é
+'; seq 1 30`, { rows: 8, scrollback: 50 });
+    for (const scrollback of [0, 50]) {
+      const read = await s.service.readScreenPacked(r.handle, { scrollback });
+      expect(unpackScreen(read)).toEqual(s.service.getScreen(r.handle, { scrollback }));
+    }
+    await expectCode(s.service.readScreenPacked(424242), 'PROCESS_NOT_FOUND');
+    const p = await s.service.run('echo x', { mode: 'pipes' });
+    await expectCode(s.service.readScreenPacked(p.handle), 'INVALID_ARGUMENT');
+    await expectCode(s.service.readScreenPacked(r.handle, { scrollback: -1 }), 'INVALID_ARGUMENT');
   });
 
   it('refuses pipes jobs, unknown handles and bad scrollback with a code', async () => {

@@ -7,10 +7,10 @@
 import type { WriteStream } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-import type { NativeService } from './native.js';
+import type { NativePackedScreen, NativeService } from './native.js';
 import type { Lifecycle } from './lifecycle.js';
 import { RenderPacer } from './pacer.js';
-import { screenGrid } from './screen.js';
+import { screenGrid, unpackScreen } from './screen.js';
 import { CharTail, LineTail } from './tail.js';
 import { readPaced, readSlice, type TextCursor } from './text.js';
 import type { AnsiOutput, ExecutionMethod, ShellExecutionConfig, ShellExecutionResult, ShellOutputEvent } from './types.js';
@@ -84,6 +84,10 @@ export class Execution {
   private readonly abortSignal: AbortSignal;
   /** The exit is being reported (from the subscription's last call, or its failure). */
   private finishing = false;
+  /** PTY: the screen read off the JS thread for a paced render, while it runs. */
+  private screenRead: Promise<void> | undefined;
+  /** PTY: a paced render came while `screenRead` ran. */
+  private screenAgain = false;
   /** Raw bytes the process has written, as of the last notification. */
   private seenBytes = 0;
   private binary: 'unknown' | 'text' | 'binary' = 'unknown';
@@ -194,7 +198,8 @@ export class Execution {
     const pacer = new RenderPacer(RENDER_INTERVAL_MS, () => {
       if (this.finishing) return;
       try {
-        this.render(false);
+        if (this.pty && this.binary !== 'binary') this.renderOffThread();
+        else this.render(false);
       } catch {
         // the job was removed meanwhile
       }
@@ -235,12 +240,51 @@ export class Execution {
 
   /** The grid a PTY job shows, from the native screen (see compat/screen.ts). */
   grid(): { grid: AnsiOutput; blank: boolean } {
-    const maxLines = this.config.maxSerializedLines ?? MAX_SERIALIZED_LINES;
     // On the alternate screen the native screen has no scrollback, as upstream's
     // terminal (the corpus case 'ends on the alternate screen').
-    const screen = this.service.getScreen(this.handle, { scrollback: maxLines });
-    return screenGrid(screen, {
-      maxLines,
+    // Packed: 2000 lines of runs as JS objects made through N-API cost more than
+    // making them here from one string and typed arrays.
+    return this.gridOf(this.service.getScreenPacked(this.handle, { scrollback: this.maxLines() }));
+  }
+
+  private maxLines(): number {
+    return this.config.maxSerializedLines ?? MAX_SERIALIZED_LINES;
+  }
+
+  /**
+   * A paced PTY render whose screen is read off the JS thread (`readScreenPacked`):
+   * during a flood that read first emulates the output queued since the last one and
+   * then walks 2000 lines of cells, several ms that would otherwise hold the host's
+   * event loop. One read at a time; a render asked for meanwhile reads again after it
+   * (the screen as it is then), and none is made once the final render began.
+   */
+  private renderOffThread(): void {
+    if (this.screenRead) {
+      this.screenAgain = true;
+      return;
+    }
+    this.screenAgain = false;
+    this.screenRead = this.service.readScreenPacked(this.handle, { scrollback: this.maxLines() }).then(
+      (packed) => {
+        this.screenRead = undefined;
+        if (this.finishing) return;
+        try {
+          this.render(false, this.gridOf(packed));
+          if (this.screenAgain && !this.finishing && this.binary !== 'binary') this.renderOffThread();
+        } catch {
+          // the job was removed meanwhile
+        }
+      },
+      () => {
+        // the job was removed meanwhile
+        this.screenRead = undefined;
+      },
+    );
+  }
+
+  private gridOf(packed: NativePackedScreen): { grid: AnsiOutput; blank: boolean } {
+    return screenGrid(unpackScreen(packed), {
+      maxLines: this.maxLines(),
       showColor: !!this.config.showColor,
       trim: !this.config.disableDynamicLineTrimming,
     });

@@ -9,6 +9,7 @@ import type {
   JobStatus,
   OutputChunk,
   OutputEvent,
+  PackedScreen,
   RunResult,
   Screen,
   ServiceOptions,
@@ -27,6 +28,8 @@ export type NativeOutputChunk = OutputChunk;
 export type NativeCellRun = CellRun;
 /** A PTY job's screen: `lines` are the scrollback asked for, oldest first, then the rows. */
 export type NativeScreen = Screen;
+/** The same screen packed: all runs' text in one string, their lengths and looks in typed arrays. */
+export type NativePackedScreen = PackedScreen;
 export type NativeService = ShellExecutionService;
 export type NativeServiceOptions = ServiceOptions;
 

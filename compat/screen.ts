@@ -2,7 +2,7 @@
 // the rows upstream's renderer sends (the last `maxSerializedLines` of scrollback and
 // screen, up to the last non-blank row or the cursor row), runs of equal attributes as
 // tokens, the cursor cell drawn inverted as upstream's serializer draws it.
-import type { NativeCellRun, NativeScreen } from './native.js';
+import type { NativeCellRun, NativePackedScreen, NativeScreen } from './native.js';
 import type { AnsiLine, AnsiOutput, AnsiToken } from './types.js';
 import { cellWidth } from './views.js';
 
@@ -67,6 +67,38 @@ function row(runs: readonly NativeCellRun[], cursorX: number, showColor: boolean
     tokens.push(toToken(BLANK, showColor, true, true));
   }
   return tokens;
+}
+
+/**
+ * `getScreenPacked`'s answer as `getScreen`'s: the runs are rebuilt here, where a plain
+ * object costs far less than one made through N-API in the addon.
+ */
+export function unpackScreen(packed: NativePackedScreen): NativeScreen {
+  const { text, lineRuns, runLengths, runFlags, runFg, runBg, colors } = packed;
+  const lines: NativeCellRun[][] = new Array<NativeCellRun[]>(lineRuns.length);
+  let run = 0;
+  let at = 0;
+  for (let l = 0; l < lineRuns.length; l++) {
+    const count = lineRuns[l]!;
+    const line: NativeCellRun[] = new Array<NativeCellRun>(count);
+    for (let i = 0; i < count; i++, run++) {
+      const end = at + runLengths[run]!;
+      const flags = runFlags[run]!;
+      line[i] = {
+        text: text.slice(at, end),
+        fg: colors[runFg[run]!]!,
+        bg: colors[runBg[run]!]!,
+        bold: (flags & 1) !== 0,
+        italic: (flags & 2) !== 0,
+        underline: (flags & 4) !== 0,
+        dim: (flags & 8) !== 0,
+        inverse: (flags & 16) !== 0,
+      };
+      at = end;
+    }
+    lines[l] = line;
+  }
+  return { cols: packed.cols, rows: packed.rows, cursor: packed.cursor, alternateScreen: packed.alternateScreen, lines };
 }
 
 function isBlank(runs: readonly NativeCellRun[]): boolean {

@@ -24,6 +24,7 @@ export type {
   KillResult,
   OutputChunk,
   OutputEvent,
+  PackedScreen,
   ProcessInfo,
   RunOptions,
   RunResult,

@@ -216,6 +216,20 @@ describe('isPtyActive, onExit', () => {
   });
 });
 
+describe('live PTY renders', () => {
+  it('show the maxSerializedLines window, scrollback included, while the job runs', async () => {
+    // The paced renders read the screen off the JS thread; what they show is the same
+    // window as the final render: here 150 lines and the cursor row on a 30-row
+    // terminal, capped at 100 rows.
+    const { pid, result, events } = await start('seq 1 150; sleep 100', true, { maxSerializedLines: 100 });
+    const want = Array.from({ length: 99 }, (_, i) => String(52 + i)).join('\n');
+    // Well before the job's exit (whose final render would show the same).
+    await until(() => lastGrid(events) === want, 20_000);
+    await Compat.kill(pid);
+    await result;
+  });
+});
+
 describe('kill', () => {
   it('resolves the result as cancelled, as upstream, and ends the process group', async () => {
     const { pid, result, events } = await start('echo up; sleep 30 & sleep 30; echo never', true);

@@ -4,12 +4,16 @@
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys;
 
+use super::screen::PackedScreen;
 use super::types::{InteractionResult, KillResult, RunResult};
+use crate::output::cells::ScreenCells;
 
 pub enum Reply {
     Run(Box<RunResult>),
     Interaction(InteractionResult),
     Kill(KillResult),
+    /// `readScreenPacked`: the cells, read off the JS thread, packed on it.
+    Screen(Box<ScreenCells>),
     /// `undefined` (`shutdown`).
     Done,
 }
@@ -22,6 +26,7 @@ impl ToNapiValue for Reply {
                 Reply::Run(r) => RunResult::to_napi_value(env, *r),
                 Reply::Interaction(r) => InteractionResult::to_napi_value(env, r),
                 Reply::Kill(r) => KillResult::to_napi_value(env, r),
+                Reply::Screen(c) => PackedScreen::to_napi_value(env, PackedScreen::from(*c)),
                 Reply::Done => <()>::to_napi_value(env, ()),
             }
         }

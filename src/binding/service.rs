@@ -11,7 +11,7 @@ use super::events::{self, OutputChunk, OutputEvent, ReadOutputOptions};
 use super::object_arg::ObjectArg;
 use super::owner::environment_owner;
 use super::reply::Reply;
-use super::screen::{self, Screen, ScreenOptions};
+use super::screen::{self, PackedScreen, Screen, ScreenOptions};
 use super::settle::Settler;
 use super::types::*;
 use crate::error::{self as core_error, ErrorCode, ServiceError};
@@ -267,6 +267,21 @@ impl JsShellExecutionService {
             .into()
     }
 
+    /// `getScreen` packed: the same lines as one string of all the runs' text and typed
+    /// arrays of their lengths (UTF-16 units), attributes and colours (indices into
+    /// `colors`), and each line's count of runs. Much cheaper to return than one object
+    /// per run; for a client that reads many lines per call (the drop-in's renders).
+    #[napi(ts_return_type = "PackedScreen", catch_unwind)]
+    pub fn get_screen_packed(
+        &self,
+        handle: f64,
+        #[napi(ts_arg_type = "ScreenOptions | undefined | null")] options: Option<ObjectArg<ScreenOptions>>,
+    ) -> Settled<PackedScreen> {
+        handle_arg(handle)
+            .and_then(|h| screen::get_screen_packed(&self.inner, h, options))
+            .into()
+    }
+
     #[napi(ts_return_type = "void", catch_unwind)]
     pub fn resize_pty(&self, handle: f64, cols: f64, rows: f64) -> Settled<()> {
         let resize = || -> core_error::Result<()> {
@@ -291,6 +306,34 @@ impl JsShellExecutionService {
             let (handle, grace) = args?;
             let report = service.kill(handle, grace).await?;
             Ok(Reply::Kill(KillResult::from_report(handle, report)))
+        })
+    }
+
+    /// `getScreenPacked` read off the JS thread: the screen's pending output is
+    /// emulated and its cells read on a worker, so a client that renders while the job
+    /// floods (the drop-in) does not wait for either on the event loop. Settles with
+    /// the screen as it was when the worker read it.
+    #[napi(ts_return_type = "Promise<PackedScreen>")]
+    pub fn read_screen_packed<'env>(
+        &self,
+        env: &'env Env,
+        handle: f64,
+        #[napi(ts_arg_type = "ScreenOptions | undefined | null")] options: Option<ObjectArg<ScreenOptions>>,
+    ) -> napi::Result<PromiseRaw<'env, PackedScreen>> {
+        let args = screen::screen_args(handle, options);
+        self.settle_later(env, |service: Arc<Service>| async move {
+            let (handle, scrollback) = args?;
+            let cells = tokio::task::spawn_blocking(move || service.screen(handle, scrollback))
+                .await
+                // The worker is cancelled only when the runtime shuts down with the service:
+                // its jobs are gone then.
+                .map_err(|e| {
+                    ServiceError::new(
+                        ErrorCode::ProcessNotFound,
+                        format!("the screen read was cancelled: {e}"),
+                    )
+                })??;
+            Ok(Reply::Screen(Box::new(cells)))
         })
     }
 
