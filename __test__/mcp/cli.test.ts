@@ -1,5 +1,6 @@
 // The `native-shell-service` command: demo, run, help, bad usage.
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,13 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 describe('native-shell-service command', () => {
+  it('mcp names on start what holds its jobs (the server stops at the end of its input)', async () => {
+    const r = await cli(['mcp']);
+    const { ShellExecutionService } = createRequire(import.meta.url)('../../index.js') as typeof import('../../index.js');
+    const mode = new ShellExecutionService({ persistOutput: false }).containment;
+    expect(r.stderr).toContain(`tools for ${cwd} (containment: ${mode})\n`);
+  });
+
   it('demo runs the three seed workflows and exits 0', async () => {
     const r = await cli(['demo']);
     expect(r.stderr).toBe('');

@@ -34,6 +34,9 @@ describe('jobs', () => {
     expect(field(first, 'Duration')).toMatch(/^\d+s$/);
     expect(field(first, 'Status')).toBe('running');
     expect(field(first, 'Last output')).toBe('alpha-ready');
+    // What holds the job, in the mode the service reports (docs/reliability.md).
+    const mode = s.service.containment;
+    expect(field(first, 'Containment')?.startsWith(`${mode === 'process-tree' ? 'process tree' : mode} (`)).toBe(true);
     const second = entries.find((e) => e.startsWith(`Handle: ${handleOf(b)}\n`))!;
     expect(field(second, 'Status')).toBe('its shell exited with code 0; background processes still running');
     expect(field(second, 'Background PIDs')).toBe(field(b.llmContent, 'Background PIDs'));
