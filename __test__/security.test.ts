@@ -80,11 +80,13 @@ describe('sessionId and handles cannot steer a path outside ioDir', () => {
   // could plant a symlink where the next job's output (possibly secrets) would go. Job
   // directories are made with an exclusive mkdir, so a planted name is skipped.
   it('a symlink planted where the next job directory will be is not followed', async () => {
-    const svc = new ShellExecutionService({ projectRoot: s.root, ioDir: join(outside, 'planted-io'), sessionId: 'victim' });
+    // Planted before the service exists: a new service's start-up sweep removes empty
+    // session folders without a live service, which raced with planting after it.
     mkdirSync(join(outside, 'planted-io', 'victim'), { recursive: true });
     const target = join(outside, 'stolen');
     mkdirSync(target);
     symlinkSync(target, join(outside, 'planted-io', 'victim', '1'));
+    const svc = new ShellExecutionService({ projectRoot: s.root, ioDir: join(outside, 'planted-io'), sessionId: 'victim' });
     const r = await svc.run('echo the-secret');
     await svc.shutdown();
     expect(r.output).toBe('the-secret\n');
