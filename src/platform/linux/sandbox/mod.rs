@@ -14,6 +14,7 @@
 
 mod caps;
 mod filter;
+mod refusals;
 mod root_reads;
 mod rules;
 
