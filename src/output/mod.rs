@@ -11,6 +11,7 @@ pub mod cells;
 pub mod decode;
 pub mod line;
 pub mod persist;
+mod private_files;
 pub mod read;
 pub mod retention;
 mod scan;

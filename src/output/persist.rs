@@ -11,14 +11,17 @@
 //! whole output, nor read past what they still hold. Which folders may be removed,
 //! and by whom, is `retention.rs`.
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
-#[cfg(unix)]
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::Serialize;
+
+use super::private_files::{
+    create_private_dir, file_identity, metadata_identity, open_private, open_private_with, private_dir_builder,
+    write_counted,
+};
 
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
 const STDOUT_FILE: &str = "stdout.txt";
@@ -90,21 +93,6 @@ pub struct JobInfo {
     pub error: Option<String>,
     /// What the job's files lack, and why (`JobFiles::persist_error`).
     pub persist_error: Option<String>,
-}
-
-/// Creates `dir` and its missing parents with mode 0700.
-pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    private_dir_builder().recursive(true).create(dir)
-}
-
-/// Mode 0700 on Unix. Windows has no mode: a new directory takes the ACL of its parent
-/// (under the user's profile, where `ioDir` is by default, only the user and the system).
-fn private_dir_builder() -> DirBuilder {
-    #[allow(unused_mut)]
-    let mut builder = DirBuilder::new();
-    #[cfg(unix)]
-    builder.mode(0o700);
-    builder
 }
 
 impl JobFiles {
@@ -411,25 +399,6 @@ impl Drop for JobFiles {
     }
 }
 
-fn open_private(path: &Path) -> io::Result<File> {
-    open_private_with(path, true)
-}
-
-/// Writes `bytes` as far as the file takes them: how many it took, and the error that
-/// stopped it (a full disk takes part of a write, then refuses the rest).
-fn write_counted(file: &mut File, bytes: &[u8]) -> (usize, Option<io::Error>) {
-    let mut took = 0;
-    while took < bytes.len() {
-        match file.write(&bytes[took..]) {
-            Ok(0) => return (took, Some(io::ErrorKind::WriteZero.into())),
-            Ok(n) => took += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return (took, Some(e)),
-        }
-    }
-    (took, None)
-}
-
 /// An I/O error as the results say it: the errno's name where it is one a disk gives
 /// (what a caller searches for), then the system's words.
 pub fn describe(e: &io::Error) -> String {
@@ -443,60 +412,6 @@ pub fn describe(e: &io::Error) -> String {
         _ => return e.to_string(),
     };
     format!("{name}: {e}")
-}
-
-/// A file's device and inode (Unix): what tells one file from another of the same name.
-#[cfg(unix)]
-pub(super) fn file_identity(file: &File) -> Option<(u64, u64)> {
-    file.metadata().ok().as_ref().and_then(metadata_identity)
-}
-
-#[cfg(unix)]
-pub(super) fn metadata_identity(meta: &fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((meta.dev(), meta.ino()))
-}
-
-/// Windows: std gives no stable file id; a file removed is still seen (`check`).
-#[cfg(windows)]
-fn file_identity(_file: &File) -> Option<(u64, u64)> {
-    None
-}
-
-#[cfg(windows)]
-fn metadata_identity(_meta: &fs::Metadata) -> Option<(u64, u64)> {
-    None
-}
-
-#[cfg(unix)]
-pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(truncate)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-}
-
-/// Windows: a symlink (or junction) at `path` is opened as itself, never followed
-/// (FILE_FLAG_OPEN_REPARSE_POINT, the counterpart of O_NOFOLLOW), and refused. Handles
-/// are not inherited unless asked for (std), the counterpart of O_CLOEXEC; the file
-/// takes its directory's ACL (see `private_dir_builder`).
-#[cfg(windows)]
-pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
-    use std::os::windows::fs::OpenOptionsExt;
-    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
-    let file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(truncate)
-        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
-        .open(path)?;
-    if file.metadata()?.file_type().is_symlink() {
-        return Err(io::Error::other(format!("{} is a link", path.display())));
-    }
-    Ok(file)
 }
 
 pub fn unix_millis(t: SystemTime) -> u64 {

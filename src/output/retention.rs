@@ -19,7 +19,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::persist::{create_private_dir, open_private_with, JOB_FILES};
+use super::persist::JOB_FILES;
+use super::private_files::{create_private_dir, open_private_with};
 
 /// Finished job folders kept: a service keeps this many of its own, and start-up
 /// pruning this many of the sessions no live service holds.
@@ -100,7 +101,7 @@ impl Drop for SessionLease {
 /// Whether `file` is the one at `path` (not removed, not replaced).
 #[cfg(unix)]
 fn same_file(file: &File, path: &Path) -> bool {
-    use super::persist::{file_identity, metadata_identity};
+    use super::private_files::{file_identity, metadata_identity};
     let named = fs::symlink_metadata(path).ok();
     file_identity(file).is_some_and(|open| named.as_ref().and_then(metadata_identity) == Some(open))
 }

@@ -1,0 +1,98 @@
+//! The service's own files and folders: made for the user alone (0600, 0700; on
+//! Windows, the ACL of the folder under the user's profile), never through a link
+//! planted where they go, and told apart by identity (device and inode), not by name.
+//! Used by the job files (`persist.rs`) and the session leases (`retention.rs`).
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Write};
+#[cfg(unix)]
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::Path;
+
+/// Creates `dir` and its missing parents with mode 0700.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    private_dir_builder().recursive(true).create(dir)
+}
+
+/// Mode 0700 on Unix. Windows has no mode: a new directory takes the ACL of its parent
+/// (under the user's profile, where `ioDir` is by default, only the user and the system).
+pub(super) fn private_dir_builder() -> DirBuilder {
+    #[allow(unused_mut)]
+    let mut builder = DirBuilder::new();
+    #[cfg(unix)]
+    builder.mode(0o700);
+    builder
+}
+
+pub(super) fn open_private(path: &Path) -> io::Result<File> {
+    open_private_with(path, true)
+}
+
+/// A file's device and inode (Unix): what tells one file from another of the same name.
+#[cfg(unix)]
+pub(super) fn file_identity(file: &File) -> Option<(u64, u64)> {
+    file.metadata().ok().as_ref().and_then(metadata_identity)
+}
+
+#[cfg(unix)]
+pub(super) fn metadata_identity(meta: &fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+/// Windows: std gives no stable file id; a file removed is still seen (`check`).
+#[cfg(windows)]
+pub(super) fn file_identity(_file: &File) -> Option<(u64, u64)> {
+    None
+}
+
+#[cfg(windows)]
+pub(super) fn metadata_identity(_meta: &fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+#[cfg(unix)]
+pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(truncate)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Windows: a symlink (or junction) at `path` is opened as itself, never followed
+/// (FILE_FLAG_OPEN_REPARSE_POINT, the counterpart of O_NOFOLLOW), and refused. Handles
+/// are not inherited unless asked for (std), the counterpart of O_CLOEXEC; the file
+/// takes its directory's ACL (see `private_dir_builder`).
+#[cfg(windows)]
+pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
+    let file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(truncate)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)?;
+    if file.metadata()?.file_type().is_symlink() {
+        return Err(io::Error::other(format!("{} is a link", path.display())));
+    }
+    Ok(file)
+}
+
+/// Writes `bytes` as far as the file takes them: how many it took, and the error that
+/// stopped it (a full disk takes part of a write, then refuses the rest).
+pub(super) fn write_counted(file: &mut File, bytes: &[u8]) -> (usize, Option<io::Error>) {
+    let mut took = 0;
+    while took < bytes.len() {
+        match file.write(&bytes[took..]) {
+            Ok(0) => return (took, Some(io::ErrorKind::WriteZero.into())),
+            Ok(n) => took += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (took, Some(e)),
+        }
+    }
+    (took, None)
+}
