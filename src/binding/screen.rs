@@ -67,16 +67,22 @@ impl From<CoreCellRun> for CellRun {
     }
 }
 
+impl From<&ScreenCells> for ScreenCursor {
+    fn from(c: &ScreenCells) -> Self {
+        Self {
+            x: u32::from(c.cursor.0),
+            y: u32::from(c.cursor.1),
+            visible: c.cursor_visible,
+        }
+    }
+}
+
 impl From<ScreenCells> for Screen {
     fn from(c: ScreenCells) -> Self {
         Self {
             cols: u32::from(c.cols),
             rows: u32::from(c.rows),
-            cursor: ScreenCursor {
-                x: u32::from(c.cursor.0),
-                y: u32::from(c.cursor.1),
-                visible: c.cursor_visible,
-            },
+            cursor: ScreenCursor::from(&c),
             alternate_screen: c.alternate_screen,
             lines: c
                 .lines
@@ -122,6 +128,7 @@ impl From<ScreenCells> for PackedScreen {
         let mut run_bg = Vec::with_capacity(runs);
         let mut colors: Vec<String> = vec![String::new()];
         let mut seen: HashMap<String, u32> = HashMap::from([(String::new(), 0)]);
+        let cursor = ScreenCursor::from(&c);
         let mut index = |colour: String| -> u32 {
             let next = u32::try_from(colors.len()).unwrap_or(0);
             *seen.entry(colour).or_insert_with_key(|colour| {
@@ -153,11 +160,7 @@ impl From<ScreenCells> for PackedScreen {
         Self {
             cols: u32::from(c.cols),
             rows: u32::from(c.rows),
-            cursor: ScreenCursor {
-                x: u32::from(c.cursor.0),
-                y: u32::from(c.cursor.1),
-                visible: c.cursor_visible,
-            },
+            cursor,
             alternate_screen: c.alternate_screen,
             text,
             line_runs: Uint32Array::new(line_runs),
