@@ -344,7 +344,10 @@ export interface ProcessInfo {
 }
 
 export interface ReadOutputOptions {
-  /** Byte offset into the committed text (a `next` or `textLength` seen before); 0 by default. */
+  /**
+   * Byte offset into the committed text (a `next` or `textLength` seen before); 0 by
+   * default. An offset inside a character is refused (`INVALID_ARGUMENT`).
+   */
   since?: number
   /** At most this many bytes (1 MiB by default, 16 MiB at most). */
   maxBytes?: number

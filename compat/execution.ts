@@ -12,7 +12,7 @@ import type { Lifecycle } from './lifecycle.js';
 import { RenderPacer } from './pacer.js';
 import { screenGrid, unpackScreen } from './screen.js';
 import { CharTail, LineTail } from './tail.js';
-import { readPaced, readSlice, type TextCursor } from './text.js';
+import { readLastLines, readPaced, readSlice, type TextCursor } from './text.js';
 import type { AnsiOutput, ExecutionMethod, ShellExecutionConfig, ShellExecutionResult, ShellOutputEvent } from './types.js';
 import { gridLines, looksBinary, ptyOutput } from './views.js';
 
@@ -29,6 +29,15 @@ export const PTY_METHOD: ExecutionMethod = 'lydell-node-pty';
 export const PIPES_METHOD: ExecutionMethod = 'child_process';
 
 type Listener = (event: ShellOutputEvent) => void;
+
+/** How the job ended, as its subscription's last call (or a failure) told it. */
+interface ExitNews {
+  exitCode: number | null;
+  signal: number | null;
+  error: Error | null;
+  /** Bytes of committed text at the exit, when the subscription said. */
+  textLength?: number;
+}
 
 /** What an execution is, fixed when its job has started. */
 export interface ExecutionStart {
@@ -208,7 +217,9 @@ export class Execution {
     try {
       this.unsubscribe = this.service.onOutput(this.handle, (event) => {
         this.seenBytes = event.totalBytes;
-        if (event.exited) this.finish({ exitCode: event.exitCode, signal: event.signal, error: null });
+        if (event.exited) {
+          this.finish({ exitCode: event.exitCode, signal: event.signal, error: null, textLength: event.textLength });
+        }
         else pacer.news();
       });
       // Output that came before the subscription notifies nobody: look once now.
@@ -407,7 +418,7 @@ export class Execution {
 
   // ---- exit ------------------------------------------------------------------------
 
-  private finish(exit: { exitCode: number | null; signal: number | null; error: Error | null }): void {
+  private finish(exit: ExitNews): void {
     if (this.finishing) return;
     this.finishing = true;
     this.pacer?.stop();
@@ -415,7 +426,7 @@ export class Execution {
     void this.report(exit);
   }
 
-  private async report(exit: { exitCode: number | null; signal: number | null; error: Error | null }): Promise<void> {
+  private async report(exit: ExitNews): Promise<void> {
     let { exitCode, signal, error } = exit;
     this.running = false;
     if (this.abortHandler) this.abortSignal.removeEventListener('abort', this.abortHandler);
@@ -426,8 +437,10 @@ export class Execution {
     try {
       const info = this.service.getResult(this.handle, { maxOutputSize: 1 });
       this.seenBytes = info.totalBytes;
-      // The job has ended: its screen is final, one read serves the render and the result.
-      const screen = this.pty ? this.grid() : undefined;
+      // The job has ended: its screen is final, one read serves the render and the
+      // result. Read off the JS thread, as the paced renders' (it may first emulate up
+      // to 512 KiB of output still queued for the screen: src/output/screen.rs).
+      const screen = this.pty ? this.gridOf(await this.service.readScreenPacked(this.handle, { scrollback: this.maxLines() })) : undefined;
       this.render(true, screen);
       // The events and the log get the rest of the text (the drain under way, if any,
       // reads on to the end: the text of an ended job is final).
@@ -435,9 +448,14 @@ export class Execution {
       if (this.binary === 'binary') {
         output = this.pty ? gridLines(this.lastGrid) : this.streamed.trimmed();
       } else if (this.pty) {
-        // The whole text, a slice per turn, keeping only its last lines.
-        const tail = new LineTail(this.bufferLines());
-        await readPaced(this.service, this.handle, { offset: 0 }, (text) => tail.append(text));
+        // Only the last lines, read from the end back a slice per turn; from the
+        // start, as one read of everything would give them, if bytes were lost.
+        const lines = this.bufferLines();
+        let tail = exit.textLength === undefined ? undefined : await readLastLines(this.service, this.handle, exit.textLength, lines);
+        if (!tail) {
+          const whole = (tail = new LineTail(lines));
+          await readPaced(this.service, this.handle, { offset: 0 }, (text) => whole.append(text));
+        }
         output = tail.output();
       } else {
         let text = this.streamed;

@@ -92,6 +92,20 @@ export class LineTail {
   }
 
   /**
+   * Puts `text` before everything appended so far (a reader going backwards from the
+   * end, see `readLastLines` in compat/text.ts); nothing is let go. Returns the
+   * newlines `text` holds.
+   */
+  prepend(text: string): number {
+    if (text.length === 0) return 0;
+    const count = newlines(text);
+    if (this.parts.length > 0) this.laterNewlines += this.counts[0]!;
+    this.parts.unshift(text);
+    this.counts.unshift(count);
+    return count;
+  }
+
+  /**
    * `ptyOutput(everything, maxLines)`: the text after the `maxLines`-th newline from the
    * end (all of it when there are fewer), trailing newlines dropped (they end empty lines).
    */

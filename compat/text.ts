@@ -10,6 +10,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 import type { NativeService } from './native.js';
+import { LineTail } from './tail.js';
 
 /** Put where output was lost (it left memory and the output file). */
 export const GAP_MARKER = '[... output omitted ...]\n';
@@ -103,4 +104,74 @@ export function readNew(service: NativeService, handle: number, cursor: TextCurs
 /** The whole committed text of a job (an ended job's is final). */
 export function readAll(service: NativeService, handle: number): string {
   return readNew(service, handle, { offset: 0 });
+}
+
+/** Whether a native call was refused as bad input (see index.d.ts, `ErrorCode`). */
+function invalidArgument(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === 'INVALID_ARGUMENT';
+}
+
+/**
+ * The text from byte `from` up to byte `to` (a character boundary), read in as many
+ * calls as the native reads take; `undefined` if a part of it is lost (a gap).
+ * `from` inside a character is refused natively: it moves back to the character's
+ * start (at most 3 bytes), so the text may start a little before `from`.
+ */
+function readRange(service: NativeService, handle: number, from: number, to: number): { text: string; from: number } | undefined {
+  const parts: string[] = [];
+  let since = from;
+  for (let back = 0; ; back++) {
+    try {
+      const chunk = service.readOutput(handle, { since, maxBytes: to - since });
+      if (chunk.omitted > 0 || chunk.next <= since) return undefined;
+      parts.push(chunk.text);
+      since = chunk.next;
+      break;
+    } catch (e) {
+      if (!invalidArgument(e) || back === 3 || since === 0) throw e;
+      since--;
+      from = since;
+    }
+  }
+  while (since < to) {
+    const chunk = service.readOutput(handle, { since, maxBytes: to - since });
+    if (chunk.omitted > 0 || chunk.next <= since) return undefined;
+    parts.push(chunk.text);
+    since = chunk.next;
+  }
+  return { text: parts.join(''), from };
+}
+
+/**
+ * The last `maxLines` lines of a job's committed text, read backwards from byte `end`
+ * a slice per turn (`TURN_BYTES`), then on from `end` to wherever the text ends now:
+ * an ended PTY job's result (`ptyOutput` of the whole text) needs only its last lines,
+ * and reading a 64 MiB flood from the start to keep the last 300 030 lines decoded
+ * three times the text the result holds, on the host's JS thread (issue 31).
+ * `undefined` when a read met lost bytes: the caller reads from the start then, where
+ * the gap markers go as they always did.
+ */
+export async function readLastLines(
+  service: NativeService,
+  handle: number,
+  end: number,
+  maxLines: number,
+): Promise<LineTail | undefined> {
+  const tail = new LineTail(maxLines);
+  let start = end;
+  let seen = 0;
+  while (start > 0 && seen < maxLines) {
+    const range = readRange(service, handle, Math.max(0, start - TURN_BYTES), start);
+    if (!range) return undefined;
+    seen += tail.prepend(range.text);
+    start = range.from;
+    await nextTurn();
+  }
+  const after: TextCursor = { offset: end };
+  let gap = false;
+  await readPaced(service, handle, after, (text, omitted) => {
+    gap ||= omitted;
+    tail.append(text);
+  });
+  return gap ? undefined : tail;
 }

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { AnsiOutput, ShellExecutionResult, ShellOutputEvent } from '../../compat/gemini-compat';
+import { ptyOutput } from '../../compat/views';
 import { Compat, config, gridText, project, removeProject, Upstream } from './harness';
 
 /** A grid's text without the trailing cursor row. */
@@ -95,6 +96,25 @@ describe('execute', () => {
     expect(joined.startsWith('1\n2\n3\n')).toBe(true);
     expect(joined.endsWith('\n299999\n300000\n')).toBe(true);
     if (joined !== `${expected}\n`) expect(joined).toContain('[... output omitted ...]');
+  });
+
+  it('a PTY result is the last lines of a long flood of multibyte text, read back from its end', async () => {
+    // 2.6 MB, more than the 12 030 lines the result keeps (1 MB): the result is read
+    // backwards a 256 KiB slice at a time, and slices' starts fall inside characters
+    // (49 of a line's 87 bytes continue a character) and move back to their starts
+    // (compat/text.ts, readLastLines).
+    const mark = '✓'.repeat(20);
+    const line = (i: number): string => `${String(i).padStart(6, '0')} ${mark} ąčęėįšųūž`;
+    const count = 30000;
+    const { result } = await start(
+      `awk 'BEGIN { for (i = 1; i <= ${count}; i++) printf "%06d ${mark} ąčęėįšųūž\\n", i }'`,
+      true,
+      { scrollback: 12000 },
+    );
+    const r = await result;
+    const whole = `${Array.from({ length: count }, (_, i) => line(i + 1)).join('\n')}\n`;
+    expect(r.error).toBeNull();
+    expect(r.output).toBe(ptyOutput(whole, 12030));
   });
 
   it('a directory that does not exist gives a failed result without a pid, as upstream pipes mode', async () => {

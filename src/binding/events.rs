@@ -55,7 +55,8 @@ impl From<core_events::OutputEvent> for OutputEvent {
 
 #[napi(object)]
 pub struct ReadOutputOptions {
-    /// Byte offset into the committed text (a `next` or `textLength` seen before); 0 by default.
+    /// Byte offset into the committed text (a `next` or `textLength` seen before); 0 by
+    /// default. An offset inside a character is refused (`INVALID_ARGUMENT`).
     pub since: Option<f64>,
     /// At most this many bytes (1 MiB by default, 16 MiB at most).
     pub max_bytes: Option<f64>,

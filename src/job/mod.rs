@@ -432,7 +432,7 @@ impl Job {
         for _ in 0..3 {
             let plan = self.state().output.committed().plan(since, max)?;
             let short;
-            (chunk, short) = plan.execute();
+            (chunk, short) = plan.execute()?;
             let Some(end) = short else { break };
             if let Some(files) = self.state().output.files_mut() {
                 files.text_ends_at(end);

@@ -91,6 +91,14 @@ impl Committed<'_> {
         }
         let head_len = self.head.len() as u64;
         let tail_start = head_len + self.omitted;
+        // A `since` inside a character would read nothing and never move on; in the
+        // file it would also look like a file cut short (see `execute`). Memory's
+        // parts are checked here, the file's where it is read.
+        let inside = (since < head_len && !self.head.is_char_boundary(since as usize))
+            || (since > tail_start && !self.tail.is_char_boundary((since - tail_start) as usize));
+        if inside {
+            return Err(not_a_boundary(since));
+        }
         let mut pieces = Vec::new();
         let (mut pos, mut budget) = (since, max.max(1));
         if pos < head_len {
@@ -141,7 +149,10 @@ impl ReadPlan {
     /// comes back short (or cut inside a character) ends the chunk there: the next
     /// read resumes at the first byte not returned. When the file held less than
     /// planned, the offset where its text ends comes back too.
-    pub fn execute(self) -> (OutputChunk, Option<u64>) {
+    ///
+    /// A `since` inside a character of the file's part is refused here (`INVALID_ARGUMENT`):
+    /// the file is read only now, outside the job's lock.
+    pub fn execute(self) -> Result<(OutputChunk, Option<u64>)> {
         let mut chunk = OutputChunk {
             text: String::new(),
             next: self.since,
@@ -166,12 +177,15 @@ impl ReadPlan {
                     let wanted = (len as u64 + 3).min(available) as usize;
                     // A file that cannot be opened any more holds nothing.
                     let read = read_text_at(&path, offset, wanted).unwrap_or_default();
-                    let text = take(&read, 0, len);
+                    if offset == self.since && read.starts_inside {
+                        return Err(not_a_boundary(offset));
+                    }
+                    let text = take(&read.text, 0, len);
                     let whole = text.len() >= len;
                     chunk.next += text.len() as u64;
                     chunk.text.push_str(text);
-                    if read.len() < wanted {
-                        return (chunk, Some(offset + read.len() as u64));
+                    if read.bytes < wanted {
+                        return Ok((chunk, Some(offset + read.bytes as u64)));
                     }
                     if !whole {
                         break;
@@ -179,8 +193,14 @@ impl ReadPlan {
                 }
             }
         }
-        (chunk, None)
+        Ok((chunk, None))
     }
+}
+
+fn not_a_boundary(since: u64) -> ServiceError {
+    ServiceError::invalid(format!(
+        "since {since} is inside a character: pass a `next` or `textLength` seen before"
+    ))
 }
 
 /// At most `budget` bytes of `text` from `from`, cut on a character boundary; at least
@@ -212,8 +232,19 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     file.seek_read(buf, offset)
 }
 
+/// What [`read_text_at`] found.
+#[derive(Default)]
+struct FileText {
+    /// The whole UTF-8 characters read.
+    text: String,
+    /// Bytes the file gave (fewer than asked: it ends there).
+    bytes: usize,
+    /// The first byte continues a character: `offset` was inside one.
+    starts_inside: bool,
+}
+
 /// `len` bytes of the file at `offset`, as far as they are whole UTF-8 characters.
-fn read_text_at(path: &PathBuf, offset: u64, len: usize) -> io::Result<String> {
+fn read_text_at(path: &PathBuf, offset: u64, len: usize) -> io::Result<FileText> {
     let file = File::open(path)?;
     let mut buf = vec![0u8; len];
     let mut filled = 0;
@@ -226,15 +257,22 @@ fn read_text_at(path: &PathBuf, offset: u64, len: usize) -> io::Result<String> {
         }
     }
     buf.truncate(filled);
-    match String::from_utf8(buf) {
-        Ok(text) => Ok(text),
+    // 0b10xx_xxxx is only ever the second to fourth byte of a character.
+    let starts_inside = buf.first().is_some_and(|b| b & 0xC0 == 0x80);
+    let text = match String::from_utf8(buf) {
+        Ok(text) => text,
         Err(e) => {
             let valid = e.utf8_error().valid_up_to();
             let mut bytes = e.into_bytes();
             bytes.truncate(valid);
-            Ok(String::from_utf8(bytes).unwrap_or_default())
+            String::from_utf8(bytes).unwrap_or_default()
         }
-    }
+    };
+    Ok(FileText {
+        text,
+        bytes: filled,
+        starts_inside,
+    })
 }
 
 #[cfg(test)]
@@ -242,9 +280,9 @@ mod tests {
     use super::*;
 
     fn read(c: &Committed<'_>, since: u64, max: usize) -> OutputChunk {
-        match c.plan(since, max) {
-            Ok(plan) => plan.execute().0,
-            Err(e) => panic!("plan failed: {e}"),
+        match c.plan(since, max).and_then(ReadPlan::execute) {
+            Ok((chunk, _)) => chunk,
+            Err(e) => panic!("read failed: {e}"),
         }
     }
 
@@ -345,11 +383,11 @@ mod tests {
             file: Some((path.clone(), (whole.len() - 5) as u64)),
         };
         // Cut at 10: the text up to there, and where the file ends.
-        let (chunk, short) = c.plan(5, 100).unwrap().execute();
+        let (chunk, short) = c.plan(5, 100).unwrap().execute().unwrap();
         assert_eq!((chunk.text.as_str(), chunk.next, short), ("middl", 10, Some(10)));
         // Gone: nothing from it, the same offset (the caller plans again with less).
         std::fs::remove_file(&path).unwrap();
-        let (chunk, short) = c.plan(10, 100).unwrap().execute();
+        let (chunk, short) = c.plan(10, 100).unwrap().execute().unwrap();
         assert_eq!((chunk.text.as_str(), chunk.next, short), ("", 10, Some(10)));
         // Told the file holds 10 bytes, the rest of the middle is a gap before the tail.
         let lowered = Committed {
@@ -373,6 +411,34 @@ mod tests {
         };
         let chunk = read(&c, 0, 1);
         assert_eq!((chunk.text.as_str(), chunk.next), ("€", 3));
+    }
+
+    #[test]
+    fn since_inside_a_character_is_refused_wherever_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stdout.txt");
+        let whole = "é1\nmiddle ü\ntail €\n";
+        std::fs::write(&path, whole).unwrap();
+        let (head, tail) = (&whole[..4], &whole[14..]);
+        let c = Committed {
+            head,
+            omitted: (whole.len() - head.len() - tail.len()) as u64,
+            tail,
+            file: Some((path, whole.len() as u64)),
+        };
+        // In memory's head (é), the file's middle (ü) and memory's tail (€).
+        for since in [1, 12, 20] {
+            let refused = c.plan(since, 100).and_then(ReadPlan::execute);
+            match refused {
+                Err(e) => assert_eq!(e.code, crate::error::ErrorCode::InvalidArgument, "since {since}"),
+                Ok((chunk, short)) => panic!("since {since} read {chunk:?}, short {short:?}"),
+            }
+        }
+        // The boundaries next to them read on.
+        for since in [2, 11, 13, 19, 22] {
+            let (chunk, short) = c.plan(since, 100).and_then(ReadPlan::execute).unwrap();
+            assert!(chunk.next > since && short.is_none(), "since {since}: {chunk:?}");
+        }
     }
 
     #[test]
