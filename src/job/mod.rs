@@ -284,11 +284,17 @@ impl Job {
             waiter.feed(clean);
         }
         let decided = Self::decided_waits(state);
+        let screen = state.output.take_screen_due();
         drop(guard);
         for (done, outcome) in decided {
             done(outcome);
         }
         self.subscribers.wake_all();
+        // The screen's batch is emulated outside the job's lock (src/output/screen.rs),
+        // after the subscribers are told: they can read the text meanwhile.
+        if let Some(screen) = screen {
+            screen.flush();
+        }
     }
 
     /// Called by the reader when the job's terminal output has been quiet for

@@ -227,6 +227,8 @@ pub struct JobOutput {
     combined: Option<TextLog>,
     raw: HeadTail,
     screen: Option<Screen>,
+    /// A batch of the screen's queued bytes is due (see `take_screen_due`).
+    screen_due: bool,
     files: Option<JobFiles>,
     /// Why the job has no files though it should (its folder could not be made).
     files_error: Option<String>,
@@ -250,6 +252,7 @@ impl JobOutput {
             combined: separate_stderr.then(|| TextLog::new(&limits, 0)),
             raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
             screen: screen.map(|size| Screen::new(size.cols, size.rows, size.scrollback)),
+            screen_due: false,
             files: None,
             files_error: None,
             clean: String::new(),
@@ -259,8 +262,10 @@ impl JobOutput {
     /// Takes one read's bytes; returns the clean text they carried (for waiters).
     pub fn ingest(&mut self, stream: Stream, bytes: &[u8]) -> &str {
         self.raw.push(bytes);
-        if let Some(screen) = self.screen.as_mut() {
-            screen.process(bytes);
+        if let Some(screen) = self.screen.as_ref() {
+            if screen.queue(bytes) {
+                self.screen_due = true;
+            }
         }
         self.clean.clear();
         let (decoder, log) = match (stream, self.stderr.as_mut()) {
@@ -364,7 +369,7 @@ impl JobOutput {
     /// The terminal's new size; for a PTY job, lines that leave the smaller screen
     /// window are committed (and written to the files) as they stand.
     pub fn resize(&mut self, cols: u16, rows: u16) {
-        let Some(screen) = self.screen.as_mut() else { return };
+        let Some(screen) = self.screen.as_ref() else { return };
         screen.resize(cols, rows);
         if self.stderr.is_some() {
             return;
@@ -397,6 +402,22 @@ impl JobOutput {
     /// screen; `None` for a pipes job.
     pub fn screen_cells(&self, scrollback: usize) -> Option<ScreenCells> {
         self.screen.as_ref().map(|screen| screen.cells(scrollback))
+    }
+
+    /// The job's screen (a handle to read it by after letting the job's lock go: see
+    /// `screen.rs`); `None` for a pipes job.
+    pub fn screen(&self) -> Option<Screen> {
+        self.screen.clone()
+    }
+
+    /// The screen, if `ingest` queued a batch for it since the last call: the caller
+    /// emulates it (`Screen::flush`) once it has let the job's lock go.
+    pub fn take_screen_due(&mut self) -> Option<Screen> {
+        if std::mem::take(&mut self.screen_due) {
+            self.screen.clone()
+        } else {
+            None
+        }
     }
 
     fn log(&self, which: Which) -> Option<&TextLog> {

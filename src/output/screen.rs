@@ -12,13 +12,22 @@
 //!
 //! The screen may keep lines that scrolled off (scrollback); then a run is skipped only
 //! if enough lines follow it to push it out of the scrollback as well.
+//!
+//! The screen has a lock of its own, apart from its job's: a batch's emulation and a
+//! read of the cells take milliseconds, and under the job's lock they held every other
+//! caller of the job (the host's JS thread reading output or taking an event) as long
+//! (issue 31). The reader queues bytes under the job's lock ([`Screen::queue`], which
+//! keeps their order) and emulates them after letting it go ([`Screen::flush`]);
+//! readers of the screen take it from the job and read it outside the job's lock.
+//! Locks are only ever taken job first, then screen, or the screen's alone.
 
-use std::cell::RefCell;
 use std::num::NonZeroU16;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::cells::{self, ScreenCells};
 use super::scan::next_control;
 use crate::limits::MAX_TERMINAL_SIZE;
+use crate::sync::lock;
 
 /// Queued bytes are emulated once this many are waiting.
 const BATCH: usize = 512 * 1024;
@@ -51,9 +60,10 @@ impl ScreenSize {
     }
 }
 
+/// A handle to one job's screen: clones share it (see the module's comment).
+#[derive(Clone)]
 pub struct Screen {
-    // `contents` takes `&self` but must first emulate the queued bytes.
-    inner: RefCell<Inner>,
+    inner: Arc<Mutex<Inner>>,
 }
 
 struct Inner {
@@ -80,7 +90,7 @@ impl Screen {
     pub fn new(cols: u16, rows: u16, scrollback: usize) -> Self {
         let scrollback = scrollback.min(MAX_SCROLLBACK_LINES);
         Self {
-            inner: RefCell::new(Inner {
+            inner: Arc::new(Mutex::new(Inner {
                 parser: vt100::Parser::new(nonzero(rows), nonzero(cols), scrollback),
                 rows: usize::from(nonzero(rows).get()),
                 scrollback,
@@ -89,24 +99,39 @@ impl Screen {
                 batch: BATCH,
                 skipped: 0,
                 deep: false,
-            }),
+            })),
         }
     }
 
-    pub fn process(&mut self, bytes: &[u8]) {
-        let inner = self.inner.get_mut();
+    fn inner(&self) -> MutexGuard<'_, Inner> {
+        lock(&self.inner)
+    }
+
+    /// Queues `bytes` for the emulator; returns whether a batch is due ([`Screen::flush`]).
+    pub fn queue(&self, bytes: &[u8]) -> bool {
+        let mut inner = self.inner();
         inner.queued.extend_from_slice(bytes);
-        if inner.queued.len() >= inner.batch {
-            inner.flush();
+        inner.queued.len() >= inner.batch
+    }
+
+    /// Emulates what is queued.
+    pub fn flush(&self) {
+        self.inner().flush();
+    }
+
+    /// Queues `bytes` and emulates a batch that is due.
+    pub fn process(&self, bytes: &[u8]) {
+        if self.queue(bytes) {
+            self.flush();
         }
     }
 
     pub fn scrollback(&self) -> usize {
-        self.inner.borrow().scrollback
+        self.inner().scrollback
     }
 
-    pub fn resize(&mut self, cols: u16, rows: u16) {
-        let inner = self.inner.get_mut();
+    pub fn resize(&self, cols: u16, rows: u16) {
+        let mut inner = self.inner();
         inner.flush();
         inner.parser.set_size(nonzero(rows), nonzero(cols));
         inner.rows = usize::from(nonzero(rows).get());
@@ -118,7 +143,7 @@ impl Screen {
 
     /// The visible screen as text, trailing blank rows removed.
     pub fn contents(&self) -> String {
-        let mut inner = self.inner.borrow_mut();
+        let mut inner = self.inner();
         inner.flush();
         let mut text = inner.parser.screen().contents();
         let trimmed = text.trim_end_matches('\n').len();
@@ -129,9 +154,24 @@ impl Screen {
     /// The screen as cells, below up to `scrollback` of the lines kept above it
     /// (none on the alternate screen).
     pub fn cells(&self, scrollback: usize) -> ScreenCells {
-        let mut inner = self.inner.borrow_mut();
+        let mut inner = self.inner();
         inner.flush();
         cells::read(inner.parser.screen_mut(), scrollback)
+    }
+
+    #[cfg(test)]
+    pub(super) fn set_batch(&self, batch: usize) {
+        self.inner().batch = batch;
+    }
+
+    #[cfg(test)]
+    pub(super) fn skipped(&self) -> u64 {
+        self.inner().skipped
+    }
+
+    #[cfg(test)]
+    pub(super) fn cursor(&self) -> (u16, u16) {
+        self.inner().parser.screen().cursor_position()
     }
 }
 

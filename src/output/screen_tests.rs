@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn redraws_leave_the_final_screen() {
-    let mut s = Screen::new(20, 5, 0);
+    let s = Screen::new(20, 5, 0);
     s.process(b"hello\r\nworld\x1b[H\x1b[2Jtop line\x1b[3;1Hthird");
     assert_eq!(s.contents(), "top line\n\nthird");
 }
@@ -128,11 +128,7 @@ fn same(screen: &Screen, reference: &mut vt100::Parser, what: &str) {
     let mut expected = reference.screen().contents();
     expected.truncate(expected.trim_end_matches('\n').len());
     assert_eq!(screen.contents(), expected, "{what}");
-    assert_eq!(
-        screen.inner.borrow().parser.screen().cursor_position(),
-        reference.screen().cursor_position(),
-        "{what}: cursor"
-    );
+    assert_eq!(screen.cursor(), reference.screen().cursor_position(), "{what}: cursor");
     let all = usize::MAX;
     let cells = screen.cells(all);
     let expected = cells::read(reference.screen_mut(), all);
@@ -148,8 +144,8 @@ fn compare_with_a_plain_emulator(seeds: u64, scrollback: impl Fn(&mut Rng) -> us
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let (mut cols, mut rows) = (20 + rng.below(100) as u16, 3 + rng.below(40) as u16);
         let kept = scrollback(&mut rng);
-        let mut screen = Screen::new(cols, rows, kept);
-        screen.inner.get_mut().batch = 1 + rng.below(64 * 1024) as usize;
+        let screen = Screen::new(cols, rows, kept);
+        screen.set_batch(1 + rng.below(64 * 1024) as usize);
         let mut reference = vt100::Parser::new(nonzero(rows), nonzero(cols), kept);
         let mut stream = Vec::new();
         for _ in 0..rng.below(400) {
@@ -178,7 +174,7 @@ fn compare_with_a_plain_emulator(seeds: u64, scrollback: impl Fn(&mut Rng) -> us
             &mut reference,
             &format!("seed {seed} (scrollback {kept}), end"),
         );
-        skipped += screen.inner.borrow().skipped;
+        skipped += screen.skipped();
     }
     skipped
 }
@@ -213,7 +209,7 @@ fn growing_after_a_flood_brings_back_the_scrolled_rows() {
     let erased: Vec<u8> = [&flood[..], b"\x1b[3J", &flood].concat();
     for stream in [&flood, &erased] {
         for (grow_to, kept) in [(10, 0), (60, 0), (300, 0), (60, 20), (300, 100)] {
-            let mut screen = Screen::new(40, 3, kept);
+            let screen = Screen::new(40, 3, kept);
             let mut reference = vt100::Parser::new(nonzero(3), nonzero(40), kept);
             for part in [&b"start\r\n"[..], stream, b"end"] {
                 screen.process(part);
@@ -224,14 +220,14 @@ fn growing_after_a_flood_brings_back_the_scrolled_rows() {
             reference.set_size(nonzero(grow_to), nonzero(40));
             let what = format!("grown to {grow_to} rows, scrollback {kept}");
             same(&screen, &mut reference, &what);
-            assert!(screen.inner.borrow().skipped > 0);
+            assert!(screen.skipped() > 0);
         }
     }
 }
 
 #[test]
 fn a_flood_is_mostly_skipped() {
-    let mut s = Screen::new(80, 24, 0);
+    let s = Screen::new(80, 24, 0);
     let mut fed = 0;
     for i in 0..200_000 {
         let line = format!("{i:08} the quick brown fox\r\n");
@@ -239,7 +235,7 @@ fn a_flood_is_mostly_skipped() {
         s.process(line.as_bytes());
     }
     assert!(s.contents().ends_with("00199999 the quick brown fox"));
-    let skipped = s.inner.borrow().skipped as usize;
+    let skipped = s.skipped() as usize;
     assert!(skipped > fed * 9 / 10, "{skipped} of {fed} bytes skipped");
 }
 
@@ -250,7 +246,7 @@ fn text(line: &[cells::CellRun]) -> String {
 
 #[test]
 fn scrollback_gives_the_lines_above_the_screen_in_order() {
-    let mut s = Screen::new(20, 10, 100);
+    let s = Screen::new(20, 10, 100);
     let lines: Vec<String> = (0..150).map(|i| format!("line {i}")).collect();
     s.process(lines.join("\r\n").as_bytes());
     let cells = s.cells(20);
@@ -268,7 +264,7 @@ fn scrollback_gives_the_lines_above_the_screen_in_order() {
 
 #[test]
 fn the_alternate_screen_has_no_scrollback() {
-    let mut s = Screen::new(20, 5, 100);
+    let s = Screen::new(20, 5, 100);
     s.process((0..30).map(|i| format!("{i}\r\n")).collect::<String>().as_bytes());
     s.process(b"\x1b[?1049hfull screen");
     let cells = s.cells(10);
@@ -285,13 +281,13 @@ fn the_alternate_screen_has_no_scrollback() {
 #[test]
 fn scrollback_is_capped() {
     let s = Screen::new(20, 5, usize::MAX);
-    let capacity = s.inner.borrow().parser.screen().scrollback_capacity();
+    let capacity = s.inner.lock().unwrap().parser.screen().scrollback_capacity();
     assert_eq!(capacity, MAX_SCROLLBACK_LINES);
 }
 
 #[test]
 fn a_flood_with_scrollback_keeps_its_last_lines_and_is_still_skipped() {
-    let mut s = Screen::new(80, 24, 2000);
+    let s = Screen::new(80, 24, 2000);
     let mut fed = 0;
     for i in 0..200_000 {
         let line = format!("{i:08} the quick brown fox\r\n");
@@ -304,7 +300,7 @@ fn a_flood_with_scrollback_keeps_its_last_lines_and_is_still_skipped() {
         assert_eq!(text(line), format!("{:08} the quick brown fox", 200_000 - 2023 + n));
     }
     assert!(cells.lines[2023].is_empty());
-    let skipped = s.inner.borrow().skipped as usize;
+    let skipped = s.skipped() as usize;
     assert!(skipped > fed / 2, "{skipped} of {fed} bytes skipped");
 }
 
@@ -324,7 +320,7 @@ fn rss_kib() -> u64 {
 fn screen_memory_and_cells_cost() {
     for kept in [0, 2000] {
         let before = rss_kib();
-        let mut s = Screen::new(80, 24, kept);
+        let s = Screen::new(80, 24, kept);
         for i in 0..10_000 {
             s.process(format!("{i:08} {}\r\n", "x".repeat(71)).as_bytes());
         }
@@ -337,7 +333,7 @@ fn screen_memory_and_cells_cost() {
             lines += s.cells(kept).lines.len();
         }
         let each = started.elapsed().as_micros() / rounds;
-        let kept_rows = s.inner.borrow().parser.screen().scrollback_len();
+        let kept_rows = s.inner.lock().unwrap().parser.screen().scrollback_len();
         eprintln!(
             "scrollback {kept}: RSS +{} KiB; vt100 cells {} KiB; cells({kept}) {each} µs for {} lines",
             after - before,

@@ -359,8 +359,12 @@ impl Service {
     /// (as many as the job keeps: `RunRequest::scrollback`). Pipes jobs have no screen.
     pub fn screen(&self, handle: u32, scrollback: usize) -> Result<ScreenCells> {
         let job = self.job(handle)?;
-        let cells = job.state().output.screen_cells(scrollback);
-        cells.ok_or_else(|| ServiceError::invalid(format!("job {handle} runs in pipes mode: it has no screen")))
+        // Read outside the job's lock: emulating what is queued and walking the cells
+        // takes milliseconds that would hold every other caller of the job.
+        let screen = job.state().output.screen();
+        let screen = screen
+            .ok_or_else(|| ServiceError::invalid(format!("job {handle} runs in pipes mode: it has no screen")))?;
+        Ok(screen.cells(scrollback))
     }
 
     /// Calls `notify` (coalesced) when the job has new output and once at its exit;
