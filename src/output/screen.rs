@@ -17,9 +17,10 @@
 //! read of the cells take milliseconds, and under the job's lock they held every other
 //! caller of the job (the host's JS thread reading output or taking an event) as long
 //! (issue 31). The reader queues bytes under the job's lock ([`Screen::queue`], which
-//! keeps their order) and emulates them after letting it go ([`Screen::flush`]);
-//! readers of the screen take it from the job and read it outside the job's lock.
-//! Locks are only ever taken job first, then screen, or the screen's alone.
+//! keeps their order, under a lock of the queue's own that nothing holds for long)
+//! and emulates them after letting it go ([`Screen::flush`]); readers of the screen
+//! take it from the job and read it outside the job's lock. Locks are taken job, then
+//! queue; or emulator, then queue; the queue's is never held while taking another.
 
 use std::num::NonZeroU16;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -63,7 +64,22 @@ impl ScreenSize {
 /// A handle to one job's screen: clones share it (see the module's comment).
 #[derive(Clone)]
 pub struct Screen {
-    inner: Arc<Mutex<Inner>>,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    /// Bytes not yet given to the emulator, under a lock of their own: the reader
+    /// queues them under the job's lock and must not wait there for an emulation or a
+    /// walk of the cells that holds `emulator` (that would hold the job's other
+    /// callers as long). Taken last, and only briefly.
+    queue: Mutex<Queue>,
+    emulator: Mutex<Inner>,
+}
+
+struct Queue {
+    bytes: Vec<u8>,
+    /// Queued bytes are emulated once this many are waiting.
+    batch: usize,
 }
 
 struct Inner {
@@ -71,12 +87,8 @@ struct Inner {
     rows: usize,
     /// Lines the main screen keeps above itself.
     scrollback: usize,
-    /// Bytes not yet given to the emulator.
-    queued: Vec<u8>,
     /// The escape-sequence state after every byte given to the emulator.
     scan: Scan,
-    /// Queued bytes are emulated once this many are waiting.
-    batch: usize,
     /// Bytes skipped so far (for tests and profiling).
     skipped: u64,
     /// The main screen has scrolled at least `MAX_TERMINAL_SIZE + rows` rows since its
@@ -90,33 +102,50 @@ impl Screen {
     pub fn new(cols: u16, rows: u16, scrollback: usize) -> Self {
         let scrollback = scrollback.min(MAX_SCROLLBACK_LINES);
         Self {
-            inner: Arc::new(Mutex::new(Inner {
-                parser: vt100::Parser::new(nonzero(rows), nonzero(cols), scrollback),
-                rows: usize::from(nonzero(rows).get()),
-                scrollback,
-                queued: Vec::new(),
-                scan: Scan::default(),
-                batch: BATCH,
-                skipped: 0,
-                deep: false,
-            })),
+            shared: Arc::new(Shared {
+                queue: Mutex::new(Queue {
+                    bytes: Vec::new(),
+                    batch: BATCH,
+                }),
+                emulator: Mutex::new(Inner {
+                    parser: vt100::Parser::new(nonzero(rows), nonzero(cols), scrollback),
+                    rows: usize::from(nonzero(rows).get()),
+                    scrollback,
+                    scan: Scan::default(),
+                    skipped: 0,
+                    deep: false,
+                }),
+            }),
         }
     }
 
-    fn inner(&self) -> MutexGuard<'_, Inner> {
-        lock(&self.inner)
+    /// The emulator with everything queued so far given to it. Flushes are serialised
+    /// by the emulator's lock and each takes the whole queue, so bytes are emulated in
+    /// the order they were queued.
+    fn flushed(&self) -> MutexGuard<'_, Inner> {
+        let mut inner = lock(&self.shared.emulator);
+        let bytes = std::mem::take(&mut lock(&self.shared.queue).bytes);
+        if !bytes.is_empty() {
+            let spare = inner.emulate(bytes);
+            // Keep the allocation for the next batch unless it grew far beyond one.
+            let mut queue = lock(&self.shared.queue);
+            if queue.bytes.is_empty() && spare.capacity() <= 2 * queue.batch {
+                queue.bytes = spare;
+            }
+        }
+        inner
     }
 
     /// Queues `bytes` for the emulator; returns whether a batch is due ([`Screen::flush`]).
     pub fn queue(&self, bytes: &[u8]) -> bool {
-        let mut inner = self.inner();
-        inner.queued.extend_from_slice(bytes);
-        inner.queued.len() >= inner.batch
+        let mut queue = lock(&self.shared.queue);
+        queue.bytes.extend_from_slice(bytes);
+        queue.bytes.len() >= queue.batch
     }
 
     /// Emulates what is queued.
     pub fn flush(&self) {
-        self.inner().flush();
+        drop(self.flushed());
     }
 
     /// Queues `bytes` and emulates a batch that is due.
@@ -127,12 +156,11 @@ impl Screen {
     }
 
     pub fn scrollback(&self) -> usize {
-        self.inner().scrollback
+        lock(&self.shared.emulator).scrollback
     }
 
     pub fn resize(&self, cols: u16, rows: u16) {
-        let mut inner = self.inner();
-        inner.flush();
+        let mut inner = self.flushed();
         inner.parser.set_size(nonzero(rows), nonzero(cols));
         inner.rows = usize::from(nonzero(rows).get());
         // A resize resets the scroll region, and growing the screen consumes its
@@ -143,8 +171,7 @@ impl Screen {
 
     /// The visible screen as text, trailing blank rows removed.
     pub fn contents(&self) -> String {
-        let mut inner = self.inner();
-        inner.flush();
+        let inner = self.flushed();
         let mut text = inner.parser.screen().contents();
         let trimmed = text.trim_end_matches('\n').len();
         text.truncate(trimmed);
@@ -154,34 +181,35 @@ impl Screen {
     /// The screen as cells, below up to `scrollback` of the lines kept above it
     /// (none on the alternate screen).
     pub fn cells(&self, scrollback: usize) -> ScreenCells {
-        let mut inner = self.inner();
-        inner.flush();
+        let mut inner = self.flushed();
         cells::read(inner.parser.screen_mut(), scrollback)
     }
 
     #[cfg(test)]
     pub(super) fn set_batch(&self, batch: usize) {
-        self.inner().batch = batch;
+        lock(&self.shared.queue).batch = batch;
     }
 
     #[cfg(test)]
     pub(super) fn skipped(&self) -> u64 {
-        self.inner().skipped
+        lock(&self.shared.emulator).skipped
     }
 
     #[cfg(test)]
     pub(super) fn cursor(&self) -> (u16, u16) {
-        self.inner().parser.screen().cursor_position()
+        lock(&self.shared.emulator).parser.screen().cursor_position()
+    }
+
+    #[cfg(test)]
+    pub(super) fn with_parser<T>(&self, f: impl FnOnce(&vt100::Parser) -> T) -> T {
+        f(&lock(&self.shared.emulator).parser)
     }
 }
 
 impl Inner {
-    /// Emulates the queued bytes, skipping what can never show.
-    fn flush(&mut self) {
-        if self.queued.is_empty() {
-            return;
-        }
-        let bytes = std::mem::take(&mut self.queued);
+    /// Emulates `bytes` (not empty), skipping what can never show; returns them
+    /// emptied, for their allocation.
+    fn emulate(&mut self, bytes: Vec<u8>) -> Vec<u8> {
         let mut fed = 0;
         let mut run = self.new_run();
         // Where the escape sequence being read began.
@@ -243,12 +271,9 @@ impl Inner {
         self.scan.after_ascii = bytes[n - 1] < 0x80;
         fed = self.end_run(&bytes, fed, &mut run, bytes.len());
         self.parser.process(&bytes[fed..]);
-        // Keep the allocation for the next batch unless it grew far beyond one.
         let mut bytes = bytes;
         bytes.clear();
-        if bytes.capacity() <= 2 * self.batch {
-            self.queued = bytes;
-        }
+        bytes
     }
 
     /// Closes the current run where a non-plain sequence begins (`end`), skipping its

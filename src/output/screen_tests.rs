@@ -281,7 +281,7 @@ fn the_alternate_screen_has_no_scrollback() {
 #[test]
 fn scrollback_is_capped() {
     let s = Screen::new(20, 5, usize::MAX);
-    let capacity = s.inner.lock().unwrap().parser.screen().scrollback_capacity();
+    let capacity = s.with_parser(|p| p.screen().scrollback_capacity());
     assert_eq!(capacity, MAX_SCROLLBACK_LINES);
 }
 
@@ -333,7 +333,7 @@ fn screen_memory_and_cells_cost() {
             lines += s.cells(kept).lines.len();
         }
         let each = started.elapsed().as_micros() / rounds;
-        let kept_rows = s.inner.lock().unwrap().parser.screen().scrollback_len();
+        let kept_rows = s.with_parser(|p| p.screen().scrollback_len());
         eprintln!(
             "scrollback {kept}: RSS +{} KiB; vt100 cells {} KiB; cells({kept}) {each} µs for {} lines",
             after - before,
