@@ -200,6 +200,12 @@ impl Screen {
         lock(&self.shared.emulator).parser.screen().cursor_position()
     }
 
+    /// Holds the emulator as a long read of the screen would.
+    #[cfg(test)]
+    pub(super) fn hold_emulator(&self) -> impl Sized + '_ {
+        lock(&self.shared.emulator)
+    }
+
     #[cfg(test)]
     pub(super) fn with_parser<T>(&self, f: impl FnOnce(&vt100::Parser) -> T) -> T {
         f(&lock(&self.shared.emulator).parser)

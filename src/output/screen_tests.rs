@@ -343,3 +343,22 @@ fn screen_memory_and_cells_cost() {
         std::hint::black_box(s);
     }
 }
+
+/// The reader queues under its job's lock: a read of the screen holding the emulator
+/// (a walk of the cells, an emulation) must not make it wait there (issue 31).
+#[test]
+fn queueing_never_waits_for_the_emulator() {
+    let screen = Screen::new(20, 5, 0);
+    let held = screen.hold_emulator();
+    let other = screen.clone();
+    let (sent, queued) = std::sync::mpsc::channel();
+    let writer = std::thread::spawn(move || {
+        other.queue(b"queued meanwhile");
+        let _ = sent.send(());
+    });
+    let waited = queued.recv_timeout(std::time::Duration::from_secs(10)).is_err();
+    drop(held);
+    writer.join().unwrap();
+    assert!(!waited, "queue waited for the emulator");
+    assert_eq!(screen.contents(), "queued meanwhile");
+}
