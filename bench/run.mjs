@@ -257,7 +257,7 @@ function table(results, columns) {
 /**
  * Ratios from the medians: the addon (text view) against each peer and the limit; the
  * addon driven by events against raw node-pty; the drop-in against the Gemini CLI's
- * own service. Only pairs whose two peers both ran.
+ * own service and node-pty + xterm. Only pairs whose two peers both ran.
  */
 function ratios(results) {
   const r = rows(results);
@@ -271,6 +271,7 @@ function ratios(results) {
     ...others.map((p) => ['addon-text', p]),
     ['addon-events', 'node-pty'],
     ['compat', 'gemini'],
+    ['compat', 'xterm'],
     ['addon-sandbox', 'addon-text'],
     ['addon-sandbox', 'addon-bwrap'],
   ];
@@ -285,6 +286,9 @@ function ratios(results) {
     ['round-trip median (× faster)', (me, p) => x(value('Python round trip ×', p), value('Python round trip ×', me))],
     ['cat RSS growth (× less)', (me, p) => x(value('cat: peak RSS', p), value('cat: peak RSS', me))],
     ['cat JS CPU per MiB (× less)', (me, p) => x(value('cat: main-thread (JS) CPU', p), value('cat: main-thread (JS) CPU', me))],
+    ['seq JS CPU (× less)', (me, p) => x(value('seq: main-thread (JS) CPU', p), value('seq: main-thread (JS) CPU', me))],
+    ['cat loop delay p99 (× less)', (me, p) => x(value('cat: event-loop delay p99', p), value('cat: event-loop delay p99', me))],
+    ['seq loop delay p99 (× less)', (me, p) => x(value('seq: event-loop delay p99', p), value('seq: event-loop delay p99', me))],
   ];
   const lines = [`| pair | ${columns.map(([c]) => c).join(' | ')} |`, `|---|${columns.map(() => '---').join('|')}|`];
   for (const [me, p] of pairs.filter((pair) => pair.every((q) => peers.includes(q)))) {
