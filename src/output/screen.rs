@@ -30,8 +30,23 @@ use super::scan::next_control;
 use crate::limits::MAX_TERMINAL_SIZE;
 use crate::sync::lock;
 
-/// Queued bytes are emulated once this many are waiting.
+/// Queued bytes are emulated once this many are waiting (at least).
 const BATCH: usize = 512 * 1024;
+
+/// A batch's bytes per line kept above the screen, up to [`MAX_BATCH`]. A batch of
+/// plain lines is emulated from about `scrollback + rows` lines before its end (what
+/// came before is skipped), whatever its size: with 2000 lines kept (the Gemini
+/// drop-in's window), a 512 KiB batch of 64-byte lines emulated a quarter of its bytes,
+/// a 2 MiB one a sixteenth.
+const BATCH_PER_KEPT_LINE: usize = 1024;
+
+/// The most bytes a screen queues before emulating them.
+const MAX_BATCH: usize = 4 * 1024 * 1024;
+
+/// The batch for a screen that keeps `scrollback` lines above it.
+fn batch_for(scrollback: usize) -> usize {
+    scrollback.saturating_mul(BATCH_PER_KEPT_LINE).clamp(BATCH, MAX_BATCH)
+}
 
 /// A run drops the colour changes a skip would not replay once it holds this many.
 const PRUNE_COLOURS: usize = 256;
@@ -105,7 +120,7 @@ impl Screen {
             shared: Arc::new(Shared {
                 queue: Mutex::new(Queue {
                     bytes: Vec::new(),
-                    batch: BATCH,
+                    batch: batch_for(scrollback),
                 }),
                 emulator: Mutex::new(Inner {
                     parser: vt100::Parser::new(nonzero(rows), nonzero(cols), scrollback),

@@ -362,3 +362,11 @@ fn queueing_never_waits_for_the_emulator() {
     assert!(!waited, "queue waited for the emulator");
     assert_eq!(screen.contents(), "queued meanwhile");
 }
+
+#[test]
+fn a_batch_grows_with_the_lines_kept_up_to_a_cap() {
+    assert_eq!(batch_for(0), BATCH);
+    assert_eq!(batch_for(2000), 2000 * BATCH_PER_KEPT_LINE);
+    assert_eq!(batch_for(MAX_SCROLLBACK_LINES), MAX_BATCH);
+    assert_eq!(batch_for(usize::MAX), MAX_BATCH);
+}
