@@ -23,7 +23,7 @@ use std::os::unix::fs::FileExt;
 use std::os::windows::fs::FileExt;
 use std::path::PathBuf;
 
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
 
 /// Bytes a read returns when the caller names no limit.
 pub const DEFAULT_READ_BYTES: usize = 1024 * 1024;
@@ -430,7 +430,7 @@ mod tests {
         for since in [1, 12, 20] {
             let refused = c.plan(since, 100).and_then(ReadPlan::execute);
             match refused {
-                Err(e) => assert_eq!(e.code, crate::error::ErrorCode::InvalidArgument, "since {since}"),
+                Err(e) => assert_eq!(e.code, crate::base::error::ErrorCode::InvalidArgument, "since {since}"),
                 Ok((chunk, short)) => panic!("since {since} read {chunk:?}, short {short:?}"),
             }
         }

@@ -27,8 +27,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::cells::{self, ScreenCells};
 use super::scan::next_control;
-use crate::limits::MAX_TERMINAL_SIZE;
-use crate::sync::lock;
+use crate::base::limits::MAX_TERMINAL_SIZE;
+use crate::base::sync::lock;
 
 /// Queued bytes are emulated once this many are waiting (at least).
 const BATCH: usize = 512 * 1024;
