@@ -438,8 +438,8 @@ export class Execution {
       const info = this.service.getResult(this.handle, { maxOutputSize: 1 });
       this.seenBytes = info.totalBytes;
       // The job has ended: its screen is final, one read serves the render and the
-      // result. Read off the JS thread, as the paced renders' (it may first emulate up
-      // to 512 KiB of output still queued for the screen: src/output/screen.rs).
+      // result. Read off the JS thread, as the paced renders' (it may first emulate a
+      // batch of output still queued for the screen: src/output/screen.rs).
       const screen = this.pty ? this.gridOf(await this.service.readScreenPacked(this.handle, { scrollback: this.maxLines() })) : undefined;
       this.render(true, screen);
       // The events and the log get the rest of the text (the drain under way, if any,
