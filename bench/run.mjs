@@ -369,7 +369,7 @@ async function main() {
 
 /** The sandbox's cost per job, from bench/sandbox-cost.mjs (`RESULT` line), or null. */
 async function measureSandboxCost() {
-  const [n, rounds] = quick ? [30, 4] : [100, 8];
+  const [n, rounds] = quick ? [30, 6] : [50, 20];
   const t = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(here, 'sandbox-cost.mjs'), `--n=${n}`, `--rounds=${rounds}`, '--json'], {
