@@ -5,7 +5,7 @@
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
 use crate::sandbox::{Enforced, Network, SandboxChoice, SandboxSpec};
 
 #[napi(object)]
