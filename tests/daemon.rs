@@ -483,3 +483,30 @@ print("connected, got", len(got), "bytes")
     // The daemon still serves its own user.
     assert_eq!(c.ok("getActiveProcesses", json!({})).as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn stop_ends_the_daemon_and_its_jobs() {
+    let mut daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    c.ok("start", json!({"command": "sleep 3061"}));
+    eventually("the job", || !with_marker("sleep 3061").is_empty());
+    let out = Command::new(BIN)
+        .arg("--stop")
+        .arg("--socket")
+        .arg(&daemon.socket)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Told before it went: a `bye`.
+    let bye = c.read().expect("a bye before the close");
+    assert_eq!(bye["event"], "bye", "{bye}");
+    eventually("the daemon's exit", || !daemon.alive());
+    eventually("the job's death", || with_marker("sleep 3061").is_empty());
+    let again = Command::new(BIN)
+        .arg("--stop")
+        .arg("--socket")
+        .arg(&daemon.socket)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains("no daemon"));
+}
