@@ -510,3 +510,25 @@ fn stop_ends_the_daemon_and_its_jobs() {
         .unwrap();
     assert!(String::from_utf8_lossy(&again.stderr).contains("no daemon"));
 }
+
+#[test]
+fn an_unkept_run_still_waiting_dies_with_its_connection() {
+    let daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    c.send("run", json!({"command": "sleep 3071", "options": {"keep": false}}));
+    c.send("run", json!({"command": "sleep 3072"}));
+    eventually("the runs' jobs", || with_marker("sleep 307").len() == 2);
+    drop(c);
+    eventually("the unkept run's death", || with_marker("sleep 3071").is_empty());
+    let mut other = daemon.client();
+    let list = other.ok("getActiveProcesses", json!({}));
+    let running: Vec<&Value> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["status"] == "running")
+        .collect();
+    assert_eq!(running.len(), 1, "{list}");
+    assert_eq!(running[0]["command"], "sleep 3072");
+    other.ok("kill", json!({"handle": running[0]["handle"]}));
+}

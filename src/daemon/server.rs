@@ -2,7 +2,7 @@
 //! connection (requests in, replies and events out), the idle exit.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -56,8 +56,6 @@ pub struct Conn {
     pub next_sub: u32,
     /// Told a subscription's id when it has an event to take.
     pub events: mpsc::UnboundedSender<u32>,
-    /// `run`s with `keep: false` not yet answered: their jobs have no handle here yet.
-    pub unkept_runs: Arc<AtomicUsize>,
 }
 
 /// A message as a frame.
@@ -194,7 +192,6 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
         subs: Arc::new(Mutex::new(HashMap::new())),
         next_sub: 1,
         events,
-        unkept_runs: Arc::new(AtomicUsize::new(0)),
     };
     let subs = conn.subs.clone();
     let pump_out = out.clone();
