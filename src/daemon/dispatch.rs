@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-use super::server::{send_reply, Conn};
+use super::conn::{send_reply, Conn};
 use super::state::Hosted;
 use super::wire;
 use crate::error::{ErrorCode, Result, ServiceError};
