@@ -580,3 +580,17 @@ sys.stdin.read()
     assert_eq!(kept["attached"], "none");
     c.ok("kill", json!({"handle": kept["handle"]}));
 }
+
+#[test]
+fn exit_daemon_spares_running_jobs_unless_told() {
+    let mut daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    c.ok("start", json!({"command": "sleep 3101"}));
+    let refused = c.call("exitDaemon", json!({}));
+    assert_eq!(refused["error"]["code"], "DAEMON_BUSY", "{refused}");
+    assert_eq!(refused["error"]["jobs"], 1);
+    assert!(daemon.alive());
+    c.ok("exitDaemon", json!({"killJobs": true}));
+    eventually("the daemon's exit", || !daemon.alive());
+    eventually("the job's death", || with_marker("sleep 3101").is_empty());
+}

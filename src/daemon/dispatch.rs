@@ -82,6 +82,17 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
         "open" => open(conn, p).into(),
         "checkCommand" => check_command(p).into(),
         "exitDaemon" => {
+            // A client replacing a daemon of another version asks when it saw no jobs;
+            // one started since by another client is not ended without `killJobs`.
+            let kill_jobs = p.get("killJobs").and_then(Value::as_bool).unwrap_or(false);
+            let running = conn.daemon.state.running_jobs();
+            if running > 0 && !kill_jobs {
+                return Now::Reply(Err(json!({
+                    "code": "DAEMON_BUSY",
+                    "message": format!("the daemon has {running} running job(s): exitDaemon with killJobs: true ends them"),
+                    "jobs": running,
+                })));
+            }
             send_reply(&conn.out, id, Ok(Value::Null));
             conn.daemon.request_exit();
             Now::Later
