@@ -594,3 +594,30 @@ fn exit_daemon_spares_running_jobs_unless_told() {
     eventually("the daemon's exit", || !daemon.alive());
     eventually("the job's death", || with_marker("sleep 3101").is_empty());
 }
+
+#[test]
+fn screens_come_whole_and_packed() {
+    let daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    let h = c.ok(
+        "start",
+        json!({"command": "printf '\\033[31mred\\033[0m plain\\n'; sleep 3111"}),
+    )["handle"]
+        .clone();
+    c.ok(
+        "waitFor",
+        json!({"handle": h, "options": {"pattern": "plain", "fromStart": true}}),
+    );
+    let screen = c.ok("getScreen", json!({"handle": h}));
+    assert_eq!(screen["lines"][0][0]["text"], "red", "{screen}");
+    assert_eq!(screen["lines"][0][0]["fg"], "#800000");
+    let packed = c.ok("readScreenPacked", json!({"handle": h}));
+    assert!(packed["text"].as_str().unwrap().starts_with("red plain"), "{packed}");
+    let colors = packed["colors"].as_array().unwrap();
+    assert_eq!(
+        colors[packed["runFg"][0].as_u64().unwrap() as usize],
+        screen["lines"][0][0]["fg"]
+    );
+    assert_eq!(packed["runLengths"][0], 3);
+    c.ok("kill", json!({"handle": h}));
+}
