@@ -621,3 +621,23 @@ fn screens_come_whole_and_packed() {
     assert_eq!(packed["runLengths"][0], 3);
     c.ok("kill", json!({"handle": h}));
 }
+
+#[test]
+fn a_daemon_started_as_the_old_one_exits_takes_over() {
+    let mut old = Daemon::start(60_000);
+    let mut c = old.client();
+    // As a client replacing a daemon of another version: exit, and start one at once.
+    let id = c.send("exitDaemon", json!({}));
+    let new = spawn_daemon(&old.socket, 60_000);
+    assert!(c.reply(id).get("error").is_none());
+    eventually("the old daemon's exit", || !old.alive());
+    let mut new = Daemon {
+        child: new,
+        socket: old.socket.clone(),
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    eventually("the new daemon's socket", || UnixStream::connect(&new.socket).is_ok());
+    let mut c = Client::connect(&new.socket);
+    c.ok("hello", json!({"version": "t", "protocol": 1, "pid": 1}));
+    assert!(new.alive());
+}
