@@ -641,3 +641,32 @@ fn a_daemon_started_as_the_old_one_exits_takes_over() {
     c.ok("hello", json!({"version": "t", "protocol": 1, "pid": 1}));
     assert!(new.alive());
 }
+
+#[test]
+fn large_reads_come_in_pieces_that_fit_a_message() {
+    let daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    let run = c.ok(
+        "run",
+        json!({"command": "yes 0123456789 | head -c 3000000", "options": {"mode": "pipes"}}),
+    );
+    assert_eq!(run["exitCode"], 0, "{run}");
+    let (mut since, mut text, mut reads) = (0u64, 0usize, 0);
+    loop {
+        let chunk = c.ok(
+            "readOutput",
+            json!({"handle": run["handle"], "options": {"since": since, "maxBytes": 16 << 20}}),
+        );
+        assert_eq!(chunk["omitted"], 0);
+        let got = chunk["text"].as_str().unwrap().len();
+        assert!(got <= 2 << 20, "a reply of {got} bytes");
+        if got == 0 {
+            break;
+        }
+        text += got;
+        reads += 1;
+        since = chunk["next"].as_u64().unwrap();
+    }
+    assert_eq!(text, 3_000_000);
+    assert_eq!(reads, 2);
+}

@@ -18,6 +18,10 @@ use crate::service::options::{self, whole};
 use crate::service::request::{Launched, DEFAULT_KILL_GRACE};
 use crate::service::Service;
 
+/// The most `readOutput` answers in one reply over the wire (its `maxBytes` is
+/// clamped to this; in process the bound is `output::read::MAX_READ_BYTES`).
+const MAX_READ_REPLY: usize = 2 << 20;
+
 /// What a method answers now: a value, an error, or nothing yet (a task replies).
 enum Now {
     Reply(std::result::Result<Value, Value>),
@@ -191,6 +195,12 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
                     max_bytes: number_param(p, "maxBytes")?,
                 });
                 let (since, max) = options::read_args(o.since, o.max_bytes)?;
+                // Checked as in process, then held to what fits one message even when
+                // every byte needs JSON's six-byte escape: the reader goes on from `next`.
+                let max = Some(
+                    max.unwrap_or(crate::output::read::DEFAULT_READ_BYTES)
+                        .min(MAX_READ_REPLY),
+                );
                 Ok(wire::output_chunk(target.service.read_output(local, since, max)?))
             };
             read().into()
