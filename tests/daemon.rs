@@ -670,3 +670,18 @@ fn large_reads_come_in_pieces_that_fit_a_message() {
     assert_eq!(text, 3_000_000);
     assert_eq!(reads, 2);
 }
+
+#[test]
+fn a_signal_ends_the_daemon_and_its_jobs_and_removes_its_socket() {
+    for signal in [libc::SIGTERM, libc::SIGHUP] {
+        let mut daemon = Daemon::start(60_000);
+        let mut c = daemon.client();
+        c.ok("start", json!({"command": "sleep 3121"}));
+        eventually("the job", || !with_marker("sleep 3121").is_empty());
+        unsafe { libc::kill(daemon.child.id() as i32, signal) };
+        eventually("the daemon's exit", || !daemon.alive());
+        assert!(daemon.child.wait().unwrap().success(), "signal {signal}");
+        assert!(!daemon.socket.exists());
+        eventually("the job's death", || with_marker("sleep 3121").is_empty());
+    }
+}

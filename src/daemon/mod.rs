@@ -46,7 +46,7 @@ pub enum Ended {
     AlreadyRunning,
 }
 
-/// Serves until idle, `exitDaemon` or SIGTERM/SIGINT; every job is killed on the way
+/// Serves until idle, `exitDaemon` or SIGTERM/SIGINT/SIGHUP; every job is killed on the way
 /// out. Blocks the calling thread; makes its own runtime.
 pub fn run(config: Config) -> Result<Ended, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()

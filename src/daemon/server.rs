@@ -49,6 +49,8 @@ pub async fn serve(config: Config) -> Result<Ended, String> {
     let mut idle_since: Option<Instant> = None;
     let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;
+    // Its terminal closed (`native-shell-service daemon` in a window that went away).
+    let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
     let reason = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -70,6 +72,7 @@ pub async fn serve(config: Config) -> Result<Ended, String> {
             _ = daemon.exit.notified() => break "asked to exit",
             _ = term.recv() => break "SIGTERM",
             _ = int.recv() => break "SIGINT",
+            _ = hup.recv() => break "SIGHUP",
         }
     };
     eprintln!("native-shell-daemon: exiting ({reason})");
