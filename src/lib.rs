@@ -34,3 +34,7 @@ pub mod wait;
 
 #[cfg(feature = "node")]
 mod binding;
+
+/// The per-user daemon: the core behind a unix socket (`src/bin/native-shell-daemon.rs`).
+#[cfg(unix)]
+pub mod daemon;

@@ -6,6 +6,7 @@
 //! every live service for the exit hook. The queries and the ending of jobs are here.
 
 mod admission;
+pub mod options;
 mod interaction;
 mod launch;
 mod registry;
@@ -338,6 +339,12 @@ impl Service {
         let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
         // Found only now, when asked: an idle job is never looked at on a timer.
         jobs.iter().map(|job| process_info(job, detached_pids(job))).collect()
+    }
+
+    /// Every job's handle and whether it runs, cheaply (no process table read): for a
+    /// front-end that hosts many services (the daemon's idle check).
+    pub fn handles(&self) -> Vec<(u32, bool)> {
+        lock(&self.inner.jobs).iter().map(|(&h, job)| (h, job.is_running())).collect()
     }
 
     pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
