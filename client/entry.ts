@@ -52,3 +52,8 @@ export function withDaemon<T extends NativeExports>(native: T, pkg: PackageInfo)
   wrapped.set(native, out);
   return out;
 }
+
+/** True for a daemon client (its methods return promises), false for the in-process service. */
+export function isDaemonClient(service: unknown): service is DaemonShellExecutionService {
+  return service instanceof DaemonShellExecutionService;
+}

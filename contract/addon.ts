@@ -12,7 +12,9 @@ import { dirname, join } from 'node:path';
 
 import type * as Addon from 'native-shell-service';
 
-import { type NativeExports, withDaemon } from '../client/entry.js';
+import { isDaemonClient, type NativeExports, withDaemon } from '../client/entry.js';
+
+export { isDaemonClient };
 
 import type { RunResult } from 'native-shell-service';
 
