@@ -5,4 +5,17 @@
 const native = require('./index.js')
 const { withDaemon } = require('./dist/client/entry.js')
 
-module.exports = withDaemon(native, { packageRoot: __dirname, version: require('./package.json').version })
+const entry = withDaemon(native, { packageRoot: __dirname, version: require('./package.json').version })
+
+// One assignment per name (not `module.exports = entry`), so Node's CommonJS lexer sees
+// them and `import { ShellExecutionService } from 'native-shell-service'` works from ESM.
+module.exports.ShellExecutionService = entry.ShellExecutionService
+module.exports.JsShellExecutionService = entry.JsShellExecutionService
+module.exports.checkCommand = entry.checkCommand
+module.exports.CommandDecision = entry.CommandDecision
+module.exports.ContainmentMode = entry.ContainmentMode
+module.exports.JobMode = entry.JobMode
+module.exports.JobStatus = entry.JobStatus
+module.exports.RunStatus = entry.RunStatus
+module.exports.WaitStatus = entry.WaitStatus
+module.exports.__napiBindingTarget = entry.__napiBindingTarget

@@ -27,7 +27,7 @@ export function daemonBinary(packageRoot: string): string {
     return override;
   }
   const addon = loadedAddon();
-  const candidates = [...(addon ? [join(dirname(addon), BINARY)] : []), join(packageRoot, BINARY)];
+  const candidates = [...new Set([...(addon ? [join(dirname(addon), BINARY)] : []), join(packageRoot, BINARY)])];
   const found = candidates.find((c) => existsSync(c));
   if (!found) {
     throw codedError(

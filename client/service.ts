@@ -72,6 +72,7 @@ interface Hello {
 }
 
 interface Queued {
+  /** Empty: not a request, only waits for the connection (the getters). */
   method: string;
   params: Record<string, unknown>;
   resolve(value: unknown): void;
@@ -90,8 +91,8 @@ export class DaemonShellExecutionService implements DaemonServiceType {
   private connecting = false;
   private queue: Queued[] = [];
   private info: DaemonInfo | null = null;
-  private opened: Promise<Opened>;
-  private resolveOpened: (o: Opened) => void = () => {};
+  /** What `open` answered on the live connection. */
+  private opened: Opened | null = null;
   private readonly listeners = new Map<number, Listener>();
   /** Output events of subscriptions whose `subscribe` reply has not come yet (the latest of each). */
   private readonly early = new Map<number, OutputEvent>();
@@ -119,7 +120,6 @@ export class DaemonShellExecutionService implements DaemonServiceType {
       ...(service.ioDir ? { ioDir: resolvePath(service.ioDir) } : {}),
       env: { ...inherited(), ...(service.env ?? {}) },
     };
-    this.opened = this.newOpened();
     // Connect now, in the background: `daemon` and the getters fill in; a failure
     // here is reported by the first call (which tries again).
     this.ensureConnecting();
@@ -131,19 +131,19 @@ export class DaemonShellExecutionService implements DaemonServiceType {
   }
 
   get outputDir(): Promise<string> {
-    return this.opened.then((o) => o.outputDir);
+    return this.whenOpened().then((o) => o.outputDir);
   }
 
   get projectRoot(): Promise<string> {
-    return this.opened.then((o) => o.projectRoot);
+    return this.whenOpened().then((o) => o.projectRoot);
   }
 
   get containment(): Promise<ContainmentMode> {
-    return this.opened.then((o) => o.containment);
+    return this.whenOpened().then((o) => o.containment);
   }
 
   get sessionId(): Promise<string> {
-    return this.opened.then((o) => o.sessionId);
+    return this.whenOpened().then((o) => o.sessionId);
   }
 
   run(command: string, options?: RunOptions | null): Promise<RunResult> {
@@ -266,11 +266,14 @@ export class DaemonShellExecutionService implements DaemonServiceType {
 
   // ---------------------------------------------------------------------------------
 
-  private newOpened(): Promise<Opened> {
-    const p = new Promise<Opened>((r) => {
-      this.resolveOpened = r;
+  /** The service as opened on the live connection; connects first if needed (and rejects as a call would). */
+  private whenOpened(): Promise<Opened> {
+    const live = this.live;
+    if (live && !live.closed && this.opened) return Promise.resolve(this.opened);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ method: '', params: {}, resolve: resolve as (v: unknown) => void, reject });
+      this.ensureConnecting();
     });
-    return p;
   }
 
   private call(method: string, params: Record<string, unknown>): Promise<unknown> {
@@ -303,7 +306,10 @@ export class DaemonShellExecutionService implements DaemonServiceType {
         this.connecting = false;
         const queued = this.queue;
         this.queue = [];
-        for (const q of queued) this.tracked(link.request(q.method, q.params)).then(q.resolve, q.reject);
+        for (const q of queued) {
+          if (q.method === '') q.resolve(this.opened);
+          else this.tracked(link.request(q.method, q.params)).then(q.resolve, q.reject);
+        }
         this.updateRef();
       },
       (e: Error) => {
@@ -349,8 +355,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
       }
       this.info = { pid: hello.pid, socket: this.socket, version: hello.version };
       this.live = link;
-      this.resolveOpened(opened);
-      this.opened = Promise.resolve(opened);
+      this.opened = opened;
       return link;
     }
   }
@@ -420,7 +425,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
     this.info = null;
     this.listeners.clear();
     this.early.clear();
-    this.opened = this.newOpened();
+    this.opened = null;
   }
 }
 
