@@ -39,13 +39,14 @@ if (args.reps) SIZES.reps = SIZES.heavyReps = SIZES.idleReps = Number(args.reps)
 const LINE = 64; // bytes per line of the generated text file, newline included
 const HEAD_BYTES = 1_000_000; // `head -c` in the completeness runs: 15625 whole lines
 
-const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'addon-events', 'addon-sandbox', 'addon-bwrap', 'node-pty', 'xterm', 'gemini', 'compat', 'pipes', 'limit-pty', 'limit-pipe'];
+const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'addon-events', 'addon-daemon', 'addon-sandbox', 'addon-bwrap', 'node-pty', 'xterm', 'gemini', 'compat', 'pipes', 'limit-pty', 'limit-pipe'];
 const LABEL = {
   'addon-text': 'addon PTY, text view',
   'addon-screen': 'addon PTY, screen view',
   'addon-pipes': 'addon pipes',
   'addon-poll': 'addon, 100 ms polling',
   'addon-events': 'addon PTY, onOutput events',
+  'addon-daemon': 'addon PTY through its daemon',
   'addon-sandbox': 'addon PTY, sandboxed',
   'addon-bwrap': 'addon PTY, command in bwrap',
   'node-pty': 'node-pty raw',
@@ -211,6 +212,10 @@ function rows(results) {
     [`Python round trip: p99 ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => quantile(r.samples, 0.99))],
     [`${SIZES.idleN} idle jobs: CPU ms over ${SIZES.idleSeconds} s`, (p) => perRep('idle', p, (r) => r.cpuMs)],
     [`idle: RSS per job, KiB`, (p) => perRep('idle', p, (r) => r.rssPerJobKiB)],
+    [`idle: the daemon's RSS with ${SIZES.idleN} idle jobs, MiB (per job, KiB)`, (p) => {
+      const rs = get('idle', p).filter((r) => ok(r) && r.daemonRssMiB !== undefined);
+      return rs.length ? `${fmt(median(rs.map((r) => r.daemonRssMiB)))} (${fmt(median(rs.map((r) => r.daemonRssPerJobKiB)))})` : '—';
+    }],
     [`idle: threads before → with ${SIZES.idleN} jobs`, (p) => {
       const rs = get('idle', p).filter(ok);
       return rs.length ? `${median(rs.map((r) => r.threads0))} → ${median(rs.map((r) => r.threads1))}` : '—';
@@ -273,6 +278,8 @@ function ratios(results) {
     ['compat', 'gemini'],
     ['addon-sandbox', 'addon-text'],
     ['addon-sandbox', 'addon-bwrap'],
+    // Issue 32's goals: through the daemon ≤ 1.5× the in-process time, ≥ 50 % of its cat throughput.
+    ['addon-daemon', 'addon-text'],
   ];
   const catLabel = `cat ${SIZES.catMiB} MiB: MiB/s until the text`;
   const seqLabel = `seq 1 ${SIZES.seqLines}`;

@@ -150,10 +150,12 @@ async function runNode() {
       case 'idle': {
         const rss0 = rss();
         const threads0 = threads();
+        const daemon0 = peer.daemonRssKiB?.() ?? null;
         const jobs = [];
         for (let i = 0; i < params.n; i++) jobs.push(await peer.idle('sleep 600'));
         await sleep(1000);
         const rss1 = rss();
+        const daemon1 = peer.daemonRssKiB?.() ?? null;
         const threads1 = threads();
         const cpu0 = process.cpuUsage();
         const t0 = performance.now();
@@ -166,6 +168,7 @@ async function runNode() {
           cpuMs,
           cpuPct: (100 * cpuMs) / wall,
           rssPerJobKiB: (rss1 - rss0) / params.n / 1024,
+          ...(daemon1 !== null ? { daemonRssMiB: daemon1 / 1024, daemonRssPerJobKiB: (daemon1 - daemon0) / params.n } : {}),
           threads0,
           threads1,
         };
