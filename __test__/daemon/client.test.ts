@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { itIf } from '../gates';
 import { alive, expectCode } from '../helpers';
-import { eventuallyAsync, ROOT, place, runAs, seen, ShellExecutionService, stopDaemons } from './setup';
+import { entry, eventuallyAsync, ROOT, place, runAs, seen, ShellExecutionService, stopDaemons } from './setup';
 
 afterAll(stopDaemons, 120_000);
 
@@ -222,6 +222,54 @@ describe('a daemon client', () => {
       await s.shutdown({ killJobs: true });
     }
   }, 120_000);
+
+  it('two clients starting at once get one daemon', async () => {
+    const p = place();
+    const clients = Array.from({ length: 3 }, () => new ShellExecutionService({ projectRoot: p.project, daemon: p.daemon }));
+    try {
+      await Promise.all(clients.map((c) => c.sessionId));
+      const pids = new Set(clients.map((c) => c.daemon!.pid));
+      for (const pid of pids) seen(pid);
+      expect(pids.size).toBe(1);
+    } finally {
+      await Promise.all(clients.map((c) => c.shutdown()));
+    }
+  }, 60_000);
+
+  it('meets a daemon of another version: replaces it when idle, else DAEMON_VERSION saying what to do', async () => {
+    const { withDaemon } = require(join(ROOT, 'dist', 'client', 'entry.js')) as typeof import('../../client/entry');
+    const native = require(join(ROOT, 'index.js'));
+    const future = withDaemon({ ...native }, { packageRoot: ROOT, version: '99.0.0' }) as unknown as typeof entry;
+    const p = place();
+    // A daemon of this version holding a job: the other version must not touch it.
+    const s = new ShellExecutionService({ projectRoot: p.project, daemon: p.daemon });
+    try {
+      const job = await s.start('exec sleep 600', { mode: 'pipes' });
+      const pid = s.daemon!.pid;
+      seen(pid);
+      const other = new future.ShellExecutionService({ projectRoot: p.project, daemon: p.daemon });
+      const e = await expectCode(other.getActiveProcesses(), 'DAEMON_VERSION');
+      expect(e.message).toContain('holds 1 job');
+      expect(e.message).toContain('99.0.0');
+      expect(alive(pid) && alive(job.pid)).toBe(true);
+      await s.kill(job.handle);
+      await s.shutdown();
+      // Idle now: the other version's client asks it to exit and starts its own (which,
+      // being this build's binary, is again not 99.0.0: refused, with nothing lost).
+      const again = new future.ShellExecutionService({ projectRoot: p.project, daemon: p.daemon });
+      await expectCode(again.getActiveProcesses(), 'DAEMON_VERSION');
+      expect(await eventuallyAsync(() => !alive(pid))).toBe(true);
+    } finally {
+      await s.shutdown({ killJobs: true });
+    }
+  }, 120_000);
+
+  it('the entry exports what the generated loader does, its class the in-process service', () => {
+    const native = require(join(ROOT, 'index.js'));
+    expect(Object.keys(entry).sort()).toEqual(expect.arrayContaining(Object.keys(native).sort()));
+    for (const k of Object.keys(native)) if (k !== 'ShellExecutionService' && k !== 'JsShellExecutionService') expect(entry[k as keyof typeof entry]).toBe(native[k]);
+    expect(() => new native.ShellExecutionService({ daemon: true })).toThrow(/package entry/);
+  });
 
   it('refuses a socket directory another could control (DAEMON_UNAVAILABLE)', async () => {
     const p = place();
