@@ -30,6 +30,9 @@ fn main() {
             other => usage(&format!("unknown argument {other:?}")),
         }
     }
+    // Holds no directory busy (a client's project may be unmounted or removed); every
+    // service names its project root.
+    let _ = std::env::set_current_dir("/");
     let config = daemon::Config {
         socket: socket.unwrap_or_else(daemon::default_socket),
         idle_exit,
