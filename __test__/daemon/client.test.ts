@@ -2,7 +2,7 @@
 // second processes, another real uid. Every test has its own socket (a temp directory)
 // and a short idle exit; afterAll stops every daemon and checks it is gone.
 import { spawn } from 'node:child_process';
-import { existsSync, linkSync, chmodSync, mkdirSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,19 @@ import { alive, expectCode } from '../helpers';
 import { entry, eventuallyAsync, ROOT, place, runAs, seen, ShellExecutionService, stopDaemons } from './setup';
 
 afterAll(stopDaemons, 120_000);
+
+/** Every thread of `pid` is stopped (state T). */
+function stopped(pid: number): boolean {
+  try {
+    const tasks = readdirSync(`/proc/${pid}/task`);
+    return tasks.every((t) => {
+      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T';
+    });
+  } catch {
+    return false;
+  }
+}
 
 /** Runs `fixtures/owner.cjs` and resolves with its JSON line (the child still runs). */
 function owner(socket: string, project: string) {
@@ -134,6 +147,9 @@ describe('a daemon client', () => {
       const pid = s.daemon!.pid;
       seen(pid);
       process.kill(pid, 'SIGSTOP');
+      // The stop lands when each of the daemon's threads next enters the kernel: wait
+      // until every one of them is stopped, or a call made now could still be answered.
+      expect(await eventuallyAsync(() => stopped(pid))).toBe(true);
       try {
         const settled: string[] = [];
         const note = <T>(name: string, promise: Promise<T>) => promise.finally(() => settled.push(name));
