@@ -24,6 +24,11 @@ export class Link {
   private readonly reader = new FrameReader();
   private ended = false;
   private bye: string | null = null;
+  private resolveEnded: () => void = () => {};
+  /** Settles once the connection has ended (pending calls rejected, `closed` reported). */
+  readonly whenClosed = new Promise<void>((resolve) => {
+    this.resolveEnded = resolve;
+  });
 
   private constructor(
     private readonly socket: Socket,
@@ -122,5 +127,6 @@ export class Link {
     for (const p of pending) p.reject(codedError('DAEMON_LOST', `the connection to the daemon was lost (${why}); the call's outcome is unknown`));
     this.socket.destroy();
     this.events.closed(why);
+    this.resolveEnded();
   }
 }

@@ -252,16 +252,13 @@ export class DaemonShellExecutionService implements DaemonServiceType {
    * A later call connects again.
    */
   async shutdown(options?: ShutdownOptions | null): Promise<void> {
-    const killJobs = options?.killJobs === true;
-    if (killJobs) await this.call('shutdown', { killJobs: true });
+    // A connection being made is let finish (or fail) first; none made: nothing to end.
+    if (this.connecting) await this.whenOpened().catch(() => undefined);
     const current = this.live;
-    if (current && !current.closed) {
-      current.close();
-      await new Promise<void>((r) => {
-        const check = () => (current.closed ? r() : setTimeout(check, 5));
-        check();
-      });
-    }
+    if (!current || current.closed) return;
+    if (options?.killJobs === true) await this.call('shutdown', { killJobs: true });
+    current.close();
+    await current.whenClosed;
   }
 
   // ---------------------------------------------------------------------------------
@@ -342,7 +339,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
         }
         // An idle daemon of another version: asked to exit, and one of ours started.
         await link.request('exitDaemon', {}).catch(() => {});
-        await waitClosed(link);
+        await link.whenClosed;
         replaced = true;
         continue;
       }
@@ -434,13 +431,6 @@ function inherited(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (typeof v === 'string') env[k] = v;
   return env;
-}
-
-function waitClosed(link: Link): Promise<void> {
-  return new Promise((r) => {
-    const check = () => (link.closed ? r() : setTimeout(check, 10));
-    check();
-  });
 }
 
 /** A packed screen from the wire (plain arrays) with the typed arrays of the in-process one. */

@@ -55,6 +55,11 @@ describe('mcp --daemon', () => {
       const asked = await second.call('send_input', { handle, input: 'print(x + 1)', ai_callback_pattern: '>>> ' });
       expect(asked.isError).toBe(false);
       expect(asked.text).toContain('42');
+      // The job's files, as resources under the daemon's handle (the first session's folder).
+      const { resources } = await second.client.listResources();
+      expect(resources.map((r) => r.uri)).toContain(`shell-job://${handle}/stdout.txt`);
+      const read = await second.client.readResource({ uri: `shell-job://${handle}/info.json` });
+      expect((read.contents[0] as { text: string }).text).toContain('python3 -q');
       const killed = await second.call('kill', { handle });
       expect(killed.text).toMatch(new RegExp(`^Process ${handle} \\(python3 -q\\) terminated`));
       expect((await second.call('jobs')).text).not.toContain(`Handle: ${handle}\n`);
