@@ -38,11 +38,17 @@ export function daemonBinary(packageRoot: string): string {
   return found;
 }
 
+/** A daemon this client started: how it ended, if it did (`null` while it runs). */
+export interface Launched {
+  exitCode(): number | null;
+}
+
 /**
  * Starts a daemon for `socket` and returns at once (the caller connects with retries).
- * Two clients may both start one: the daemon that loses the lock exits (docs/daemon.md).
+ * Two clients may both start one: the daemon that loses the lock exits 0 at once
+ * (docs/daemon.md); one that cannot serve exits non-zero, saying why in daemon.log.
  */
-export async function launchDaemon(binary: string, socket: string, idleExitMs: number | undefined): Promise<void> {
+export async function launchDaemon(binary: string, socket: string, idleExitMs: number | undefined): Promise<Launched> {
   const log = await open(join(dirname(socket), 'daemon.log'), 'a', 0o600);
   try {
     const args = ['--socket', socket, ...(idleExitMs !== undefined ? ['--idle-exit-ms', String(idleExitMs)] : [])];
@@ -51,7 +57,12 @@ export async function launchDaemon(binary: string, socket: string, idleExitMs: n
       child.once('spawn', resolve);
       child.once('error', (e) => reject(codedError('DAEMON_UNAVAILABLE', `cannot start the daemon ${binary}: ${e.message}`)));
     });
+    let code: number | null = null;
+    child.once('exit', (c, signal) => {
+      code = c ?? (signal ? 128 : 1);
+    });
     child.unref();
+    return { exitCode: () => code };
   } finally {
     await log.close();
   }

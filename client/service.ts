@@ -6,7 +6,9 @@
 // Calls made before the connection is up (or after it was lost) queue and go out in
 // the order they were made, once `hello` and `open` have been answered: a `writeToPty`
 // made after a `sendInput` reaches the job after it, as in process.
-import { resolve as resolvePath } from 'node:path';
+
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 
 import type {
   CommandCheck,
@@ -38,7 +40,8 @@ import type {
 } from 'native-shell-service';
 
 import { codedError } from './errors.js';
-import { daemonBinary, launchDaemon } from './launch.js';
+
+import { daemonBinary, type Launched, launchDaemon } from './launch.js';
 import { Link } from './link.js';
 import { checkSocketDir, socketPath } from './place.js';
 
@@ -361,6 +364,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
   private async dial(): Promise<Link> {
     const deadline = Date.now() + CONNECT_WITHIN_MS;
     let launchedAt = 0;
+    let launched: Launched | null = null;
     let delay = 10;
     for (;;) {
       let link: Link;
@@ -383,8 +387,15 @@ export class DaemonShellExecutionService implements DaemonServiceType {
           `no daemon answered at ${this.socket} within ${CONNECT_WITHIN_MS / 1000} s (its log: daemon.log beside the socket)`,
         );
       }
+      // The daemon started here could not serve (not a lost race: that exits 0).
+      const code = launched?.exitCode() ?? null;
+      if (code !== null && code !== 0) {
+        const log = join(dirname(this.socket), 'daemon.log');
+        const tail = await readFile(log, 'utf8').then((t) => t.trim().split('\n').slice(-3).join(' | '), () => '');
+        throw codedError('DAEMON_UNAVAILABLE', `the daemon exited with status ${code} without serving ${this.socket}${tail ? `: ${tail}` : ''} (${log})`);
+      }
       if (launchedAt === 0 || Date.now() - launchedAt > RELAUNCH_AFTER_MS) {
-        await launchDaemon(daemonBinary(this.context.packageRoot), this.socket, this.idleExitMs);
+        launched = await launchDaemon(daemonBinary(this.context.packageRoot), this.socket, this.idleExitMs);
         launchedAt = Date.now();
       }
       await sleep(delay);

@@ -2,7 +2,7 @@
 // second processes, another real uid. Every test has its own socket (a temp directory)
 // and a short idle exit; afterAll stops every daemon and checks it is gone.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -287,6 +287,22 @@ describe('a daemon client', () => {
     for (const k of Object.keys(native)) if (k !== 'ShellExecutionService' && k !== 'JsShellExecutionService') expect(entry[k as keyof typeof entry]).toBe(native[k]);
     expect(() => new native.ShellExecutionService({ daemon: true })).toThrow(/package entry/);
   });
+
+  it('a daemon that cannot serve: DAEMON_UNAVAILABLE with what it said, without waiting out the connect bound', async () => {
+    const p = place();
+    const fake = join(p.base, 'broken-daemon');
+    writeFileSync(fake, '#!/bin/sh\necho "native-shell-daemon: cannot bind: a test of a broken daemon" >&2\nexit 1\n', { mode: 0o755 });
+    const real = process.env.NATIVE_SHELL_DAEMON_BIN;
+    process.env.NATIVE_SHELL_DAEMON_BIN = fake;
+    try {
+      const s = new ShellExecutionService({ projectRoot: p.project, daemon: p.daemon });
+      const e = await expectCode(s.getActiveProcesses(), 'DAEMON_UNAVAILABLE');
+      expect(e.message).toContain('exited with status 1');
+      expect(e.message).toContain('a test of a broken daemon');
+    } finally {
+      process.env.NATIVE_SHELL_DAEMON_BIN = real;
+    }
+  }, 60_000);
 
   it('refuses a socket directory another could control (DAEMON_UNAVAILABLE)', async () => {
     const p = place();
