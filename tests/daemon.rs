@@ -49,7 +49,10 @@ impl Daemon {
 
     fn client(&self) -> Client {
         let mut c = Client::connect(&self.socket);
-        let hello = c.call("hello", json!({"version": "test", "protocol": 1, "pid": std::process::id()}));
+        let hello = c.call(
+            "hello",
+            json!({"version": "test", "protocol": 1, "pid": std::process::id()}),
+        );
         assert_eq!(hello["result"]["protocol"], 1, "{hello}");
         let io = self.root().join("io");
         let open = c.call("open", json!({"projectRoot": self.root(), "ioDir": io}));
@@ -167,7 +170,9 @@ fn pid_alive(pid: i64) -> bool {
 fn with_marker(marker: &str) -> Vec<i64> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i64>() else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i64>() else {
+            continue;
+        };
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
         if String::from_utf8_lossy(&cmdline).replace('\0', " ").contains(marker) && pid_alive(pid) {
             found.push(pid);
@@ -181,7 +186,10 @@ fn calls_answer_as_in_process() {
     let daemon = Daemon::start(60_000);
     let mut c = daemon.client();
 
-    let run = c.ok("run", json!({"command": "echo hi; exit 3", "options": {"mode": "pipes"}}));
+    let run = c.ok(
+        "run",
+        json!({"command": "echo hi; exit 3", "options": {"mode": "pipes"}}),
+    );
     assert_eq!(run["status"], "exited");
     assert_eq!(run["exitCode"], 3);
     assert_eq!(run["stdout"], "hi\n");
@@ -190,12 +198,18 @@ fn calls_answer_as_in_process() {
     let started = c.ok("start", json!({"command": "cat", "options": {}}));
     let h = started["handle"].as_u64().unwrap();
     let sub = c.ok("subscribe", json!({"handle": h}))["sub"].clone();
-    let answer = c.ok("sendInput", json!({"handle": h, "input": "ping", "options": {"pattern": "ping"}}));
+    let answer = c.ok(
+        "sendInput",
+        json!({"handle": h, "input": "ping", "options": {"pattern": "ping"}}),
+    );
     assert_eq!(answer["status"], "matched");
     assert_eq!(answer["handle"], h);
 
     // Ordered as sent: the wait is registered before the write reaches the job.
-    let wait = c.send("waitFor", json!({"handle": h, "options": {"pattern": "pong", "timeoutMs": 30000}}));
+    let wait = c.send(
+        "waitFor",
+        json!({"handle": h, "options": {"pattern": "pong", "timeoutMs": 30000}}),
+    );
     c.ok("writeToPty", json!({"handle": h, "base64": "cG9uZwo="}));
     let waited = c.reply(wait);
     assert_eq!(waited["result"]["status"], "matched", "{waited}");
@@ -207,7 +221,10 @@ fn calls_answer_as_in_process() {
     let killed = c.ok("kill", json!({"handle": h}));
     assert_eq!(killed["status"], "killed");
     eventually("the exit event", || {
-        if c.events.iter().any(|e| e["event"] == "output" && e["sub"] == sub && e["data"]["exited"] == true) {
+        if c.events
+            .iter()
+            .any(|e| e["event"] == "output" && e["sub"] == sub && e["data"]["exited"] == true)
+        {
             return true;
         }
         let message = c.read().unwrap();
@@ -219,12 +236,18 @@ fn calls_answer_as_in_process() {
     assert!(chunk["text"].as_str().unwrap().contains("pong"), "{chunk}");
 
     // Errors carry the in-process codes.
-    assert_eq!(c.call("getResult", json!({"handle": 9999}))["error"]["code"], "PROCESS_NOT_FOUND");
+    assert_eq!(
+        c.call("getResult", json!({"handle": 9999}))["error"]["code"],
+        "PROCESS_NOT_FOUND"
+    );
     assert_eq!(
         c.call("run", json!({"command": "true", "options": {"timeoutMs": -1}}))["error"]["code"],
         "INVALID_ARGUMENT"
     );
-    assert_eq!(c.call("run", json!({"command": "true", "options": 42}))["error"]["code"], "INVALID_ARGUMENT");
+    assert_eq!(
+        c.call("run", json!({"command": "true", "options": 42}))["error"]["code"],
+        "INVALID_ARGUMENT"
+    );
     let failed = c.call("start", json!({"command": "/nonexistent/x", "options": {"args": []}}));
     assert_eq!(failed["error"]["code"], "SPAWN_FAILED", "{failed}");
     assert_eq!(failed["error"]["result"]["status"], "failed");
@@ -235,33 +258,55 @@ fn calls_answer_as_in_process() {
 fn requests_before_hello_or_open_are_refused() {
     let daemon = Daemon::start(60_000);
     let mut c = Client::connect(&daemon.socket);
-    assert_eq!(c.call("start", json!({"command": "true"}))["error"]["code"], "INVALID_ARGUMENT");
+    assert_eq!(
+        c.call("start", json!({"command": "true"}))["error"]["code"],
+        "INVALID_ARGUMENT"
+    );
     c.ok("hello", json!({"version": "test", "protocol": 1, "pid": 1}));
-    assert_eq!(c.call("start", json!({"command": "true"}))["error"]["code"], "INVALID_ARGUMENT");
-    assert_eq!(c.ok("checkCommand", json!({"command": "rm -rf /"}))["roots"], json!(["rm"]));
+    assert_eq!(
+        c.call("start", json!({"command": "true"}))["error"]["code"],
+        "INVALID_ARGUMENT"
+    );
+    assert_eq!(
+        c.ok("checkCommand", json!({"command": "rm -rf /"}))["roots"],
+        json!(["rm"])
+    );
 }
 
 #[test]
 fn handles_outlive_their_connection_and_unkept_jobs_do_not() {
     let daemon = Daemon::start(60_000);
     let mut first = daemon.client();
-    let kept = first.ok("start", json!({"command": "echo started; sleep 300", "options": {"mode": "pipes"}}));
+    let kept = first.ok(
+        "start",
+        json!({"command": "echo started; sleep 300", "options": {"mode": "pipes"}}),
+    );
     let unkept = first.ok("start", json!({"command": "sleep 301", "options": {"keep": false}}));
     let (kept, unkept) = (kept["handle"].as_u64().unwrap(), unkept["handle"].as_u64().unwrap());
-    let unkept_pid = first.ok("getActiveProcesses", json!({}))
+    let unkept_pid = first
+        .ok("getActiveProcesses", json!({}))
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["handle"] == unkept)
         .map(|p| p["pid"].as_i64().unwrap())
         .unwrap();
-    first.ok("waitFor", json!({"handle": kept, "options": {"pattern": "started", "fromStart": true}}));
+    first.ok(
+        "waitFor",
+        json!({"handle": kept, "options": {"pattern": "started", "fromStart": true}}),
+    );
     drop(first);
 
     let mut second = daemon.client();
     eventually("the keep:false job's death", || !pid_alive(unkept_pid));
     let list = second.ok("getActiveProcesses", json!({}));
-    let entry = list.as_array().unwrap().iter().find(|p| p["handle"] == kept).cloned().unwrap();
+    let entry = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["handle"] == kept)
+        .cloned()
+        .unwrap();
     assert_eq!(entry["attached"], "none", "{entry}");
     assert_eq!(entry["status"], "running");
     let chunk = second.ok("readOutput", json!({"handle": kept}));
@@ -270,7 +315,13 @@ fn handles_outlive_their_connection_and_unkept_jobs_do_not() {
     let mine = second.ok("start", json!({"command": "sleep 302"}))["handle"].clone();
     let mut third = daemon.client();
     let list = third.ok("getActiveProcesses", json!({}));
-    let entry = list.as_array().unwrap().iter().find(|p| p["handle"] == mine).cloned().unwrap();
+    let entry = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["handle"] == mine)
+        .cloned()
+        .unwrap();
     assert_eq!(entry["attached"], "other");
     assert_eq!(second.ok("kill", json!({"handle": kept}))["status"], "killed");
     assert_eq!(third.ok("kill", json!({"handle": mine}))["status"], "killed");
@@ -335,7 +386,11 @@ fn a_directory_others_can_use_is_refused() {
     let run = dir.path().join("run");
     std::fs::create_dir(&run).unwrap();
     std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
-    let out = Command::new(BIN).arg("--socket").arg(run.join("d.sock")).output().unwrap();
+    let out = Command::new(BIN)
+        .arg("--socket")
+        .arg(run.join("d.sock"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("group and others"));
 }
@@ -407,12 +462,51 @@ except OSError:
 print("connected, got", len(got), "bytes")
 "#;
     let out = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "/usr/bin/python3",
+            "-c",
+            script,
+        ])
         .arg(&daemon.socket)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.trim(), "connected, got 0 bytes", "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        stdout.trim(),
+        "connected, got 0 bytes",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The daemon still serves its own user.
     assert_eq!(c.ok("getActiveProcesses", json!({})).as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn stop_ends_the_daemon_and_its_jobs() {
+    let mut daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    c.ok("start", json!({"command": "sleep 3061"}));
+    eventually("the job", || !with_marker("sleep 3061").is_empty());
+    let out = Command::new(BIN)
+        .arg("--stop")
+        .arg("--socket")
+        .arg(&daemon.socket)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Told before it went: a `bye`.
+    let bye = c.read().expect("a bye before the close");
+    assert_eq!(bye["event"], "bye", "{bye}");
+    eventually("the daemon's exit", || !daemon.alive());
+    eventually("the job's death", || with_marker("sleep 3061").is_empty());
+    let again = Command::new(BIN)
+        .arg("--stop")
+        .arg("--socket")
+        .arg(&daemon.socket)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains("no daemon"));
 }

@@ -1,5 +1,6 @@
 //! `native-shell-daemon [--socket PATH] [--idle-exit-ms N]`: the per-user daemon that
-//! owns jobs for clients that come and go (src/daemon/). Exit status: 0 when it served
+//! owns jobs for clients that come and go (src/daemon/). `--stop` asks the one on the
+//! socket to exit (its jobs are killed). Exit status: 0 when it served
 //! and ended (or another daemon already serves the socket), 2 for bad arguments or an
 //! unsupported platform, 1 when it could not serve.
 
@@ -11,6 +12,7 @@ fn main() {
 
     let mut socket = None;
     let mut idle_exit = daemon::DEFAULT_IDLE_EXIT;
+    let mut stop = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -19,16 +21,29 @@ fn main() {
                 Some(ms) => idle_exit = Duration::from_millis(ms),
                 None => usage("--idle-exit-ms takes a whole number of milliseconds"),
             },
+            "--stop" => stop = true,
             "--version" => {
                 println!("{}", daemon::VERSION);
                 return;
             }
             "-h" | "--help" => {
-                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N]");
+                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop]");
                 return;
             }
             other => usage(&format!("unknown argument {other:?}")),
         }
+    }
+    if stop {
+        let socket = socket.unwrap_or_else(daemon::default_socket);
+        match daemon::stop(&socket) {
+            Ok(true) => eprintln!("native-shell-daemon: the daemon on {} has exited", socket.display()),
+            Ok(false) => eprintln!("native-shell-daemon: no daemon on {}", socket.display()),
+            Err(message) => {
+                eprintln!("native-shell-daemon: {message}");
+                std::process::exit(1);
+            }
+        }
+        return;
     }
     // Holds no directory busy (a client's project may be unmounted or removed); every
     // service names its project root.
@@ -49,7 +64,7 @@ fn main() {
 
 #[cfg(unix)]
 fn usage(message: &str) -> ! {
-    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N]");
+    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop]");
     std::process::exit(2);
 }
 

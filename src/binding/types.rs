@@ -2,7 +2,7 @@
 //! "API" and index.d.ts), and their
 //! conversion from and to the core's plain Rust values.
 
-use std::time::Duration;
+use std::collections::BTreeMap;
 
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
@@ -15,9 +15,9 @@ use crate::error::{Result, ServiceError};
 use crate::history::HistoryEntry as CoreHistoryEntry;
 use crate::job::JobStatus as CoreJobStatus;
 use crate::kill::KillReport;
-use crate::output::screen::MAX_SCROLLBACK_LINES;
 use crate::platform::ContainmentMode as CoreContainmentMode;
 use crate::request as core;
+use crate::service::options;
 use crate::spawn::Mode as CoreMode;
 use crate::wait::WaitStatus as CoreWaitStatus;
 
@@ -372,38 +372,16 @@ pub struct HistoryEntry {
     pub output: String,
 }
 
-/// A non-negative whole number from JS, or `INVALID_ARGUMENT` naming the option.
-pub fn whole(name: &str, value: Option<f64>, max: f64) -> Result<Option<u64>> {
-    match value {
-        None => Ok(None),
-        Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= max => Ok(Some(v as u64)),
-        Some(v) => Err(ServiceError::invalid(format!(
-            "{name} must be a whole number from 0 to {max}, got {v}"
-        ))),
-    }
-}
+// The checks and defaults live in the core (`crate::service::options`), shared with
+// the daemon: both front-ends refuse the same input with the same messages. Here the
+// napi objects are only moved into the core's plain ones.
+pub use crate::service::options::{handle_arg, max_output, millis, scrollback_arg, whole, WaitArgs};
 
-/// A job's handle from JS: a whole number that fits a `u32`.
-pub fn handle_arg(handle: f64) -> Result<u32> {
-    Ok(whole("handle", Some(handle), f64::from(u32::MAX))?.unwrap_or_default() as u32)
-}
-
-/// Lines of scrollback a caller may name (a job keeps at most this many).
-pub fn scrollback_arg(value: Option<f64>) -> Result<usize> {
-    Ok(whole("scrollback", value, MAX_SCROLLBACK_LINES as f64)?.unwrap_or(0) as usize)
-}
-
-/// Milliseconds, at most a day.
-pub fn millis(name: &str, value: Option<f64>) -> Result<Option<Duration>> {
-    Ok(whole(name, value, 86_400_000.0)?.map(Duration::from_millis))
-}
-
-fn size(name: &str, value: Option<f64>, default: u16) -> Result<u16> {
-    Ok(whole(name, value, f64::from(u16::MAX))?.map_or(default, |v| v as u16))
-}
-
-pub fn max_output(value: Option<f64>) -> Result<usize> {
-    Ok(whole("maxOutputSize", value, 64.0 * 1024.0 * 1024.0)?.map_or(core::DEFAULT_MAX_OUTPUT, |v| v as usize))
+fn env_map(env: Option<EnvArg>) -> Result<Option<BTreeMap<String, String>>> {
+    Ok(env
+        .map(|e| EnvArg::pairs(Some(e)))
+        .transpose()?
+        .map(|pairs| pairs.into_iter().collect()))
 }
 
 impl ServiceOptions {
@@ -415,112 +393,68 @@ impl ServiceOptions {
                 "daemon mode is the package entry's (require('native-shell-service')); this in-process addon cannot start a daemon",
             ));
         }
-        Ok(core::ServiceConfig {
-            project_root: self.project_root.map(Into::into),
-            io_dir: self.io_dir.map(Into::into),
+        options::ServiceArgs {
+            project_root: self.project_root,
+            io_dir: self.io_dir,
             session_id: self.session_id,
-            env: EnvArg::pairs(self.env)?,
-            max_jobs: whole("maxJobs", self.max_jobs, 100_000.0)?.map(|v| v as usize),
-            keep_finished_jobs: whole("keepFinishedJobs", self.keep_finished_jobs, 100_000.0)?.map(|v| v as usize),
-            history_limit: whole("historyLimit", self.history_limit, 1_000_000.0)?.map(|v| v as usize),
+            env: env_map(self.env)?,
+            max_jobs: self.max_jobs,
+            keep_finished_jobs: self.keep_finished_jobs,
+            history_limit: self.history_limit,
             persist_output: self.persist_output,
-            disk_cap_bytes: None,
-            keep_job_dirs: None,
-            sandbox: sandbox::service_spec(self.sandbox)?,
-        })
+            sandbox: sandbox::flag_or(self.sandbox),
+        }
+        .into_config()
     }
 }
 
 pub fn run_request(command: String, options: Option<ObjectArg<RunOptions>>) -> Result<core::RunRequest> {
-    let mut req = core::RunRequest::new(command);
-    let Some(o) = ObjectArg::open(options)? else {
-        return Ok(req);
+    let args = match ObjectArg::open(options)? {
+        None => None,
+        Some(o) => Some(options::RunArgs {
+            directory: o.directory,
+            description: o.description,
+            args: o.args,
+            mode: o.mode,
+            shell: o.shell,
+            cols: o.cols,
+            rows: o.rows,
+            scrollback: o.scrollback,
+            env: env_map(o.env)?,
+            clear_env: o.clear_env,
+            timeout_ms: o.timeout_ms,
+            callback_delay_ms: o.callback_delay_ms,
+            callback_pattern: o.callback_pattern,
+            max_output_size: o.max_output_size,
+            detect_input: o.detect_input,
+            sandbox: sandbox::flag_or(o.sandbox),
+        }),
     };
-    req.mode = match o.mode.as_deref() {
-        None | Some("pty") => crate::spawn::Mode::Pty,
-        Some("pipes") => crate::spawn::Mode::Pipes,
-        Some(other) => {
-            return Err(ServiceError::invalid(format!(
-                "mode must be 'pty' or 'pipes', got {other:?}"
-            )))
-        }
-    };
-    req.shell = crate::spawn::command::Shell::parse(o.shell.as_deref())?;
-    req.args = o.args;
-    req.description = o.description;
-    req.directory = o.directory;
-    req.cols = size("cols", o.cols, core::DEFAULT_COLS)?;
-    req.rows = size("rows", o.rows, core::DEFAULT_ROWS)?;
-    req.scrollback = scrollback_arg(o.scrollback)?;
-    req.env = EnvArg::pairs(o.env)?;
-    req.clear_env = o.clear_env.unwrap_or(false);
-    req.timeout = millis("timeoutMs", o.timeout_ms)?;
-    req.callback_delay = millis("callbackDelayMs", o.callback_delay_ms)?;
-    req.callback_pattern = o.callback_pattern;
-    req.max_output_size = max_output(o.max_output_size)?;
-    req.detect_input = o.detect_input.unwrap_or(true);
-    req.sandbox = sandbox::run_choice(o.sandbox)?;
-    Ok(req)
+    options::run_request(command, args)
 }
 
 pub fn input_request(input: String, options: Option<ObjectArg<SendInputOptions>>) -> Result<core::InputRequest> {
-    let o = ObjectArg::open(options)?.unwrap_or(SendInputOptions {
-        append_newline: None,
-        delay_ms: None,
-        pattern: None,
-        timeout_ms: None,
-        keys: None,
-        max_output_size: None,
-        detect_input: None,
-    });
-    Ok(core::InputRequest {
-        input,
-        keys: o.keys.unwrap_or_default(),
-        append_newline: o.append_newline.unwrap_or(true),
-        delay: Some(millis("delayMs", o.delay_ms)?.unwrap_or(core::DEFAULT_INPUT_DELAY)),
+    let args = ObjectArg::open(options)?.map(|o| options::InputArgs {
+        append_newline: o.append_newline,
+        delay_ms: o.delay_ms,
         pattern: o.pattern,
-        timeout: Some(millis("timeoutMs", o.timeout_ms)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT)),
-        max_output_size: max_output(o.max_output_size)?,
-        detect_input: o.detect_input.unwrap_or(true),
-    })
-}
-
-/// `waitFor` options: pattern, timeout (default 30 s), output limit, from-start.
-pub struct WaitArgs {
-    pub pattern: Option<String>,
-    pub timeout: Duration,
-    pub max_output: usize,
-    pub from_start: bool,
-    pub detect_input: bool,
-}
-
-impl WaitArgs {
-    pub fn request(&self) -> core::WaitRequest<'_> {
-        core::WaitRequest {
-            pattern: self.pattern.as_deref(),
-            timeout: Some(self.timeout),
-            max_output: self.max_output,
-            from_start: self.from_start,
-            detect_input: self.detect_input,
-        }
-    }
+        timeout_ms: o.timeout_ms,
+        keys: o.keys,
+        max_output_size: o.max_output_size,
+        detect_input: o.detect_input,
+    });
+    options::input_request(input, args)
 }
 
 pub fn wait_args(options: Option<ObjectArg<WaitOptions>>) -> Result<WaitArgs> {
-    let o = ObjectArg::open(options)?.unwrap_or(WaitOptions {
-        pattern: None,
-        timeout_ms: None,
-        max_output_size: None,
-        from_start: None,
-        detect_input: None,
-    });
-    Ok(WaitArgs {
+    let args = ObjectArg::open(options)?.map(|o| options::WaitOptionsArgs {
         pattern: o.pattern,
-        timeout: millis("timeoutMs", o.timeout_ms)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT),
-        max_output: max_output(o.max_output_size)?,
-        from_start: o.from_start.unwrap_or(false),
-        detect_input: o.detect_input.unwrap_or(true),
-    })
+        timeout_ms: o.timeout_ms,
+        max_output_size: o.max_output_size,
+        from_start: o.from_start,
+        detect_input: o.detect_input,
+    });
+    options::wait_args(args)
 }
 
 impl From<core::RunResult> for RunResult {

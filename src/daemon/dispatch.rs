@@ -100,7 +100,7 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
 fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, p: &Value) -> Now {
     let state = &conn.daemon.state;
     match method {
-        "run" => run(conn, hosted, id, p).into(),
+        "run" => run(conn, hosted, id, p),
         "start" => start(conn, &hosted, p),
         "sendInput" => later(conn, id, |out, id| {
             let handle = handle_param(p)?;
@@ -111,7 +111,11 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
             target.service.finish_input(
                 prepared,
                 Box::new(move |r| {
-                    send_reply(&out, &id, r.map(|r| wire::interaction(r, handle)).map_err(|e| wire::error(&e)))
+                    send_reply(
+                        &out,
+                        &id,
+                        r.map(|r| wire::interaction(r, handle)).map_err(|e| wire::error(&e)),
+                    )
                 }),
             );
             Ok(())
@@ -121,7 +125,9 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
             let (target, local) = state.resolve(handle)?;
             let args = options::wait_args(options(p, "options")?)?;
             let prepared = target.service.prepare_wait(local, args.request())?;
-            prepared.finish_with(Box::new(move |r| send_reply(&out, &id, Ok(wire::interaction(r, handle)))));
+            prepared.finish_with(Box::new(move |r| {
+                send_reply(&out, &id, Ok(wire::interaction(r, handle)))
+            }));
             Ok(())
         }),
         "writeToPty" => {
@@ -212,8 +218,16 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
         "resizePty" => {
             let resize = || -> Result<Value> {
                 let (target, local) = state.resolve(handle_param(p)?)?;
-                let cols = whole("cols", Some(number_param(p, "cols")?.unwrap_or(-1.0)), f64::from(u16::MAX))?;
-                let rows = whole("rows", Some(number_param(p, "rows")?.unwrap_or(-1.0)), f64::from(u16::MAX))?;
+                let cols = whole(
+                    "cols",
+                    Some(number_param(p, "cols")?.unwrap_or(-1.0)),
+                    f64::from(u16::MAX),
+                )?;
+                let rows = whole(
+                    "rows",
+                    Some(number_param(p, "rows")?.unwrap_or(-1.0)),
+                    f64::from(u16::MAX),
+                )?;
                 target
                     .service
                     .resize(local, cols.unwrap_or(0) as u16, rows.unwrap_or(0) as u16)?;
@@ -228,7 +242,11 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
             let grace = options::millis("graceMs", o.and_then(|o| o.grace_ms))?.unwrap_or(DEFAULT_KILL_GRACE);
             tokio::spawn(async move {
                 let reply = target.service.kill(local, grace).await;
-                send_reply(&out, &id, reply.map(|r| wire::kill_result(r, handle)).map_err(|e| wire::error(&e)));
+                send_reply(
+                    &out,
+                    &id,
+                    reply.map(|r| wire::kill_result(r, handle)).map_err(|e| wire::error(&e)),
+                );
             });
             Ok(())
         }),
@@ -311,7 +329,10 @@ fn keep_option(p: &Value) -> Result<bool> {
     match p.get("options").and_then(|o| o.get("keep")) {
         None | Some(Value::Null) => Ok(true),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(ServiceError::invalid(format!("keep must be a boolean, got {}", kind(other)))),
+        Some(other) => Err(ServiceError::invalid(format!(
+            "keep must be a boolean, got {}",
+            kind(other)
+        ))),
     }
 }
 
@@ -408,10 +429,12 @@ fn subscribe(conn: &mut Conn, p: &Value) -> Result<Value> {
 fn check_command(p: &Value) -> Result<Value> {
     let command = string_param(p, "command")?;
     let policy: Option<PolicyArgs> = options(p, "policy")?;
-    let policy = policy.map_or_else(crate::policy::CommandPolicy::default, |p| crate::policy::CommandPolicy {
-        exclude_tools: p.exclude_tools.unwrap_or_default(),
-        core_tools: p.core_tools.unwrap_or_default(),
-        session_approvals: p.session_approvals.unwrap_or_default(),
+    let policy = policy.map_or_else(crate::policy::CommandPolicy::default, |p| {
+        crate::policy::CommandPolicy {
+            exclude_tools: p.exclude_tools.unwrap_or_default(),
+            core_tools: p.core_tools.unwrap_or_default(),
+            session_approvals: p.session_approvals.unwrap_or_default(),
+        }
     });
     crate::policy::check_command(&command, &policy)
         .map(wire::command_check)
@@ -508,7 +531,12 @@ fn parse<T: DeserializeOwned>(name: &str, v: Value) -> Result<T> {
     let v = match v {
         Value::Null => Value::Object(Default::default()),
         Value::Object(_) => v,
-        other => return Err(ServiceError::invalid(format!("{name} must be an object, got {}", kind(&other)))),
+        other => {
+            return Err(ServiceError::invalid(format!(
+                "{name} must be an object, got {}",
+                kind(&other)
+            )))
+        }
     };
     serde_json::from_value(v).map_err(|e| ServiceError::invalid(format!("{name}: {e}")))
 }
@@ -527,7 +555,10 @@ fn number_param(p: &Value, name: &str) -> Result<Option<f64>> {
     match p.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => Ok(n.as_f64()),
-        Some(other) => Err(ServiceError::invalid(format!("{name} must be a number, got {}", kind(other)))),
+        Some(other) => Err(ServiceError::invalid(format!(
+            "{name} must be a number, got {}",
+            kind(other)
+        ))),
     }
 }
 

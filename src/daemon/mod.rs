@@ -13,12 +13,14 @@ pub mod frame;
 pub mod place;
 mod server;
 mod state;
+mod stop;
 mod wire;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use place::default_socket;
+pub use stop::stop;
 
 /// The wire protocol's version: a client and a daemon that differ do not talk.
 pub const PROTOCOL: u32 = 1;

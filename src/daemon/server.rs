@@ -42,6 +42,9 @@ impl Daemon {
     }
 }
 
+/// A connection's output subscriptions: id → (subscription, the job's daemon handle).
+pub type Subs = Arc<Mutex<HashMap<u32, (Arc<Subscription>, u32)>>>;
+
 /// One connection's state, read by its dispatch and its event pump.
 pub struct Conn {
     pub id: u64,
@@ -49,8 +52,7 @@ pub struct Conn {
     pub out: mpsc::UnboundedSender<Vec<u8>>,
     pub hello: bool,
     pub hosted: Option<Arc<Hosted>>,
-    /// Its output subscriptions: id → (subscription, the job's daemon handle).
-    pub subs: Arc<Mutex<HashMap<u32, (Arc<Subscription>, u32)>>>,
+    pub subs: Subs,
     pub next_sub: u32,
     /// Told a subscription's id when it has an event to take.
     pub events: mpsc::UnboundedSender<u32>,
@@ -92,7 +94,12 @@ pub async fn serve(config: Config) -> Result<Ended, String> {
     match std::fs::remove_file(&config.socket) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("cannot remove the stale socket {}: {e}", config.socket.display())),
+        Err(e) => {
+            return Err(format!(
+                "cannot remove the stale socket {}: {e}",
+                config.socket.display()
+            ))
+        }
     }
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
@@ -195,7 +202,9 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
         while let Some(sub) = ready.recv().await {
             let found = lock(&subs).get(&sub).cloned();
             let Some((subscription, handle)) = found else { continue };
-            let Some(event) = subscription.take_event() else { continue };
+            let Some(event) = subscription.take_event() else {
+                continue;
+            };
             if event.exited {
                 lock(&subs).remove(&sub);
             }

@@ -93,8 +93,12 @@ impl State {
 
     /// Every service whose project root is `root`.
     pub fn services_of(&self, root: &std::path::Path) -> Vec<Arc<Hosted>> {
-        let mut found: Vec<Arc<Hosted>> =
-            lock(&self.maps).services.values().filter(|s| s.root == root).cloned().collect();
+        let mut found: Vec<Arc<Hosted>> = lock(&self.maps)
+            .services
+            .values()
+            .filter(|s| s.root == root)
+            .cloned()
+            .collect();
         found.sort_by_key(|s| s.id);
         found
     }

@@ -6,9 +6,9 @@
 //! every live service for the exit hook. The queries and the ending of jobs are here.
 
 mod admission;
-pub mod options;
 mod interaction;
 mod launch;
+pub mod options;
 mod registry;
 mod retention;
 mod sandbox;
@@ -344,7 +344,10 @@ impl Service {
     /// Every job's handle and whether it runs, cheaply (no process table read): for a
     /// front-end that hosts many services (the daemon's idle check).
     pub fn handles(&self) -> Vec<(u32, bool)> {
-        lock(&self.inner.jobs).iter().map(|(&h, job)| (h, job.is_running())).collect()
+        lock(&self.inner.jobs)
+            .iter()
+            .map(|(&h, job)| (h, job.is_running()))
+            .collect()
     }
 
     pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
