@@ -74,8 +74,13 @@ export class Link {
     });
   }
 
-  /** Closes the connection on purpose; what is pending rejects with `DAEMON_LOST`. */
+  /**
+   * Closes the connection on purpose; what is pending rejects with `DAEMON_LOST`. Keeps
+   * Node alive until the daemon has closed its side (`whenClosed`), so a caller awaiting
+   * that is not left with an unsettled promise when nothing else runs.
+   */
   close(): void {
+    this.socket.ref();
     this.socket.end();
   }
 

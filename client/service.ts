@@ -342,6 +342,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
         }
         // An idle daemon of another version: asked to exit, and one of ours started.
         await link.request('exitDaemon', {}).catch(() => {});
+        link.setRef(true); // held until the daemon is gone
         await link.whenClosed;
         replaced = true;
         continue;
