@@ -39,6 +39,7 @@ import type {
   WaitOptions,
 } from 'native-shell-service';
 
+import { envProblem } from './env.js';
 import { codedError } from './errors.js';
 
 import { daemonBinary, type Launched, launchDaemon } from './launch.js';
@@ -112,6 +113,8 @@ export class DaemonShellExecutionService implements DaemonServiceType {
     if (d.socket !== undefined && d.socket !== null && typeof d.socket !== 'string') {
       throw codedError('INVALID_ARGUMENT', `daemon.socket must be a string, got ${typeof d.socket}`);
     }
+    const problem = envProblem(service.env);
+    if (problem) throw codedError('INVALID_ARGUMENT', problem);
     this.socket = socketPath(d.socket ?? undefined);
     this.idleExitMs = d.idleExitMs ?? undefined;
     // The daemon's working directory and environment are not this process's: the
@@ -150,11 +153,17 @@ export class DaemonShellExecutionService implements DaemonServiceType {
   }
 
   run(command: string, options?: RunOptions | null): Promise<RunResult> {
-    return this.call('run', { command, options: options ?? null }) as Promise<RunResult>;
+    return this.checked(options) ?? (this.call('run', { command, options: options ?? null }) as Promise<RunResult>);
   }
 
   start(command: string, options?: RunOptions | null): Promise<StartedJob> {
-    return this.call('start', { command, options: options ?? null }) as Promise<StartedJob>;
+    return this.checked(options) ?? (this.call('start', { command, options: options ?? null }) as Promise<StartedJob>);
+  }
+
+  /** A run's `env` that JSON would not carry faithfully: refused here, as in process. */
+  private checked(options: RunOptions | null | undefined): Promise<never> | null {
+    const problem = envProblem(options?.env);
+    return problem ? Promise.reject(codedError('INVALID_ARGUMENT', problem)) : null;
   }
 
   sendInput(handle: number, input: string, options?: SendInputOptions | null): Promise<InteractionResult> {

@@ -304,6 +304,30 @@ describe('a daemon client', () => {
     }
   }, 60_000);
 
+  it('refuses an env JSON cannot carry as the in-process service does (same code, same words)', async () => {
+    const p = place();
+    const bad: unknown[] = [new Map([['A', 'b']]), ['x'], { A: 1 }, 7];
+    for (const env of bad) {
+      const native = (() => {
+        try {
+          new ShellExecutionService({ projectRoot: p.project, env: env as Record<string, string> });
+        } catch (e) {
+          return e as Error & { code?: string };
+        }
+        throw new Error('in process accepted it');
+      })();
+      expect(native.code).toBe('INVALID_ARGUMENT');
+      expect(() => new ShellExecutionService({ projectRoot: p.project, env: env as Record<string, string>, daemon: p.daemon })).toThrow(native.message);
+    }
+    const s = new ShellExecutionService({ projectRoot: p.project, daemon: p.daemon });
+    try {
+      const e = await expectCode(s.run('true', { env: new Map() as unknown as Record<string, string> }), 'INVALID_ARGUMENT');
+      expect(e.message).toContain('not a Map');
+    } finally {
+      await s.shutdown();
+    }
+  }, 60_000);
+
   it('refuses a socket directory another could control (DAEMON_UNAVAILABLE)', async () => {
     const p = place();
     const loose = join(p.base, 'loose');
