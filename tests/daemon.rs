@@ -510,3 +510,73 @@ fn stop_ends_the_daemon_and_its_jobs() {
         .unwrap();
     assert!(String::from_utf8_lossy(&again.stderr).contains("no daemon"));
 }
+
+#[test]
+fn an_unkept_run_still_waiting_dies_with_its_connection() {
+    let daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    c.send("run", json!({"command": "sleep 3071", "options": {"keep": false}}));
+    c.send("run", json!({"command": "sleep 3072"}));
+    eventually("the runs' jobs", || with_marker("sleep 307").len() == 2);
+    drop(c);
+    eventually("the unkept run's death", || with_marker("sleep 3071").is_empty());
+    let mut other = daemon.client();
+    let list = other.ok("getActiveProcesses", json!({}));
+    let running: Vec<&Value> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["status"] == "running")
+        .collect();
+    assert_eq!(running.len(), 1, "{list}");
+    assert_eq!(running[0]["command"], "sleep 3072");
+    other.ok("kill", json!({"handle": running[0]["handle"]}));
+}
+
+#[test]
+fn a_client_killed_mid_call_loses_only_its_unkept_jobs() {
+    let daemon = Daemon::start(60_000);
+    // Another process, SIGKILLed while its `waitFor` is pending.
+    let script = r#"
+import socket, struct, sys, json
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+def send(i, m, p):
+    b = json.dumps({"id": i, "method": m, "params": p}).encode()
+    s.sendall(b"\0" + struct.pack(">I", len(b)) + b)
+send(1, "hello", {})
+send(2, "open", {"projectRoot": sys.argv[2], "ioDir": sys.argv[2] + "/io"})
+# Spelled apart: this script's own command line must not match the jobs' marker.
+send(3, "start", {"command": "sleep " + "3081", "options": {"keep": False}})
+send(4, "start", {"command": "sleep " + "3082"})
+send(5, "waitFor", {"handle": 1, "options": {"pattern": "never", "timeoutMs": 600000}})
+print("sent", flush=True)
+sys.stdin.read()
+"#;
+    let mut client = Command::new("/usr/bin/python3")
+        .args(["-c", script])
+        .arg(&daemon.socket)
+        .arg(daemon.root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = [0u8; 5];
+    client.stdout.take().unwrap().read_exact(&mut line).unwrap();
+    eventually("the client's jobs", || with_marker("sleep 308").len() == 2);
+    client.kill().unwrap();
+    client.wait().unwrap();
+    eventually("its keep:false job's death", || with_marker("sleep 3081").is_empty());
+    let mut c = daemon.client();
+    let list = c.ok("getActiveProcesses", json!({}));
+    let kept = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["command"] == "sleep 3082")
+        .cloned()
+        .unwrap();
+    assert_eq!(kept["status"], "running");
+    assert_eq!(kept["attached"], "none");
+    c.ok("kill", json!({"handle": kept["handle"]}));
+}

@@ -4,13 +4,12 @@
 //! is read (so `sendInput` then `writeToPty` reach the job in that order, as in
 //! process); what it awaits runs on and replies when done, possibly out of order.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-use super::server::{send_reply, Conn};
+use super::conn::{send_reply, Conn};
 use super::state::Hosted;
 use super::wire;
 use crate::error::{ErrorCode, Result, ServiceError};
@@ -266,7 +265,7 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
                     entries
                         .into_iter()
                         .map(|e| {
-                            let handle = state.global(&hosted, e.handle, true);
+                            let handle = state.global(&hosted, e.handle, None);
                             wire::history_entry(e, handle)
                         })
                         .collect(),
@@ -346,22 +345,31 @@ fn run(conn: &Conn, hosted: Arc<Hosted>, id: &Value, p: &Value) -> Now {
         Ok(v) => v,
         Err(e) => return Now::Reply(Err(wire::error(&e))),
     };
-    // Made here, in request order: a `shutdown` sent after this ends its job.
-    let run = hosted.service.clone().run_owned(req);
-    let unkept = conn.unkept_runs.clone();
-    if !keep {
-        unkept.fetch_add(1, Ordering::SeqCst);
-    }
+    // Made here, in request order: a `shutdown` sent after this ends its job. The job
+    // gets its daemon handle as it starts, with its `keep`, so a job list or this
+    // connection's end meanwhile treats it as it treats a started one.
+    let (daemon, target) = (conn.daemon.clone(), hosted.clone());
+    let run = hosted.service.clone().run_owned_reporting(
+        req,
+        Box::new(move |local| {
+            daemon.state.global(&target, local, Some(keep));
+            // The connection went before the handle was known (`state::disconnected`
+            // reads the entries and clears `conn` under one lock): its end did not see it.
+            if !keep && lock(&target.conn).is_none() {
+                let service = target.service.clone();
+                tokio::spawn(async move {
+                    let _ = service.kill(local, DEFAULT_KILL_GRACE).await;
+                });
+            }
+        }),
+    );
     let (out, id, daemon) = (conn.out.clone(), id.clone(), conn.daemon.clone());
     tokio::spawn(async move {
+        // A program that could not start has a handle only in its result.
         let reply = run.await.map(|r| {
-            let handle = daemon.state.global(&hosted, r.handle, keep);
-            daemon.state.set_keep(handle, keep);
+            let handle = daemon.state.global(&hosted, r.handle, Some(keep));
             wire::run_result(r, handle)
         });
-        if !keep {
-            unkept.fetch_sub(1, Ordering::SeqCst);
-        }
         send_reply(&out, &id, reply.map_err(|e| wire::error(&e)));
     });
     Now::Later
@@ -376,11 +384,11 @@ fn start(conn: &Conn, hosted: &Arc<Hosted>, p: &Value) -> Now {
     };
     match launched() {
         Ok((keep, Launched::Running { handle, pid })) => {
-            let handle = state.global(hosted, handle, keep);
+            let handle = state.global(hosted, handle, Some(keep));
             ok(json!({ "handle": handle, "pid": pid }))
         }
         Ok((keep, Launched::Failed(failed))) => {
-            let handle = state.global(hosted, failed.handle, keep);
+            let handle = state.global(hosted, failed.handle, Some(keep));
             let e = ServiceError::new(ErrorCode::SpawnFailed, failed.error.clone().unwrap_or_default());
             let mut error = wire::error(&e);
             error["result"] = wire::run_result(*failed, handle);
@@ -401,7 +409,7 @@ fn active_processes(conn: &Conn, hosted: &Arc<Hosted>) -> Value {
             None => "none",
         };
         for info in other.service.list() {
-            let handle = state.global(&other, info.handle, conn.unkept_runs.load(Ordering::SeqCst) == 0);
+            let handle = state.global(&other, info.handle, None);
             all.push((handle, wire::process_info(info, handle, attached)));
         }
     }
@@ -446,21 +454,7 @@ fn check_command(p: &Value) -> Result<Value> {
 pub fn closed(conn: &Conn) {
     let unkept = conn.daemon.state.disconnected(conn.hosted.as_ref());
     let Some(hosted) = conn.hosted.clone() else { return };
-    let mut doomed = unkept;
-    if conn.unkept_runs.load(Ordering::SeqCst) > 0 {
-        // A `run` with `keep: false` still waits: its job has no daemon handle yet.
-        // Every job of this service that has none and runs is such a run's.
-        let known = conn.daemon.state.known_locals(&hosted);
-        doomed.extend(
-            hosted
-                .service
-                .handles()
-                .into_iter()
-                .filter(|(h, running)| *running && !known.contains(h))
-                .map(|(h, _)| h),
-        );
-    }
-    for local in doomed {
+    for local in unkept {
         let service = hosted.service.clone();
         tokio::spawn(async move {
             let _ = service.kill(local, DEFAULT_KILL_GRACE).await;

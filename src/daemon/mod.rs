@@ -5,9 +5,10 @@
 //!
 //! `place` finds and guards the socket's directory and takes the lock that makes one
 //! daemon per socket; `frame` is the wire's envelope; `wire` the answers as JSON;
-//! `state` the services and the daemon-wide handles; `server` accepts and checks
-//! connections; `dispatch` maps each method onto the core's `Service`.
+//! `state` the services and the daemon-wide handles; `conn` what a connection
+//! holds and how it answers; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`.
 
+mod conn;
 mod dispatch;
 pub mod frame;
 pub mod place;

@@ -2,87 +2,21 @@
 //! connection (requests in, replies and events out), the idle exit.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 
-use super::frame::{encode, read_frame, MAX_MESSAGE};
+use super::conn::{message, Conn, Daemon};
+use super::frame::read_frame;
 use super::place::{prepare_dir, take_lock};
-use super::state::{Hosted, State};
+use super::state::State;
 use super::{Config, Ended};
-use crate::events::Subscription;
 use crate::sync::lock;
-
-/// What every connection shares.
-pub struct Daemon {
-    pub state: State,
-    uid: u32,
-    next_conn: AtomicU64,
-    /// Each live connection's outgoing queue, for the `bye` sent before an exit.
-    outs: Mutex<HashMap<u64, mpsc::UnboundedSender<Vec<u8>>>>,
-    /// Set by `exitDaemon`: the accept loop ends.
-    exit: tokio::sync::Notify,
-}
-
-impl Daemon {
-    pub fn request_exit(&self) {
-        self.exit.notify_one();
-    }
-
-    fn bye_all(&self, reason: &str) {
-        let frame = message(&json!({ "event": "bye", "reason": reason }));
-        for out in lock(&self.outs).values() {
-            let _ = out.send(frame.clone());
-        }
-    }
-}
-
-/// A connection's output subscriptions: id → (subscription, the job's daemon handle).
-pub type Subs = Arc<Mutex<HashMap<u32, (Arc<Subscription>, u32)>>>;
-
-/// One connection's state, read by its dispatch and its event pump.
-pub struct Conn {
-    pub id: u64,
-    pub daemon: Arc<Daemon>,
-    pub out: mpsc::UnboundedSender<Vec<u8>>,
-    pub hello: bool,
-    pub hosted: Option<Arc<Hosted>>,
-    pub subs: Subs,
-    pub next_sub: u32,
-    /// Told a subscription's id when it has an event to take.
-    pub events: mpsc::UnboundedSender<u32>,
-    /// `run`s with `keep: false` not yet answered: their jobs have no handle here yet.
-    pub unkept_runs: Arc<AtomicUsize>,
-}
-
-/// A message as a frame.
-pub fn message(value: &Value) -> Vec<u8> {
-    encode(value.to_string().as_bytes())
-}
-
-/// Sends a reply; one over the size limit becomes a `LIMIT_REACHED` error.
-pub fn send_reply(out: &mpsc::UnboundedSender<Vec<u8>>, id: &Value, reply: Result<Value, Value>) {
-    let body = match reply {
-        Ok(result) => json!({ "id": id, "result": result }),
-        Err(error) => json!({ "id": id, "error": error }),
-    }
-    .to_string();
-    let frame = if body.len() > MAX_MESSAGE {
-        message(&json!({ "id": id, "error": {
-            "code": "LIMIT_REACHED",
-            "message": format!("the reply is {} bytes, over the wire's limit of {MAX_MESSAGE}", body.len()),
-        }}))
-    } else {
-        encode(body.as_bytes())
-    };
-    // The connection is gone: nobody to tell.
-    let _ = out.send(frame);
-}
 
 pub async fn serve(config: Config) -> Result<Ended, String> {
     let dir = prepare_dir(&config.socket)?;
@@ -103,13 +37,7 @@ pub async fn serve(config: Config) -> Result<Ended, String> {
     }
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
-    let daemon = Arc::new(Daemon {
-        state: State::default(),
-        uid: rustix::process::getuid().as_raw(),
-        next_conn: AtomicU64::new(1),
-        outs: Mutex::new(HashMap::new()),
-        exit: tokio::sync::Notify::new(),
-    });
+    let daemon = Arc::new(Daemon::new(State::default(), rustix::process::getuid().as_raw()));
     eprintln!(
         "native-shell-daemon {} (pid {}) serving {}",
         super::VERSION,
@@ -194,7 +122,6 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
         subs: Arc::new(Mutex::new(HashMap::new())),
         next_sub: 1,
         events,
-        unkept_runs: Arc::new(AtomicUsize::new(0)),
     };
     let subs = conn.subs.clone();
     let pump_out = out.clone();

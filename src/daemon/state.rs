@@ -56,11 +56,15 @@ impl State {
         hosted
     }
 
-    /// The daemon's handle for a service's own, made at first sight (`keep` then says
-    /// whether the job outlives its connection; a later call may set it, see `set_keep`).
-    pub fn global(&self, hosted: &Arc<Hosted>, local: u32, keep: bool) -> u32 {
+    /// The daemon's handle for a service's own, made at first sight. `keep` is the
+    /// starter's word (whether the job outlives its connection), which stands whoever
+    /// saw the job first; `None` (a job list, the history) keeps it by default.
+    pub fn global(&self, hosted: &Arc<Hosted>, local: u32, keep: Option<bool>) -> u32 {
         let mut maps = lock(&self.maps);
         if let Some(&handle) = maps.by_local.get(&(hosted.id, local)) {
+            if let (Some(keep), Some(entry)) = (keep, maps.jobs.get_mut(&handle)) {
+                entry.keep = keep;
+            }
             return handle;
         }
         let handle = (self.next_handle.fetch_add(1, Ordering::Relaxed) + 1) as u32;
@@ -70,16 +74,10 @@ impl State {
             JobEntry {
                 service: hosted.clone(),
                 local,
-                keep,
+                keep: keep.unwrap_or(true),
             },
         );
         handle
-    }
-
-    pub fn set_keep(&self, handle: u32, keep: bool) {
-        if let Some(entry) = lock(&self.maps).jobs.get_mut(&handle) {
-            entry.keep = keep;
-        }
     }
 
     /// The service and its own handle for a daemon handle, or `PROCESS_NOT_FOUND`.
@@ -156,17 +154,5 @@ impl State {
                 maps.services.remove(&hosted.id);
             }
         }
-    }
-}
-
-impl State {
-    /// The service's own handles that have a daemon handle.
-    pub fn known_locals(&self, hosted: &Hosted) -> std::collections::HashSet<u32> {
-        lock(&self.maps)
-            .by_local
-            .keys()
-            .filter(|(s, _)| *s == hosted.id)
-            .map(|&(_, l)| l)
-            .collect()
     }
 }

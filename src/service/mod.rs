@@ -228,7 +228,7 @@ impl Service {
 
     /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
     pub async fn run(&self, req: RunRequest) -> Result<RunResult> {
-        self.run_called_at(req, self.inner.shutdowns.load(Ordering::SeqCst))
+        self.run_called_at(req, self.inner.shutdowns.load(Ordering::SeqCst), None)
             .await
     }
 
@@ -237,10 +237,27 @@ impl Service {
     /// runtime) ends this job too.
     pub fn run_owned(self: Arc<Self>, req: RunRequest) -> impl Future<Output = Result<RunResult>> + Send + 'static {
         let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
-        async move { self.run_called_at(req, called_at).await }
+        async move { self.run_called_at(req, called_at, None).await }
     }
 
-    async fn run_called_at(&self, req: RunRequest, shutdowns_before: u64) -> Result<RunResult> {
+    /// `run_owned`, telling `started` the job's handle as soon as it runs (before the
+    /// wait): for a front-end that must find the job before `run` answers (the daemon
+    /// ends a client's `keep: false` runs when the client goes).
+    pub fn run_owned_reporting(
+        self: Arc<Self>,
+        req: RunRequest,
+        started: Box<dyn FnOnce(u32) + Send>,
+    ) -> impl Future<Output = Result<RunResult>> + Send + 'static {
+        let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
+        async move { self.run_called_at(req, called_at, Some(started)).await }
+    }
+
+    async fn run_called_at(
+        &self,
+        req: RunRequest,
+        shutdowns_before: u64,
+        started: Option<Box<dyn FnOnce(u32) + Send>>,
+    ) -> Result<RunResult> {
         let (pattern, workdir) = self.admit(&req)?;
         let sandbox = self.job_sandbox(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
@@ -249,6 +266,9 @@ impl Service {
             Ok(started) => started,
             Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
         };
+        if let Some(started) = started {
+            started(handle);
+        }
         if self.inner.shutdowns.load(Ordering::SeqCst) != shutdowns_before {
             // A shutdown was called after this run: it may have listed the jobs before
             // this one was added. Ended as that shutdown would have ended it.
