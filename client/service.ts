@@ -345,7 +345,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
           throw codedError(
             'DAEMON_VERSION',
             `the daemon at ${this.socket} (pid ${hello.pid}) is version ${hello.version} (protocol ${hello.protocol}); this client is ${this.context.version} (protocol ${PROTOCOL}). ` +
-              `It holds ${hello.jobs} job(s): finish or kill them with a client of version ${hello.version}, or stop it (native-shell-service daemon --stop, or kill ${hello.pid}); a new daemon is started then.`,
+              `It holds ${hello.jobs} job(s): finish or kill them with a client of version ${hello.version}, or stop it, which kills them (npx native-shell-service daemon --stop --socket ${this.socket}, or kill ${hello.pid}); the next call then starts a daemon of this version.`,
             { daemonVersion: hello.version, daemonPid: hello.pid, jobs: hello.jobs },
           );
         }
