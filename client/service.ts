@@ -336,9 +336,17 @@ export class DaemonShellExecutionService implements DaemonServiceType {
     }
     await checkSocketDir(this.socket);
     let replaced = false;
+    let lostAtHello = 0;
     for (;;) {
       const link = await this.dial();
-      const hello = (await link.request('hello', { version: this.context.version, protocol: PROTOCOL, pid: process.pid })) as Hello;
+      let hello: Hello;
+      try {
+        hello = (await link.request('hello', { version: this.context.version, protocol: PROTOCOL, pid: process.pid })) as Hello;
+      } catch (e) {
+        // Connected just as the daemon left (its idle exit): a new one is started.
+        if ((e as { code?: string }).code === 'DAEMON_LOST' && lostAtHello++ < 3) continue;
+        throw e;
+      }
       if (hello.version !== this.context.version || hello.protocol !== PROTOCOL) {
         if (hello.jobs > 0 || replaced) {
           link.close();

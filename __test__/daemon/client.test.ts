@@ -2,7 +2,8 @@
 // second processes, another real uid. Every test has its own socket (a temp directory)
 // and a short idle exit; afterAll stops every daemon and checks it is gone.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -323,6 +324,26 @@ describe('a daemon client', () => {
     try {
       const e = await expectCode(s.run('true', { env: new Map() as unknown as Record<string, string> }), 'INVALID_ARGUMENT');
       expect(e.message).toContain('not a Map');
+    } finally {
+      await s.shutdown();
+    }
+  }, 60_000);
+
+  it('a daemon that leaves as the client connects (its idle exit) is replaced, not reported', async () => {
+    const p = place();
+    // Stands in for a daemon that accepts and then exits: closes the first connection
+    // unanswered and goes away, socket and all.
+    const leaving = createServer((c) => {
+      c.destroy();
+      leaving.close();
+      rmSync(p.socket, { force: true });
+    });
+    await new Promise<void>((r) => leaving.listen(p.socket, r));
+    const s = new ShellExecutionService({ projectRoot: p.project, daemon: p.daemon });
+    try {
+      expect(await s.getActiveProcesses()).toEqual([]);
+      seen(s.daemon!.pid);
+      expect(s.daemon!.pid).not.toBe(process.pid);
     } finally {
       await s.shutdown();
     }
