@@ -456,7 +456,7 @@ export interface RunResult {
 
 /**
  * A `RunResult`'s status: the job's, or `awaiting_input` when it runs and waits for
- * input at its terminal (`RunResult::awaiting_input` in src/request.rs).
+ * input at its terminal (`RunResult::awaiting_input` in src/service/request.rs).
  */
 export type RunStatus = 'exited' | 'running' | 'awaiting_input' | 'killed' | 'timed_out' | 'failed'
 
@@ -614,5 +614,5 @@ export interface WaitOptions {
   detectInput?: boolean
 }
 
-/** What ended a wait (`WaitStatus` in src/wait.rs). */
+/** What ended a wait (`WaitStatus` in src/job/wait.rs). */
 export type WaitStatus = 'matched' | 'exited' | 'delay_elapsed' | 'timed_out' | 'awaiting_input'

@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
+use native_shell_service::job::spawn::Mode;
+use native_shell_service::job::wait::WaitStatus;
 use native_shell_service::job::JobStatus;
-use native_shell_service::request::{InputRequest, Launched, RunRequest, ServiceConfig};
+use native_shell_service::service::request::{InputRequest, Launched, RunRequest, ServiceConfig};
 use native_shell_service::service::Service;
-use native_shell_service::spawn::Mode;
-use native_shell_service::wait::WaitStatus;
 
 fn service(root: &std::path::Path) -> Service {
     let config = ServiceConfig {

@@ -379,7 +379,7 @@ export interface StartAndWait {
 /**
  * How much longer than the job's timeout the wait for its end lasts: the service's kill
  * at the timeout takes its grace (200 ms), then at most 5 s for the exit to be seen
- * (src/kill.rs). A wait that outlasts this reports the job as it is then.
+ * (src/job/kill.rs). A wait that outlasts this reports the job as it is then.
  */
 const KILL_MARGIN_MS = 10_000;
 /** The longest wait the service accepts (src/binding/types.rs, `millis`). */

@@ -45,7 +45,7 @@ export interface SplitInput {
   partial: ShellLine;
 }
 
-/** Keys that end a line: `Enter`/`Return` send `\r`, `C-m` is `\r`, `C-j` is `\n` (src/keys.rs). */
+/** Keys that end a line: `Enter`/`Return` send `\r`, `C-m` is `\r`, `C-j` is `\n` (src/job/keys.rs). */
 const LINE_END_KEYS = new Set(['Enter', 'Return', 'C-m', 'Ctrl-m', 'C-M', 'Ctrl-M', 'C-j', 'Ctrl-j', 'C-J', 'Ctrl-J']);
 const CANCEL_KEYS = new Set(['C-c', 'Ctrl-c', 'C-C', 'Ctrl-C']);
 const EOF_KEYS = new Set(['C-d', 'Ctrl-d', 'C-D', 'Ctrl-D']);

@@ -4,7 +4,7 @@
 // them. Figures: how long the last of them lived after the SIGKILL. The same for jobs
 // whose environment is exactly the caller's (the Gemini drop-in behind a sanitising
 // sandbox manager, native `clearEnv: true`): the watchdog finds them by the markers
-// the service adds even then (src/spawn/env.rs). The drop-in runs from dist/ (build it
+// the service adds even then (src/job/spawn/env.rs). The drop-in runs from dist/ (build it
 // first: `npm run build:compat`).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -133,7 +133,7 @@ describe('kill', () => {
 
   it("fails naming the survivors the service reports (the job's own process aside)", async () => {
     const { createShellTools } = await import('../../tools/index');
-    // A service whose kill reports a process that outlived it, as src/kill.rs does for
+    // A service whose kill reports a process that outlived it, as src/job/kill.rs does for
     // one that SIGKILL did not end (which a test cannot make).
     const reporting = new Proxy(s.service, {
       get(target, key) {

@@ -19,8 +19,8 @@ use napi_derive::napi;
 use super::errors::js_error;
 use super::object_arg::ObjectArg;
 use super::types::{handle_arg, JobStatus};
-use crate::error::{self as core_error, ServiceError};
-use crate::events::{self as core_events, Notify, Subscription};
+use crate::base::error::{self as core_error, ServiceError};
+use crate::job::events::{self as core_events, Notify, Subscription};
 use crate::output::read::OutputChunk as CoreOutputChunk;
 use crate::service::Service;
 

@@ -5,7 +5,7 @@ use napi_derive::napi;
 
 use super::errors::Settled;
 use super::object_arg::ObjectArg;
-use crate::error::ServiceError;
+use crate::base::error::ServiceError;
 use crate::policy;
 
 /// The Gemini CLI's tool lists, e.g. `run_shell_command(git)`.

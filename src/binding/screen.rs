@@ -8,7 +8,7 @@ use napi_derive::napi;
 
 use super::object_arg::ObjectArg;
 use super::types::scrollback_arg;
-use crate::error::Result;
+use crate::base::error::Result;
 use crate::output::cells::{CellRun as CoreCellRun, ScreenCells};
 use crate::service::Service;
 

@@ -14,8 +14,8 @@ use super::reply::Reply;
 use super::screen::{self, PackedScreen, Screen, ScreenOptions};
 use super::settle::Settler;
 use super::types::*;
-use crate::error::{self as core_error, ErrorCode, ServiceError};
-use crate::request::{Launched, DEFAULT_KILL_GRACE};
+use crate::base::error::{self as core_error, ErrorCode, ServiceError};
+use crate::service::request::{Launched, DEFAULT_KILL_GRACE};
 use crate::service::Service;
 
 // Owns its service; every promise's work owns a clone of it (see `owner.rs`).

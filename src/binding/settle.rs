@@ -21,7 +21,7 @@ use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction, Threa
 use napi::{check_status, sys, Env, Status};
 
 use super::errors::{error_object, Settled};
-use crate::sync::lock;
+use crate::base::sync::lock;
 
 type Wake = ThreadsafeFunction<(), (), (), Status, false, true>;
 

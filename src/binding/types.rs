@@ -11,15 +11,15 @@ use super::env_arg::EnvArg;
 use super::object_arg::ObjectArg;
 use super::sandbox::{self, SandboxInfo, SandboxOptions};
 
-use crate::error::{Result, ServiceError};
-use crate::history::HistoryEntry as CoreHistoryEntry;
+use crate::base::error::{Result, ServiceError};
+use crate::job::kill::KillReport;
+use crate::job::spawn::Mode as CoreMode;
+use crate::job::wait::WaitStatus as CoreWaitStatus;
 use crate::job::JobStatus as CoreJobStatus;
-use crate::kill::KillReport;
 use crate::platform::ContainmentMode as CoreContainmentMode;
-use crate::request as core;
+use crate::service::history::HistoryEntry as CoreHistoryEntry;
 use crate::service::options;
-use crate::spawn::Mode as CoreMode;
-use crate::wait::WaitStatus as CoreWaitStatus;
+use crate::service::request as core;
 
 // The statuses of the results, as string enums: napi writes each as a union type in
 // index.d.ts (`export type JobStatus = 'exited' | ...`; `constEnum: false` in
@@ -55,7 +55,7 @@ impl From<CoreJobStatus> for JobStatus {
 }
 
 /// A `RunResult`'s status: the job's, or `awaiting_input` when it runs and waits for
-/// input at its terminal (`RunResult::awaiting_input` in src/request.rs).
+/// input at its terminal (`RunResult::awaiting_input` in src/service/request.rs).
 #[napi(string_enum = "snake_case")]
 pub enum RunStatus {
     Exited,
@@ -80,7 +80,7 @@ impl RunStatus {
     }
 }
 
-/// What ended a wait (`WaitStatus` in src/wait.rs).
+/// What ended a wait (`WaitStatus` in src/job/wait.rs).
 #[napi(string_enum = "snake_case")]
 pub enum WaitStatus {
     Matched,

@@ -11,8 +11,8 @@ use tokio::sync::mpsc;
 
 use super::frame::{encode, MAX_MESSAGE};
 use super::state::{Hosted, State};
-use crate::events::Subscription;
-use crate::sync::lock;
+use crate::base::sync::lock;
+use crate::job::events::Subscription;
 
 /// What every connection shares.
 pub struct Daemon {

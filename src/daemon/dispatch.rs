@@ -12,11 +12,11 @@ use serde_json::{json, Value};
 use super::conn::{send_reply, Conn};
 use super::state::Hosted;
 use super::wire;
-use crate::error::{ErrorCode, Result, ServiceError};
-use crate::request::{Launched, DEFAULT_KILL_GRACE};
+use crate::base::error::{ErrorCode, Result, ServiceError};
+use crate::base::sync::lock;
 use crate::service::options::{self, handle_arg, whole};
+use crate::service::request::{Launched, DEFAULT_KILL_GRACE};
 use crate::service::Service;
-use crate::sync::lock;
 
 /// What a method answers now: a value, an error, or nothing yet (a task replies).
 enum Now {

@@ -16,7 +16,7 @@ use super::frame::read_frame;
 use super::place::{prepare_dir, take_lock};
 use super::state::State;
 use super::{Config, Ended};
-use crate::sync::lock;
+use crate::base::sync::lock;
 
 pub async fn serve(config: Config) -> Result<Ended, String> {
     let dir = prepare_dir(&config.socket)?;

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
+use crate::base::sync::lock;
 use crate::service::Service;
-use crate::sync::lock;
 
 /// A service the daemon made for a connection's `open`. It outlives the connection
 /// while it has jobs: a later client reaches them by handle.

@@ -4,16 +4,16 @@
 
 use serde_json::{json, Value};
 
-use crate::error::ServiceError;
-use crate::events::OutputEvent;
-use crate::history::HistoryEntry;
+use crate::base::error::ServiceError;
+use crate::job::events::OutputEvent;
+use crate::job::kill::KillReport;
 use crate::job::JobStatus;
-use crate::kill::KillReport;
 use crate::output::cells::{CellRun, ScreenCells};
 use crate::output::read::OutputChunk;
 use crate::policy::CommandCheck;
-use crate::request::{InteractionResult, ProcessInfo, RunResult};
 use crate::sandbox::Enforced;
+use crate::service::history::HistoryEntry;
+use crate::service::request::{InteractionResult, ProcessInfo, RunResult};
 
 /// A `RunResult`'s status: `awaiting_input` for a running job waiting at its terminal.
 fn run_status(status: JobStatus, awaiting_input: bool) -> &'static str {

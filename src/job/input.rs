@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Input, InputQueue, Job, Refused};
-use crate::sync::lock;
-use crate::wait::WaitStatus;
+use crate::base::sync::lock;
+use crate::job::wait::WaitStatus;
 
 /// Quiet time before a job blocked reading its terminal counts as waiting for input:
 /// the reader then has the prompt the program printed just before its read (that takes
@@ -89,7 +89,7 @@ impl Job {
         }
     }
 
-    /// Queues input for the writer task, within [`crate::limits::MAX_QUEUED_INPUT_BYTES`].
+    /// Queues input for the writer task, within [`crate::base::limits::MAX_QUEUED_INPUT_BYTES`].
     pub fn send_input(&self, input: Input) -> Result<(), Refused> {
         let len = match &input {
             Input::Data(data) => data.len(),

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::sync::Notify;
 
-use crate::limits::MAX_QUEUED_INPUT_BYTES;
+use crate::base::limits::MAX_QUEUED_INPUT_BYTES;
 
 #[derive(Default)]
 pub struct InputQueue {

@@ -7,8 +7,16 @@
 //! `input` holds what goes to the program (input, resizing) and whether it waits for
 //! input; `waiting` the waits on output, exit, delay, timeout or a prompt.
 
+pub mod driver;
+pub mod events;
+pub mod handoff;
 mod input;
 mod input_queue;
+pub mod keys;
+pub mod kill;
+pub mod notify;
+pub mod spawn;
+pub mod wait;
 mod waiting;
 
 pub use input::INPUT_SETTLE;
@@ -21,15 +29,15 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::{mpsc, watch, Notify};
 
-use crate::deadlines::Deadlines;
-use crate::notify::Subscribers;
+use crate::base::deadlines::Deadlines;
+use crate::base::sync::lock;
+use crate::job::notify::Subscribers;
+use crate::job::spawn::Mode;
+use crate::job::wait::Waiter;
 use crate::output::persist::{unix_millis, JobFiles, JobInfo, Stream};
 use crate::output::read::OutputChunk;
 use crate::output::{JobOutput, View};
 use crate::platform::{Containment, Exit, JobIdentity, Terminal};
-use crate::spawn::Mode;
-use crate::sync::lock;
-use crate::wait::Waiter;
 
 /// How long a job runs before its first `info.json` is written; see
 /// [`Job::write_running_info`].
@@ -163,7 +171,7 @@ pub struct Job {
     closed: AtomicBool,
     close_notify: Notify,
     next_waiter: AtomicU64,
-    /// Listeners told of new output and of the exit (`crate::notify`, `crate::events`).
+    /// Listeners told of new output and of the exit (`crate::job::notify`, `crate::job::events`).
     subscribers: Subscribers,
     /// The service's timer, for the deadlines of this job's waits.
     deadlines: Deadlines,
@@ -217,7 +225,7 @@ impl Job {
         }
     }
 
-    /// The state lock (poison-tolerant: `crate::sync::lock`).
+    /// The state lock (poison-tolerant: `crate::base::sync::lock`).
     pub fn state(&self) -> MutexGuard<'_, JobState> {
         lock(&self.state)
     }
@@ -427,7 +435,7 @@ impl Job {
     /// again: what it lacks is then a gap, and the read goes on to memory's tail. The
     /// second plan reads the file only below where it was found to end, so a third
     /// is needed only if it was cut again in between.
-    pub fn read_output(&self, since: u64, max: usize) -> crate::error::Result<OutputChunk> {
+    pub fn read_output(&self, since: u64, max: usize) -> crate::base::error::Result<OutputChunk> {
         let mut chunk = OutputChunk::default();
         for _ in 0..3 {
             let plan = self.state().output.committed().plan(since, max)?;

@@ -3,7 +3,7 @@
 //! it waits for can happen, so nothing slips past it.
 //!
 //! A started wait owns its ending: whoever decides it — the reader on a match or the
-//! exit, the service's timer (`crate::deadlines`) on a delay, a timeout or a look that
+//! exit, the service's timer (`crate::base::deadlines`) on a delay, a timeout or a look that
 //! finds the job waiting for input — takes the waiter out of the job and calls its
 //! `OnWaitDone`, off the job's lock, on its own thread. No task waits in between, so a
 //! `sendInput` answered by the program costs no wake-up of another thread but the one
@@ -17,8 +17,8 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::{Job, JobState, JobStatus};
-use crate::spawn::Mode;
-use crate::wait::{OnWaitDone, WaitOutcome, WaitSpec, WaitStatus, Waiter};
+use crate::job::spawn::Mode;
+use crate::job::wait::{OnWaitDone, WaitOutcome, WaitSpec, WaitStatus, Waiter};
 
 impl Job {
     /// Registers a waiter now; only output ingested after this call can satisfy it.
@@ -30,13 +30,13 @@ impl Job {
 
     /// Registers a waiter without waiting yet: `run` does this before the reader
     /// starts, so not even the first byte of output can slip past the pattern.
-    pub fn register_waiter(&self, pattern: Option<crate::wait::Pattern>) -> WaitTicket {
+    pub fn register_waiter(&self, pattern: Option<crate::job::wait::Pattern>) -> WaitTicket {
         self.register_waiter_replaying(pattern, false)
     }
 
     /// Like `register_waiter`; with `replay`, the waiter first sees the text so far,
     /// under the same lock as the reader, so nothing is seen twice or missed.
-    pub fn register_waiter_replaying(&self, pattern: Option<crate::wait::Pattern>, replay: bool) -> WaitTicket {
+    pub fn register_waiter_replaying(&self, pattern: Option<crate::job::wait::Pattern>, replay: bool) -> WaitTicket {
         let id = self.next_waiter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut state = self.state();
         let mut waiter = Waiter::new(id, pattern);

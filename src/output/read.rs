@@ -23,7 +23,7 @@ use std::os::unix::fs::FileExt;
 use std::os::windows::fs::FileExt;
 use std::path::PathBuf;
 
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
 
 /// Bytes a read returns when the caller names no limit.
 pub const DEFAULT_READ_BYTES: usize = 1024 * 1024;

@@ -18,7 +18,7 @@ use std::num::NonZeroU16;
 
 use super::cells::{self, ScreenCells};
 use super::scan::next_control;
-use crate::limits::MAX_TERMINAL_SIZE;
+use crate::base::limits::MAX_TERMINAL_SIZE;
 
 /// Queued bytes are emulated once this many are waiting.
 const BATCH: usize = 512 * 1024;

@@ -1,5 +1,5 @@
 //! The reader's buffer and the outcome of one read: the vocabulary the backends' readers
-//! and the shared driver (`crate::driver`) speak.
+//! and the shared driver (`crate::job::driver`) speak.
 
 /// The most a reader hands the job in one chunk.
 pub const READ_CHUNK: usize = 64 * 1024;

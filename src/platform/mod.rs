@@ -164,7 +164,7 @@ impl Mode {
     }
 }
 
-/// What to start, made by `crate::spawn` (command line, environment, directory).
+/// What to start, made by `crate::job::spawn` (command line, environment, directory).
 pub struct SpawnSpec<'a> {
     pub program: OsString,
     pub args: Vec<OsString>,

@@ -19,7 +19,7 @@ mod tmpdir;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::error::{ErrorCode, Result, ServiceError};
+use crate::base::error::{ErrorCode, Result, ServiceError};
 
 #[cfg(unix)]
 pub use anchor::reached_through;

@@ -4,16 +4,18 @@
 use std::path::PathBuf;
 
 use super::Service;
-use crate::error::{ErrorCode, Result, ServiceError};
-use crate::limits::{MAX_COMMAND_BYTES, MAX_SCREEN_CELLS, MAX_SCROLLBACK_CELLS, MAX_SESSION_ID_LEN, MAX_TERMINAL_SIZE};
-use crate::request::RunRequest;
-use crate::spawn::{directory, env};
-use crate::sync::lock;
-use crate::wait::compile_pattern;
+use crate::base::error::{ErrorCode, Result, ServiceError};
+use crate::base::limits::{
+    MAX_COMMAND_BYTES, MAX_SCREEN_CELLS, MAX_SCROLLBACK_CELLS, MAX_SESSION_ID_LEN, MAX_TERMINAL_SIZE,
+};
+use crate::base::sync::lock;
+use crate::job::spawn::{directory, env};
+use crate::job::wait::compile_pattern;
+use crate::service::request::RunRequest;
 
 impl Service {
     /// Checks a request and the job limit; returns the compiled pattern and directory.
-    pub(super) fn admit(&self, req: &RunRequest) -> Result<(Option<crate::wait::Pattern>, directory::WorkingDir)> {
+    pub(super) fn admit(&self, req: &RunRequest) -> Result<(Option<crate::job::wait::Pattern>, directory::WorkingDir)> {
         validate_run(req)?;
         let pattern = req.callback_pattern.as_deref().map(compile_pattern).transpose()?;
         let workdir = directory::resolve(&self.inner.root, req.directory.as_deref())?;
@@ -88,7 +90,7 @@ pub(super) fn validate_run(req: &RunRequest) -> Result<()> {
         return Err(ServiceError::invalid("maxOutputSize must be at least 1"));
     }
     // Pipes jobs have no terminal to emulate (their cols and rows only describe one).
-    let scrollback = if req.mode == crate::spawn::Mode::Pty {
+    let scrollback = if req.mode == crate::job::spawn::Mode::Pty {
         req.scrollback
     } else {
         0

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use tokio::runtime::Handle;
 
 use super::Service;
-use crate::error::{ErrorCode, Result, ServiceError};
+use crate::base::error::{ErrorCode, Result, ServiceError};
+use crate::base::limits::{MAX_INPUT_BYTES, MAX_QUEUED_INPUT_BYTES};
+use crate::job::keys::{parse_key, Key};
+use crate::job::spawn::Mode;
+use crate::job::wait::{compile_pattern, WaitSpec};
 use crate::job::{Input, Job, Refused, WaitTicket};
-use crate::keys::{parse_key, Key};
-use crate::limits::{MAX_INPUT_BYTES, MAX_QUEUED_INPUT_BYTES};
-use crate::request::{InputRequest, InteractionResult, WaitRequest};
-use crate::results::{finished_interaction, interaction};
-use crate::spawn::Mode;
-use crate::wait::{compile_pattern, WaitSpec};
+use crate::service::request::{InputRequest, InteractionResult, WaitRequest};
+use crate::service::results::{finished_interaction, interaction};
 
 /// Told once how an interaction ended.
 pub type OnInteractionDone = Box<dyn FnOnce(InteractionResult) + Send>;

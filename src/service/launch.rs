@@ -14,19 +14,19 @@ use super::registry::process_token;
 use super::retention::Retention;
 use super::sandbox::JobSandboxPlan;
 use super::Service;
-use crate::driver;
-use crate::history::{preview, HistoryEntry, OUTPUT_PREVIEW_BYTES};
+use crate::base::sync::lock;
+use crate::job::driver;
+use crate::job::kill::kill_now;
+use crate::job::spawn::{command, directory, env, Mode, SpawnSpec};
 use crate::job::{Job, JobMeta, JobState, JobStatus, WaitTicket};
-use crate::kill::kill_now;
 use crate::output::persist::{describe, unix_millis, JobFiles};
 use crate::output::screen::ScreenSize;
 use crate::output::{JobOutput, OutputLimits, Which};
 use crate::platform::{self, watchdog};
-use crate::request::{RunRequest, RunResult};
-use crate::results::history_entry;
 use crate::sandbox::{sanitize_env, Enforced, JobSandbox, JobTmpDir};
-use crate::spawn::{command, directory, env, Mode, SpawnSpec};
-use crate::sync::lock;
+use crate::service::history::{preview, HistoryEntry, OUTPUT_PREVIEW_BYTES};
+use crate::service::request::{RunRequest, RunResult};
+use crate::service::results::history_entry;
 
 impl Service {
     /// Spawns the job and registers `run`'s waiter before its reader starts.
@@ -35,7 +35,7 @@ impl Service {
         handle: u32,
         req: &RunRequest,
         workdir: &directory::WorkingDir,
-        pattern: Option<crate::wait::Pattern>,
+        pattern: Option<crate::job::wait::Pattern>,
         sandbox: Option<JobSandboxPlan>,
     ) -> std::io::Result<(Arc<Job>, WaitTicket)> {
         let inner = &self.inner;

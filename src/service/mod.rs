@@ -6,10 +6,13 @@
 //! every live service for the exit hook. The queries and the ending of jobs are here.
 
 mod admission;
+pub mod history;
 mod interaction;
 mod launch;
 pub mod options;
 mod registry;
+pub mod request;
+pub mod results;
 mod retention;
 mod sandbox;
 
@@ -23,31 +26,31 @@ use std::time::{Duration, SystemTime};
 
 use tokio::runtime::Handle;
 
-use crate::deadlines::DeadlineTimer;
+use crate::base::deadlines::DeadlineTimer;
 
-use crate::error::{ErrorCode, Result, ServiceError};
-use crate::events::{Notify, Subscription};
-use crate::history::{History, HistoryEntry, DEFAULT_HISTORY_LIMIT};
+use crate::base::error::{ErrorCode, Result, ServiceError};
+use crate::base::sync::lock;
+use crate::job::events::{Notify, Subscription};
+use crate::job::kill::{jobs_with_processes, kill_job, KillReport};
+use crate::job::spawn::env;
+use crate::job::wait::{WaitSpec, WaitStatus};
 use crate::job::{Job, JobStatus};
-use crate::kill::{jobs_with_processes, kill_job, KillReport};
 use crate::output::cells::ScreenCells;
 use crate::output::persist::DEFAULT_DISK_CAP_BYTES;
 use crate::output::read::{OutputChunk, DEFAULT_READ_BYTES, MAX_READ_BYTES};
 use crate::output::retention::DEFAULT_KEEP_JOB_DIRS;
 use crate::output::View;
 use crate::platform::{detached_roots, job_processes};
-use crate::request::*;
-use crate::results::{process_info, run_result};
-use crate::spawn::env;
-use crate::sync::lock;
-use crate::wait::{WaitSpec, WaitStatus};
+use crate::service::history::{History, HistoryEntry, DEFAULT_HISTORY_LIMIT};
+use crate::service::request::*;
+use crate::service::results::{process_info, run_result};
 
 use admission::{default_io_dir, valid_session_id, validate_size};
 pub use interaction::{OnInputDone, OnInteractionDone, PreparedInput, PreparedWait};
 pub use registry::{kill_everything_now, process_token, random_hex, Owner};
 
-use crate::limits::MAX_SESSION_ID_LEN;
-pub use crate::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_TERMINAL_SIZE};
+use crate::base::limits::MAX_SESSION_ID_LEN;
+pub use crate::base::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_TERMINAL_SIZE};
 
 pub struct Service {
     inner: Arc<Inner>,

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
 use crate::output::screen::MAX_SCROLLBACK_LINES;
 use crate::output::View;
-use crate::request::{self as core, InputRequest, RunRequest, ServiceConfig, WaitRequest};
 use crate::sandbox::{Network, SandboxChoice, SandboxSpec};
+use crate::service::request::{self as core, InputRequest, RunRequest, ServiceConfig, WaitRequest};
 
 /// `true`/`false` or an object of options (`sandbox`, `sandbox.network`).
 #[derive(Clone, Debug, Deserialize)]
@@ -227,15 +227,15 @@ pub fn run_request(command: String, options: Option<RunArgs>) -> Result<RunReque
         return Ok(req);
     };
     req.mode = match o.mode.as_deref() {
-        None | Some("pty") => crate::spawn::Mode::Pty,
-        Some("pipes") => crate::spawn::Mode::Pipes,
+        None | Some("pty") => crate::job::spawn::Mode::Pty,
+        Some("pipes") => crate::job::spawn::Mode::Pipes,
         Some(other) => {
             return Err(ServiceError::invalid(format!(
                 "mode must be 'pty' or 'pipes', got {other:?}"
             )))
         }
     };
-    req.shell = crate::spawn::command::Shell::parse(o.shell.as_deref())?;
+    req.shell = crate::job::spawn::command::Shell::parse(o.shell.as_deref())?;
     req.args = o.args;
     req.description = o.description;
     req.directory = o.directory;

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::SystemTime;
 
 use super::Inner;
+use crate::base::sync::lock;
+use crate::job::kill::kill_all_now;
 use crate::job::Job;
-use crate::kill::kill_all_now;
-use crate::sync::lock;
 
 /// Every live service in this process, for the synchronous kill at process exit: the
 /// process as the owner of them all.

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, Weak};
 
 use tokio::runtime::Handle;
 
+use crate::base::sync::lock;
 use crate::job::Job;
 use crate::output::retention::{prune_dead_sessions, SessionLease};
-use crate::sync::lock;
 
 pub(super) struct Retention {
     /// Taken before the service's first job folder is made, not at construction: a

@@ -10,10 +10,10 @@
 use std::sync::{Arc, OnceLock};
 
 use super::Service;
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
 use crate::platform::sandbox_support;
-use crate::request::RunRequest;
 use crate::sandbox::{resolve_within, unavailable, Anchor, FileId, Resolved, SandboxChoice, SandboxSpec, Support};
+use crate::service::request::RunRequest;
 
 /// A job's sandbox, resolved and supported: what `start_job` applies.
 pub(super) struct JobSandboxPlan {
@@ -180,7 +180,7 @@ impl Service {
     /// first use and kept: the same for every such run, so its rules can be built
     /// ahead like the service's own.
     fn default_sandbox(&self) -> Result<Arc<Resolved>> {
-        let mut kept = crate::sync::lock(&self.inner.default_sandbox);
+        let mut kept = crate::base::sync::lock(&self.inner.default_sandbox);
         if let Some(resolved) = kept.as_ref() {
             return Ok(resolved.clone());
         }
@@ -224,7 +224,7 @@ fn io_reached(_io_dir: &std::path::Path) -> std::result::Result<Vec<FileId>, Str
 fn open_root(root: &std::path::Path) -> Result<Arc<Anchor>> {
     Anchor::open(root).map(Arc::new).map_err(|e| {
         ServiceError::new(
-            crate::error::ErrorCode::InvalidDirectory,
+            crate::base::error::ErrorCode::InvalidDirectory,
             format!("project root {} cannot be used: {e}", root.display()),
         )
     })

@@ -39,8 +39,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::base::sync::lock;
 use crate::platform::ContainmentMode;
-use crate::sync::lock;
 
 /// Set to `off` (in Node's environment, before the first job) to run without cgroups:
 /// the fallback path, for tests and for systems where cgroups misbehave.

@@ -39,7 +39,7 @@ pub fn end_processes(job: &JobIdentity<'_>, procs: &[ProcInfo], ending: crate::p
 }
 
 /// Whether the job's process group, or its cgroup, still holds a process. Asked only
-/// once the job's own process has ended (`crate::driver`, `crate::job`): an emptied
+/// once the job's own process has ended (`crate::job::driver`, `crate::job`): an emptied
 /// cgroup is then handed back for later jobs (`Containment::release_if_empty`).
 pub fn anything_left(job: &JobIdentity<'_>) -> bool {
     if is_alive(job.pid) {

@@ -9,8 +9,8 @@ use std::sync::Mutex;
 use rustix::io::Errno;
 use rustix::process::{waitpid, Pid, WaitOptions};
 
+use crate::base::sync::lock;
 use crate::platform::Exit;
-use crate::sync::lock;
 
 /// Children whose watcher was dropped before they exited. Each new launch reaps those
 /// that have exited since (`reap_dropped`), so none stays a zombie for long.

@@ -31,8 +31,8 @@ use super::launch::{launch, Console};
 use super::pipes::{pipe_pair, write_blocking, ChunkReader};
 use super::signaled::signaled;
 use super::ChildProcess;
+use crate::base::sync::lock;
 use crate::platform::{InputState, ProcessIo, Read, ReadBuffer, SpawnSpec};
-use crate::sync::lock;
 
 /// How long to wait before looking again at a member of the job that could not be
 /// opened (it was ending as we looked).

@@ -205,7 +205,7 @@ fn nul_terminated(s: &OsStr) -> Vec<u16> {
 }
 
 /// The command line: the program's full path in quotes (argv[0] takes no escapes, and a
-/// Windows path cannot hold `"`), then the arguments, which `crate::spawn::command` has
+/// Windows path cannot hold `"`), then the arguments, which `crate::job::spawn::command` has
 /// already written in the form their reader expects (MSVCRT quoting in argv mode, cmd's
 /// own syntax after `/c`).
 fn command_line(program: &Path, args: &[OsString]) -> OsString {

@@ -91,7 +91,7 @@ mod tests {
         (tmp, path, handle)
     }
 
-    /// `cmd.exe /d /s /c "<line>"`, as `crate::spawn::command` writes it.
+    /// `cmd.exe /d /s /c "<line>"`, as `crate::job::spawn::command` writes it.
     fn cmd(line: &str, cwd: &(tempfile::TempDir, PathBuf, File), mode: Mode) -> io::Result<Spawned> {
         spawn(&SpawnSpec {
             program: "cmd.exe".into(),

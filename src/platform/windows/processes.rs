@@ -16,8 +16,8 @@ use windows_sys::Win32::System::Threading::{
 };
 
 use super::job_object::JobTree;
+use crate::base::sync::lock;
 use crate::platform::{Ending, JobIdentity};
-use crate::sync::lock;
 
 /// The exit code every process of a killed job gets (the Job Object is terminated with
 /// it). 1, as Node's own `subprocess.kill()` uses on Windows.

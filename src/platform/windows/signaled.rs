@@ -14,7 +14,7 @@ use windows_sys::Win32::System::Threading::{
     RegisterWaitForSingleObject, UnregisterWaitEx, INFINITE, WT_EXECUTEINWAITTHREAD, WT_EXECUTEONLYONCE,
 };
 
-use crate::sync::lock;
+use crate::base::sync::lock;
 
 /// What the callback reaches through its context pointer.
 struct Slot {

@@ -8,7 +8,7 @@
 //! queued flag *before* it reads the job's state, so output that arrives while it runs
 //! queues the next call and nothing is missed.
 //!
-//! A job keeps its subscriptions as `crate::notify::Subscribers`, which knows nothing
+//! A job keeps its subscriptions as `crate::job::notify::Subscribers`, which knows nothing
 //! of jobs. How a notification reaches its listener is the caller's business (the Node binding
 //! queues a call on the JS thread); this module only decides when to notify and what
 //! the delivery reports.
@@ -16,9 +16,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::base::sync::lock;
+use crate::job::notify::Listener;
 use crate::job::{Job, JobStatus};
-use crate::notify::Listener;
-use crate::sync::lock;
 
 /// Queues one delivery of the subscription (which then calls [`Subscription::take_event`]).
 /// Called on the reader's thread: it must return at once.

@@ -14,7 +14,7 @@
 
 use std::ffi::OsString;
 
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
 
 /// Which shell runs a command (the `shell` run option). Only Windows has a choice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

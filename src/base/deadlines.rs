@@ -19,7 +19,7 @@ use tokio::runtime::Handle;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::sync::lock;
+use crate::base::sync::lock;
 
 /// What to do when a deadline comes; it runs on the timer task, off every lock.
 pub type Action = Box<dyn FnOnce() + Send>;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
 
 pub use crate::platform::{JOB_MARKER, OWNER_MARKER};
 

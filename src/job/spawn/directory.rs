@@ -8,7 +8,7 @@
 use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{ErrorCode, Result, ServiceError};
+use crate::base::error::{ErrorCode, Result, ServiceError};
 use crate::platform;
 
 pub struct WorkingDir {

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::history::HistoryEntry;
+use crate::job::spawn::Mode;
+use crate::job::wait::WaitStatus;
 use crate::job::{Job, JobMeta, JobState, JobStatus};
 use crate::output::persist::unix_millis;
 use crate::output::Which;
 use crate::platform::is_alive;
-use crate::request::{InteractionResult, ProcessInfo, RunResult};
-use crate::spawn::Mode;
-use crate::wait::WaitStatus;
+use crate::service::history::HistoryEntry;
+use crate::service::request::{InteractionResult, ProcessInfo, RunResult};
 
 fn duration_ms(job: &Job, state: &JobState) -> u64 {
     state.duration.unwrap_or_else(|| job.meta.started.elapsed()).as_millis() as u64
@@ -55,7 +55,7 @@ pub fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunR
     }
 }
 
-pub fn interaction(job: &Arc<Job>, outcome: crate::wait::WaitOutcome) -> InteractionResult {
+pub fn interaction(job: &Arc<Job>, outcome: crate::job::wait::WaitOutcome) -> InteractionResult {
     let state = job.state();
     InteractionResult {
         handle: job.meta.handle,

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use regex::{Regex, RegexBuilder};
 
-use crate::error::{ErrorCode, Result, ServiceError};
+use crate::base::error::{ErrorCode, Result, ServiceError};
+use crate::base::sync::lock;
 use crate::output::bounded::excerpt;
 use crate::output::line::LineAssembler;
-use crate::sync::lock;
 
 /// A pattern may match text spanning up to this many bytes before the newest chunk;
 /// prompts and "listening on" lines are far shorter. It bounds the work per chunk.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use crate::handoff::Handoff;
+use crate::job::handoff::Handoff;
 use crate::job::{Input, InputQueue, Job, SCREEN_SETTLE};
 use crate::output::persist::Stream;
 use crate::platform::{

@@ -1,7 +1,7 @@
 //! Key names a model can write (`C-c`, `Enter`, `Up`, ...) and the bytes a terminal
 //! sends for them.
 
-use crate::error::{Result, ServiceError};
+use crate::base::error::{Result, ServiceError};
 
 /// What a key does: bytes for the process, or (pipes mode) closing its stdin.
 #[derive(Debug, PartialEq, Eq)]

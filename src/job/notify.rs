@@ -1,12 +1,12 @@
 //! A job's listeners, kept apart from the job's state lock, so notifying never waits on
 //! a reader that holds it. A listener is only told "there is news" (new output, or the
-//! exit); what it then reads is `crate::events`'s business, so this module knows
+//! exit); what it then reads is `crate::job::events`'s business, so this module knows
 //! nothing of jobs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::sync::lock;
+use crate::base::sync::lock;
 
 /// Something to tell that a job has news. Called on the reader's thread, under the
 /// list's lock: it must return at once (queue, never run, the delivery).

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::job::spawn::command::Shell;
+use crate::job::spawn::Mode;
+use crate::job::wait::WaitStatus;
 use crate::job::JobStatus;
-use crate::spawn::command::Shell;
-use crate::spawn::Mode;
-use crate::wait::WaitStatus;
 
 pub const DEFAULT_MAX_OUTPUT: usize = 16 * 1024;
 pub const DEFAULT_MAX_JOBS: usize = 64;
