@@ -7,13 +7,17 @@
 //
 //   npm run bench                 the full run (the sizes of issue 8)
 //   npm run bench -- --quick      smaller sizes, fewer repetitions (under two minutes)
-//   options: --reps=N  --only=spawn,cat,...  --peers=addon-text,gemini,...
+//   options: --reps=N  --only=spawn,cat,...,sandbox-cost  --peers=addon-text,gemini,...
 //            --json=FILE (all raw results)  --md=FILE (the table as Markdown)
 //            --strict: exit 1 if a run of this addon failed, came back incomplete or
 //            lost bytes (CI's smoke run; the figures themselves are never judged)
 //
 // Every (scenario, peer, repetition) runs in a fresh Node process (worker.mjs), so
-// the memory and event-loop numbers of one peer never include another's.
+// the memory and event-loop numbers of one peer never include another's. The sandbox's
+// cost (Linux, with the addon-sandbox peer) is the one pair measured in one process:
+// bench/sandbox-cost.mjs, plain and sandboxed services taking turns block by block,
+// because the difference (tenths of a millisecond) is smaller than the drift between
+// separate runs on a loaded machine.
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir } from 'node:os';
@@ -343,6 +347,8 @@ async function main() {
         }
       }
     }
+    const sandboxCost = peers.includes('addon-sandbox') && (!only || only.has('sandbox-cost')) ? await measureSandboxCost() : null;
+    if (sandboxCost) results['sandbox-cost'] = sandboxCost;
     machine.loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
     machine.seconds = Math.round((Date.now() - started) / 1000);
     const columns = [...peers.filter((p) => p !== 'limit-pty' && p !== 'limit-pipe'), ...(peers.includes('addon-text') ? ['addon-poll'] : []), ...peers.filter((p) => p.startsWith('limit-'))];
@@ -353,6 +359,7 @@ async function main() {
       '',
       table(results, columns),
       '',
+      ...(sandboxCost ? [sandboxCostLine(sandboxCost), ''] : []),
       ratios(results),
       '',
     ].join('\n');
@@ -365,6 +372,41 @@ async function main() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The sandbox's cost per job, from bench/sandbox-cost.mjs (`RESULT` line), or null. */
+async function measureSandboxCost() {
+  const [n, rounds] = quick ? [30, 6] : [50, 20];
+  const t = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(here, 'sandbox-cost.mjs'), `--n=${n}`, `--rounds=${rounds}`, '--json'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      const m = /^RESULT (.*)$/m.exec(out);
+      if (code === 0 && m) {
+        console.error(`  sandbox-cost: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        return resolve(JSON.parse(m[1]));
+      }
+      console.error(`  ! sandbox-cost failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ')}`);
+      resolve(null);
+    });
+  });
+}
+
+function sandboxCostLine(r) {
+  const c = r.costs[0];
+  const ms = (v) => `${v >= 0 ? '+' : ''}${v.toFixed(3)} ms`;
+  return (
+    `Sandbox cost (bench/sandbox-cost.mjs, uid ${r.uid}: ${r.n} \`true\` jobs per block, plain and sandboxed taking turns, ${r.rounds} rounds; load ${r.load}): ` +
+    `**${ms(c.wallMs)}** per job, start to exit (rounds ${ms(c.wallRangeMs[0])} to ${ms(c.wallRangeMs[1])}; plain ${c.plainMs.toFixed(3)} ms, sandboxed ${c.sandboxedMs.toFixed(3)} ms); ` +
+    `JS thread +${c.jsUs.toFixed(0)} µs, Node process +${c.processUs.toFixed(0)} µs CPU. Goal: within 0.2 ms (docs/sandbox.md, "What it costs").`
+  );
 }
 
 /** What went wrong in this addon's own runs: an error, output cut short, bytes lost. */

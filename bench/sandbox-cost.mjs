@@ -2,7 +2,7 @@
 // What the per-job sandbox adds to a spawn (docs/sandbox.md, "What it costs"), in one
 // Node process, so two builds can be set side by side under the same load:
 //
-//   node bench/sandbox-cost.mjs [--n=100] [--rounds=8] [--addon=PATH]...
+//   node bench/sandbox-cost.mjs [--n=100] [--rounds=8] [--addon=PATH]... [--json]
 //
 // For each addon (default: this package's index.js) two services over one project,
 // plain and sandboxed (`sandbox: true`), run blocks of `n` jobs (`true`, start to exit,
@@ -10,7 +10,10 @@
 // drifts hits each alike. Per job, the median over the blocks of: the JS thread's CPU
 // time (from /proc: the spawn path's own work — the sandbox's rules, its TMPDIR; not the
 // child, which runs as its own task), the whole Node process's CPU time (its helper
-// threads too), and the wall time. Linux only (/proc, and the sandbox).
+// threads too), and the wall time; and the cost itself, sandboxed minus plain of the
+// same addon, per round (the two blocks of a round ran back to back): median and
+// range. `--json`: one `RESULT {...}` line as well, for bench/run.mjs, which puts the
+// figure in `npm run bench`'s report. Linux only (/proc, and the sandbox).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -18,10 +21,11 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
-const options = { n: 100, rounds: 8, addon: [] };
+const options = { n: 100, rounds: 8, addon: [], json: false };
 for (const arg of process.argv.slice(2)) {
   const [key, value] = arg.replace(/^--/, '').split('=');
   if (key === 'addon') options.addon.push(resolve(value));
+  else if (key === 'json') options.json = true;
   else options[key] = Number(value);
 }
 if (options.addon.length === 0) options.addon.push(join(here, '..', 'index.js'));
@@ -62,6 +66,30 @@ for (const s of services) {
   console.log(
     `${s.name}: JS thread ${median(s.js).toFixed(0)} µs, Node process ${median(s.cpu).toFixed(0)} µs CPU per job; wall ${median(s.wall).toFixed(3)} ms per job`,
   );
+}
+const costs = [];
+for (let i = 0; i < services.length; i += 2) {
+  const [plain, boxed] = [services[i], services[i + 1]];
+  const per = (key) => boxed[key].map((v, round) => v - plain[key][round]);
+  const cost = {
+    addon: options.addon[i / 2],
+    plainMs: median(plain.wall),
+    sandboxedMs: median(boxed.wall),
+    wallMs: median(per('wall')),
+    wallRangeMs: [Math.min(...per('wall')), Math.max(...per('wall'))],
+    jsUs: median(per('js')),
+    processUs: median(per('cpu')),
+  };
+  costs.push(cost);
+  console.log(
+    `${cost.addon}: the sandbox costs ${cost.wallMs >= 0 ? '+' : ''}${cost.wallMs.toFixed(3)} ms per job ` +
+      `(rounds ${cost.wallRangeMs.map((v) => v.toFixed(3)).join(' to ')}); JS thread +${cost.jsUs.toFixed(0)} µs, ` +
+      `Node process +${cost.processUs.toFixed(0)} µs CPU`,
+  );
+}
+if (options.json) {
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(`RESULT ${JSON.stringify({ n: options.n, rounds: options.rounds, uid: process.getuid?.(), load, costs })}`);
 }
 for (const s of services) await s.service.shutdown();
 rmSync(project, { recursive: true, force: true });

@@ -166,7 +166,17 @@ mod imp {
                 continue;
             };
             sweep(&parent);
-            match make_in(&parent_dir, &fresh_name("native-shell-", std::process::id())) {
+            // An existing entry of the name is skipped, never reused: a stale or planted
+            // one, or the base of another copy of this addon loaded into the same
+            // process (its own counter, the same pid).
+            let mut made = Err(io::Error::from(io::ErrorKind::AlreadyExists));
+            for _ in 0..64 {
+                made = make_in(&parent_dir, &fresh_name("native-shell-", std::process::id()));
+                if !matches!(&made, Err(e) if e.kind() == io::ErrorKind::AlreadyExists) {
+                    break;
+                }
+            }
+            match made {
                 Ok(dir) => {
                     let mut reached = reached;
                     reached.push(dir.id());

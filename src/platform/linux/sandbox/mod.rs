@@ -6,9 +6,9 @@
 //!
 //! The child is vfork-style (it runs in the parent's memory until exec), so everything
 //! that allocates is done here in the parent (`Prepared::new`): the ruleset and its
-//! rules (`rules.rs`), the compiled filters (`filter.rs`), the capability count
-//! (`caps.rs`). The child makes four kinds of system call on what was prepared
-//! (`apply`): dropping every capability (`caps.rs`), `prctl(PR_SET_NO_NEW_PRIVS)`,
+//! rules (`rules.rs`), the compiled filter (`filter.rs`). The child makes four kinds
+//! of system call on what was prepared (`apply`): dropping every capability
+//! (`caps.rs`), `prctl(PR_SET_NO_NEW_PRIVS)`,
 //! `landlock_restrict_self`, `seccomp(SECCOMP_SET_MODE_FILTER)`. Any of them failing
 //! fails the launch: the job never runs unconfined.
 
@@ -67,27 +67,25 @@ fn probe() -> Result<Support, String> {
 }
 
 /// A job's sandbox, ready for the spawn child: the ruleset's descriptor and the
-/// filters, compiled once for the process (`filter::programs`). Dropped (the
+/// filter, written once for the process (`filter::program`). Dropped (the
 /// descriptor closed) after the launch.
 pub struct Prepared {
     ruleset: OwnedFd,
-    filters: &'static filter::Programs,
-    caps: &'static caps::Caps,
+    filter: &'static filter::Program,
     /// A second Landlock layer for a root job with limited reads (`root_reads.rs`).
     root_reads: Option<&'static OwnedFd>,
 }
 
 impl Prepared {
     /// Builds the ruleset for `job` (with a rule for the job's own terminal, when it
-    /// has one) and takes the compiled filters for its network mode.
+    /// has one) and takes the filter for its network mode.
     pub fn new(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<Self> {
         let ruleset = rules::ruleset(job, terminal)?;
         let network = crate::sandbox::effective_network(&job.resolved.network, &job.support);
-        let filters = filter::programs(&network)?;
+        let filter = filter::program(&network)?;
         Ok(Self {
             ruleset,
-            filters,
-            caps: caps::Caps::probe(),
+            filter,
             root_reads: match job.resolved.read {
                 Some(_) => root_reads::layer()?,
                 None => None,
@@ -102,14 +100,15 @@ impl Prepared {
 /// # Safety
 /// Async-signal-safe, allocation-free: system calls on `prepared` only.
 pub unsafe fn apply(prepared: &Prepared) -> bool {
-    // First, while the process may still change its bounding set: a job keeps no
+    // First, while the process may still change its securebits: a job keeps no
     // capability (`caps.rs` says which attacks each one would open).
-    if !caps::drop_all(prepared.caps) {
+    if !caps::drop_all() {
         return false;
     }
     // Required by landlock_restrict_self and seccomp for an unprivileged caller, and
-    // what keeps a setuid program inside from gaining privileges the rules assume it
-    // lacks.
+    // what keeps a setuid program or one with file capabilities inside from gaining
+    // privileges the rules assume it lacks (with the bounding set left full, this is
+    // what stops an exec from handing capabilities back: `caps.rs`).
     if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) < 0 {
         return false;
     }
@@ -126,17 +125,13 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
             return false;
         }
     }
-    for program in &prepared.filters.programs {
-        // On the stack: the child allocates nothing. Each program is under 4096
-        // instructions (`filter` tests), so its length fits.
-        let filter = libc::sock_fprog {
-            len: program.len() as u16,
-            filter: program.as_ptr() as *mut libc::sock_filter,
-        };
-        let filter: *const libc::sock_fprog = &filter;
-        if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) < 0 {
-            return false;
-        }
-    }
-    true
+    // On the stack: the child allocates nothing. The program is at most 4096
+    // instructions (`filter::Asm::finish`), so its length fits.
+    let program = &prepared.filter.code;
+    let filter = libc::sock_fprog {
+        len: program.len() as u16,
+        filter: program.as_ptr() as *mut libc::sock_filter,
+    };
+    let filter: *const libc::sock_fprog = &filter;
+    libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) >= 0
 }
