@@ -124,6 +124,11 @@ class Addon {
     return { stop: () => this.svc.kill(r.handle, { graceMs: 100 }) };
   }
 
+  /** Another service in this process (what a second in-process client is). */
+  async sibling() {
+    return new Addon({ view: this.view, mode: this.mode });
+  }
+
   async close() {
     await this.svc.shutdown();
     removeScratch(this.base);
@@ -138,7 +143,8 @@ class Addon {
  * memory (the idle scenario's jobs live there, not in Node).
  */
 class AddonDaemon {
-  constructor() {
+  /** `socket`: another client of that daemon (`sibling`), which leaves it running at `close`. */
+  constructor(socket = null) {
     const { ShellExecutionService } = require('../service.js');
     if (!process.env.NATIVE_SHELL_DAEMON_BIN) {
       for (const c of ['../native-shell-daemon', '../target/release/native-shell-daemon']) {
@@ -151,14 +157,16 @@ class AddonDaemon {
     }
     this.base = scratchDir();
     this.mode = 'pty';
+    this.sharing = socket !== null;
     const run = join(this.base, 'run');
     mkdirSync(run, { mode: 0o700 });
+    this.socket = socket ?? join(run, 'daemon.sock');
     this.svc = new ShellExecutionService({
       projectRoot: join(this.base, 'project'),
       ioDir: join(this.base, 'io'),
       sessionId: 'bench',
       maxJobs: 4096,
-      daemon: { socket: join(run, 'daemon.sock'), idleExitMs: 1000 },
+      daemon: { socket: this.socket, idleExitMs: 1000 },
     });
   }
 
@@ -191,8 +199,13 @@ class AddonDaemon {
     return m ? Number(m[1]) : null;
   }
 
+  /** Another client of the same daemon. */
+  sibling() {
+    return new AddonDaemon(this.socket).init();
+  }
+
   async close() {
-    const pid = this.svc.daemon?.pid;
+    const pid = this.sharing ? null : this.svc.daemon?.pid;
     await this.svc.shutdown({ killJobs: true });
     // This peer's daemon ends with it (it would within a second anyway: idleExitMs).
     if (pid) {

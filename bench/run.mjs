@@ -171,6 +171,7 @@ function scenarios(data, limitBin) {
     { id: 'cat', worker: 'stream', params: { ...common, cmd: cat, lastLine: data.lastLine }, heavy: true },
     { id: 'seq', worker: 'stream', params: { ...common, cmd: seq, lastLine: String(SIZES.seqLines) }, heavy: true },
     { id: 'rtt', worker: 'rtt', params: { ...common, n: SIZES.rttN, warmup: 5 } },
+    { id: 'rtt-flood', worker: 'rtt', params: { ...common, n: SIZES.rttN, warmup: 5, flood: `while :; do cat ${data.path}; done` }, only: ['addon-text', 'addon-daemon'] },
     { id: 'rtt-poll', worker: 'rtt', params: { ...common, n: Math.min(SIZES.rttN, quick ? 10 : 50), warmup: 1, polling: true }, only: ['addon-text'], reps: SIZES.idleReps },
     { id: 'idle', worker: 'idle', params: { ...common, n: SIZES.idleN, seconds: SIZES.idleSeconds }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'], reps: SIZES.idleReps },
     { id: 'concurrency', worker: 'concurrency', params: { ...common, n: SIZES.concN, cmd: 'sleep 1; echo done' }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'], reps: quick ? 1 : SIZES.reps },
@@ -214,6 +215,8 @@ function rows(results) {
     [`seq: peak RSS growth, MiB`, (p) => perRep('seq', p, (r) => r.rssGrowthMiB)],
     [`Python round trip ×${SIZES.rttN}: median ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => median(r.samples))],
     [`Python round trip: p99 ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => quantile(r.samples, 0.99))],
+    [`Python round trip while another client's job floods (cat in a loop): median ms`, (p) => perRep('rtt-flood', p, (r) => median(r.samples))],
+    [`round trip beside a flood: p99 ms`, (p) => perRep('rtt-flood', p, (r) => quantile(r.samples, 0.99))],
     [`${SIZES.idleN} idle jobs: CPU ms over ${SIZES.idleSeconds} s`, (p) => perRep('idle', p, (r) => r.cpuMs)],
     [`idle: RSS per job, KiB`, (p) => perRep('idle', p, (r) => r.rssPerJobKiB)],
     [`idle: the daemon's RSS with ${SIZES.idleN} idle jobs, MiB (per job, KiB)`, (p) => {

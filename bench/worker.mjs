@@ -135,6 +135,11 @@ async function runNode() {
       }
       case 'rtt': {
         if (params.polling && !peer.pollingRepl) return null;
+        // Another client's job floods all along (issue 32: a flood in one job must not delay
+        // other clients' round trips more than in process).
+        const flooder = params.flood ? await peer.sibling() : null;
+        const flooding = flooder ? flooder.exec(params.flood).catch(() => null) : null;
+        if (flooder) await sleep(500);
         const repl = params.polling ? await peer.pollingRepl() : await peer.repl();
         const samples = [];
         try {
@@ -144,6 +149,10 @@ async function runNode() {
           }
         } finally {
           await repl.close();
+          if (flooder) {
+            await flooder.close();
+            await flooding;
+          }
         }
         return { samples };
       }
