@@ -168,6 +168,12 @@ class AddonDaemon {
       maxJobs: 4096,
       daemon: { socket: this.socket, idleExitMs: 1000 },
     });
+    // Every job of a run dies with its worker's connection, whatever ends the worker.
+    for (const method of ['run', 'start']) {
+      const call = this.svc[method].bind(this.svc);
+      this.svc[method] = (command, options) => call(command, { ...options, keep: false });
+    }
+    this.closed = false;
   }
 
   async init() {
@@ -179,6 +185,8 @@ class AddonDaemon {
     const t0 = now();
     const r = await this.svc.run(cmd, { cols: COLS, rows: ROWS });
     const exitMs = now() - t0;
+    // A run ended by `close` (the flood beside the round trips): nothing more to ask.
+    if (this.closed) return { exitMs, readableMs: exitMs, bytes: r.totalBytes, text: '', outputDir: null };
     const text = await this.svc.getProcessOutput(r.handle, { view: 'text' });
     const readableMs = now() - t0;
     if (remove) await this.svc.removeProcess(r.handle);
@@ -205,6 +213,7 @@ class AddonDaemon {
   }
 
   async close() {
+    this.closed = true;
     const pid = this.sharing ? null : this.svc.daemon?.pid;
     await this.svc.shutdown({ killJobs: true });
     // This peer's daemon ends with it (it would within a second anyway: idleExitMs).
