@@ -580,3 +580,93 @@ sys.stdin.read()
     assert_eq!(kept["attached"], "none");
     c.ok("kill", json!({"handle": kept["handle"]}));
 }
+
+#[test]
+fn exit_daemon_spares_running_jobs_unless_told() {
+    let mut daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    c.ok("start", json!({"command": "sleep 3101"}));
+    let refused = c.call("exitDaemon", json!({}));
+    assert_eq!(refused["error"]["code"], "DAEMON_BUSY", "{refused}");
+    assert_eq!(refused["error"]["jobs"], 1);
+    assert!(daemon.alive());
+    c.ok("exitDaemon", json!({"killJobs": true}));
+    eventually("the daemon's exit", || !daemon.alive());
+    eventually("the job's death", || with_marker("sleep 3101").is_empty());
+}
+
+#[test]
+fn screens_come_whole_and_packed() {
+    let daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    let h = c.ok(
+        "start",
+        json!({"command": "printf '\\033[31mred\\033[0m plain\\n'; sleep 3111"}),
+    )["handle"]
+        .clone();
+    c.ok(
+        "waitFor",
+        json!({"handle": h, "options": {"pattern": "plain", "fromStart": true}}),
+    );
+    let screen = c.ok("getScreen", json!({"handle": h}));
+    assert_eq!(screen["lines"][0][0]["text"], "red", "{screen}");
+    assert_eq!(screen["lines"][0][0]["fg"], "#800000");
+    let packed = c.ok("readScreenPacked", json!({"handle": h}));
+    assert!(packed["text"].as_str().unwrap().starts_with("red plain"), "{packed}");
+    let colors = packed["colors"].as_array().unwrap();
+    assert_eq!(
+        colors[packed["runFg"][0].as_u64().unwrap() as usize],
+        screen["lines"][0][0]["fg"]
+    );
+    assert_eq!(packed["runLengths"][0], 3);
+    c.ok("kill", json!({"handle": h}));
+}
+
+#[test]
+fn a_daemon_started_as_the_old_one_exits_takes_over() {
+    let mut old = Daemon::start(60_000);
+    let mut c = old.client();
+    // As a client replacing a daemon of another version: exit, and start one at once.
+    let id = c.send("exitDaemon", json!({}));
+    let new = spawn_daemon(&old.socket, 60_000);
+    assert!(c.reply(id).get("error").is_none());
+    eventually("the old daemon's exit", || !old.alive());
+    let mut new = Daemon {
+        child: new,
+        socket: old.socket.clone(),
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    eventually("the new daemon's socket", || UnixStream::connect(&new.socket).is_ok());
+    let mut c = Client::connect(&new.socket);
+    c.ok("hello", json!({"version": "t", "protocol": 1, "pid": 1}));
+    assert!(new.alive());
+}
+
+#[test]
+fn large_reads_come_in_pieces_that_fit_a_message() {
+    let daemon = Daemon::start(60_000);
+    let mut c = daemon.client();
+    let run = c.ok(
+        "run",
+        json!({"command": "yes 0123456789 | head -c 3000000", "options": {"mode": "pipes"}}),
+    );
+    assert_eq!(run["exitCode"], 0, "{run}");
+    let (mut since, mut text, mut reads) = (0u64, 0usize, 0);
+    loop {
+        let chunk = c.ok(
+            "readOutput",
+            json!({"handle": run["handle"], "options": {"since": since, "maxBytes": 16 << 20}}),
+        );
+        assert_eq!(chunk["omitted"], 0);
+        let got = chunk["text"].as_str().unwrap().len();
+        assert!(got <= 2 << 20, "a reply of {got} bytes");
+        if got == 0 {
+            break;
+        }
+        text += got;
+        reads += 1;
+        since = chunk["next"].as_u64().unwrap();
+    }
+    assert_eq!(text, 3_000_000);
+    assert_eq!(reads, 2);
+}

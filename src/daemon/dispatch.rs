@@ -6,17 +6,21 @@
 
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use super::conn::{send_reply, Conn};
+use super::params::*;
 use super::state::Hosted;
 use super::wire;
 use crate::base::error::{ErrorCode, Result, ServiceError};
 use crate::base::sync::lock;
-use crate::service::options::{self, handle_arg, whole};
+use crate::service::options::{self, whole};
 use crate::service::request::{Launched, DEFAULT_KILL_GRACE};
 use crate::service::Service;
+
+/// The most `readOutput` answers in one reply over the wire (its `maxBytes` is
+/// clamped to this; in process the bound is `output::read::MAX_READ_BYTES`).
+const MAX_READ_REPLY: usize = 2 << 20;
 
 /// What a method answers now: a value, an error, or nothing yet (a task replies).
 enum Now {
@@ -82,6 +86,17 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
         "open" => open(conn, p).into(),
         "checkCommand" => check_command(p).into(),
         "exitDaemon" => {
+            // A client replacing a daemon of another version asks when it saw no jobs;
+            // one started since by another client is not ended without `killJobs`.
+            let kill_jobs = p.get("killJobs").and_then(Value::as_bool).unwrap_or(false);
+            let running = conn.daemon.state.running_jobs();
+            if running > 0 && !kill_jobs {
+                return Now::Reply(Err(json!({
+                    "code": "DAEMON_BUSY",
+                    "message": format!("the daemon has {running} running job(s): exitDaemon with killJobs: true ends them"),
+                    "jobs": running,
+                })));
+            }
             send_reply(&conn.out, id, Ok(Value::Null));
             conn.daemon.request_exit();
             Now::Later
@@ -180,6 +195,12 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
                     max_bytes: number_param(p, "maxBytes")?,
                 });
                 let (since, max) = options::read_args(o.since, o.max_bytes)?;
+                // Checked as in process, then held to what fits one message even when
+                // every byte needs JSON's six-byte escape: the reader goes on from `next`.
+                let max = Some(
+                    max.unwrap_or(crate::output::read::DEFAULT_READ_BYTES)
+                        .min(MAX_READ_REPLY),
+                );
                 Ok(wire::output_chunk(target.service.read_output(local, since, max)?))
             };
             read().into()
@@ -459,143 +480,5 @@ pub fn closed(conn: &Conn) {
         tokio::spawn(async move {
             let _ = service.kill(local, DEFAULT_KILL_GRACE).await;
         });
-    }
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ResultArgs {
-    max_output_size: Option<f64>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct OutputArgs {
-    view: Option<String>,
-    tail_bytes: Option<f64>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ReadArgs {
-    since: Option<f64>,
-    max_bytes: Option<f64>,
-}
-
-#[derive(serde::Deserialize)]
-struct ScreenArgs {
-    scrollback: Option<f64>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct KillArgs {
-    grace_ms: Option<f64>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PolicyArgs {
-    exclude_tools: Option<Vec<String>>,
-    core_tools: Option<Vec<String>>,
-    session_approvals: Option<Vec<String>>,
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// `params[name]` as options: absent or null is none; anything but an object is
-/// refused as the binding refuses it.
-fn options<T: DeserializeOwned>(p: &Value, name: &str) -> Result<Option<T>> {
-    match p.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => parse(name, v.clone()).map(Some),
-    }
-}
-
-fn parse<T: DeserializeOwned>(name: &str, v: Value) -> Result<T> {
-    let v = match v {
-        Value::Null => Value::Object(Default::default()),
-        Value::Object(_) => v,
-        other => {
-            return Err(ServiceError::invalid(format!(
-                "{name} must be an object, got {}",
-                kind(&other)
-            )))
-        }
-    };
-    serde_json::from_value(v).map_err(|e| ServiceError::invalid(format!("{name}: {e}")))
-}
-
-fn handle_param(p: &Value) -> Result<u32> {
-    match p.get("handle") {
-        Some(Value::Number(n)) => handle_arg(n.as_f64().unwrap_or(-1.0)),
-        other => Err(ServiceError::invalid(format!(
-            "handle must be a number, got {}",
-            other.map_or("nothing", kind)
-        ))),
-    }
-}
-
-fn number_param(p: &Value, name: &str) -> Result<Option<f64>> {
-    match p.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => Ok(n.as_f64()),
-        Some(other) => Err(ServiceError::invalid(format!(
-            "{name} must be a number, got {}",
-            kind(other)
-        ))),
-    }
-}
-
-fn string_param(p: &Value, name: &str) -> Result<String> {
-    match p.get(name) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        other => Err(ServiceError::invalid(format!(
-            "{name} must be a string, got {}",
-            other.map_or("nothing", kind)
-        ))),
-    }
-}
-
-/// Standard base64 (padding optional): `writeToPty`'s bytes that are not text.
-fn decode_base64(text: &str) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in text.bytes().filter(|&c| c != b'=') {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return Err(ServiceError::invalid("base64 holds a character outside its alphabet")),
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn base64_decodes() {
-        assert_eq!(super::decode_base64("aGVsbG8=").unwrap(), b"hello");
-        assert_eq!(super::decode_base64("AP8=").unwrap(), [0u8, 255]);
-        assert!(super::decode_base64("a*b").is_err());
     }
 }

@@ -20,7 +20,7 @@ use crate::base::sync::lock;
 
 pub async fn serve(config: Config) -> Result<Ended, String> {
     let dir = prepare_dir(&config.socket)?;
-    let Some(_lock) = take_lock(&dir)? else {
+    let Some(_lock) = wait_for_lock(&dir, &config.socket).await? else {
         return Ok(Ended::AlreadyRunning);
     };
     // Holding the lock, no other daemon serves this path: a socket there is a dead
@@ -80,6 +80,23 @@ pub async fn serve(config: Config) -> Result<Ended, String> {
     // The byes get a moment to leave.
     tokio::time::sleep(Duration::from_millis(50)).await;
     Ok(Ended::Done)
+}
+
+/// The lock, or `None` when another daemon serves the socket. A held lock whose socket
+/// does not answer belongs to a daemon that is starting (it binds within moments) or
+/// exiting (a client replacing a daemon of another version starts us as the old one
+/// goes): waited for, so the client that started us finds a daemon either way.
+async fn wait_for_lock(dir: &std::path::Path, socket: &std::path::Path) -> Result<Option<std::fs::File>, String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(lock) = take_lock(dir)? {
+            return Ok(Some(lock));
+        }
+        if std::os::unix::net::UnixStream::connect(socket).is_ok() || Instant::now() >= deadline {
+            return Ok(None);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> Result<tokio::signal::unix::Signal, String> {

@@ -186,14 +186,13 @@ pub fn packed_screen(c: ScreenCells) -> Value {
     let mut line_runs = Vec::new();
     let (mut lengths, mut flags, mut fg, mut bg) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut colors: Vec<String> = vec![String::new()];
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::from([(String::new(), 0)]);
     let mut index = |colour: String| -> usize {
-        match colors.iter().position(|c| *c == colour) {
-            Some(i) => i,
-            None => {
-                colors.push(colour);
-                colors.len() - 1
-            }
-        }
+        let next = colors.len();
+        *seen.entry(colour).or_insert_with_key(|colour| {
+            colors.push(colour.clone());
+            next
+        })
     };
     for line in c.lines {
         line_runs.push(line.len());
