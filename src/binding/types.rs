@@ -11,7 +11,7 @@ use super::env_arg::EnvArg;
 use super::object_arg::ObjectArg;
 use super::sandbox::{self, SandboxInfo, SandboxOptions};
 
-use crate::base::error::Result;
+use crate::base::error::{Result, ServiceError};
 use crate::job::kill::KillReport;
 use crate::job::spawn::Mode as CoreMode;
 use crate::job::wait::WaitStatus as CoreWaitStatus;
@@ -154,6 +154,21 @@ pub struct ServiceOptions {
     pub persist_output: Option<bool>,
     /// Every job's sandbox (off unless given; `true`: the default one). docs/sandbox.md.
     pub sandbox: Option<Either<bool, SandboxOptions>>,
+    /// Jobs owned by the per-user daemon, which outlive this process (docs/daemon.md).
+    /// The package entry (service.js) turns it into a daemon client; this in-process
+    /// constructor refuses it (`INVALID_ARGUMENT`) rather than silently ignore it.
+    pub daemon: Option<Either<bool, DaemonOptions>>,
+}
+
+/// `ServiceOptions.daemon` as an object (docs/daemon.md).
+#[napi(object, object_to_js = false)]
+pub struct DaemonOptions {
+    /// The daemon's socket (default: `$XDG_RUNTIME_DIR/native-shell-service/daemon.sock`,
+    /// else `<temp dir>/native-shell-service-<uid>/daemon.sock`).
+    pub socket: Option<String>,
+    /// How long a daemon this client starts lives on with no jobs and no clients
+    /// (600000 ms by default).
+    pub idle_exit_ms: Option<f64>,
 }
 
 #[napi(object, object_to_js = false)]
@@ -188,6 +203,9 @@ pub struct RunOptions {
     /// `false`: unconfined even if the service sandboxes its jobs; `true`: the
     /// service's sandbox or the default one; an object: this job's own.
     pub sandbox: Option<Either<bool, SandboxOptions>>,
+    /// Daemon mode: the job outlives this client (`true`, the default) or is killed when
+    /// the client disconnects (`false`). In-process every job ends with its service.
+    pub keep: Option<bool>,
 }
 
 #[napi(object)]
@@ -319,6 +337,10 @@ pub struct ProcessInfo {
     /// marker: a process that detaches after the job's own process ended can be lost),
     /// `'job-object'` (Windows).
     pub containment: ContainmentMode,
+    /// Who started the job: this service (`'this'`, always in-process), another live
+    /// client of the daemon (`'other'`) or a client that is gone (`'none'`).
+    #[napi(ts_type = "'this' | 'other' | 'none'")]
+    pub attached: String,
 }
 
 #[napi(object, use_nullable = true)]
@@ -364,6 +386,13 @@ fn env_map(env: Option<EnvArg>) -> Result<Option<BTreeMap<String, String>>> {
 
 impl ServiceOptions {
     pub fn into_config(self) -> Result<core::ServiceConfig> {
+        // A daemon asked of the in-process addon (index.js loaded directly, not the
+        // package entry): refused, so a caller never believes its jobs outlive it.
+        if matches!(self.daemon, Some(Either::A(true)) | Some(Either::B(_))) {
+            return Err(ServiceError::invalid(
+                "daemon mode is the package entry's (require('native-shell-service')); this in-process addon cannot start a daemon",
+            ));
+        }
         options::ServiceArgs {
             project_root: self.project_root,
             io_dir: self.io_dir,
@@ -494,6 +523,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             persist_error: p.persist_error,
             sandbox: p.sandbox.map(SandboxInfo::from),
             containment: p.containment.into(),
+            attached: "this".to_string(),
         }
     }
 }
