@@ -3,14 +3,23 @@
 // length, that many bytes of UTF-8 JSON — the same as the daemon's src/daemon/frame.rs,
 // so a network transport (issue 33) can carry the same messages.
 
-/** The largest message either side accepts (the daemon's `MAX_MESSAGE`). */
-export const MAX_MESSAGE = 16 << 20;
+/** The largest request the daemon accepts (src/daemon/frame.rs `MAX_REQUEST`). */
+export const MAX_REQUEST = 16 << 20;
 
-/** One message as a frame. Throws (`LIMIT_REACHED`) for a message over the limit. */
+/**
+ * The largest reply or event accepted from the daemon (src/daemon/frame.rs `MAX_REPLY`):
+ * the largest text a result carries (64 MiB, `maxOutputSize`'s bound in
+ * src/base/limits.rs) all in JSON's six-byte escapes, plus 64 MiB for the rest. Larger
+ * than a request so every call answers as in process; allocated only for our own
+ * daemon (same user, its socket directory checked: client/place.ts).
+ */
+export const MAX_REPLY = 6 * (64 << 20) + (64 << 20);
+
+/** One message as a frame. Throws (`LIMIT_REACHED`) for a request over the limit. */
 export function encodeFrame(message: unknown): Buffer {
   const body = Buffer.from(JSON.stringify(message), 'utf8');
-  if (body.length > MAX_MESSAGE) {
-    throw Object.assign(new Error(`the request is ${body.length} bytes, over the wire's limit of ${MAX_MESSAGE}`), {
+  if (body.length > MAX_REQUEST) {
+    throw Object.assign(new Error(`the request is ${body.length} bytes, over the wire's limit of ${MAX_REQUEST}`), {
       code: 'LIMIT_REACHED',
     });
   }
@@ -37,7 +46,7 @@ export class FrameReader {
       const head = this.peek(5);
       if (head[0] !== 0) throw new Error(`frame flags 0x${head[0]!.toString(16)} are reserved`);
       const length = head.readUInt32BE(1);
-      if (length > MAX_MESSAGE) throw new Error(`a message of ${length} bytes is over the limit of ${MAX_MESSAGE}`);
+      if (length > MAX_REPLY) throw new Error(`a message of ${length} bytes is over the limit of ${MAX_REPLY}`);
       if (this.buffered < 5 + length) return out;
       const frame = this.take(5 + length);
       out.push(JSON.parse(frame.toString('utf8', 5)));

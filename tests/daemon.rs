@@ -643,32 +643,35 @@ fn a_daemon_started_as_the_old_one_exits_takes_over() {
 }
 
 #[test]
-fn large_reads_come_in_pieces_that_fit_a_message() {
+fn replies_over_the_request_limit_come_whole_as_in_process() {
+    // 20 MB of output: its reply is over the 16 MiB a request may be (frame::MAX_REQUEST),
+    // and comes whole as the in-process call returns it, not LIMIT_REACHED.
     let daemon = Daemon::start(60_000);
     let mut c = daemon.client();
     let run = c.ok(
         "run",
-        json!({"command": "yes 0123456789 | head -c 3000000", "options": {"mode": "pipes"}}),
+        json!({"command": "yes 0123456789 | head -c 20000000",
+               "options": {"mode": "pipes", "maxOutputSize": 32 << 20}}),
     );
     assert_eq!(run["exitCode"], 0, "{run}");
-    let (mut since, mut text, mut reads) = (0u64, 0usize, 0);
-    loop {
-        let chunk = c.ok(
-            "readOutput",
-            json!({"handle": run["handle"], "options": {"since": since, "maxBytes": 16 << 20}}),
-        );
-        assert_eq!(chunk["omitted"], 0);
-        let got = chunk["text"].as_str().unwrap().len();
-        assert!(got <= 2 << 20, "a reply of {got} bytes");
-        if got == 0 {
-            break;
-        }
-        text += got;
-        reads += 1;
-        since = chunk["next"].as_u64().unwrap();
-    }
-    assert_eq!(text, 3_000_000);
-    assert_eq!(reads, 2);
+    assert_eq!(run["truncated"], false);
+    let output = run["output"].as_str().unwrap().len();
+    assert!(output > 19_900_000, "{output} bytes of output");
+    // readOutput is clamped as in process (16 MiB, `MAX_READ_BYTES`), not below.
+    let chunk = c.ok(
+        "readOutput",
+        json!({"handle": run["handle"], "options": {"since": 0, "maxBytes": 16 << 20}}),
+    );
+    assert_eq!(chunk["text"].as_str().unwrap().len(), 16 << 20);
+    let view = c.ok("getProcessOutput", json!({"handle": run["handle"]}));
+    assert!(view.as_str().unwrap().len() > 19_900_000);
+    // What a client sends stays held to the request limit: the connection is closed.
+    let mut raw = UnixStream::connect(&daemon.socket).unwrap();
+    raw.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    raw.write_all(&[0, 0x01, 0x00, 0x00, 0x01]).unwrap();
+    let mut rest = Vec::new();
+    let _ = raw.read_to_end(&mut rest);
+    assert!(String::from_utf8_lossy(&rest).contains("over the limit"), "{rest:?}");
 }
 
 #[test]

@@ -108,6 +108,28 @@ describe('a daemon client', () => {
     }
   }, 120_000);
 
+  it('answers a reply over the 16 MiB request limit whole, as in process (a 20 MB run, its view, a 16 MiB read)', async () => {
+    const p = place();
+    const inProcess = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir });
+    const s = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, daemon: p.daemon });
+    const command = 'yes 0123456789 | head -c 20000000';
+    try {
+      const a = await inProcess.run(command, { mode: 'pipes', maxOutputSize: 32 << 20 });
+      const b = await s.run(command, { mode: 'pipes', maxOutputSize: 32 << 20 });
+      seen(s.daemon?.pid);
+      expect(a.output.length).toBeGreaterThan(16 << 20);
+      expect(b.truncated).toBe(a.truncated);
+      expect(b.output).toBe(a.output);
+      const view = await s.getProcessOutput(b.handle, { view: 'text' });
+      expect(view).toBe(await inProcess.getProcessOutput(a.handle, { view: 'text' }));
+      const chunk = await s.readOutput(b.handle, { since: 0, maxBytes: 16 << 20 });
+      expect(chunk.text.length).toBe((await inProcess.readOutput(a.handle, { since: 0, maxBytes: 16 << 20 })).text.length);
+    } finally {
+      await inProcess.shutdown();
+      await s.shutdown({ killJobs: true });
+    }
+  }, 120_000);
+
   it('keeps jobs across clients: a client SIGKILLed, another re-attaches by handle and reads what was written meanwhile', async () => {
     const p = place();
     const { child, line } = owner(p.daemon.socket, p.project);

@@ -21,6 +21,8 @@ pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 /// write): past it `writeToPty` and `sendInput` fail with `LIMIT_REACHED` instead of
 /// growing the queue without bound.
 pub const MAX_QUEUED_INPUT_BYTES: usize = MAX_INPUT_BYTES;
+/// Largest `maxOutputSize`: the most text a result may carry.
+pub const MAX_OUTPUT_SIZE: usize = 64 * 1024 * 1024;
 /// Longest SIGTERM → SIGKILL grace a `kill` may ask for.
 pub const MAX_GRACE: Duration = Duration::from_secs(60);
 /// Longest session id.

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::frame::{encode, MAX_MESSAGE};
+use super::frame::{encode, MAX_REPLY};
+use super::outbox::Outbox;
 use super::state::{Hosted, State};
 use crate::base::sync::lock;
 use crate::job::events::Subscription;
@@ -20,7 +21,7 @@ pub struct Daemon {
     pub uid: u32,
     pub next_conn: AtomicU64,
     /// Each live connection's outgoing queue, for the `bye` sent before an exit.
-    pub outs: Mutex<HashMap<u64, mpsc::UnboundedSender<Vec<u8>>>>,
+    pub outs: Mutex<HashMap<u64, Arc<Outbox>>>,
     /// Set by `exitDaemon`: the accept loop ends.
     pub exit: tokio::sync::Notify,
 }
@@ -55,7 +56,7 @@ pub type Subs = Arc<Mutex<HashMap<u32, (Arc<Subscription>, u32)>>>;
 pub struct Conn {
     pub id: u64,
     pub daemon: Arc<Daemon>,
-    pub out: mpsc::UnboundedSender<Vec<u8>>,
+    pub out: Arc<Outbox>,
     pub hello: bool,
     pub hosted: Option<Arc<Hosted>>,
     pub subs: Subs,
@@ -70,16 +71,16 @@ pub fn message(value: &Value) -> Vec<u8> {
 }
 
 /// Sends a reply; one over the size limit becomes a `LIMIT_REACHED` error.
-pub fn send_reply(out: &mpsc::UnboundedSender<Vec<u8>>, id: &Value, reply: Result<Value, Value>) {
+pub fn send_reply(out: &Outbox, id: &Value, reply: Result<Value, Value>) {
     let body = match reply {
         Ok(result) => json!({ "id": id, "result": result }),
         Err(error) => json!({ "id": id, "error": error }),
     }
     .to_string();
-    let frame = if body.len() > MAX_MESSAGE {
+    let frame = if body.len() > MAX_REPLY {
         message(&json!({ "id": id, "error": {
             "code": "LIMIT_REACHED",
-            "message": format!("the reply is {} bytes, over the wire's limit of {MAX_MESSAGE}", body.len()),
+            "message": format!("the reply is {} bytes, over the wire's limit of {MAX_REPLY}", body.len()),
         }}))
     } else {
         encode(body.as_bytes())

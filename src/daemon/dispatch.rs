@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::conn::{send_reply, Conn};
+use super::outbox::Outbox;
 use super::params::*;
 use super::state::Hosted;
 use super::wire;
@@ -17,10 +18,6 @@ use crate::base::sync::lock;
 use crate::service::options::{self, whole};
 use crate::service::request::{Launched, DEFAULT_KILL_GRACE};
 use crate::service::Service;
-
-/// The most `readOutput` answers in one reply over the wire (its `maxBytes` is
-/// clamped to this; in process the bound is `output::read::MAX_READ_BYTES`).
-const MAX_READ_REPLY: usize = 2 << 20;
 
 /// What a method answers now: a value, an error, or nothing yet (a task replies).
 enum Now {
@@ -195,12 +192,8 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
                     max_bytes: number_param(p, "maxBytes")?,
                 });
                 let (since, max) = options::read_args(o.since, o.max_bytes)?;
-                // Checked as in process, then held to what fits one message even when
-                // every byte needs JSON's six-byte escape: the reader goes on from `next`.
-                let max = Some(
-                    max.unwrap_or(crate::output::read::DEFAULT_READ_BYTES)
-                        .min(MAX_READ_REPLY),
-                );
+                // Checked and clamped as in process (`MAX_READ_BYTES`): its reply, even
+                // all in six-byte escapes, fits a reply message (`frame::MAX_REPLY`).
                 Ok(wire::output_chunk(target.service.read_output(local, since, max)?))
             };
             read().into()
@@ -318,7 +311,7 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
 fn later(
     conn: &Conn,
     id: &Value,
-    work: impl FnOnce(tokio::sync::mpsc::UnboundedSender<Vec<u8>>, Value) -> Result<()>,
+    work: impl FnOnce(Arc<Outbox>, Value) -> Result<()>,
 ) -> Now {
     match work(conn.out.clone(), id.clone()) {
         Ok(()) => Now::Later,

@@ -6,12 +6,26 @@ use std::io;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-/// The largest message either side accepts: a bigger one closes the connection, so a
-/// peer cannot make the daemon allocate without bound.
-pub const MAX_MESSAGE: usize = 16 << 20;
+use crate::base::limits::MAX_OUTPUT_SIZE;
 
-/// Reads one message; `None` at a clean end of the stream (between messages).
-pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R) -> io::Result<Option<Vec<u8>>> {
+/// The largest request the daemon accepts: a bigger one closes the connection, so a
+/// client cannot make the daemon allocate without bound. Requests are small (the
+/// largest is a 16 MiB write of input, `MAX_INPUT_BYTES`, with its JSON).
+pub const MAX_REQUEST: usize = 16 << 20;
+
+/// The largest reply or event the daemon sends, and its clients accept (client/envelope.ts
+/// `MAX_REPLY`): the largest text a result carries (`MAX_OUTPUT_SIZE`, a `run`'s
+/// `maxOutputSize` or a job's kept output) with every byte in JSON's six-byte
+/// `\u00XX` escape, plus 64 MiB for the rest of the result. It is larger than
+/// `MAX_REQUEST` so every call answers as in process; a client allocates this much only
+/// for its own daemon (same user, checked socket directory). 448 MiB also stays
+/// under what a JavaScript string can hold (about 512 MiB). A reply bigger still (a
+/// packed screen of a vast scrollback) is answered `LIMIT_REACHED`.
+pub const MAX_REPLY: usize = 6 * MAX_OUTPUT_SIZE + (64 << 20);
+
+/// Reads one message of at most `max` bytes; `None` at a clean end of the stream
+/// (between messages).
+pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R, max: usize) -> io::Result<Option<Vec<u8>>> {
     let mut head = [0u8; 5];
     let mut filled = 0;
     while filled < head.len() {
@@ -35,10 +49,10 @@ pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R) -> io::Result<Opti
         ));
     }
     let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
-    if len > MAX_MESSAGE {
+    if len > max {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("a message of {len} bytes is over the limit of {MAX_MESSAGE}"),
+            format!("a message of {len} bytes is over the limit of {max}"),
         ));
     }
     let mut body = vec![0u8; len];
@@ -46,7 +60,7 @@ pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R) -> io::Result<Opti
     Ok(Some(body))
 }
 
-/// One message as a frame. A body over [`MAX_MESSAGE`] is the caller's to refuse.
+/// One message as a frame. A body over the limit is the caller's to refuse.
 pub fn encode(body: &[u8]) -> Vec<u8> {
     let mut frame = Vec::with_capacity(body.len() + 5);
     frame.push(0);
@@ -64,16 +78,20 @@ mod tests {
         let mut bytes = encode(b"{\"a\":1}");
         bytes.extend(encode(b""));
         let mut reader = &bytes[..];
-        assert_eq!(read_frame(&mut reader).await.unwrap().unwrap(), b"{\"a\":1}");
-        assert_eq!(read_frame(&mut reader).await.unwrap().unwrap(), b"");
-        assert!(read_frame(&mut reader).await.unwrap().is_none());
+        assert_eq!(read_frame(&mut reader, MAX_REQUEST).await.unwrap().unwrap(), b"{\"a\":1}");
+        assert_eq!(read_frame(&mut reader, MAX_REQUEST).await.unwrap().unwrap(), b"");
+        assert!(read_frame(&mut reader, MAX_REQUEST).await.unwrap().is_none());
 
         let mut flagged = encode(b"x");
         flagged[0] = 1;
-        assert!(read_frame(&mut &flagged[..]).await.is_err());
+        assert!(read_frame(&mut &flagged[..], MAX_REQUEST).await.is_err());
         let huge = [0u8, 0x01, 0x00, 0x00, 0x01];
-        assert!(read_frame(&mut &huge[..]).await.is_err());
+        assert!(read_frame(&mut &huge[..], MAX_REQUEST).await.is_err());
+        // Over the request limit, within a reply's: refused or read as asked.
+        let big = vec![b' '; MAX_REQUEST + 1];
+        assert!(read_frame(&mut &encode(&big)[..], MAX_REQUEST).await.is_err());
+        assert_eq!(read_frame(&mut &encode(&big)[..], MAX_REPLY).await.unwrap().unwrap().len(), big.len());
         let cut = &encode(b"abc")[..6];
-        assert!(read_frame(&mut &cut[..]).await.is_err());
+        assert!(read_frame(&mut &cut[..], MAX_REQUEST).await.is_err());
     }
 }

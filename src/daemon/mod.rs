@@ -6,12 +6,13 @@
 //! `place` finds and guards the socket's directory and takes the lock that makes one
 //! daemon per socket; `frame` is the wire's envelope; `wire` the answers as JSON;
 //! `state` the services and the daemon-wide handles; `conn` what a connection
-//! holds and how it answers; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
+//! holds and how it answers, `outbox` how its messages leave; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
 //! arguments with `params`.
 
 mod conn;
 mod dispatch;
 pub mod frame;
+mod outbox;
 mod params;
 pub mod place;
 mod server;

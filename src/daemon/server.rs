@@ -7,12 +7,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 
 use super::conn::{message, Conn, Daemon};
-use super::frame::read_frame;
+use super::frame::{read_frame, MAX_REQUEST};
+use super::outbox::Outbox;
 use super::place::{prepare_dir, take_lock};
 use super::state::State;
 use super::{Config, Ended};
@@ -121,18 +121,12 @@ fn accept(daemon: &Arc<Daemon>, stream: UnixStream) {
 
 async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
     let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (mut reader, mut writer) = stream.into_split();
-    let (out, mut outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (mut reader, writer) = stream.into_split();
+    let (out, writer) = Outbox::new(writer);
     let (events, mut ready) = mpsc::unbounded_channel::<u32>();
     lock(&daemon.outs).insert(id, out.clone());
     daemon.state.connected();
-    let writing = tokio::spawn(async move {
-        while let Some(frame) = outgoing.recv().await {
-            if writer.write_all(&frame).await.is_err() {
-                break;
-            }
-        }
-    });
+    let writing = tokio::spawn(writer);
     let mut conn = Conn {
         id,
         daemon: daemon.clone(),
@@ -160,7 +154,7 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
         }
     });
     loop {
-        match read_frame(&mut reader).await {
+        match read_frame(&mut reader, MAX_REQUEST).await {
             Ok(Some(body)) => super::dispatch::request(&mut conn, &body),
             Ok(None) => break,
             Err(e) => {

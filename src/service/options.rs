@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::base::error::{Result, ServiceError};
+use crate::base::limits::MAX_OUTPUT_SIZE;
 use crate::output::screen::MAX_SCROLLBACK_LINES;
 use crate::output::View;
 use crate::sandbox::{Network, SandboxChoice, SandboxSpec};
@@ -129,7 +130,7 @@ pub fn size(name: &str, value: Option<f64>, default: u16) -> Result<u16> {
 }
 
 pub fn max_output(value: Option<f64>) -> Result<usize> {
-    Ok(whole("maxOutputSize", value, 64.0 * 1024.0 * 1024.0)?.map_or(core::DEFAULT_MAX_OUTPUT, |v| v as usize))
+    Ok(whole("maxOutputSize", value, MAX_OUTPUT_SIZE as f64)?.map_or(core::DEFAULT_MAX_OUTPUT, |v| v as usize))
 }
 
 /// `getProcessOutput`'s `view`: text by default.

@@ -1,0 +1,90 @@
+//! A connection's outgoing messages. A reply is written to the socket by whoever
+//! made it (the dispatch, or the job's thread that finished a `sendInput`), without
+//! a hop through another task: on a loaded machine every thread woken to pass a message
+//! on waits for a core, and a flood in another connection's job keeps the cores busy
+//! (issue 32 point 4; bench `rtt-flood`). Only what the socket cannot take at once (a
+//! client that does not read, a big reply) is queued for the connection's writer task,
+//! which awaits room; while anything is queued, every message queues behind it, so
+//! messages leave in the order they were sent.
+
+use std::io;
+use std::sync::{Arc, Mutex};
+
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::mpsc;
+
+use crate::base::sync::lock;
+
+/// The connection's way out, shared by everything that answers on it.
+pub struct Outbox {
+    half: Arc<OwnedWriteHalf>,
+    queue: mpsc::UnboundedSender<Vec<u8>>,
+    /// Messages handed to the writer task and not yet written whole. Held while writing
+    /// directly, so no direct write overtakes a queued message.
+    queued: Mutex<usize>,
+}
+
+impl Outbox {
+    /// The outbox and its writer task's future (spawned by the caller), which ends once
+    /// every clone of the outbox is gone and the queue is written, or the socket fails.
+    pub fn new(half: OwnedWriteHalf) -> (Arc<Self>, impl std::future::Future<Output = ()>) {
+        let half = Arc::new(half);
+        let (queue, incoming) = mpsc::unbounded_channel();
+        let outbox = Arc::new(Self {
+            half: half.clone(),
+            queue,
+            queued: Mutex::new(0),
+        });
+        let writer = write_queued(half, incoming, Arc::downgrade(&outbox));
+        (outbox, writer)
+    }
+
+    /// Sends one frame; `Err` when the connection is gone (nobody to tell).
+    pub fn send(&self, frame: Vec<u8>) -> Result<(), ()> {
+        let mut queued = lock(&self.queued);
+        let mut written = 0;
+        if *queued == 0 {
+            while written < frame.len() {
+                match self.half.try_write(&frame[written..]) {
+                    Ok(n) => written += n,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    // The writer task meets the same error and ends.
+                    Err(_) => break,
+                }
+            }
+            if written == frame.len() {
+                return Ok(());
+            }
+        }
+        let rest = if written == 0 { frame } else { frame[written..].to_vec() };
+        self.queue.send(rest).map_err(|_| ())?;
+        *queued += 1;
+        Ok(())
+    }
+}
+
+/// Writes what `send` queued, in order, awaiting room in the socket.
+async fn write_queued(
+    half: Arc<OwnedWriteHalf>,
+    mut incoming: mpsc::UnboundedReceiver<Vec<u8>>,
+    outbox: std::sync::Weak<Outbox>,
+) {
+    while let Some(frame) = incoming.recv().await {
+        let mut written = 0;
+        while written < frame.len() {
+            if half.writable().await.is_err() {
+                return;
+            }
+            match half.try_write(&frame[written..]) {
+                Ok(n) => written += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+        if let Some(outbox) = outbox.upgrade() {
+            let mut queued = lock(&outbox.queued);
+            *queued = queued.saturating_sub(1);
+        }
+    }
+}
