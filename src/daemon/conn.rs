@@ -19,6 +19,9 @@ use crate::job::events::Subscription;
 pub struct Daemon {
     pub state: State,
     pub uid: u32,
+    /// The runtime the services' jobs run on (src/daemon/mod.rs `run`: not the
+    /// connections' thread).
+    pub jobs: tokio::runtime::Handle,
     pub next_conn: AtomicU64,
     /// Each live connection's outgoing queue, for the `bye` sent before an exit.
     pub outs: Mutex<HashMap<u64, Arc<Outbox>>>,
@@ -27,10 +30,11 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    pub fn new(state: State, uid: u32) -> Self {
+    pub fn new(state: State, uid: u32, jobs: tokio::runtime::Handle) -> Self {
         Self {
             state,
             uid,
+            jobs,
             next_conn: AtomicU64::new(1),
             outs: Mutex::new(HashMap::new()),
             exit: tokio::sync::Notify::new(),

@@ -324,7 +324,7 @@ fn open(conn: &mut Conn, p: &Value) -> Result<Value> {
         return Err(ServiceError::invalid("this connection has opened its service already"));
     }
     let args: options::ServiceArgs = parse("options", p.clone())?;
-    let service = Service::new(args.into_config()?, tokio::runtime::Handle::current())?;
+    let service = Service::new(args.into_config()?, conn.daemon.jobs.clone())?;
     let hosted = conn.daemon.state.add_service(service, conn.id);
     let s = &hosted.service;
     let reply = json!({

@@ -48,17 +48,29 @@ pub enum Ended {
 }
 
 /// Serves until idle, `exitDaemon` or SIGTERM/SIGINT/SIGHUP; every job is killed on the way
-/// out. Blocks the calling thread; makes its own runtime.
+/// out. Blocks the calling thread; makes its own runtimes.
+///
+/// Two runtimes, so a flood in one job does not delay other clients' round trips (issue 32
+/// point 4): the jobs' (their readers, writers and waits; a flooding job keeps one of its
+/// threads busy) and the connections' (this thread: reading requests, answering what is
+/// answered at once). A request is read by a thread no job's output keeps busy, as in
+/// process, where the caller's own thread makes the call.
 pub fn run(config: Config) -> Result<Ended, String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let jobs = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .thread_name("jobs")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the jobs' runtime: {e}"))?;
+    let connections = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let ended = runtime.block_on(server::serve(config));
+    let ended = connections.block_on(server::serve(config, jobs.handle().clone()));
     // Whatever is left (a job started as the daemon exits) dies now, not with the
     // watchdog later.
     crate::service::kill_everything_now();
-    runtime.shutdown_timeout(Duration::from_millis(500));
+    connections.shutdown_timeout(Duration::from_millis(250));
+    jobs.shutdown_timeout(Duration::from_millis(500));
     ended
 }

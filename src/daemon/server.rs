@@ -18,7 +18,7 @@ use super::state::State;
 use super::{Config, Ended};
 use crate::base::sync::lock;
 
-pub async fn serve(config: Config) -> Result<Ended, String> {
+pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended, String> {
     let dir = prepare_dir(&config.socket)?;
     let Some(_lock) = wait_for_lock(&dir, &config.socket).await? else {
         return Ok(Ended::AlreadyRunning);
@@ -37,7 +37,7 @@ pub async fn serve(config: Config) -> Result<Ended, String> {
     }
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
-    let daemon = Arc::new(Daemon::new(State::default(), rustix::process::getuid().as_raw()));
+    let daemon = Arc::new(Daemon::new(State::default(), rustix::process::getuid().as_raw(), jobs));
     eprintln!(
         "native-shell-daemon {} (pid {}) serving {}",
         super::VERSION,
