@@ -308,11 +308,7 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
 
 /// A method that replies later: `work` checks and starts it (its error is the reply
 /// now) and is given the reply's queue and id.
-fn later(
-    conn: &Conn,
-    id: &Value,
-    work: impl FnOnce(Arc<Outbox>, Value) -> Result<()>,
-) -> Now {
+fn later(conn: &Conn, id: &Value, work: impl FnOnce(Arc<Outbox>, Value) -> Result<()>) -> Now {
     match work(conn.out.clone(), id.clone()) {
         Ok(()) => Now::Later,
         Err(e) => Now::Reply(Err(wire::error(&e))),

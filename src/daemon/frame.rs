@@ -15,12 +15,12 @@ pub const MAX_REQUEST: usize = 16 << 20;
 
 /// The largest reply or event the daemon sends, and its clients accept (client/envelope.ts
 /// `MAX_REPLY`): the largest text a result carries (`MAX_OUTPUT_SIZE`, a `run`'s
-/// `maxOutputSize` or a job's kept output) with every byte in JSON's six-byte
+/// `maxOutputSize`) with every byte in JSON's six-byte
 /// `\u00XX` escape, plus 64 MiB for the rest of the result. It is larger than
 /// `MAX_REQUEST` so every call answers as in process; a client allocates this much only
 /// for its own daemon (same user, checked socket directory). 448 MiB also stays
 /// under what a JavaScript string can hold (about 512 MiB). A reply bigger still (a
-/// packed screen of a vast scrollback) is answered `LIMIT_REACHED`.
+/// packed screen of a vast scrollback) is answered `LIMIT_REACHED` (conn.rs).
 pub const MAX_REPLY: usize = 6 * MAX_OUTPUT_SIZE + (64 << 20);
 
 /// Reads one message of at most `max` bytes; `None` at a clean end of the stream
@@ -78,7 +78,10 @@ mod tests {
         let mut bytes = encode(b"{\"a\":1}");
         bytes.extend(encode(b""));
         let mut reader = &bytes[..];
-        assert_eq!(read_frame(&mut reader, MAX_REQUEST).await.unwrap().unwrap(), b"{\"a\":1}");
+        assert_eq!(
+            read_frame(&mut reader, MAX_REQUEST).await.unwrap().unwrap(),
+            b"{\"a\":1}"
+        );
         assert_eq!(read_frame(&mut reader, MAX_REQUEST).await.unwrap().unwrap(), b"");
         assert!(read_frame(&mut reader, MAX_REQUEST).await.unwrap().is_none());
 
@@ -90,7 +93,14 @@ mod tests {
         // Over the request limit, within a reply's: refused or read as asked.
         let big = vec![b' '; MAX_REQUEST + 1];
         assert!(read_frame(&mut &encode(&big)[..], MAX_REQUEST).await.is_err());
-        assert_eq!(read_frame(&mut &encode(&big)[..], MAX_REPLY).await.unwrap().unwrap().len(), big.len());
+        assert_eq!(
+            read_frame(&mut &encode(&big)[..], MAX_REPLY)
+                .await
+                .unwrap()
+                .unwrap()
+                .len(),
+            big.len()
+        );
         let cut = &encode(b"abc")[..6];
         assert!(read_frame(&mut &cut[..], MAX_REQUEST).await.is_err());
     }
