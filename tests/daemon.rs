@@ -644,27 +644,23 @@ fn a_daemon_started_as_the_old_one_exits_takes_over() {
 
 #[test]
 fn replies_over_the_request_limit_come_whole_as_in_process() {
-    // 20 MB of output: its reply is over the 16 MiB a request may be (frame::MAX_REQUEST),
-    // and comes whole as the in-process call returns it, not LIMIT_REACHED.
+    // 20 MB of `"\` lines: a 16 MiB `readOutput` (clamped there as in process,
+    // `MAX_READ_BYTES`) is a 32 MiB reply in JSON's escapes, over the 16 MiB a request may
+    // be (frame::MAX_REQUEST), and comes whole as the in-process call returns it.
     let daemon = Daemon::start(60_000);
     let mut c = daemon.client();
     let run = c.ok(
         "run",
-        json!({"command": "yes 0123456789 | head -c 20000000",
-               "options": {"mode": "pipes", "maxOutputSize": 32 << 20}}),
+        json!({"command": r#"yes '"\' | head -c 20000000"#, "options": {"mode": "pipes"}}),
     );
     assert_eq!(run["exitCode"], 0, "{run}");
-    assert_eq!(run["truncated"], false);
-    let output = run["output"].as_str().unwrap().len();
-    assert!(output > 19_900_000, "{output} bytes of output");
-    // readOutput is clamped as in process (16 MiB, `MAX_READ_BYTES`), not below.
     let chunk = c.ok(
         "readOutput",
-        json!({"handle": run["handle"], "options": {"since": 0, "maxBytes": 16 << 20}}),
+        json!({"handle": run["handle"], "options": {"since": 0, "maxBytes": 32 << 20}}),
     );
     assert_eq!(chunk["text"].as_str().unwrap().len(), 16 << 20);
-    let view = c.ok("getProcessOutput", json!({"handle": run["handle"]}));
-    assert!(view.as_str().unwrap().len() > 19_900_000);
+    assert!(chunk["text"].as_str().unwrap().starts_with("\"\\\n\"\\\n"));
+    assert_eq!(chunk["next"], 16 << 20);
     // What a client sends stays held to the request limit: the connection is closed.
     let mut raw = UnixStream::connect(&daemon.socket).unwrap();
     raw.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
