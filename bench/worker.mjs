@@ -165,11 +165,6 @@ async function runNode() {
         const rss1 = rss();
         const daemon1 = peer.daemonRssKiB?.() ?? null;
         const threads1 = threads();
-        // One full collection first (every peer): V8's memory reducer otherwise runs two
-        // about 8 s after a process's old generation first grows by 1 MiB without a full
-        // collection yet (the daemon client's modules cross that, the in-process peer's
-        // not): 20 ms once, a debt of start-up that an idle client does not keep paying.
-        globalThis.gc?.();
         const cpu0 = process.cpuUsage();
         const t0 = performance.now();
         await sleep(params.seconds * 1000);
