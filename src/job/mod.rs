@@ -9,6 +9,7 @@
 
 pub mod driver;
 pub mod events;
+mod flood_threads;
 pub mod handoff;
 mod input;
 mod input_queue;
