@@ -92,3 +92,27 @@ fn serve() {
         queue.idle -= 1;
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn own_nice() -> i32 {
+        // SAFETY: plain syscalls on this thread's own id.
+        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+    }
+
+    #[test]
+    fn work_runs_lowered_and_the_caller_keeps_its_weight() {
+        let before = own_nice();
+        let (sent, received) = std::sync::mpsc::channel();
+        assert!(run(Box::new(move || {
+            let _ = sent.send(own_nice());
+        })));
+        let there = received.recv_timeout(Duration::from_secs(60)).expect("the work ran");
+        assert_eq!(there, (before + nice_steps()).min(19));
+        assert_eq!(own_nice(), before, "only the flood thread is lowered");
+    }
+}
