@@ -42,14 +42,6 @@ static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
     ready: Condvar::new(),
 });
 
-fn nice_steps() -> i32 {
-    // Measuring aid (BENCHMARKS.md, issue 31): the weight can be compared without a rebuild.
-    std::env::var("NSS_FLOOD_NICE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(NICE_STEPS)
-}
-
 /// Runs `work` on one of the lowered threads, starting one if none is idle. Returns
 /// `false` (and drops `work`) only if no thread could be started.
 pub fn run(work: Work) -> bool {
@@ -76,7 +68,7 @@ fn lock() -> std::sync::MutexGuard<'static, Pool_> {
 
 /// A pool thread: lowered once, for life, then runs work as it comes.
 fn serve() {
-    crate::platform::lower_current_thread(nice_steps());
+    crate::platform::lower_current_thread(NICE_STEPS);
     let mut queue = lock();
     loop {
         if let Some(work) = queue.work.pop_front() {
@@ -112,7 +104,7 @@ mod tests {
             let _ = sent.send(own_nice());
         })));
         let there = received.recv_timeout(Duration::from_secs(60)).expect("the work ran");
-        assert_eq!(there, (before + nice_steps()).min(19));
+        assert_eq!(there, (before + NICE_STEPS).min(19));
         assert_eq!(own_nice(), before, "only the flood thread is lowered");
     }
 }
