@@ -35,6 +35,9 @@ struct Pool_ {
     work: VecDeque<Work>,
     /// Threads waiting for work (each takes the next piece when it wakes).
     idle: usize,
+    /// Threads started so far: at most one per core (`crate::job::handoff` runs at most
+    /// that many pieces at once).
+    threads: usize,
 }
 
 static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
@@ -51,14 +54,25 @@ pub fn run(work: Work) -> bool {
         POOL.ready.notify_one();
         return true;
     }
+    // Every thread is busy or just finishing: one looks at the queue before it waits.
+    if queue.threads >= cores() {
+        return true;
+    }
     let started = std::thread::Builder::new().name("nss-flood".into()).spawn(serve);
     match started {
-        Ok(_) => true,
+        Ok(_) => {
+            queue.threads += 1;
+            true
+        }
         Err(_) => {
             queue.work.pop_back();
             false
         }
     }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Pool_> {
