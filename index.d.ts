@@ -199,6 +199,20 @@ export interface CommandPolicy {
  */
 export type ContainmentMode = 'cgroup' | 'job-object' | 'process-tree'
 
+/** `ServiceOptions.daemon` as an object (docs/daemon.md). */
+export interface DaemonOptions {
+  /**
+   * The daemon's socket (default: `$XDG_RUNTIME_DIR/native-shell-service/daemon.sock`,
+   * else `<temp dir>/native-shell-service-<uid>/daemon.sock`).
+   */
+  socket?: string
+  /**
+   * How long a daemon this client starts lives on with no jobs and no clients
+   * (600000 ms by default).
+   */
+  idleExitMs?: number
+}
+
 export interface HistoryEntry {
   handle: number
   command: string
@@ -341,6 +355,11 @@ export interface ProcessInfo {
    * `'job-object'` (Windows).
    */
   containment: ContainmentMode
+  /**
+   * Who started the job: this service (`'this'`, always in-process), another live
+   * client of the daemon (`'other'`) or a client that is gone (`'none'`).
+   */
+  attached: 'this' | 'other' | 'none'
 }
 
 export interface ReadOutputOptions {
@@ -393,6 +412,11 @@ export interface RunOptions {
    * service's sandbox or the default one; an object: this job's own.
    */
   sandbox?: boolean | SandboxOptions
+  /**
+   * Daemon mode: the job outlives this client (`true`, the default) or is killed when
+   * the client disconnects (`false`). In-process every job ends with its service.
+   */
+  keep?: boolean
 }
 
 export interface RunResult {
@@ -566,6 +590,12 @@ export interface ServiceOptions {
   persistOutput?: boolean
   /** Every job's sandbox (off unless given; `true`: the default one). docs/sandbox.md. */
   sandbox?: boolean | SandboxOptions
+  /**
+   * Jobs owned by the per-user daemon, which outlive this process (docs/daemon.md).
+   * The package entry (service.js) turns it into a daemon client; this in-process
+   * constructor refuses it (`INVALID_ARGUMENT`) rather than silently ignore it.
+   */
+  daemon?: boolean | DaemonOptions
 }
 
 /** What `start()` returns: the job runs on, nothing was awaited. */

@@ -60,6 +60,8 @@ export const NEEDS: Record<string, Need[]> = {
   'run.test.ts': ['posix'],
   'screen.test.ts': ['posix'],
   'containment.test.ts': ['posix', 'linux'],
+  'daemon/client.test.ts': ['posix', 'linux', 'program:python3'],
+  'daemon/mcp.test.ts': ['posix', 'program:python3'],
   'scripts/platform-pack.test.ts': ['posix'],
   'sandbox-caches.test.ts': ['posix', 'linux'],
   'sandbox-escapes.test.ts': [

@@ -8,10 +8,11 @@
 //   close()
 // Each peer is constructed inside its own child process (see worker.mjs).
 import { spawn as spawnChild } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 const require = createRequire(import.meta.url);
@@ -123,8 +124,106 @@ class Addon {
     return { stop: () => this.svc.kill(r.handle, { graceMs: 100 }) };
   }
 
+  /** Another service in this process (what a second in-process client is). */
+  async sibling() {
+    return new Addon({ view: this.view, mode: this.mode });
+  }
+
   async close() {
     await this.svc.shutdown();
+    removeScratch(this.base);
+  }
+}
+
+// ---------------------------------------------------------------- this addon through its daemon
+/**
+ * The same calls as `Addon`, through the per-user daemon (docs/daemon.md): a daemon of
+ * this peer's own (its socket in the scratch directory), connected before anything is
+ * timed; every call a request over the socket. `daemonRssKiB`: the daemon's resident
+ * memory (the idle scenario's jobs live there, not in Node).
+ */
+class AddonDaemon {
+  /** `socket`: another client of that daemon (`sibling`), which leaves it running at `close`. */
+  constructor(socket = null) {
+    const { ShellExecutionService } = require('../service.js');
+    if (!process.env.NATIVE_SHELL_DAEMON_BIN) {
+      for (const c of ['../native-shell-daemon', '../target/release/native-shell-daemon']) {
+        const path = join(fileURLToPath(new URL('.', import.meta.url)), c);
+        if (existsSync(path)) {
+          process.env.NATIVE_SHELL_DAEMON_BIN = path;
+          break;
+        }
+      }
+    }
+    this.base = scratchDir();
+    this.mode = 'pty';
+    this.sharing = socket !== null;
+    const run = join(this.base, 'run');
+    mkdirSync(run, { mode: 0o700 });
+    this.socket = socket ?? join(run, 'daemon.sock');
+    this.svc = new ShellExecutionService({
+      projectRoot: join(this.base, 'project'),
+      ioDir: join(this.base, 'io'),
+      sessionId: 'bench',
+      maxJobs: 4096,
+      daemon: { socket: this.socket, idleExitMs: 1000 },
+    });
+    // Every job of a run dies with its worker's connection, whatever ends the worker.
+    for (const method of ['run', 'start']) {
+      const call = this.svc[method].bind(this.svc);
+      this.svc[method] = (command, options) => call(command, { ...options, keep: false });
+    }
+    this.closed = false;
+  }
+
+  async init() {
+    await this.svc.sessionId; // connected (the daemon started) and opened
+    return this;
+  }
+
+  async exec(cmd, { remove = false } = {}) {
+    const t0 = now();
+    const r = await this.svc.run(cmd, { cols: COLS, rows: ROWS });
+    const exitMs = now() - t0;
+    // A run ended by `close` (the flood beside the round trips): nothing more to ask.
+    if (this.closed) return { exitMs, readableMs: exitMs, bytes: r.totalBytes, text: '', outputDir: null };
+    const text = await this.svc.getProcessOutput(r.handle, { view: 'text' });
+    const readableMs = now() - t0;
+    if (remove) await this.svc.removeProcess(r.handle);
+    return { exitMs, readableMs, bytes: r.totalBytes, text: text.slice(-512), outputDir: r.outputDir };
+  }
+
+  repl() {
+    return Addon.prototype.repl.call(this);
+  }
+
+  idle(cmd) {
+    return Addon.prototype.idle.call(this, cmd);
+  }
+
+  daemonRssKiB() {
+    const pid = this.svc.daemon?.pid;
+    const m = pid ? /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
+    return m ? Number(m[1]) : null;
+  }
+
+  /** Another client of the same daemon. */
+  sibling() {
+    return new AddonDaemon(this.socket).init();
+  }
+
+  async close() {
+    this.closed = true;
+    const pid = this.sharing ? null : this.svc.daemon?.pid;
+    await this.svc.shutdown({ killJobs: true });
+    // This peer's daemon ends with it (it would within a second anyway: idleExitMs).
+    if (pid) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+    }
     removeScratch(this.base);
   }
 }
@@ -549,6 +648,7 @@ export const PEERS = {
   'addon-screen': async () => new Addon({ view: 'screen' }),
   'addon-pipes': async () => new Addon({ view: 'text', mode: 'pipes' }),
   'addon-events': async () => new AddonEvents(),
+  'addon-daemon': async () => new AddonDaemon().init(),
   // The per-job sandbox (Landlock + seccomp in the spawn child), and the peers' way of
   // confining a command: the same command wrapped in bubblewrap, as the Gemini CLI's
   // and Codex's Linux sandboxes do (a process and namespaces per command).

@@ -43,13 +43,14 @@ if (args.reps) SIZES.reps = SIZES.heavyReps = SIZES.idleReps = Number(args.reps)
 const LINE = 64; // bytes per line of the generated text file, newline included
 const HEAD_BYTES = 1_000_000; // `head -c` in the completeness runs: 15625 whole lines
 
-const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'addon-events', 'addon-sandbox', 'addon-bwrap', 'node-pty', 'xterm', 'gemini', 'compat', 'pipes', 'limit-pty', 'limit-pipe'];
+const ALL_PEERS = ['addon-text', 'addon-screen', 'addon-pipes', 'addon-events', 'addon-daemon', 'addon-sandbox', 'addon-bwrap', 'node-pty', 'xterm', 'gemini', 'compat', 'pipes', 'limit-pty', 'limit-pipe'];
 const LABEL = {
   'addon-text': 'addon PTY, text view',
   'addon-screen': 'addon PTY, screen view',
   'addon-pipes': 'addon pipes',
   'addon-poll': 'addon, 100 ms polling',
   'addon-events': 'addon PTY, onOutput events',
+  'addon-daemon': 'addon PTY through its daemon',
   'addon-sandbox': 'addon PTY, sandboxed',
   'addon-bwrap': 'addon PTY, command in bwrap',
   'node-pty': 'node-pty raw',
@@ -77,6 +78,7 @@ const peers = (args.peers ? String(args.peers).split(',') : ALL_PEERS).filter((p
     return false;
   }
   if (p === 'addon-sandbox' && process.platform !== 'linux') return false;
+  if (p === 'addon-daemon' && process.platform === 'win32') return false; // no daemon there yet (docs/daemon.md)
   return true;
 });
 const HEAVY = new Set(['xterm', 'gemini']);
@@ -170,6 +172,7 @@ function scenarios(data, limitBin) {
     { id: 'cat', worker: 'stream', params: { ...common, cmd: cat, lastLine: data.lastLine }, heavy: true },
     { id: 'seq', worker: 'stream', params: { ...common, cmd: seq, lastLine: String(SIZES.seqLines) }, heavy: true },
     { id: 'rtt', worker: 'rtt', params: { ...common, n: SIZES.rttN, warmup: 5 } },
+    { id: 'rtt-flood', worker: 'rtt', params: { ...common, n: SIZES.rttN, warmup: 5, flood: `while :; do cat ${data.path}; done` }, only: ['addon-text', 'addon-daemon'] },
     { id: 'rtt-poll', worker: 'rtt', params: { ...common, n: Math.min(SIZES.rttN, quick ? 10 : 50), warmup: 1, polling: true }, only: ['addon-text'], reps: SIZES.idleReps },
     { id: 'idle', worker: 'idle', params: { ...common, n: SIZES.idleN, seconds: SIZES.idleSeconds }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'], reps: SIZES.idleReps },
     { id: 'concurrency', worker: 'concurrency', params: { ...common, n: SIZES.concN, cmd: 'sleep 1; echo done' }, skip: ['limit-pty', 'limit-pipe', 'addon-screen'], reps: quick ? 1 : SIZES.reps },
@@ -213,8 +216,14 @@ function rows(results) {
     [`seq: peak RSS growth, MiB`, (p) => perRep('seq', p, (r) => r.rssGrowthMiB)],
     [`Python round trip ×${SIZES.rttN}: median ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => median(r.samples))],
     [`Python round trip: p99 ms`, (p) => perRep(p === 'addon-poll' ? 'rtt-poll' : 'rtt', p === 'addon-poll' ? 'addon-text' : p, (r) => quantile(r.samples, 0.99))],
+    [`Python round trip while another client's job floods (cat in a loop): median ms`, (p) => perRep('rtt-flood', p, (r) => median(r.samples))],
+    [`round trip beside a flood: p99 ms`, (p) => perRep('rtt-flood', p, (r) => quantile(r.samples, 0.99))],
     [`${SIZES.idleN} idle jobs: CPU ms over ${SIZES.idleSeconds} s`, (p) => perRep('idle', p, (r) => r.cpuMs)],
     [`idle: RSS per job, KiB`, (p) => perRep('idle', p, (r) => r.rssPerJobKiB)],
+    [`idle: the daemon's RSS with ${SIZES.idleN} idle jobs, MiB (per job, KiB)`, (p) => {
+      const rs = get('idle', p).filter((r) => ok(r) && r.daemonRssMiB !== undefined);
+      return rs.length ? `${fmt(median(rs.map((r) => r.daemonRssMiB)))} (${fmt(median(rs.map((r) => r.daemonRssPerJobKiB)))})` : '—';
+    }],
     [`idle: threads before → with ${SIZES.idleN} jobs`, (p) => {
       const rs = get('idle', p).filter(ok);
       return rs.length ? `${median(rs.map((r) => r.threads0))} → ${median(rs.map((r) => r.threads1))}` : '—';
@@ -278,6 +287,8 @@ function ratios(results) {
     ['compat', 'xterm'],
     ['addon-sandbox', 'addon-text'],
     ['addon-sandbox', 'addon-bwrap'],
+    // Issue 32's goals: through the daemon ≤ 1.5× the in-process time, ≥ 50 % of its cat throughput.
+    ['addon-daemon', 'addon-text'],
   ];
   const catLabel = `cat ${SIZES.catMiB} MiB: MiB/s until the text`;
   const seqLabel = `seq 1 ${SIZES.seqLines}`;

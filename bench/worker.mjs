@@ -135,6 +135,11 @@ async function runNode() {
       }
       case 'rtt': {
         if (params.polling && !peer.pollingRepl) return null;
+        // Another client's job floods all along (issue 32: a flood in one job must not delay
+        // other clients' round trips more than in process).
+        const flooder = params.flood ? await peer.sibling() : null;
+        const flooding = flooder ? flooder.exec(params.flood).catch(() => null) : null;
+        if (flooder) await sleep(500);
         const repl = params.polling ? await peer.pollingRepl() : await peer.repl();
         const samples = [];
         try {
@@ -144,16 +149,21 @@ async function runNode() {
           }
         } finally {
           await repl.close();
+          // The flood's call settles when its job is killed, or rejects DAEMON_LOST: either way ignored.
+          if (flooder) await flooder.close();
+          void flooding;
         }
         return { samples };
       }
       case 'idle': {
         const rss0 = rss();
         const threads0 = threads();
+        const daemon0 = peer.daemonRssKiB?.() ?? null;
         const jobs = [];
         for (let i = 0; i < params.n; i++) jobs.push(await peer.idle('sleep 600'));
         await sleep(1000);
         const rss1 = rss();
+        const daemon1 = peer.daemonRssKiB?.() ?? null;
         const threads1 = threads();
         const cpu0 = process.cpuUsage();
         const t0 = performance.now();
@@ -166,6 +176,7 @@ async function runNode() {
           cpuMs,
           cpuPct: (100 * cpuMs) / wall,
           rssPerJobKiB: (rss1 - rss0) / params.n / 1024,
+          ...(daemon1 !== null ? { daemonRssMiB: daemon1 / 1024, daemonRssPerJobKiB: (daemon1 - daemon0) / params.n } : {}),
           threads0,
           threads1,
         };

@@ -36,7 +36,8 @@ let nativeService: NativeService | undefined;
 
 function native(): NativeService {
   if (!nativeService) {
-    nativeService = new (loadAddon().ShellExecutionService)({ ...defaultNativeOptions(), ...nativeOptions });
+    const options: NativeServiceOptions & { daemon?: false } = { ...defaultNativeOptions(), ...nativeOptions };
+    nativeService = new (loadAddon().ShellExecutionService)(options);
   }
   return nativeService;
 }

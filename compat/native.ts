@@ -31,7 +31,11 @@ export type NativeScreen = Screen;
 /** The same screen packed: all runs' text in one string, their lengths and looks in typed arrays. */
 export type NativePackedScreen = PackedScreen;
 export type NativeService = ShellExecutionService;
-export type NativeServiceOptions = ServiceOptions;
+/**
+ * The drop-in's service is in process (it stands in for the Gemini CLI's own, whose jobs
+ * are its process's): no `daemon` here; the tools take a daemon client (docs/daemon.md).
+ */
+export type NativeServiceOptions = Omit<ServiceOptions, 'daemon'>;
 
 /** Defaults for the one native service behind the adapter's static API. */
 export function defaultNativeOptions(): NativeServiceOptions {

@@ -14,10 +14,11 @@
 // regenerates them, and scripts/check-generated.mjs checks they were committed.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { buildDaemon, daemonFileName } from './build-daemon.mjs';
 import { compareVersions, inspectBinary } from './native-binary.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -90,6 +91,8 @@ function checkPackages(platforms) {
     if (platformPkg.name !== `${pkg.name}-${p.name}`) problems.push(`name is ${platformPkg.name}`);
     if (platformPkg.main !== file) problems.push(`main is ${platformPkg.main}, not ${file}`);
     if (!platformPkg.files?.includes(file)) problems.push(`files does not list ${file}`);
+    const daemon = daemonFileName(p.name.split('-')[0]);
+    if (!platformPkg.files?.includes(daemon)) problems.push(`files does not list ${daemon}`);
     if (platformPkg.version !== pkg.version) problems.push(`version ${platformPkg.version} is not ${pkg.version}`);
     if (pkg.optionalDependencies?.[platformPkg.name] !== pkg.version) problems.push(`not in optionalDependencies at ${pkg.version}`);
     if (problems.length) throw new Error(`npm/${p.name}/package.json: ${problems.join('; ')}`);
@@ -196,10 +199,24 @@ function build(p, scratch, env) {
   if (strategy(p) === 'zig') args.push('--cross-compile'); // napi runs `cargo zigbuild`
   // zig's own default is its newest macOS, which older Macs would refuse to load.
   if (p.macos) buildEnv.MACOSX_DEPLOYMENT_TARGET = env.MACOSX_DEPLOYMENT_TARGET ?? p.macos;
+  // The library alone: the daemon binary links no Node-API and is built on its own.
+  args.push('--', '--lib');
   run(napi, args, { env: buildEnv });
   const built = readdirSync(scratch).filter((f) => f.endsWith('.node'));
   if (built.length !== 1) throw new Error(`expected one .node in ${scratch}, found ${built.join(', ') || 'none'}`);
   return join(scratch, built[0]);
+}
+
+/**
+ * The daemon binary (issue 32) for `p`, built as the addon is (zig or MinGW) but without
+ * the `node` feature, and checked to be an executable for `p`'s format and CPU.
+ */
+function buildDaemonFor(p, env) {
+  const windows = strategy(p) === 'mingw';
+  const built = buildDaemon({ cargo: windows ? ['build'] : ['zigbuild'], triple: p.zig ?? p.triple, env, targetDir: env.CARGO_TARGET_DIR, windows });
+  const info = inspectBinary(built);
+  if (info.format !== p.format || info.arch !== p.arch) throw new Error(`the daemon is ${info.format} ${info.arch}, not ${p.format} ${p.arch}`);
+  return built;
 }
 
 /** Whether the file is what a loader on `p` needs; a text for the table, or a throw. */
@@ -279,16 +296,22 @@ function main() {
     const row = { name: p.name, triple: p.zig ?? p.triple, file: '-', bytes: '-', seconds: '', check: '' };
     console.log(`\n=== ${p.name} (${p.zig ?? p.triple}, ${strategy(p)}) ===`);
     const dest = join(ROOT, 'npm', p.name, `${BINARY}.${p.name}.node`);
+    const daemonDest = join(ROOT, 'npm', p.name, daemonFileName(p.name.split('-')[0]));
     // An earlier run's file must not survive a failed build and be packed as this one.
     rmSync(dest, { force: true });
+    rmSync(daemonDest, { force: true });
     try {
       const built = build(p, join(work, p.name), env);
       row.bytes = statSync(built).size;
       row.check = check(p, built);
       const ran = smokeTest(p, built);
       if (ran) row.check += `; ${ran}`;
+      const daemon = buildDaemonFor(p, env);
       copyFileSync(built, dest);
+      copyFileSync(daemon, daemonDest);
+      chmodSync(daemonDest, 0o755);
       row.file = relative(ROOT, dest);
+      row.check += `; daemon ${statSync(daemon).size} bytes`;
     } catch (e) {
       row.check = `FAILED: ${e.message}`;
       row.failed = true;

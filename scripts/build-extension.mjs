@@ -21,6 +21,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { daemonFileName } from './build-daemon.mjs';
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'gemini-extension.json'), 'utf8'));
@@ -41,6 +43,14 @@ const SHARED = ['gemini-extension.json', manifest.contextFileName, 'LICENSE', 'i
 /** Where this platform's addon is, or null. */
 function addonOf(p) {
   const file = `${BINARY}.${p.name}.node`;
+  const candidates = [join(ROOT, 'npm', p.name, file)];
+  if (p.platform === process.platform && p.arch === process.arch) candidates.push(join(ROOT, file));
+  return candidates.find((c) => existsSync(c)) ?? null;
+}
+
+/** Where this platform's daemon binary (issue 32) is, or null: beside its addon. */
+function daemonOf(p) {
+  const file = daemonFileName(p.platform);
   const candidates = [join(ROOT, 'npm', p.name, file)];
   if (p.platform === process.platform && p.arch === process.arch) candidates.push(join(ROOT, file));
   return candidates.find((c) => existsSync(c)) ?? null;
@@ -87,11 +97,15 @@ function main() {
     // What the server reads of its package (contract/addon.ts finds the folder by it).
     const meta = { name: pkg.name, version: pkg.version, description: pkg.description, license: pkg.license, repository: pkg.repository, homepage: pkg.homepage, private: true };
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(meta, null, 2)}\n`);
-    tarGz(stage, [...SHARED, node, 'package.json'], archive);
-    rows.push({ archive: relative(ROOT, archive), bytes: statSync(archive).size, addon: relative(ROOT, addon) });
+    // The daemon goes beside the addon, where clients look for it first.
+    const daemon = daemonOf(p);
+    const extra = daemon ? [daemonFileName(p.platform)] : [];
+    if (daemon) copyFileSync(daemon, join(stage, extra[0]));
+    tarGz(stage, [...SHARED, node, ...extra, 'package.json'], archive);
+    rows.push({ archive: relative(ROOT, archive), bytes: statSync(archive).size, addon: relative(ROOT, addon), daemon: daemon ? relative(ROOT, daemon) : 'none' });
   }
   rmSync(join(OUT, 'stage'), { recursive: true, force: true });
-  for (const r of rows) console.log(`${r.archive}  ${r.bytes} bytes  (addon: ${r.addon})`);
+  for (const r of rows) console.log(`${r.archive}  ${r.bytes} bytes  (addon: ${r.addon}, daemon: ${r.daemon})`);
   if (missing.length) {
     console.log(`missing: ${missing.join(', ')} (no addon in npm/<platform>/: \`npm run build:all\` cross-builds them)`);
     if (all) throw new Error(`--all: ${missing.length} of ${PLATFORMS.length} platforms have no addon`);

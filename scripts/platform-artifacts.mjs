@@ -10,12 +10,14 @@
 // napi config listing only the targets whose addon is at the root — the same binary name
 // and settings otherwise — so one machine's build packs one platform package.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { parseTriple } from '@napi-rs/cli';
+
+import { daemonFileName } from './build-daemon.mjs';
 
 const HERE = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -64,6 +66,13 @@ function main() {
     const placed = join(cwd, 'npm', abi, `${napi.binaryName}.${abi}.node`);
     if (!existsSync(placed)) throw new Error(`napi artifacts did not put ${placed}`);
     console.log(`npm/${abi}: ${napi.binaryName}.${abi}.node (npm pack npm/${abi} carries it)`);
+    // The daemon `npm run build` left at the root is this machine's: it goes with its addon.
+    const daemon = daemonFileName(parseTriple(t).platform);
+    if (existsSync(join(cwd, daemon)) && abi.startsWith(`${process.platform}-${process.arch}`)) {
+      copyFileSync(join(cwd, daemon), join(cwd, 'npm', abi, daemon));
+      chmodSync(join(cwd, 'npm', abi, daemon), 0o755);
+      console.log(`npm/${abi}: ${daemon}`);
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 //! native-shell-service: the Rust core of a shell service for LLM coding agents.
 //!
 //! Everything here but `binding` is plain Rust with no knowledge of Node; `binding`
-//! (compiled with the `node` feature) is the thin napi layer the JS package loads.
+//! (compiled with the `node` feature) is the thin napi layer the JS package loads, and
+//! `daemon` the second front-end: the same core behind a unix socket, for clients that
+//! come and go.
 //!
 //! Map (docs/architecture.md): `service` owns the jobs (requests, results, history,
 //! admission, launch, interaction) → `job` is one job (its process spec in `job::spawn`,
@@ -21,3 +23,7 @@ pub mod service;
 
 #[cfg(feature = "node")]
 mod binding;
+
+/// The per-user daemon: the core behind a unix socket (`src/daemon/main.rs`).
+#[cfg(unix)]
+pub mod daemon;

@@ -7,7 +7,9 @@ import {
   type RunOptions,
   type RunResult,
   type SandboxOptions,
-  type ShellExecutionService,
+  type AnyShellExecutionService as ShellExecutionService,
+  type ShellExecutionService as InProcessService,
+  isDaemonClient,
   spawnFailure,
 } from '../contract/addon.js';
 import type { SandboxSettingNames } from './sandbox-text.js';
@@ -296,8 +298,17 @@ export function cancelledBeforeStart(): ToolResult {
   };
 }
 
-export function findJob(service: ShellExecutionService, handle: number): ProcessInfo | undefined {
-  return service.getActiveProcesses().find((p) => p.handle === handle);
+export async function findJob(service: ShellExecutionService, handle: number): Promise<ProcessInfo | undefined> {
+  return (await service.getActiveProcesses()).find((p) => p.handle === handle);
+}
+
+/**
+ * The job now, for what must answer synchronously (a description, a policy): in process
+ * as `findJob`; a daemon client's answers are promises, so `null` (not known here).
+ */
+export function findJobNow(service: ShellExecutionService, handle: number): ProcessInfo | undefined | null {
+  if (isDaemonClient(service)) return null;
+  return (service as InProcessService).getActiveProcesses().find((p) => p.handle === handle);
 }
 
 /** What an ended job left running, now (the core checks which are alive); [] while it runs. */
@@ -312,8 +323,8 @@ const FINISHED_LIMIT = 200;
  * (so `jobs` stays short) and remember its outcome for later questions about its handle.
  * `reported`: the model has already seen that it finished.
  */
-export function settle(tool: { service: ShellExecutionService; state: SharedState }, handle: number, reported: boolean): void {
-  const info = findJob(tool.service, handle);
+export async function settle(tool: { service: ShellExecutionService; state: SharedState }, handle: number, reported: boolean): Promise<void> {
+  const info = await findJob(tool.service, handle);
   if (!info || info.status === 'running' || liveBackgroundPids(info).length > 0) return;
   const { finished, unreported } = tool.state;
   finished.set(handle, {
@@ -330,7 +341,7 @@ export function settle(tool: { service: ShellExecutionService; state: SharedStat
     unreported.delete(oldest);
   }
   try {
-    tool.service.removeProcess(handle);
+    await tool.service.removeProcess(handle);
   } catch {
     // already removed
   }
@@ -391,7 +402,7 @@ export async function startAndWait(
   // The tools' sandbox, unless the call chose (run_shell_command's confirmed `unsandboxed`).
   if (options.sandbox === undefined && tool.config.sandbox !== undefined) options = { ...options, sandbox: tool.config.sandbox };
   try {
-    ({ handle } = tool.service.start(command, wait.killOnTimeout ? { ...options, timeoutMs: wait.waitMs } : options));
+    ({ handle } = await tool.service.start(command, wait.killOnTimeout ? { ...options, timeoutMs: wait.waitMs } : options));
   } catch (e) {
     // A program that cannot be started is a result with `error`, not a throw
     // (docs/tools.md): the one `run` would have returned, which the error carries.
@@ -404,7 +415,7 @@ export async function startAndWait(
     killing = killForAbort(tool, handle);
   };
   signal.addEventListener('abort', onAbort, { once: true });
-  const live = streamOutput(tool.service, handle, updateOutput, { intervalMs: tool.config.liveOutputIntervalMs });
+  const live = await streamOutput(tool.service, handle, updateOutput, { intervalMs: tool.config.liveOutputIntervalMs });
   try {
     const waited = await tool.service.waitFor(handle, {
       pattern: wait.pattern,
@@ -416,7 +427,7 @@ export async function startAndWait(
       detectInput: !wait.killOnTimeout,
     });
     if (killing) await killing;
-    const result = tool.service.getResult(handle, { maxOutputSize: wait.maxOutputSize });
+    const result = await tool.service.getResult(handle, { maxOutputSize: wait.maxOutputSize });
     const cancelled = signal.aborted && result.status !== 'exited';
     return {
       result: {
@@ -428,7 +439,7 @@ export async function startAndWait(
       cancelled,
     };
   } finally {
-    live.finish();
+    await live.finish();
     signal.removeEventListener('abort', onAbort);
   }
 }

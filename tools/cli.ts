@@ -20,11 +20,14 @@ Usage:
       kill), printing every tool call and result. Exits 0 only if all three worked.
   native-shell-service mcp [--project-root DIR] [--io-dir DIR] [--allow RULE]... [--deny RULE]...
                            [--format text|json] [--on-ask allow|deny]
+                           [--daemon] [--daemon-socket PATH] [--daemon-idle-exit-ms N]
                            ${SANDBOX_USAGE}
       An MCP server on stdio exposing run_shell_command, send_input, jobs, kill, shell_cmd.
       RULE uses the Gemini CLI syntax: 'run_shell_command(git)'. With --allow, only allowed
       commands run; --deny refuses matching commands. Every job is killed when the
-      client disconnects or on SIGTERM/SIGINT.
+      client disconnects or on SIGTERM/SIGINT, unless --daemon: then the jobs run in the
+      per-user daemon (started on first use; docs/daemon.md), outlive the session, and
+      the next session of the project lists them with jobs and takes them up by handle.
       --sandbox confines every job (docs/sandbox.md): writes only in the project, its
       TMPDIR and /tmp, no network. --sandbox-write adds a writable path, --sandbox-network
       allows the network, --sandbox-ports only those TCP ports, --sandbox-private-home
@@ -77,8 +80,8 @@ const one = (p: Parsed, name: string): string | undefined => p.flags.get(name)?.
 async function mcp(argv: string[]): Promise<number> {
   const p = parse(
     argv,
-    ['project-root', 'io-dir', 'allow', 'deny', 'format', 'on-ask', 'session-id', ...SANDBOX_VALUED_FLAGS],
-    SANDBOX_BOOLEAN_FLAGS,
+    ['project-root', 'io-dir', 'allow', 'deny', 'format', 'on-ask', 'session-id', 'daemon-socket', 'daemon-idle-exit-ms', ...SANDBOX_VALUED_FLAGS],
+    ['daemon', ...SANDBOX_BOOLEAN_FLAGS],
   );
   if (p.rest.length > 0) throw new UsageError(`unexpected argument ${p.rest[0]}`);
   let sandbox;
@@ -101,7 +104,15 @@ async function mcp(argv: string[]): Promise<number> {
       throw new UsageError(`rule ${JSON.stringify(rule)} is not of the form run_shell_command(<command prefix>)`);
     }
   }
+  const idle = one(p, 'daemon-idle-exit-ms');
+  if (idle !== undefined && !/^\d+$/.test(idle)) throw new UsageError('--daemon-idle-exit-ms is a whole number of milliseconds');
+  const socket = one(p, 'daemon-socket');
+  const daemon =
+    p.flags.has('daemon') || socket !== undefined || idle !== undefined
+      ? { ...(socket !== undefined ? { socket } : {}), ...(idle !== undefined ? { idleExitMs: Number(idle) } : {}) }
+      : undefined;
   const server = await startMcpServer({
+    ...(daemon ? { daemon } : {}),
     projectRoot: one(p, 'project-root'),
     ioDir: one(p, 'io-dir'),
     sessionId: one(p, 'session-id'),

@@ -1,7 +1,7 @@
 // The five tools over one service. Apart from index.ts, so the modules that build
 // on the tools (gemini-cli.ts, the MCP server, the CLI) import them without
 // importing the package entry that re-exports those modules (no import cycle).
-import type { ShellExecutionService } from '../contract/addon.js';
+import type { AnyShellExecutionService as ShellExecutionService } from '../contract/addon.js';
 import type { ShellToolsConfig } from './base.js';
 import { JobsTool } from './jobs.js';
 import { KillTool } from './kill.js';

@@ -270,6 +270,9 @@ export function formatJob(p: ProcessInfo, liveBackground: number[], now: number)
       `Status: its shell ${endText(p)}; background processes still running`,
     );
   }
+  // A daemon's job another session started (docs/daemon.md): it is this session's to use too.
+  if (p.attached === 'none') lines.push('Started by: an earlier session (it ran on in the daemon; input, output and kill work from here)');
+  else if (p.attached === 'other') lines.push('Started by: another session that is still connected');
   if (liveBackground.length > 0) lines.push(`Background PIDs: ${liveBackground.join(', ')}`);
   // A running job's processes that left it (setsid, a double fork, nohup); an ended
   // job's are its background PIDs, listed above.

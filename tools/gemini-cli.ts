@@ -1,7 +1,7 @@
 // The five tools as real Gemini CLI tools: subclasses of @google/gemini-cli-core's
 // BaseDeclarativeTool / BaseToolInvocation, ready for its ToolRegistry. The core module is
 // passed in (the Gemini CLI has it; this package does not depend on it).
-import type { ShellExecutionService } from '../contract/addon.js';
+import type { AnyShellExecutionService as ShellExecutionService } from '../contract/addon.js';
 import type { ShellTool, ShellToolInvocation, ShellToolsConfig } from './base.js';
 import { createShellTools } from './create.js';
 import { ConfirmationOutcome, ToolErrorType } from './types.js';

@@ -27,13 +27,14 @@ export class JobsInvocation extends ShellToolInvocation<JobsParams> {
     const now = Date.now();
     const running: string[] = [];
     const handles: number[] = [];
-    for (const job of this.service.getActiveProcesses()) {
+    for (const job of await this.service.getActiveProcesses()) {
       const live = liveBackgroundPids(job);
       if (job.status === 'running' || live.length > 0) {
         running.push(formatJob(job, live, now));
         handles.push(job.handle);
-      } else {
-        settle(this, job.handle, false);
+      } else if (job.attached === 'this') {
+        // Another client's finished jobs are its to report and forget.
+        await settle(this, job.handle, false);
       }
     }
     const finished = [...this.state.unreported]

@@ -5,6 +5,7 @@ import type { KillResult } from '../contract/addon.js';
 import {
   errorResult,
   findJob,
+  findJobNow,
   liveBackgroundPids,
   settle,
   ShellTool,
@@ -32,7 +33,7 @@ export class KillTool extends ShellTool<KillParams> {
 
 export class KillInvocation extends ShellToolInvocation<KillParams> {
   getDescription(): string {
-    const job = findJob(this.service, this.params.handle);
+    const job = findJobNow(this.service, this.params.handle);
     return `terminate handle ${this.params.handle}${job ? ` (${job.command})` : ''}`;
   }
 
@@ -52,7 +53,7 @@ export class KillInvocation extends ShellToolInvocation<KillParams> {
 
   async execute(_signal: AbortSignal): Promise<ToolResult> {
     const { handle } = this.params;
-    const job = findJob(this.service, handle);
+    const job = await findJob(this.service, handle);
     if (!job) {
       const finished = this.state.finished.get(handle);
       if (!finished) return notRunningResult(this.state, handle);
@@ -80,9 +81,9 @@ export class KillInvocation extends ShellToolInvocation<KillParams> {
       const what = survivors.length > 0 ? `background PIDs ${survivors.join(', ')} are still alive` : 'it is still running';
       return errorResult(ToolErrorType.KILL_FAILED, `Failed to terminate process ${handle}: ${what}.`);
     }
-    const after = findJob(this.service, handle);
+    const after = await findJob(this.service, handle);
     const lastLine = after?.lastLine ?? job.lastLine;
-    settle(this, handle, true);
+    await settle(this, handle, true);
 
     const lines: string[] = [];
     if (wasRunning) {

@@ -2,7 +2,7 @@
 // job's text so far (its last LIVE_OUTPUT_MAX_BYTES), driven by the service's `onOutput`
 // events and coalesced to at most one update per interval. No timer runs unless an event
 // asked for an update that the interval held back.
-import type { ShellExecutionService } from '../contract/addon.js';
+import type { AnyShellExecutionService as ShellExecutionService } from '../contract/addon.js';
 
 /** What the Gemini CLI passes to a tool that declares `canUpdateOutput`. */
 export type UpdateOutput = (output: string) => void;
@@ -19,11 +19,15 @@ export interface LiveOutputOptions {
 
 /** A running stream of updates; `finish` sends the last one and ends it. */
 export interface LiveOutput {
-  /** Sends the text as it is now if it changed since the last update, then stops. Idempotent. */
-  finish(): void;
+  /**
+   * Sends the text as it is now if it changed since the last update, then stops;
+   * settles once sent (a daemon answers later), so no update follows the caller's
+   * result. Idempotent.
+   */
+  finish(): Promise<void>;
 }
 
-const NOTHING: LiveOutput = { finish() {} };
+const NOTHING: LiveOutput = { finish: async () => {} };
 
 /**
  * Starts streaming `handle`'s text to `updateOutput`. The first output is sent at once,
@@ -31,12 +35,12 @@ const NOTHING: LiveOutput = { finish() {} };
  * is sent. A throwing `updateOutput` is ignored: the display is the host's business,
  * the call's result must not depend on it.
  */
-export function streamOutput(
+export async function streamOutput(
   service: ShellExecutionService,
   handle: number,
   updateOutput: UpdateOutput | undefined,
   options: LiveOutputOptions = {},
-): LiveOutput {
+): Promise<LiveOutput> {
   if (!updateOutput) return NOTHING;
   const intervalMs = options.intervalMs ?? LIVE_OUTPUT_INTERVAL_MS;
   const maxBytes = options.maxBytes ?? LIVE_OUTPUT_MAX_BYTES;
@@ -46,16 +50,11 @@ export function streamOutput(
   let lastSentAt: number | null = null;
   let timer: NodeJS.Timeout | null = null;
 
-  const send = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    let text: string;
-    try {
-      // The text view (not the committed text) so the line being written shows too.
-      text = service.getProcessOutput(handle, { view: 'text', tailBytes: maxBytes });
-    } catch {
-      return; // the job was removed meanwhile
-    }
+  // A daemon's answer comes later: the last one asked is the one shown, and nothing is
+  // shown once finished (except the final text `finish` asks for).
+  let asked = 0;
+  const show = (text: string, ticket: number, final: boolean) => {
+    if (ticket !== asked || (finished && !final)) return;
     if (text === lastSent) return;
     lastSent = text;
     lastSentAt = Date.now();
@@ -65,22 +64,42 @@ export function streamOutput(
       // see the doc comment above
     }
   };
+  const send = (final = false): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const ticket = ++asked;
+    let text: string | Promise<string>;
+    try {
+      // The text view (not the committed text) so the line being written shows too.
+      text = service.getProcessOutput(handle, { view: 'text', tailBytes: maxBytes });
+    } catch {
+      return Promise.resolve(); // the job was removed meanwhile
+    }
+    if (typeof text === 'string') {
+      show(text, ticket, final);
+      return Promise.resolve();
+    }
+    return text.then(
+      (t) => show(t, ticket, final),
+      () => {},
+    );
+  };
 
   const onEvent = (event: { exited: boolean }) => {
     if (finished) return;
     const waited = lastSentAt === null ? Infinity : Date.now() - lastSentAt;
-    if (event.exited || waited >= intervalMs) send();
-    else timer ??= setTimeout(send, intervalMs - waited);
+    if (event.exited || waited >= intervalMs) void send();
+    else timer ??= setTimeout(() => void send(), intervalMs - waited);
   };
 
   let unsubscribe: () => void;
   try {
-    unsubscribe = service.onOutput(handle, onEvent);
+    unsubscribe = await service.onOutput(handle, onEvent);
   } catch {
     return NOTHING; // the job is gone: nothing to stream
   }
   return {
-    finish() {
+    async finish() {
       if (finished) return;
       finished = true;
       try {
@@ -88,9 +107,10 @@ export function streamOutput(
       } catch {
         // already ended
       }
-      send();
+      const last = send(true);
       if (timer) clearTimeout(timer);
       timer = null;
+      await last;
     },
   };
 }

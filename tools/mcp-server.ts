@@ -1,14 +1,32 @@
 // `native-shell-service mcp`: the five tools over MCP stdio, with the declarations'
 // schemas and the tools' texts beside structured results (tools/mcp/), progress while a
 // call waits, and every job's files as resources. Tool failures are `isError` results;
-// the server's jobs die with the client's connection.
+// the server's jobs die with the client's connection, unless it runs them in the daemon
+// (`--daemon`, docs/daemon.md): then they outlive the session, and the next session of
+// the same project lists them (`jobs`) and takes them up by handle.
 import type { Readable, Writable } from 'node:stream';
 
-import { loadAddon, packageManifest, type SandboxOptions, type ShellExecutionService } from '../contract/addon.js';
+import {
+  type AnyShellExecutionService as ShellExecutionService,
+  type DaemonOptions,
+  isDaemonClient,
+  loadAddon,
+  packageManifest,
+  type SandboxOptions,
+} from '../contract/addon.js';
 import type { ShellToolsConfig } from './base.js';
 import { DECLARATIONS } from './declarations.js';
 import { createShellTools, type ShellTools } from './create.js';
-import { JOB_URI_TEMPLATE, listJobResources, readJobResource, ResourceNotFound, watchJobs } from './mcp/job-resources.js';
+import {
+  JOB_URI_TEMPLATE,
+  jobFileResources,
+  type JobResource,
+  listJobResources,
+  parseJobUri,
+  readJobResource,
+  ResourceNotFound,
+  watchJobs,
+} from './mcp/job-resources.js';
 import { ANNOTATIONS, OUTPUT_SCHEMAS } from './mcp/output-schemas.js';
 import { progressUpdates } from './mcp/progress.js';
 import { snapshotJobs, structuredResult } from './mcp/structured.js';
@@ -36,6 +54,11 @@ export interface McpServerOptions {
   sandbox?: boolean | SandboxOptions;
   /** Variables added to every job's environment (`ServiceOptions.env`). */
   env?: Record<string, string>;
+  /**
+   * Run the jobs in the per-user daemon (docs/daemon.md): they outlive this server, and
+   * a later server of the same project lists them and takes them up by handle.
+   */
+  daemon?: boolean | DaemonOptions;
   stdin?: Readable;
   stdout?: Writable;
   /** Where diagnostics go (never stdout: it carries the protocol). */
@@ -81,14 +104,29 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
 
   const { ShellExecutionService } = loadAddon();
   const projectRoot = options.projectRoot ?? process.cwd();
-  const native = new ShellExecutionService({
+  const serviceOptions = {
     projectRoot,
     ...(options.ioDir ? { ioDir: options.ioDir } : {}),
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     ...(options.env ? { env: options.env } : {}),
     // Refused at once (SANDBOX_UNAVAILABLE) where no sandbox can be given.
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
-  });
+  };
+  let native: ShellExecutionService = new ShellExecutionService({ ...serviceOptions, ...(options.daemon ? { daemon: options.daemon } : {}) });
+  let containment: string;
+  try {
+    containment = await native.containment; // a daemon client: connected and opened
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    // No daemon here (Windows, no binary, a bad socket directory) or one of another
+    // version still holding jobs: the server runs, its jobs in this process as without
+    // --daemon (the Gemini extension asks for the daemon everywhere).
+    if (!options.daemon || (err.code !== 'DAEMON_UNAVAILABLE' && err.code !== 'DAEMON_VERSION')) throw e;
+    log(`native-shell-service mcp: no daemon (${err.code}: ${err.message}); the jobs run in this process and end with it`);
+    native = new ShellExecutionService(serviceOptions);
+    containment = await native.containment;
+  }
+  const inDaemon = isDaemonClient(native);
   const allow = options.allow ?? [];
   const config: ShellToolsConfig = {
     projectRoot,
@@ -125,7 +163,24 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
     })),
   }));
 
-  server.setRequestHandler(sdk.ListResourcesRequestSchema, async () => ({ resources: listJobResources(service.outputDir) }));
+  /** A daemon's job's folder, by its handle (the folder of whichever session started it). */
+  const daemonJobDir = async (handle: number): Promise<string | null> => {
+    try {
+      return (await service.getResult(handle, { maxOutputSize: 1 })).outputDir;
+    } catch {
+      return null;
+    }
+  };
+  server.setRequestHandler(sdk.ListResourcesRequestSchema, async () => {
+    if (!inDaemon) return { resources: listJobResources(await service.outputDir) };
+    // Every job the daemon holds for this project, named by the daemon's handle.
+    const resources: JobResource[] = [];
+    for (const job of await service.getActiveProcesses()) {
+      const dir = await daemonJobDir(job.handle);
+      if (dir) resources.push(...jobFileResources(dir, String(job.handle)));
+    }
+    return { resources };
+  });
   server.setRequestHandler(sdk.ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
       {
@@ -138,7 +193,11 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   }));
   server.setRequestHandler(sdk.ReadResourceRequestSchema, async (request) => {
     try {
-      return { contents: [readJobResource(service.outputDir, request.params.uri)] };
+      if (!inDaemon) return { contents: [readJobResource(await service.outputDir, request.params.uri)] };
+      const { job } = parseJobUri(request.params.uri);
+      const dir = /^\d+$/.test(job) ? await daemonJobDir(Number(job)) : null;
+      if (!dir) throw new ResourceNotFound(`${request.params.uri}: no job ${job} here`);
+      return { contents: [readJobResource(await service.outputDir, request.params.uri, undefined, dir)] };
     } catch (e) {
       // -32002: the code MCP gives a resource that does not exist.
       if (e instanceof ResourceNotFound) throw new ProtocolError(-32002, e.message, { uri: request.params.uri });
@@ -164,7 +223,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
       // The final update (sent as the call ends) must reach the client before the result,
       // which ends the client's interest in progress for this call.
       await progress?.settled();
-      const structuredContent = structuredResult(name as ToolName, result, service, jobsBefore);
+      const structuredContent = await structuredResult(name as ToolName, result, service, jobsBefore);
       return {
         content: [{ type: 'text' as const, text: result.llmContent }],
         ...(structuredContent ? { structuredContent } : {}),
@@ -188,7 +247,8 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   const close = (why: string): Promise<void> => {
     closing ??= (async () => {
       announceJobs = () => {}; // the jobs killed now end with the connection
-      log(`native-shell-service mcp: ${why}; stopping every job`);
+      // In the daemon the jobs outlive the session (docs/daemon.md); in process they end.
+      log(`native-shell-service mcp: ${why}; ${inDaemon ? 'the jobs run on in the daemon' : 'stopping every job'}`);
       try {
         await service.shutdown();
       } catch (e) {
@@ -208,6 +268,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   stdin.once('end', () => void close('the client closed stdin'));
   stdin.once('close', () => void close('stdin closed'));
   await server.connect(transport);
-  log(`native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot} (containment: ${native.containment})`);
+  const where = inDaemon && native.daemon ? `, jobs in the daemon pid ${native.daemon.pid} at ${native.daemon.socket}` : '';
+  log(`native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot} (containment: ${containment}${where})`);
   return { service, tools, closed, close: () => close('asked to stop') };
 }

@@ -196,13 +196,13 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
     } catch (e) {
       return serviceErrorResult(e);
     }
-    return this.report(outcome.result, delaySeconds, outcome.cancelled);
+    return await this.report(outcome.result, delaySeconds, outcome.cancelled);
   }
 
-  private report(result: RunResult, delaySeconds: number, cancelled: boolean): ToolResult {
-    const info = findJob(this.service, result.handle);
+  private async report(result: RunResult, delaySeconds: number, cancelled: boolean): Promise<ToolResult> {
+    const info = await findJob(this.service, result.handle);
     const liveBackground = info ? liveBackgroundPids(info) : [];
-    settle(this, result.handle, true);
+    await settle(this, result.handle, true);
     const facts: RunFacts = {
       result,
       liveBackground,

@@ -5,6 +5,7 @@ import {
   cancelledBeforeStart,
   errorResult,
   findJob,
+  findJobNow,
   killForAbort,
   liveBackgroundPids,
   serviceErrorResult,
@@ -81,12 +82,33 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
     return `send ${JSON.stringify(this.params.input)}${keys} to handle ${this.params.handle}`;
   }
 
+  /**
+   * The program the input reaches, as last asked of a daemon (`shouldConfirmExecute` and
+   * `execute` ask first); undefined until then.
+   */
+  private foreground: string | null | undefined = undefined;
+
+  /** Asks a daemon client which program the input reaches now (in process it is read synchronously). */
+  private async refreshForeground(): Promise<ProcessInfo | undefined> {
+    const info = await findJob(this.service, this.params.handle);
+    this.foreground = info?.foreground ?? null;
+    return info;
+  }
+
   /** Input to a shell is checked line by line (shell-input-policy.ts); other input is text. */
   inputDecision(): ShellInputDecision {
     const p = this.params;
     const keys = p.keys ?? [];
-    const foreground = findJob(this.service, p.handle)?.foreground ?? null;
+    const now = findJobNow(this.service, p.handle);
+    // A daemon's job not asked about yet: checked as if a shell read it (fails closed:
+    // the lines are judged as commands rather than waved through as text).
+    const foreground = now === null ? (this.foreground === undefined ? 'bash' : this.foreground) : (now?.foreground ?? null);
     return shellInputDecision(this, p.handle, foreground, p.input, keys, p.append_newline ?? keys.length === 0);
+  }
+
+  override async shouldConfirmExecute(signal?: AbortSignal): Promise<ConfirmationDetails | false> {
+    await this.refreshForeground().catch(() => undefined);
+    return super.shouldConfirmExecute(signal);
   }
 
   override policy(): PolicyDecision {
@@ -103,9 +125,9 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
 
   async execute(signal: AbortSignal, updateOutput?: UpdateOutput): Promise<ToolResult> {
     const p = this.params;
-    const info = findJob(this.service, p.handle);
+    const info = await this.refreshForeground();
     if (!info || info.status !== 'running') {
-      if (info) settle(this, p.handle, true);
+      if (info) await settle(this, p.handle, true);
       return notRunningResult(this.state, p.handle, info);
     }
     const decision = this.inputDecision();
@@ -128,7 +150,7 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     // Subscribed before the input is written, so no reply can come before it.
-    const live = streamOutput(this.service, p.handle, updateOutput, { intervalMs: this.config.liveOutputIntervalMs });
+    const live = await streamOutput(this.service, p.handle, updateOutput, { intervalMs: this.config.liveOutputIntervalMs });
     // What the shell holds after this input, kept before the wait so that a call made
     // while this one waits sees it; restored if nothing was written.
     const shellBefore = this.state.shellInput.get(p.handle);
@@ -150,7 +172,7 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
       if (err.code === 'PROCESS_NOT_FOUND') return notRunningResult(this.state, p.handle);
       return serviceErrorResult(e);
     } finally {
-      live.finish();
+      await live.finish();
       signal.removeEventListener('abort', onAbort);
     }
     const cancelled = aborted && !result.running && result.status === 'exited';
@@ -159,7 +181,7 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
     let files: { outputDir: string | null; persistError: string | null } = { outputDir: null, persistError: null };
     if (result.truncated) {
       try {
-        files = this.service.getResult(p.handle, { maxOutputSize: 1 });
+        files = await this.service.getResult(p.handle, { maxOutputSize: 1 });
       } catch {
         // Removed meanwhile: no file is named.
       }
@@ -176,7 +198,7 @@ export class SendInputInvocation extends ShellToolInvocation<SendInputParams> {
       outputDir: files.outputDir,
       persistError: files.persistError,
     });
-    if (!result.running) settle(this, p.handle, true);
+    if (!result.running) await settle(this, p.handle, true);
     const returnDisplay = cancelled
       ? `Cancelled; handle ${p.handle} was killed.`
       : result.output.trim() === ''

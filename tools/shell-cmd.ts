@@ -77,7 +77,7 @@ export class ShellCmdInvocation extends ShellToolInvocation<ShellCmdParams> {
     const cwd = this.params.cwd;
     if (cwd === undefined || cwd === '') return {};
     if (!isAbsolute(cwd)) return { directory: cwd };
-    const root = this.projectRoot();
+    const root = await this.projectRoot();
     const rel = relative(root, real(cwd));
     if (rel.startsWith('..') || isAbsolute(rel)) {
       return { error: `cwd ${JSON.stringify(cwd)} is outside the project root ${root}.` };
@@ -85,8 +85,8 @@ export class ShellCmdInvocation extends ShellToolInvocation<ShellCmdParams> {
     return { directory: rel === '' ? '.' : rel };
   }
 
-  private projectRoot(): string {
-    return real(this.config.projectRoot ?? this.service.projectRoot);
+  private async projectRoot(): Promise<string> {
+    return real(this.config.projectRoot ?? (await this.service.projectRoot));
   }
 
   async execute(signal: AbortSignal): Promise<ToolResult> {
@@ -112,7 +112,7 @@ export class ShellCmdInvocation extends ShellToolInvocation<ShellCmdParams> {
     }
     const { result, cancelled } = outcome;
     const handle = result.handle;
-    settle(this, handle, true);
+    await settle(this, handle, true);
     const llmContent = formatShellCmd({
       command: p.command,
       parameters: p.parameters ?? [],

@@ -3,7 +3,7 @@
 // release asset, extracted, installed with `gemini extensions install <dir>` (a copy, not
 // a link to this checkout), and used offline by the real CLI through its own server.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,17 +42,19 @@ describe('the extension archive', () => {
     expect(build).toContain(`release/${archiveName}`);
   });
 
-  it('holds the manifest, the context file, one bundled server, the addon and the licenses; no node_modules', () => {
+  it('holds the manifest, the context file, one bundled server, the addon, its daemon and the licenses; no node_modules', () => {
     const list = files(extracted).sort();
     const node = list.filter((f) => f.endsWith('.node'));
     expect(node).toEqual([`${pkg.napi.binaryName}.${platform()}-${arch()}${platform() === 'linux' ? '-gnu' : platform() === 'win32' ? '-msvc' : ''}.node`]);
     expect(list).toEqual(
-      ['LICENSE', 'dist/THIRD_PARTY_LICENSES.txt', 'dist/native-shell-service.cjs', 'gemini-extension.json', manifest.contextFileName, 'index.js', 'package.json', ...node].sort(),
+      ['LICENSE', 'dist/THIRD_PARTY_LICENSES.txt', 'dist/native-shell-service.cjs', 'gemini-extension.json', manifest.contextFileName, 'index.js', 'package.json', ...node, platform() === 'win32' ? 'native-shell-daemon.exe' : 'native-shell-daemon'].sort(),
     );
     expect(list.some((f) => f.includes('node_modules'))).toBe(false);
     const js = list.filter((f) => /\.(c|m)?js$/.test(f));
     expect(js).toEqual(['dist/native-shell-service.cjs', 'index.js']); // the server, the addon's loader
     expect(readFileSync(join(extracted, 'LICENSE'), 'utf8')).toContain('Apache License');
+    // The daemon is started by path: unpacked without its executable bit, `mcp --daemon` could not start it.
+    if (platform() !== 'win32') expect(statSync(join(extracted, 'native-shell-daemon')).mode & 0o100).toBe(0o100);
   });
 
   it('runs from its own folder with nothing else: the server file requires only Node built-ins and the addon', () => {

@@ -2,7 +2,7 @@
 // checkout or installed from a folder), and offline sessions with scripted model turns
 // through the extension's server, as __test__/e2e/gemini.ts does with settings.json.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,6 +34,10 @@ export function geminiHome(): GeminiHome {
   const root = join(base, 'project');
   const home = join(base, 'home');
   for (const dir of [join(home, '.gemini'), root, join(base, 'tmp')]) mkdirSync(dir, { recursive: true });
+  // The extension's server runs its jobs in the daemon (mcp --daemon): one of this
+  // scratch HOME's own, ended by `cleanup`.
+  const run = join(base, 'run');
+  mkdirSync(run, { mode: 0o700 });
   // Without these the CLI tries the network for usage statistics, telemetry and updates.
   writeFileSync(
     join(home, '.gemini', 'settings.json'),
@@ -47,6 +51,7 @@ export function geminiHome(): GeminiHome {
     ...(process.env as Record<string, string>),
     HOME: home,
     TMPDIR: join(base, 'tmp'),
+    XDG_RUNTIME_DIR: run,
     GEMINI_API_KEY: 'dummy',
     GEMINI_CLI_TRUST_WORKSPACE: 'true',
     NO_COLOR: '1',
@@ -60,7 +65,10 @@ export function geminiHome(): GeminiHome {
     env,
     extensions: (...args) =>
       execFileSync(GEMINI, ['extensions', ...args, '--consent'], { cwd: root, env, encoding: 'utf8', timeout: 120_000, stdio: 'pipe' }),
-    cleanup: () => rmSync(base, { recursive: true, force: true }),
+    cleanup: () => {
+      stopScratchDaemons(run);
+      rmSync(base, { recursive: true, force: true });
+    },
     session(server, turns, prompt) {
       const file = join(base, `turns-${++runs}.jsonl`);
       const lines = turns.map((t) => {
@@ -98,4 +106,29 @@ export function geminiHome(): GeminiHome {
       });
     },
   };
+}
+
+/**
+ * Ends (SIGTERM: it kills its jobs and removes its socket) every daemon serving a socket
+ * under `dir`: found by its command line, which names the socket.
+ */
+function stopScratchDaemons(dir: string): void {
+  if (process.platform !== 'linux') return;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const args = cmdline.split('\0');
+    const socket = args[args.indexOf('--socket') + 1];
+    if (args.indexOf('--socket') >= 0 && socket?.startsWith(`${dir}/`) && /native-shell-daemon/.test(args[0] ?? '')) {
+      try {
+        process.kill(Number(pid), 'SIGTERM');
+      } catch {
+        // gone already
+      }
+    }
+  }
 }

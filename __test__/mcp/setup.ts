@@ -18,7 +18,7 @@ export const BIN = join(ROOT, 'bin', 'native-shell-service.js');
 export function ensureBuilt(): void {
   const out = join(ROOT, 'dist', 'native-shell-service.cjs');
   const newest = Math.max(
-    ...['tools', 'contract'].flatMap((dir) =>
+    ...['tools', 'contract', 'client'].flatMap((dir) =>
       readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(ROOT, dir, f)).mtimeMs),
     ),
     statSync(join(ROOT, 'tsconfig.json')).mtimeMs,

@@ -31,12 +31,15 @@ function packed(): Array<{ path: string; size: number }> {
   return (JSON.parse(out) as Array<{ files: Array<{ path: string; size: number }> }>)[0]!.files;
 }
 
-describe.skipIf(!existsSync(join(ROOT, binary)))(`npm pack of npm/${host}`, () => {
+const daemon = process.platform === 'win32' ? 'native-shell-daemon.exe' : 'native-shell-daemon';
+
+describe.skipIf(!existsSync(join(ROOT, binary)) || !existsSync(join(ROOT, daemon)))(`npm pack of npm/${host}`, () => {
   it('carries the addon once `npm run artifacts` has run', () => {
-    for (const f of ['package.json', 'index.js', binary]) copyFileSync(join(ROOT, f), join(dir, f));
-    cpSync(join(ROOT, 'npm'), join(dir, 'npm'), { recursive: true, filter: (src) => !src.endsWith('.node') });
+    for (const f of ['package.json', 'index.js', binary, daemon]) copyFileSync(join(ROOT, f), join(dir, f));
+    cpSync(join(ROOT, 'npm'), join(dir, 'npm'), { recursive: true, filter: (src) => !src.endsWith('.node') && !src.endsWith(daemon) });
 
     expect(packed().map((f) => f.path)).not.toContain(binary);
+    expect(packed().map((f) => f.path)).not.toContain(daemon);
 
     execFileSync(process.execPath, [join(ROOT, 'scripts', 'platform-artifacts.mjs'), '--cwd', dir], {
       encoding: 'utf8',
@@ -44,8 +47,10 @@ describe.skipIf(!existsSync(join(ROOT, binary)))(`npm pack of npm/${host}`, () =
       timeout: 120_000,
     });
     const files = packed();
-    expect(files.map((f) => f.path).sort()).toEqual(['README.md', binary, 'package.json'].sort());
+    expect(files.map((f) => f.path).sort()).toEqual(['README.md', binary, daemon, 'package.json'].sort());
     expect(files.find((f) => f.path === binary)?.size).toBe(statSync(join(ROOT, binary)).size);
+    // The daemon `npm run build` put at the root goes with it (issue 32).
+    expect(files.find((f) => f.path === daemon)?.size).toBe(statSync(join(ROOT, daemon)).size);
     // napi wrote nothing else of the package: the loader is as committed.
     expect(readFileSync(join(dir, 'index.js'), 'utf8')).toBe(readFileSync(join(ROOT, 'index.js'), 'utf8'));
   }, 300_000);

@@ -18,7 +18,7 @@ use napi_derive::napi;
 
 use super::errors::js_error;
 use super::object_arg::ObjectArg;
-use super::types::{handle_arg, whole, JobStatus};
+use super::types::{handle_arg, JobStatus};
 use crate::base::error::{self as core_error, ServiceError};
 use crate::job::events::{self as core_events, Notify, Subscription};
 use crate::output::read::OutputChunk as CoreOutputChunk;
@@ -134,8 +134,7 @@ pub fn read_output(
         Some(o) => (o.since, o.max_bytes),
         None => (None, None),
     };
-    let since = whole("since", since, 9e15)?.unwrap_or(0);
-    let max = whole("maxBytes", max, 9e15)?.map(|v| v as usize);
+    let (since, max) = crate::service::options::read_args(since, max)?;
     let handle = handle_arg(handle)?;
     service.read_output(handle, since, max).map(OutputChunk::from)
 }

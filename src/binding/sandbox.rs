@@ -5,8 +5,8 @@
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 
-use crate::base::error::{Result, ServiceError};
-use crate::sandbox::{Enforced, Network, SandboxChoice, SandboxSpec};
+use crate::sandbox::Enforced;
+use crate::service::options::{FlagOr, NetworkArgs, SandboxArgs};
 
 #[napi(object)]
 pub struct SandboxOptions {
@@ -71,51 +71,24 @@ pub struct SandboxInfo {
     pub restored: Vec<String>,
 }
 
-pub fn spec(options: SandboxOptions) -> Result<SandboxSpec> {
-    let network = match options.network {
-        None | Some(Either::A(false)) => Network::Off,
-        Some(Either::A(true)) => Network::On,
-        Some(Either::B(ports)) => {
-            Network::TcpPorts(ports.tcp_ports.iter().map(|&p| port(p)).collect::<Result<Vec<u16>>>()?)
-        }
-    };
-    Ok(SandboxSpec {
-        write: options.write.unwrap_or_default(),
-        read_only: options.read_only.unwrap_or(false),
-        network,
-        read: options.read,
-        env: options.env.unwrap_or_default(),
+/// The JS `sandbox` option as the core's plain one (`crate::service::options`, which
+/// checks it).
+pub fn flag_or(option: Option<Either<bool, SandboxOptions>>) -> Option<FlagOr<SandboxArgs>> {
+    option.map(|o| match o {
+        Either::A(flag) => FlagOr::Flag(flag),
+        Either::B(o) => FlagOr::Options(SandboxArgs {
+            write: o.write,
+            read_only: o.read_only,
+            network: o.network.map(|n| match n {
+                Either::A(flag) => FlagOr::Flag(flag),
+                Either::B(ports) => FlagOr::Options(NetworkArgs {
+                    tcp_ports: ports.tcp_ports,
+                }),
+            }),
+            read: o.read,
+            env: o.env,
+        }),
     })
-}
-
-fn port(value: f64) -> Result<u16> {
-    if value.fract() == 0.0 && (1.0..=65535.0).contains(&value) {
-        Ok(value as u16)
-    } else {
-        Err(ServiceError::invalid(format!(
-            "sandbox tcpPorts must be whole numbers from 1 to 65535, got {value}"
-        )))
-    }
-}
-
-/// `ServiceOptions.sandbox`: `true` is the default sandbox, `false` none.
-pub fn service_spec(option: Option<Either<bool, SandboxOptions>>) -> Result<Option<SandboxSpec>> {
-    match option {
-        None | Some(Either::A(false)) => Ok(None),
-        Some(Either::A(true)) => Ok(Some(SandboxSpec::default())),
-        Some(Either::B(options)) => spec(options).map(Some),
-    }
-}
-
-/// `RunOptions.sandbox`: absent is the service's, `false` none, `true` the service's
-/// or else the default one, an object the run's own.
-pub fn run_choice(option: Option<Either<bool, SandboxOptions>>) -> Result<SandboxChoice> {
-    match option {
-        None => Ok(SandboxChoice::ServiceDefault),
-        Some(Either::A(false)) => Ok(SandboxChoice::Off),
-        Some(Either::A(true)) => Ok(SandboxChoice::On),
-        Some(Either::B(options)) => spec(options).map(SandboxChoice::Custom),
-    }
 }
 
 impl From<Enforced> for SandboxInfo {

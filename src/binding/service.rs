@@ -15,7 +15,6 @@ use super::screen::{self, PackedScreen, Screen, ScreenOptions};
 use super::settle::Settler;
 use super::types::*;
 use crate::base::error::{self as core_error, ErrorCode, ServiceError};
-use crate::output::View;
 use crate::service::request::{Launched, DEFAULT_KILL_GRACE};
 use crate::service::Service;
 
@@ -206,16 +205,7 @@ impl JsShellExecutionService {
                 Some(o) => (o.view, o.tail_bytes),
                 None => (None, None),
             };
-            let view = match view.as_deref() {
-                None | Some("text") => View::Text,
-                Some("screen") => View::Screen,
-                Some("raw") => View::Raw,
-                Some(other) => {
-                    return Err(ServiceError::invalid(format!(
-                        "view must be 'text', 'screen' or 'raw', got {other:?}"
-                    )))
-                }
-            };
+            let view = crate::service::options::view_arg(view.as_deref())?;
             let tail = whole("tailBytes", tail, 1e12)?.map(|v| v as usize);
             self.inner.output(handle_arg(handle)?, view, tail)
         };

@@ -2,7 +2,7 @@
 //! "API" and index.d.ts), and their
 //! conversion from and to the core's plain Rust values.
 
-use std::time::Duration;
+use std::collections::BTreeMap;
 
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
@@ -16,9 +16,9 @@ use crate::job::kill::KillReport;
 use crate::job::spawn::Mode as CoreMode;
 use crate::job::wait::WaitStatus as CoreWaitStatus;
 use crate::job::JobStatus as CoreJobStatus;
-use crate::output::screen::MAX_SCROLLBACK_LINES;
 use crate::platform::ContainmentMode as CoreContainmentMode;
 use crate::service::history::HistoryEntry as CoreHistoryEntry;
+use crate::service::options;
 use crate::service::request as core;
 
 // The statuses of the results, as string enums: napi writes each as a union type in
@@ -154,6 +154,21 @@ pub struct ServiceOptions {
     pub persist_output: Option<bool>,
     /// Every job's sandbox (off unless given; `true`: the default one). docs/sandbox.md.
     pub sandbox: Option<Either<bool, SandboxOptions>>,
+    /// Jobs owned by the per-user daemon, which outlive this process (docs/daemon.md).
+    /// The package entry (service.js) turns it into a daemon client; this in-process
+    /// constructor refuses it (`INVALID_ARGUMENT`) rather than silently ignore it.
+    pub daemon: Option<Either<bool, DaemonOptions>>,
+}
+
+/// `ServiceOptions.daemon` as an object (docs/daemon.md).
+#[napi(object, object_to_js = false)]
+pub struct DaemonOptions {
+    /// The daemon's socket (default: `$XDG_RUNTIME_DIR/native-shell-service/daemon.sock`,
+    /// else `<temp dir>/native-shell-service-<uid>/daemon.sock`).
+    pub socket: Option<String>,
+    /// How long a daemon this client starts lives on with no jobs and no clients
+    /// (600000 ms by default).
+    pub idle_exit_ms: Option<f64>,
 }
 
 #[napi(object, object_to_js = false)]
@@ -188,6 +203,9 @@ pub struct RunOptions {
     /// `false`: unconfined even if the service sandboxes its jobs; `true`: the
     /// service's sandbox or the default one; an object: this job's own.
     pub sandbox: Option<Either<bool, SandboxOptions>>,
+    /// Daemon mode: the job outlives this client (`true`, the default) or is killed when
+    /// the client disconnects (`false`). In-process every job ends with its service.
+    pub keep: Option<bool>,
 }
 
 #[napi(object)]
@@ -319,6 +337,10 @@ pub struct ProcessInfo {
     /// marker: a process that detaches after the job's own process ended can be lost),
     /// `'job-object'` (Windows).
     pub containment: ContainmentMode,
+    /// Who started the job: this service (`'this'`, always in-process), another live
+    /// client of the daemon (`'other'`) or a client that is gone (`'none'`).
+    #[napi(ts_type = "'this' | 'other' | 'none'")]
+    pub attached: String,
 }
 
 #[napi(object, use_nullable = true)]
@@ -350,148 +372,89 @@ pub struct HistoryEntry {
     pub output: String,
 }
 
-/// A non-negative whole number from JS, or `INVALID_ARGUMENT` naming the option.
-pub fn whole(name: &str, value: Option<f64>, max: f64) -> Result<Option<u64>> {
-    match value {
-        None => Ok(None),
-        Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= max => Ok(Some(v as u64)),
-        Some(v) => Err(ServiceError::invalid(format!(
-            "{name} must be a whole number from 0 to {max}, got {v}"
-        ))),
-    }
-}
+// The checks and defaults live in the core (`crate::service::options`), shared with
+// the daemon: both front-ends refuse the same input with the same messages. Here the
+// napi objects are only moved into the core's plain ones.
+pub use crate::service::options::{handle_arg, max_output, millis, scrollback_arg, whole, WaitArgs};
 
-/// A job's handle from JS: a whole number that fits a `u32`.
-pub fn handle_arg(handle: f64) -> Result<u32> {
-    Ok(whole("handle", Some(handle), f64::from(u32::MAX))?.unwrap_or_default() as u32)
-}
-
-/// Lines of scrollback a caller may name (a job keeps at most this many).
-pub fn scrollback_arg(value: Option<f64>) -> Result<usize> {
-    Ok(whole("scrollback", value, MAX_SCROLLBACK_LINES as f64)?.unwrap_or(0) as usize)
-}
-
-/// Milliseconds, at most a day.
-pub fn millis(name: &str, value: Option<f64>) -> Result<Option<Duration>> {
-    Ok(whole(name, value, 86_400_000.0)?.map(Duration::from_millis))
-}
-
-fn size(name: &str, value: Option<f64>, default: u16) -> Result<u16> {
-    Ok(whole(name, value, f64::from(u16::MAX))?.map_or(default, |v| v as u16))
-}
-
-pub fn max_output(value: Option<f64>) -> Result<usize> {
-    Ok(whole("maxOutputSize", value, 64.0 * 1024.0 * 1024.0)?.map_or(core::DEFAULT_MAX_OUTPUT, |v| v as usize))
+fn env_map(env: Option<EnvArg>) -> Result<Option<BTreeMap<String, String>>> {
+    Ok(env
+        .map(|e| EnvArg::pairs(Some(e)))
+        .transpose()?
+        .map(|pairs| pairs.into_iter().collect()))
 }
 
 impl ServiceOptions {
     pub fn into_config(self) -> Result<core::ServiceConfig> {
-        Ok(core::ServiceConfig {
-            project_root: self.project_root.map(Into::into),
-            io_dir: self.io_dir.map(Into::into),
+        // A daemon asked of the in-process addon (index.js loaded directly, not the
+        // package entry): refused, so a caller never believes its jobs outlive it.
+        if matches!(self.daemon, Some(Either::A(true)) | Some(Either::B(_))) {
+            return Err(ServiceError::invalid(
+                "daemon mode is the package entry's (require('native-shell-service')); this in-process addon cannot start a daemon",
+            ));
+        }
+        options::ServiceArgs {
+            project_root: self.project_root,
+            io_dir: self.io_dir,
             session_id: self.session_id,
-            env: EnvArg::pairs(self.env)?,
-            max_jobs: whole("maxJobs", self.max_jobs, 100_000.0)?.map(|v| v as usize),
-            keep_finished_jobs: whole("keepFinishedJobs", self.keep_finished_jobs, 100_000.0)?.map(|v| v as usize),
-            history_limit: whole("historyLimit", self.history_limit, 1_000_000.0)?.map(|v| v as usize),
+            env: env_map(self.env)?,
+            max_jobs: self.max_jobs,
+            keep_finished_jobs: self.keep_finished_jobs,
+            history_limit: self.history_limit,
             persist_output: self.persist_output,
-            disk_cap_bytes: None,
-            keep_job_dirs: None,
-            sandbox: sandbox::service_spec(self.sandbox)?,
-        })
+            sandbox: sandbox::flag_or(self.sandbox),
+        }
+        .into_config()
     }
 }
 
 pub fn run_request(command: String, options: Option<ObjectArg<RunOptions>>) -> Result<core::RunRequest> {
-    let mut req = core::RunRequest::new(command);
-    let Some(o) = ObjectArg::open(options)? else {
-        return Ok(req);
+    let args = match ObjectArg::open(options)? {
+        None => None,
+        Some(o) => Some(options::RunArgs {
+            directory: o.directory,
+            description: o.description,
+            args: o.args,
+            mode: o.mode,
+            shell: o.shell,
+            cols: o.cols,
+            rows: o.rows,
+            scrollback: o.scrollback,
+            env: env_map(o.env)?,
+            clear_env: o.clear_env,
+            timeout_ms: o.timeout_ms,
+            callback_delay_ms: o.callback_delay_ms,
+            callback_pattern: o.callback_pattern,
+            max_output_size: o.max_output_size,
+            detect_input: o.detect_input,
+            sandbox: sandbox::flag_or(o.sandbox),
+        }),
     };
-    req.mode = match o.mode.as_deref() {
-        None | Some("pty") => crate::job::spawn::Mode::Pty,
-        Some("pipes") => crate::job::spawn::Mode::Pipes,
-        Some(other) => {
-            return Err(ServiceError::invalid(format!(
-                "mode must be 'pty' or 'pipes', got {other:?}"
-            )))
-        }
-    };
-    req.shell = crate::job::spawn::command::Shell::parse(o.shell.as_deref())?;
-    req.args = o.args;
-    req.description = o.description;
-    req.directory = o.directory;
-    req.cols = size("cols", o.cols, core::DEFAULT_COLS)?;
-    req.rows = size("rows", o.rows, core::DEFAULT_ROWS)?;
-    req.scrollback = scrollback_arg(o.scrollback)?;
-    req.env = EnvArg::pairs(o.env)?;
-    req.clear_env = o.clear_env.unwrap_or(false);
-    req.timeout = millis("timeoutMs", o.timeout_ms)?;
-    req.callback_delay = millis("callbackDelayMs", o.callback_delay_ms)?;
-    req.callback_pattern = o.callback_pattern;
-    req.max_output_size = max_output(o.max_output_size)?;
-    req.detect_input = o.detect_input.unwrap_or(true);
-    req.sandbox = sandbox::run_choice(o.sandbox)?;
-    Ok(req)
+    options::run_request(command, args)
 }
 
 pub fn input_request(input: String, options: Option<ObjectArg<SendInputOptions>>) -> Result<core::InputRequest> {
-    let o = ObjectArg::open(options)?.unwrap_or(SendInputOptions {
-        append_newline: None,
-        delay_ms: None,
-        pattern: None,
-        timeout_ms: None,
-        keys: None,
-        max_output_size: None,
-        detect_input: None,
-    });
-    Ok(core::InputRequest {
-        input,
-        keys: o.keys.unwrap_or_default(),
-        append_newline: o.append_newline.unwrap_or(true),
-        delay: Some(millis("delayMs", o.delay_ms)?.unwrap_or(core::DEFAULT_INPUT_DELAY)),
+    let args = ObjectArg::open(options)?.map(|o| options::InputArgs {
+        append_newline: o.append_newline,
+        delay_ms: o.delay_ms,
         pattern: o.pattern,
-        timeout: Some(millis("timeoutMs", o.timeout_ms)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT)),
-        max_output_size: max_output(o.max_output_size)?,
-        detect_input: o.detect_input.unwrap_or(true),
-    })
-}
-
-/// `waitFor` options: pattern, timeout (default 30 s), output limit, from-start.
-pub struct WaitArgs {
-    pub pattern: Option<String>,
-    pub timeout: Duration,
-    pub max_output: usize,
-    pub from_start: bool,
-    pub detect_input: bool,
-}
-
-impl WaitArgs {
-    pub fn request(&self) -> core::WaitRequest<'_> {
-        core::WaitRequest {
-            pattern: self.pattern.as_deref(),
-            timeout: Some(self.timeout),
-            max_output: self.max_output,
-            from_start: self.from_start,
-            detect_input: self.detect_input,
-        }
-    }
+        timeout_ms: o.timeout_ms,
+        keys: o.keys,
+        max_output_size: o.max_output_size,
+        detect_input: o.detect_input,
+    });
+    options::input_request(input, args)
 }
 
 pub fn wait_args(options: Option<ObjectArg<WaitOptions>>) -> Result<WaitArgs> {
-    let o = ObjectArg::open(options)?.unwrap_or(WaitOptions {
-        pattern: None,
-        timeout_ms: None,
-        max_output_size: None,
-        from_start: None,
-        detect_input: None,
-    });
-    Ok(WaitArgs {
+    let args = ObjectArg::open(options)?.map(|o| options::WaitOptionsArgs {
         pattern: o.pattern,
-        timeout: millis("timeoutMs", o.timeout_ms)?.unwrap_or(core::DEFAULT_INPUT_TIMEOUT),
-        max_output: max_output(o.max_output_size)?,
-        from_start: o.from_start.unwrap_or(false),
-        detect_input: o.detect_input.unwrap_or(true),
-    })
+        timeout_ms: o.timeout_ms,
+        max_output_size: o.max_output_size,
+        from_start: o.from_start,
+        detect_input: o.detect_input,
+    });
+    options::wait_args(args)
 }
 
 impl From<core::RunResult> for RunResult {
@@ -560,6 +523,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             persist_error: p.persist_error,
             sandbox: p.sandbox.map(SandboxInfo::from),
             containment: p.containment.into(),
+            attached: "this".to_string(),
         }
     }
 }

@@ -9,6 +9,7 @@ mod admission;
 pub mod history;
 mod interaction;
 mod launch;
+pub mod options;
 mod registry;
 pub mod request;
 pub mod results;
@@ -230,7 +231,7 @@ impl Service {
 
     /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
     pub async fn run(&self, req: RunRequest) -> Result<RunResult> {
-        self.run_called_at(req, self.inner.shutdowns.load(Ordering::SeqCst))
+        self.run_called_at(req, self.inner.shutdowns.load(Ordering::SeqCst), None)
             .await
     }
 
@@ -239,10 +240,27 @@ impl Service {
     /// runtime) ends this job too.
     pub fn run_owned(self: Arc<Self>, req: RunRequest) -> impl Future<Output = Result<RunResult>> + Send + 'static {
         let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
-        async move { self.run_called_at(req, called_at).await }
+        async move { self.run_called_at(req, called_at, None).await }
     }
 
-    async fn run_called_at(&self, req: RunRequest, shutdowns_before: u64) -> Result<RunResult> {
+    /// `run_owned`, telling `started` the job's handle as soon as it runs (before the
+    /// wait): for a front-end that must find the job before `run` answers (the daemon
+    /// ends a client's `keep: false` runs when the client goes).
+    pub fn run_owned_reporting(
+        self: Arc<Self>,
+        req: RunRequest,
+        started: Box<dyn FnOnce(u32) + Send>,
+    ) -> impl Future<Output = Result<RunResult>> + Send + 'static {
+        let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
+        async move { self.run_called_at(req, called_at, Some(started)).await }
+    }
+
+    async fn run_called_at(
+        &self,
+        req: RunRequest,
+        shutdowns_before: u64,
+        started: Option<Box<dyn FnOnce(u32) + Send>>,
+    ) -> Result<RunResult> {
         let (pattern, workdir) = self.admit(&req)?;
         let sandbox = self.job_sandbox(&req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
@@ -251,6 +269,9 @@ impl Service {
             Ok(started) => started,
             Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
         };
+        if let Some(started) = started {
+            started(handle);
+        }
         if self.inner.shutdowns.load(Ordering::SeqCst) != shutdowns_before {
             // A shutdown was called after this run: it may have listed the jobs before
             // this one was added. Ended as that shutdown would have ended it.
@@ -341,6 +362,15 @@ impl Service {
         let jobs: Vec<Arc<Job>> = lock(&self.inner.jobs).values().cloned().collect();
         // Found only now, when asked: an idle job is never looked at on a timer.
         jobs.iter().map(|job| process_info(job, detached_pids(job))).collect()
+    }
+
+    /// Every job's handle and whether it runs, cheaply (no process table read): for a
+    /// front-end that hosts many services (the daemon's idle check).
+    pub fn handles(&self) -> Vec<(u32, bool)> {
+        lock(&self.inner.jobs)
+            .iter()
+            .map(|(&h, job)| (h, job.is_running()))
+            .collect()
     }
 
     pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {

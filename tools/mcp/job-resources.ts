@@ -6,7 +6,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { ShellExecutionService } from '../../contract/addon.js';
+import type { AnyShellExecutionService as ShellExecutionService, RunOptions } from '../../contract/addon.js';
 
 export const JOB_SCHEME = 'shell-job';
 export const JOB_URI_TEMPLATE = `${JOB_SCHEME}://{job}/{file}{?offset}`;
@@ -60,25 +60,33 @@ export function listJobResources(outputDir: string): JobResource[] {
   } catch {
     return []; // no job has run yet: the directory does not exist
   }
+  return jobs.flatMap((job) => jobFileResources(join(outputDir, job), job));
+}
+
+/**
+ * The files of one job's folder `dir` as resources named `job` (a daemon's jobs: the
+ * daemon's handle, whichever session's folder holds them).
+ */
+export function jobFileResources(dir: string, job: string): JobResource[] {
   const resources: JobResource[] = [];
-  for (const job of jobs) {
+  {
     let info: { command?: string; status?: string } = {};
     try {
-      info = JSON.parse(readFileSync(join(outputDir, job, 'info.json'), 'utf8')) as typeof info;
+      info = JSON.parse(readFileSync(join(dir, 'info.json'), 'utf8')) as typeof info;
     } catch {
       // written at the job's first update; the output files exist before it
     }
     let entries: string[];
     try {
-      entries = readdirSync(join(outputDir, job));
+      entries = readdirSync(dir);
     } catch {
-      continue; // removed meanwhile (old job directories are pruned)
+      return []; // removed meanwhile (old job directories are pruned)
     }
     for (const [file, { mimeType, label }] of Object.entries(FILES)) {
       if (!entries.includes(file)) continue;
       let size = 0;
       try {
-        const fd = openSync(join(outputDir, job, file), constants.O_RDONLY | constants.O_NOFOLLOW);
+        const fd = openSync(join(dir, file), constants.O_RDONLY | constants.O_NOFOLLOW);
         size = fstatSync(fd).size;
         closeSync(fd);
       } catch {
@@ -97,7 +105,7 @@ export function listJobResources(outputDir: string): JobResource[] {
   return resources;
 }
 
-function parseJobUri(uri: string): { job: string; file: string; offset: number } {
+export function parseJobUri(uri: string): { job: string; file: string; offset: number } {
   let url: URL;
   try {
     url = new URL(uri);
@@ -125,13 +133,16 @@ function wholeUtf8(buf: Buffer, n: number): number {
   return n;
 }
 
-/** One page of a job file; throws `ResourceNotFound` for anything else. */
-export function readJobResource(outputDir: string, uri: string, pageBytes = PAGE_BYTES): JobResourceContents {
+/**
+ * One page of a job file; throws `ResourceNotFound` for anything else. `jobDir`: the
+ * job's folder when it is not `<outputDir>/<job>` (a daemon's job, found by its handle).
+ */
+export function readJobResource(outputDir: string, uri: string, pageBytes = PAGE_BYTES, jobDir?: string): JobResourceContents {
   const { job, file, offset } = parseJobUri(uri);
   let fd: number;
   try {
     // No symlinks: only the files the service wrote are served.
-    fd = openSync(join(outputDir, job, file), constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(join(jobDir ?? join(outputDir, job), file), constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
     throw new ResourceNotFound(`${uri}: job ${job} has no ${file} (any more)`);
   }
@@ -162,22 +173,38 @@ export function watchJobs(service: ShellExecutionService, onChange: () => void):
   const follow = (handle: number) => {
     onChange();
     let stop: (() => void) | null = null;
+    let ended = false;
+    const listener = (event: { exited: boolean }) => {
+      if (!event.exited) return;
+      ended = true;
+      onChange();
+      try {
+        stop?.();
+      } catch {
+        // ended already
+      }
+    };
+    const stopped = (s: () => void) => {
+      stop = s;
+      if (ended) s();
+    };
     try {
-      stop = service.onOutput(handle, (event) => {
-        if (!event.exited) return;
-        onChange();
-        try {
-          stop?.();
-        } catch {
-          // ended already
-        }
-      });
+      const subscribed = service.onOutput(handle, listener);
+      if (typeof subscribed === 'function') stopped(subscribed);
+      else subscribed.then(stopped, () => onChange());
     } catch {
       onChange(); // ended before we could listen
     }
   };
-  const start: ShellExecutionService['start'] = (command, options) => {
+  // In process `start` answers at once, from a daemon later: followed either way.
+  const start = (command: string, options?: RunOptions | null) => {
     const job = service.start(command, options);
+    if (job instanceof Promise) {
+      return job.then((j) => {
+        follow(j.handle);
+        return j;
+      });
+    }
     follow(job.handle);
     return job;
   };

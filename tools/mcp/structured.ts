@@ -1,6 +1,6 @@
 // The `structuredContent` of a tool result: the facts behind the text (`ToolResult.data`,
 // see tools/types.ts), in the shapes of tools/mcp/output-schemas.ts.
-import type { ShellExecutionService } from '../../contract/addon.js';
+import type { AnyShellExecutionService as ShellExecutionService } from '../../contract/addon.js';
 import { type FinishedJob, liveBackgroundPids, sharedState } from '../base.js';
 import type { ToolName, ToolResult } from '../types.js';
 
@@ -21,10 +21,9 @@ export function snapshotJobs(service: ShellExecutionService): JobsSnapshot {
   return { unreported: [...state.unreported], known: new Set(state.finished.keys()) };
 }
 
-function jobsStructured(service: ShellExecutionService, result: ToolResult, before: JobsSnapshot): Structured {
+async function jobsStructured(service: ShellExecutionService, result: ToolResult, before: JobsSnapshot): Promise<Structured> {
   const handles = new Set((result.data?.running as number[] | undefined) ?? []);
-  const running = service
-    .getActiveProcesses()
+  const running = (await service.getActiveProcesses())
     .filter((job) => handles.has(job.handle))
     .map((job) => ({ ...job, liveBackgroundPids: liveBackgroundPids(job) }));
   const { finished } = sharedState(service);
@@ -41,12 +40,12 @@ function jobsStructured(service: ShellExecutionService, result: ToolResult, befo
  * parameters, a blocked command, an unknown handle): those are `isError` results, which
  * MCP clients accept without `structuredContent`.
  */
-export function structuredResult(
+export async function structuredResult(
   name: ToolName,
   result: ToolResult,
   service: ShellExecutionService,
   jobsBefore: JobsSnapshot | null,
-): Structured | undefined {
+): Promise<Structured | undefined> {
   if (name === 'jobs' && jobsBefore && !result.error) return jobsStructured(service, result, jobsBefore);
   return result.data ? { ...result.data } : undefined;
 }

@@ -1,0 +1,137 @@
+// One connection to the daemon: requests with ids, replies matched by id (they may come
+// out of order), events, and the end of the connection. Nothing here blocks: a slow or
+// stopped daemon only delays the replies.
+import { createConnection, type Socket } from 'node:net';
+
+import { encodeFrame, FrameReader } from './envelope.js';
+import { codedError, replyError } from './errors.js';
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+export interface LinkEvents {
+  /** An `output` event of a subscription. */
+  output(sub: number, data: unknown): void;
+  /** The connection ended (`why`: the daemon's `bye` reason or the socket's error); pending calls rejected already. */
+  closed(why: string): void;
+}
+
+export class Link {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly reader = new FrameReader();
+  private ended = false;
+  private bye: string | null = null;
+  private resolveEnded: () => void = () => {};
+  /** Settles once the connection has ended (pending calls rejected, `closed` reported). */
+  readonly whenClosed = new Promise<void>((resolve) => {
+    this.resolveEnded = resolve;
+  });
+
+  private constructor(
+    private readonly socket: Socket,
+    private readonly events: LinkEvents,
+  ) {
+    socket.on('data', (chunk: Buffer) => this.received(chunk));
+    socket.on('error', (e) => this.end(`the connection failed: ${e.message}`));
+    socket.on('close', () => this.end(this.bye ?? 'the daemon closed the connection'));
+  }
+
+  /** Connects to `path`; rejects with the socket's error (`code` ENOENT, ECONNREFUSED, ...). */
+  static open(path: string, events: LinkEvents): Promise<Link> {
+    return new Promise((resolve, reject) => {
+      const socket = createConnection(path);
+      const failed = (e: Error) => reject(e);
+      socket.once('error', failed);
+      socket.once('connect', () => {
+        socket.off('error', failed);
+        socket.setNoDelay?.(true);
+        resolve(new Link(socket, events));
+      });
+    });
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** Sends a request; settles with its reply (or `DAEMON_LOST` if the connection ends first). */
+  request(method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (this.ended) return Promise.reject(codedError('DAEMON_LOST', `the connection to the daemon is gone (${this.bye ?? 'closed'})`));
+    const id = this.nextId;
+    this.nextId = this.nextId >= 0xffff_ffff ? 1 : this.nextId + 1;
+    let frame: Buffer;
+    try {
+      frame = encodeFrame({ id, method, params });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.socket.write(frame);
+    });
+  }
+
+  /**
+   * Closes the connection on purpose; what is pending rejects with `DAEMON_LOST`. Keeps
+   * Node alive until the daemon has closed its side (`whenClosed`), so a caller awaiting
+   * that is not left with an unsettled promise when nothing else runs.
+   */
+  close(): void {
+    this.socket.ref();
+    this.socket.end();
+  }
+
+  /** Closes at once (no more writes). */
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  /** Lets the process exit while this connection is open and idle. */
+  setRef(ref: boolean): void {
+    if (ref) this.socket.ref();
+    else this.socket.unref();
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  private received(chunk: Buffer): void {
+    let messages: unknown[];
+    try {
+      messages = this.reader.push(chunk);
+    } catch (e) {
+      this.end(`the daemon sent a bad frame: ${(e as Error).message}`);
+      this.socket.destroy();
+      return;
+    }
+    for (const m of messages) this.dispatch(m as Record<string, unknown>);
+  }
+
+  private dispatch(m: Record<string, unknown>): void {
+    if (typeof m.id === 'number') {
+      const p = this.pending.get(m.id);
+      if (!p) return; // a reply to nothing we wait for: ignored
+      this.pending.delete(m.id);
+      if ('error' in m && m.error !== undefined && m.error !== null) p.reject(replyError(m.error));
+      else p.resolve(m.result ?? null);
+      return;
+    }
+    if (m.event === 'output' && typeof m.sub === 'number') this.events.output(m.sub, m.data);
+    else if (m.event === 'bye') this.bye = typeof m.reason === 'string' ? m.reason : 'the daemon said goodbye';
+  }
+
+  private end(why: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(codedError('DAEMON_LOST', `the connection to the daemon was lost (${why}); the call's outcome is unknown`));
+    this.socket.destroy();
+    this.events.closed(why);
+    this.resolveEnded();
+  }
+}

@@ -1,0 +1,58 @@
+// `node scripts/build-daemon.mjs [--debug]`
+//
+// Builds the per-user daemon (`src/daemon/main.rs`, issue 32) for this
+// machine and puts it at the package root as `native-shell-daemon` (`.exe` on Windows),
+// where clients find it next to the addon. `npm run build` runs this after the addon.
+//
+// The daemon links no Node-API: it is built without the `node` feature, in a cargo run
+// of its own (the addon's build is `--lib` only, since a binary linked with the napi
+// binding would need Node's symbols). `scripts/build-all.mjs` cross-builds it for the
+// platform packages with `daemonFileName` and `buildDaemon`.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, chmodSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DAEMON = 'native-shell-daemon';
+
+/** The daemon's file name for a platform (`win32` gets `.exe`). */
+export function daemonFileName(platform = process.platform) {
+  return platform === 'win32' ? `${DAEMON}.exe` : DAEMON;
+}
+
+/**
+ * Runs cargo for the daemon and returns the built file. `cargo` is the subcommand list
+ * (`['build']`, or `['zigbuild']` for a cross build), `triple` a target or null for this
+ * machine's, `env` the environment (a build-all's own target folder).
+ */
+export function buildDaemon({ cargo = ['build'], triple = null, release = true, env = process.env, targetDir = join(ROOT, 'target'), windows = false } = {}) {
+  const args = [...cargo, '--bin', DAEMON];
+  if (release) args.push('--release');
+  if (triple) args.push('--target', triple);
+  const r = spawnSync('cargo', args, { stdio: 'inherit', cwd: ROOT, env });
+  if (r.error) throw new Error(`cargo: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`cargo ${args.join(' ')} exited with ${r.status ?? r.signal}`);
+  // zigbuild's `<triple>.<glibc>` names a folder by the triple alone.
+  const folder = triple ? join(targetDir, triple.replace(/\.[0-9.]+$/, '')) : targetDir;
+  return join(folder, release ? 'release' : 'debug', windows ? `${DAEMON}.exe` : DAEMON);
+}
+
+function main() {
+  const release = !process.argv.includes('--debug');
+  const targetDir = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(ROOT, 'target');
+  const built = buildDaemon({ release, targetDir, windows: process.platform === 'win32' });
+  const dest = join(ROOT, daemonFileName());
+  copyFileSync(built, dest);
+  chmodSync(dest, 0o755);
+  console.log(`${DAEMON}: ${dest}`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    main();
+  } catch (e) {
+    console.error(`build-daemon: ${e.message}`);
+    process.exit(1);
+  }
+}

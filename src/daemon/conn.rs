@@ -1,0 +1,89 @@
+//! What a connection's dispatch and the server share: the daemon's state, a
+//! connection's own, and the sending of replies and events (no import of either, so
+//! the arrows point one way: server → dispatch → conn).
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::frame::{encode, MAX_MESSAGE};
+use super::state::{Hosted, State};
+use crate::base::sync::lock;
+use crate::job::events::Subscription;
+
+/// What every connection shares.
+pub struct Daemon {
+    pub state: State,
+    pub uid: u32,
+    pub next_conn: AtomicU64,
+    /// Each live connection's outgoing queue, for the `bye` sent before an exit.
+    pub outs: Mutex<HashMap<u64, mpsc::UnboundedSender<Vec<u8>>>>,
+    /// Set by `exitDaemon`: the accept loop ends.
+    pub exit: tokio::sync::Notify,
+}
+
+impl Daemon {
+    pub fn new(state: State, uid: u32) -> Self {
+        Self {
+            state,
+            uid,
+            next_conn: AtomicU64::new(1),
+            outs: Mutex::new(HashMap::new()),
+            exit: tokio::sync::Notify::new(),
+        }
+    }
+
+    pub fn request_exit(&self) {
+        self.exit.notify_one();
+    }
+
+    pub fn bye_all(&self, reason: &str) {
+        let frame = message(&json!({ "event": "bye", "reason": reason }));
+        for out in lock(&self.outs).values() {
+            let _ = out.send(frame.clone());
+        }
+    }
+}
+
+/// A connection's output subscriptions: id → (subscription, the job's daemon handle).
+pub type Subs = Arc<Mutex<HashMap<u32, (Arc<Subscription>, u32)>>>;
+
+/// One connection's state, read by its dispatch and its event pump.
+pub struct Conn {
+    pub id: u64,
+    pub daemon: Arc<Daemon>,
+    pub out: mpsc::UnboundedSender<Vec<u8>>,
+    pub hello: bool,
+    pub hosted: Option<Arc<Hosted>>,
+    pub subs: Subs,
+    pub next_sub: u32,
+    /// Told a subscription's id when it has an event to take.
+    pub events: mpsc::UnboundedSender<u32>,
+}
+
+/// A message as a frame.
+pub fn message(value: &Value) -> Vec<u8> {
+    encode(value.to_string().as_bytes())
+}
+
+/// Sends a reply; one over the size limit becomes a `LIMIT_REACHED` error.
+pub fn send_reply(out: &mpsc::UnboundedSender<Vec<u8>>, id: &Value, reply: Result<Value, Value>) {
+    let body = match reply {
+        Ok(result) => json!({ "id": id, "result": result }),
+        Err(error) => json!({ "id": id, "error": error }),
+    }
+    .to_string();
+    let frame = if body.len() > MAX_MESSAGE {
+        message(&json!({ "id": id, "error": {
+            "code": "LIMIT_REACHED",
+            "message": format!("the reply is {} bytes, over the wire's limit of {MAX_MESSAGE}", body.len()),
+        }}))
+    } else {
+        encode(body.as_bytes())
+    };
+    // The connection is gone: nobody to tell.
+    let _ = out.send(frame);
+}

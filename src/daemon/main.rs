@@ -1,0 +1,77 @@
+//! `native-shell-daemon [--socket PATH] [--idle-exit-ms N]`: the per-user daemon that
+//! owns jobs for clients that come and go (src/daemon/). `--stop` asks the one on the
+//! socket to exit (its jobs are killed). This file is the binary's crate root (Cargo.toml
+//! `[[bin]]`), not a module of the library's `daemon`. Exit status: 0 when it served
+//! and ended (or another daemon already serves the socket), 2 for bad arguments or an
+//! unsupported platform, 1 when it could not serve.
+
+#[cfg(unix)]
+fn main() {
+    use std::time::Duration;
+
+    use native_shell_service::daemon;
+
+    let mut socket = None;
+    let mut idle_exit = daemon::DEFAULT_IDLE_EXIT;
+    let mut stop = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--socket" => socket = args.next().map(std::path::PathBuf::from),
+            "--idle-exit-ms" => match args.next().and_then(|v| v.parse::<u64>().ok()) {
+                Some(ms) => idle_exit = Duration::from_millis(ms),
+                None => usage("--idle-exit-ms takes a whole number of milliseconds"),
+            },
+            "--stop" => stop = true,
+            "--version" => {
+                println!("{}", daemon::VERSION);
+                return;
+            }
+            "-h" | "--help" => {
+                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop]");
+                return;
+            }
+            other => usage(&format!("unknown argument {other:?}")),
+        }
+    }
+    if stop {
+        let socket = socket.unwrap_or_else(daemon::default_socket);
+        match daemon::stop(&socket) {
+            Ok(true) => eprintln!("native-shell-daemon: the daemon on {} has exited", socket.display()),
+            Ok(false) => eprintln!("native-shell-daemon: no daemon on {}", socket.display()),
+            Err(message) => {
+                eprintln!("native-shell-daemon: {message}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    // Holds no directory busy (a client's project may be unmounted or removed); every
+    // service names its project root.
+    let _ = std::env::set_current_dir("/");
+    let config = daemon::Config {
+        socket: socket.unwrap_or_else(daemon::default_socket),
+        idle_exit,
+    };
+    match daemon::run(config) {
+        Ok(daemon::Ended::Done) => {}
+        Ok(daemon::Ended::AlreadyRunning) => eprintln!("native-shell-daemon: another daemon serves this socket"),
+        Err(message) => {
+            eprintln!("native-shell-daemon: {message}");
+            std::process::exit(1);
+        }
+    }
+}
+
+#[cfg(unix)]
+fn usage(message: &str) -> ! {
+    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop]");
+    std::process::exit(2);
+}
+
+#[cfg(not(unix))]
+fn main() {
+    // Named pipes are for later (issue 32): clients report DAEMON_UNAVAILABLE here.
+    eprintln!("native-shell-daemon: DAEMON_UNAVAILABLE: the daemon runs on Linux and macOS only for now");
+    std::process::exit(2);
+}

@@ -1,0 +1,182 @@
+//! Accepting connections: the lock and the socket, the peer check, one task per
+//! connection (requests in, replies and events out), the idle exit.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::mpsc;
+
+use super::conn::{message, Conn, Daemon};
+use super::frame::read_frame;
+use super::place::{prepare_dir, take_lock};
+use super::state::State;
+use super::{Config, Ended};
+use crate::base::sync::lock;
+
+pub async fn serve(config: Config) -> Result<Ended, String> {
+    let dir = prepare_dir(&config.socket)?;
+    let Some(_lock) = wait_for_lock(&dir, &config.socket).await? else {
+        return Ok(Ended::AlreadyRunning);
+    };
+    // Holding the lock, no other daemon serves this path: a socket there is a dead
+    // daemon's (or anything else left in our own 0700 directory).
+    match std::fs::remove_file(&config.socket) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(format!(
+                "cannot remove the stale socket {}: {e}",
+                config.socket.display()
+            ))
+        }
+    }
+    let listener =
+        UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
+    let daemon = Arc::new(Daemon::new(State::default(), rustix::process::getuid().as_raw()));
+    eprintln!(
+        "native-shell-daemon {} (pid {}) serving {}",
+        super::VERSION,
+        std::process::id(),
+        config.socket.display()
+    );
+    let tick = (config.idle_exit / 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
+    let mut ticks = tokio::time::interval(tick);
+    let mut idle_since: Option<Instant> = None;
+    let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;
+    // Its terminal closed (`native-shell-service daemon` in a window that went away).
+    let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let reason = loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => accept(&daemon, stream),
+                Err(e) => eprintln!("native-shell-daemon: accept failed: {e}"),
+            },
+            _ = ticks.tick() => {
+                if daemon.state.connections() > 0 {
+                    idle_since = None;
+                    continue;
+                }
+                daemon.state.prune();
+                if daemon.state.running_jobs() > 0 {
+                    idle_since = None;
+                } else if idle_since.get_or_insert_with(Instant::now).elapsed() >= config.idle_exit {
+                    break "idle";
+                }
+            },
+            _ = daemon.exit.notified() => break "asked to exit",
+            _ = term.recv() => break "SIGTERM",
+            _ = int.recv() => break "SIGINT",
+            _ = hup.recv() => break "SIGHUP",
+        }
+    };
+    eprintln!("native-shell-daemon: exiting ({reason})");
+    daemon.bye_all(&format!("the daemon exits ({reason})"));
+    // Removed while the lock is held: a new daemon binds its own after taking it.
+    let _ = std::fs::remove_file(&config.socket);
+    drop(listener);
+    // The byes get a moment to leave.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(Ended::Done)
+}
+
+/// The lock, or `None` when another daemon serves the socket. A held lock whose socket
+/// does not answer belongs to a daemon that is starting (it binds within moments) or
+/// exiting (a client replacing a daemon of another version starts us as the old one
+/// goes): waited for, so the client that started us finds a daemon either way.
+async fn wait_for_lock(dir: &std::path::Path, socket: &std::path::Path) -> Result<Option<std::fs::File>, String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(lock) = take_lock(dir)? {
+            return Ok(Some(lock));
+        }
+        if std::os::unix::net::UnixStream::connect(socket).is_ok() || Instant::now() >= deadline {
+            return Ok(None);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+fn signal(kind: tokio::signal::unix::SignalKind) -> Result<tokio::signal::unix::Signal, String> {
+    tokio::signal::unix::signal(kind).map_err(|e| format!("cannot handle signals: {e}"))
+}
+
+/// The peer check, then the connection's task. Another user's connection is closed
+/// before anything is read or written: it learns nothing, not even the job list.
+fn accept(daemon: &Arc<Daemon>, stream: UnixStream) {
+    let peer = stream.peer_cred().map(|c| c.uid());
+    if peer.as_ref().ok() != Some(&daemon.uid) {
+        // Fails closed: credentials that cannot be read are refused too.
+        eprintln!("native-shell-daemon: refused a connection from uid {peer:?}");
+        return;
+    }
+    let daemon = daemon.clone();
+    tokio::spawn(connection(daemon, stream));
+}
+
+async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
+    let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
+    let (mut reader, mut writer) = stream.into_split();
+    let (out, mut outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (events, mut ready) = mpsc::unbounded_channel::<u32>();
+    lock(&daemon.outs).insert(id, out.clone());
+    daemon.state.connected();
+    let writing = tokio::spawn(async move {
+        while let Some(frame) = outgoing.recv().await {
+            if writer.write_all(&frame).await.is_err() {
+                break;
+            }
+        }
+    });
+    let mut conn = Conn {
+        id,
+        daemon: daemon.clone(),
+        out: out.clone(),
+        hello: false,
+        hosted: None,
+        subs: Arc::new(Mutex::new(HashMap::new())),
+        next_sub: 1,
+        events,
+    };
+    let subs = conn.subs.clone();
+    let pump_out = out.clone();
+    let pumping = tokio::spawn(async move {
+        while let Some(sub) = ready.recv().await {
+            let found = lock(&subs).get(&sub).cloned();
+            let Some((subscription, handle)) = found else { continue };
+            let Some(event) = subscription.take_event() else {
+                continue;
+            };
+            if event.exited {
+                lock(&subs).remove(&sub);
+            }
+            let data = super::wire::output_event(event, handle);
+            let _ = pump_out.send(message(&json!({ "event": "output", "sub": sub, "data": data })));
+        }
+    });
+    loop {
+        match read_frame(&mut reader).await {
+            Ok(Some(body)) => super::dispatch::request(&mut conn, &body),
+            Ok(None) => break,
+            Err(e) => {
+                let _ = out.send(message(&json!({ "event": "bye", "reason": e.to_string() })));
+                break;
+            }
+        }
+    }
+    for (subscription, _) in lock(&conn.subs).drain().map(|(_, v)| v) {
+        subscription.cancel();
+    }
+    lock(&daemon.outs).remove(&id);
+    super::dispatch::closed(&conn);
+    drop(conn);
+    drop(out);
+    pumping.abort();
+    // Replies still queued go out; the task ends when every sender is gone.
+    let _ = writing.await;
+}

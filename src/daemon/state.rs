@@ -1,0 +1,158 @@
+//! What the daemon holds across connections: every service it made, and one handle
+//! space over all of them. A handle is the daemon's (one counter, never reused while
+//! the daemon lives), so a handle from an earlier client names the same job in a later
+//! one; each maps to its service and that service's own handle.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::base::error::{Result, ServiceError};
+use crate::base::sync::lock;
+use crate::service::Service;
+
+/// A service the daemon made for a connection's `open`. It outlives the connection
+/// while it has jobs: a later client reaches them by handle.
+pub struct Hosted {
+    pub id: u64,
+    pub service: Arc<Service>,
+    pub root: PathBuf,
+    /// The connection that opened it, while that connection lives.
+    pub conn: Mutex<Option<u64>>,
+}
+
+struct JobEntry {
+    service: Arc<Hosted>,
+    local: u32,
+    /// `false`: killed when the connection that started it closes.
+    keep: bool,
+}
+
+#[derive(Default)]
+struct Maps {
+    jobs: HashMap<u32, JobEntry>,
+    by_local: HashMap<(u64, u32), u32>,
+    services: HashMap<u64, Arc<Hosted>>,
+    conns: usize,
+}
+
+#[derive(Default)]
+pub struct State {
+    maps: Mutex<Maps>,
+    next_handle: AtomicU64,
+    next_service: AtomicU64,
+}
+
+impl State {
+    pub fn add_service(&self, service: Service, conn: u64) -> Arc<Hosted> {
+        let hosted = Arc::new(Hosted {
+            id: self.next_service.fetch_add(1, Ordering::Relaxed) + 1,
+            root: service.project_root().to_path_buf(),
+            service: Arc::new(service),
+            conn: Mutex::new(Some(conn)),
+        });
+        lock(&self.maps).services.insert(hosted.id, hosted.clone());
+        hosted
+    }
+
+    /// The daemon's handle for a service's own, made at first sight. `keep` is the
+    /// starter's word (whether the job outlives its connection), which stands whoever
+    /// saw the job first; `None` (a job list, the history) keeps it by default.
+    pub fn global(&self, hosted: &Arc<Hosted>, local: u32, keep: Option<bool>) -> u32 {
+        let mut maps = lock(&self.maps);
+        if let Some(&handle) = maps.by_local.get(&(hosted.id, local)) {
+            if let (Some(keep), Some(entry)) = (keep, maps.jobs.get_mut(&handle)) {
+                entry.keep = keep;
+            }
+            return handle;
+        }
+        let handle = (self.next_handle.fetch_add(1, Ordering::Relaxed) + 1) as u32;
+        maps.by_local.insert((hosted.id, local), handle);
+        maps.jobs.insert(
+            handle,
+            JobEntry {
+                service: hosted.clone(),
+                local,
+                keep: keep.unwrap_or(true),
+            },
+        );
+        handle
+    }
+
+    /// The service and its own handle for a daemon handle, or `PROCESS_NOT_FOUND`.
+    pub fn resolve(&self, handle: u32) -> Result<(Arc<Hosted>, u32)> {
+        lock(&self.maps)
+            .jobs
+            .get(&handle)
+            .map(|e| (e.service.clone(), e.local))
+            .ok_or_else(|| ServiceError::not_found(handle))
+    }
+
+    /// Every service whose project root is `root`.
+    pub fn services_of(&self, root: &std::path::Path) -> Vec<Arc<Hosted>> {
+        let mut found: Vec<Arc<Hosted>> = lock(&self.maps)
+            .services
+            .values()
+            .filter(|s| s.root == root)
+            .cloned()
+            .collect();
+        found.sort_by_key(|s| s.id);
+        found
+    }
+
+    pub fn connected(&self) {
+        lock(&self.maps).conns += 1;
+    }
+
+    /// A connection closed: its service is nobody's now, and the handles of its jobs
+    /// started with `keep: false` are returned for killing.
+    pub fn disconnected(&self, hosted: Option<&Arc<Hosted>>) -> Vec<u32> {
+        let mut maps = lock(&self.maps);
+        maps.conns = maps.conns.saturating_sub(1);
+        let Some(hosted) = hosted else { return Vec::new() };
+        *lock(&hosted.conn) = None;
+        maps.jobs
+            .values()
+            .filter(|e| e.service.id == hosted.id && !e.keep)
+            .map(|e| e.local)
+            .collect()
+    }
+
+    /// Jobs running in any service (what a client of another version must not lose).
+    pub fn running_jobs(&self) -> usize {
+        let services: Vec<Arc<Hosted>> = lock(&self.maps).services.values().cloned().collect();
+        services
+            .iter()
+            .map(|s| s.service.handles().iter().filter(|(_, running)| *running).count())
+            .sum()
+    }
+
+    pub fn connections(&self) -> usize {
+        lock(&self.maps).conns
+    }
+
+    /// Drops the services no connection holds that have no job left (all removed), and
+    /// forgets handles whose job its service no longer has.
+    pub fn prune(&self) {
+        let services: Vec<Arc<Hosted>> = lock(&self.maps).services.values().cloned().collect();
+        for hosted in services {
+            let locals: std::collections::HashSet<u32> = hosted.service.handles().iter().map(|(h, _)| *h).collect();
+            let mut maps = lock(&self.maps);
+            let gone: Vec<u32> = maps
+                .jobs
+                .iter()
+                .filter(|(_, e)| e.service.id == hosted.id && !locals.contains(&e.local))
+                .map(|(&h, _)| h)
+                .collect();
+            for handle in gone {
+                if let Some(entry) = maps.jobs.remove(&handle) {
+                    maps.by_local.remove(&(hosted.id, entry.local));
+                }
+            }
+            if locals.is_empty() && lock(&hosted.conn).is_none() {
+                maps.services.remove(&hosted.id);
+            }
+        }
+    }
+}
