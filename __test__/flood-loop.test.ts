@@ -151,11 +151,11 @@ describe('a 64 MiB flood leaves the event loop free', () => {
     });
     const watch = watchLoop();
     const { handle } = s.service.start(`cat ${file}`, { mode: 'pty' });
-    const live = streamOutput(s.service, handle, progress.update, { intervalMs: 20 });
+    const live = await streamOutput(s.service, handle, progress.update, { intervalMs: 20 });
     await new Promise<void>((resolve) => {
       s.service.onOutput(handle, (e) => e.exited && resolve());
     });
-    live.finish();
+    await live.finish();
     await progress.settled();
     await nextTimer();
     const loop = watch.stop();
