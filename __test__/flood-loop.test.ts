@@ -5,7 +5,7 @@
 // bound is generous (a loaded machine stretches every turn); the tight figures are the
 // bench's (BENCHMARKS.md). Before the drop-in read a flood a slice per turn, its last
 // turn read and split the whole text at once: 300+ ms of CPU for pipes and PTY alike.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,16 +151,37 @@ describe('a 64 MiB flood leaves the event loop free', () => {
     });
     const watch = watchLoop();
     const { handle } = s.service.start(`cat ${file}`, { mode: 'pty' });
-    const live = streamOutput(s.service, handle, progress.update, { intervalMs: 20 });
+    const live = await streamOutput(s.service, handle, progress.update, { intervalMs: 20 });
     await new Promise<void>((resolve) => {
       s.service.onOutput(handle, (e) => e.exited && resolve());
     });
-    live.finish();
+    await live.finish();
     await progress.settled();
     await nextTimer();
     const loop = watch.stop();
     expect(sent.length).toBeGreaterThan(1);
     expect(sent.at(-1)!.params.message.endsWith(LAST_LINE)).toBe(true);
     expectNoStall(loop);
+  });
+
+  // The threads that process a flood run at a raised nice value, so the JS thread gets a
+  // core first (src/job/flood_threads.rs); that must lower neither the host nor a job
+  // started afterwards (a process inherits its starter's nice value).
+  it.runIf(process.platform === 'linux')('lowers only the flood threads, never the host or a job', async () => {
+    const { handle } = s.service.start(`cat ${file}`, { mode: 'pty' });
+    await new Promise<void>((resolve) => {
+      s.service.onOutput(handle, (e) => e.exited && resolve());
+    });
+    const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    const host = niceOf(readFileSync('/proc/self/stat', 'utf8'));
+    const task = '/proc/self/task';
+    const flood = readdirSync(task)
+      .filter((t) => readFileSync(join(task, t, 'comm'), 'utf8').trim() === 'nss-flood')
+      .map((t) => niceOf(readFileSync(join(task, t, 'stat'), 'utf8')));
+    expect(flood.length).toBeGreaterThan(0);
+    for (const nice of flood) expect(nice).toBeGreaterThan(host);
+    expect(niceOf(readFileSync(`${task}/${process.pid}/stat`, 'utf8'))).toBe(host);
+    const job = await s.service.run('cat /proc/self/stat', { mode: 'pipes' });
+    expect(niceOf(job.output)).toBe(host);
   });
 });

@@ -26,7 +26,8 @@ user=65534
 started=$SECONDS
 
 # The files whose tests depend on who runs them: escapes a kill must still end, the
-# sandbox (Landlock, seccomp, user namespaces), a dying owner's jobs.
+# sandbox (Landlock, seccomp, user namespaces), a dying owner's jobs (a Node process's,
+# the daemon's: __test__/daemon/).
 default_files=(
   __test__/containment.test.ts
   __test__/lifecycle.test.ts
@@ -41,6 +42,8 @@ default_files=(
   __test__/faults/persist-disk.test.ts
   __test__/stress/trees.test.ts
   __test__/stress/node-sigkill.test.ts
+  __test__/daemon/client.test.ts
+  __test__/daemon/mcp.test.ts
 )
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("${default_files[@]}")

@@ -24,6 +24,6 @@ pub mod service;
 #[cfg(feature = "node")]
 mod binding;
 
-/// The per-user daemon: the core behind a unix socket (`src/bin/native-shell-daemon.rs`).
+/// The per-user daemon: the core behind a unix socket (`src/daemon/main.rs`).
 #[cfg(unix)]
 pub mod daemon;

@@ -112,28 +112,18 @@ pub fn string_param(p: &Value, name: &str) -> Result<String> {
     }
 }
 
-/// Standard base64 (padding optional): `writeToPty`'s bytes that are not text.
+/// Standard base64, padded or not: `writeToPty`'s bytes that are not text.
 pub fn decode_base64(text: &str) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in text.bytes().filter(|&c| c != b'=') {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return Err(ServiceError::invalid("base64 holds a character outside its alphabet")),
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Ok(out)
+    use base64::Engine;
+    // Padding is optional: a client may strip it, as some encoders do.
+    const LENIENT: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+    );
+    LENIENT
+        .decode(text)
+        .map_err(|e| ServiceError::invalid(format!("base64 that cannot be decoded: {e}")))
 }
 
 #[cfg(test)]

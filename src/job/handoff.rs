@@ -6,8 +6,9 @@
 //! round trip happens and the writer soon waits on a full terminal. So during a
 //! flood, chunks go to another thread and the reader goes straight back to reading.
 //!
-//! That thread is one of tokio's blocking pool, not a task: a task woken by the
-//! reader would run on the reader's own worker thread (tokio runs a task woken from
+//! That thread is a thread of its own (`crate::job::flood_threads`, at a lower
+//! scheduling weight so the JS thread gets a core first), not a task: a task woken by
+//! the reader would run on the reader's own worker thread (tokio runs a task woken from
 //! a task next, on the same thread), so the reading would wait for the processing
 //! all the same. Measured on 2 cores, `cat` of 64 MiB: a task 59 MiB/s, a thread 64.
 //! The thread is held only while chunks are queued, so idle jobs hold none, and at
@@ -23,7 +24,7 @@ use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::job::Job;
+use crate::job::{flood_threads, Job};
 use crate::output::persist::Stream;
 
 /// Chunks at least this large (the reader found more waiting than one read gives)
@@ -34,7 +35,7 @@ const HANDOFF_MIN_BYTES: usize = 16 * 1024;
 /// buffers.
 const QUEUE_CHUNKS: u32 = 4;
 
-/// Pool threads processing floods at once, over all jobs: one per core.
+/// Flood threads processing floods at once, over all jobs: one per core.
 static PROCESSORS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     Arc::new(Semaphore::new(cores))
@@ -55,7 +56,7 @@ struct Shared {
 #[derive(Default)]
 struct Queue {
     chunks: VecDeque<(Vec<u8>, OwnedSemaphorePermit)>,
-    /// A pool thread is processing the queue; it clears this, under the same lock,
+    /// A flood thread is processing the queue; it clears this, under the same lock,
     /// when it finds the queue empty and leaves.
     worker_running: bool,
 }
@@ -66,7 +67,7 @@ impl Shared {
         self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Runs on a pool thread until the queue is empty.
+    /// Runs on a flood thread until the queue is empty.
     fn process_queue(&self) {
         let _unwind = ClearOnUnwind(self);
         loop {
@@ -136,19 +137,19 @@ impl Handoff {
         }
     }
 
-    /// Hands the queue to a pool thread, if a core is free for it.
+    /// Hands the queue to a flood thread, if a core is free for it.
     fn start_worker(&self) -> bool {
         let Ok(core) = PROCESSORS.clone().try_acquire_owned() else {
             return false;
         };
         let shared = self.shared.clone();
-        let started = tokio::task::spawn_blocking(move || {
+        // The processing runs in the runtime's context, as it does on the reader.
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        flood_threads::run(Box::new(move || {
+            let _context = runtime.as_ref().map(|r| r.enter());
             shared.process_queue();
             drop(core);
-        });
-        // A runtime shutting down refuses new work at once: the handle is finished and
-        // the queue still marked as taken.
-        !(started.is_finished() && self.shared.queue().worker_running)
+        }))
     }
 
     /// Resolves once every chunk pushed so far has been processed.

@@ -9,6 +9,7 @@
 
 pub mod driver;
 pub mod events;
+mod flood_threads;
 pub mod handoff;
 mod input;
 mod input_queue;
@@ -433,6 +434,15 @@ impl Job {
     }
 
     pub fn view(&self, view: View, tail_bytes: Option<usize>) -> String {
+        if view == View::Screen {
+            // Read outside the job's lock, as `Service::screen` does: emulating what is
+            // queued (up to a batch, milliseconds during a flood) would hold the reader
+            // and every other caller of the job as long (crate::output::screen).
+            let screen = self.state().output.screen();
+            if let Some(screen) = screen {
+                return crate::output::tail_of(screen.contents(), tail_bytes);
+            }
+        }
         self.state().output.view(view, tail_bytes)
     }
 

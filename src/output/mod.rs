@@ -515,10 +515,15 @@ impl JobOutput {
                 String::from_utf8_lossy(&bytes).into_owned()
             }
         };
-        match tail_bytes {
-            Some(n) => last_bytes(&full, n).to_string(),
-            None => full,
-        }
+        tail_of(full, tail_bytes)
+    }
+}
+
+/// A view's last `tail_bytes` (whole characters), or all of it.
+pub fn tail_of(full: String, tail_bytes: Option<usize>) -> String {
+    match tail_bytes {
+        Some(n) => last_bytes(&full, n).to_string(),
+        None => full,
     }
 }
 

@@ -95,6 +95,18 @@ pub use os::{
     PipeWriter, ProcInfo, Snapshot, Terminal,
 };
 
+/// Lowers the calling thread's scheduling weight by `by` nice steps, so that under
+/// contention for the cores the JS thread (and everything else at the default weight)
+/// wins one first (`crate::job::flood_threads`). Linux only: elsewhere a nice value is
+/// the whole process's, and this does nothing. A thread that calls it must never start
+/// a process (the process would inherit the nice value) and cannot undo it.
+#[cfg(target_os = "linux")]
+pub use linux::thread_priority::lower_current_thread;
+
+/// See the Linux one: a no-op here.
+#[cfg(not(target_os = "linux"))]
+pub fn lower_current_thread(_by: i32) {}
+
 /// What the per-job sandbox can be here (`crate::sandbox`), found once: Landlock and
 /// seccomp on Linux, Seatbelt on macOS; an error (why not) elsewhere, or on a Linux
 /// kernel without Landlock. A sandboxed job is refused then, never run unconfined.

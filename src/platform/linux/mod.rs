@@ -10,6 +10,7 @@ pub mod input_wait;
 pub mod process_tree;
 pub mod sandbox;
 mod systemd_scope;
+pub mod thread_priority;
 pub mod watchdog;
 
 use std::fs::File;

@@ -1,6 +1,7 @@
 //! `native-shell-daemon [--socket PATH] [--idle-exit-ms N]`: the per-user daemon that
 //! owns jobs for clients that come and go (src/daemon/). `--stop` asks the one on the
-//! socket to exit (its jobs are killed). Exit status: 0 when it served
+//! socket to exit (its jobs are killed). This file is the binary's crate root (Cargo.toml
+//! `[[bin]]`), not a module of the library's `daemon`. Exit status: 0 when it served
 //! and ended (or another daemon already serves the socket), 2 for bad arguments or an
 //! unsupported platform, 1 when it could not serve.
 
