@@ -626,10 +626,11 @@ fn screens_come_whole_and_packed() {
 fn a_daemon_started_as_the_old_one_exits_takes_over() {
     let mut old = Daemon::start(60_000);
     let mut c = old.client();
-    // As a client replacing a daemon of another version: exit, and start one at once.
+    // As a client replacing a daemon of another version: exit, and start one as soon as
+    // the old one has said it will (it may still be ending: the new one waits for it).
     let id = c.send("exitDaemon", json!({}));
-    let new = spawn_daemon(&old.socket, 60_000);
     assert!(c.reply(id).get("error").is_none());
+    let new = spawn_daemon(&old.socket, 60_000);
     eventually("the old daemon's exit", || !old.alive());
     let mut new = Daemon {
         child: new,

@@ -27,10 +27,12 @@ pub struct Daemon {
     pub outs: Mutex<HashMap<u64, Arc<Outbox>>>,
     /// Set by `exitDaemon`: the accept loop ends.
     pub exit: tokio::sync::Notify,
+    /// The path this daemon's socket is bound at.
+    pub socket: std::path::PathBuf,
 }
 
 impl Daemon {
-    pub fn new(state: State, uid: u32, jobs: tokio::runtime::Handle) -> Self {
+    pub fn new(state: State, uid: u32, jobs: tokio::runtime::Handle, socket: std::path::PathBuf) -> Self {
         Self {
             state,
             uid,
@@ -38,10 +40,17 @@ impl Daemon {
             next_conn: AtomicU64::new(1),
             outs: Mutex::new(HashMap::new()),
             exit: tokio::sync::Notify::new(),
+            socket,
         }
     }
 
+    /// Stops new connections at once, then has the accept loop end. The socket goes
+    /// first so that a daemon started the moment this one says it exits (a client
+    /// replacing it) cannot connect here, take this daemon for a live one and leave
+    /// nobody serving: it finds no socket, waits for the lock, and serves. The lock is
+    /// held until this daemon has ended, so the removal never meets a successor's socket.
     pub fn request_exit(&self) {
+        let _ = std::fs::remove_file(&self.socket);
         self.exit.notify_one();
     }
 

@@ -94,8 +94,10 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
                     "jobs": running,
                 })));
             }
-            send_reply(&conn.out, id, Ok(Value::Null));
+            // The socket is gone before the reply leaves: a daemon the client starts on
+            // reading it cannot mistake this one for a live one.
             conn.daemon.request_exit();
+            send_reply(&conn.out, id, Ok(Value::Null));
             Now::Later
         }
         _ => match conn.hosted.clone() {

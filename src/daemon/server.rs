@@ -37,7 +37,12 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
     }
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
-    let daemon = Arc::new(Daemon::new(State::default(), rustix::process::getuid().as_raw(), jobs));
+    let daemon = Arc::new(Daemon::new(
+        State::default(),
+        rustix::process::getuid().as_raw(),
+        jobs,
+        config.socket.clone(),
+    ));
     eprintln!(
         "native-shell-daemon {} (pid {}) serving {}",
         super::VERSION,
@@ -76,10 +81,11 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         }
     };
     eprintln!("native-shell-daemon: exiting ({reason})");
-    daemon.bye_all(&format!("the daemon exits ({reason})"));
-    // Removed while the lock is held: a new daemon binds its own after taking it.
+    // Removed while the lock is held, before anyone is told (a new daemon binds its own
+    // after taking the lock; `Daemon::request_exit` says why first).
     let _ = std::fs::remove_file(&config.socket);
     drop(listener);
+    daemon.bye_all(&format!("the daemon exits ({reason})"));
     // The byes get a moment to leave.
     tokio::time::sleep(Duration::from_millis(50)).await;
     Ok(Ended::Done)
