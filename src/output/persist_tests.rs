@@ -1,0 +1,189 @@
+//! Tests of `persist.rs`, kept apart so the module itself reads in one sitting.
+
+use super::*;
+#[cfg(unix)]
+use std::os::unix::fs::PermissionsExt;
+
+#[test]
+fn info_rewrites_use_the_spare_made_ahead_and_leave_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("sess"), 7, false, 100).unwrap();
+    let mut info = JobInfo {
+        handle: 7,
+        mode: "pty",
+        ..info("running")
+    };
+    files.write_info(&info).unwrap();
+    files.prepare_info_rewrite();
+    let listing = |dir: &Path| {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(listing(files.dir()), [".info.json.tmp", "info.json", "stdout.txt"]);
+    info.status = "exited";
+    files.write_info(&info).unwrap();
+    assert_eq!(listing(files.dir()), ["info.json", "stdout.txt"]);
+    let read = fs::read_to_string(files.dir().join("info.json")).unwrap();
+    assert!(read.contains("\"status\": \"exited\""), "{read}");
+    // A spare never used (the job was dropped before its exit) is removed.
+    files.prepare_info_rewrite();
+    let dir = files.dir().to_path_buf();
+    drop(files);
+    assert_eq!(listing(&dir), ["info.json", "stdout.txt"]);
+}
+
+#[test]
+fn files_are_private_and_capped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("s"), 1, true, 10).unwrap();
+    let dir = files.dir().to_path_buf();
+    assert_eq!(dir, tmp.path().join("s").join("1"));
+    files.write(Stream::Stdout, "0123456789abc");
+    files.write(Stream::Stderr, "more");
+    files.finish();
+    let out = fs::read_to_string(dir.join("stdout.txt")).unwrap();
+    assert!(out.starts_with("0123456789\n[... the per-job disk cap of 10 bytes was reached; 7 more"));
+    // The cap is said, and no file is named as holding everything.
+    assert!(!files.whole());
+    let said = files.persist_error().unwrap();
+    assert!(
+        said.contains("disk cap of 10 bytes") && said.contains("7 more bytes"),
+        "{said}"
+    );
+    #[cfg(unix)]
+    assert_eq!(
+        fs::metadata(dir.join("stdout.txt")).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    #[cfg(unix)]
+    assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+}
+
+// Symlinks need a privilege on Windows that tests cannot count on.
+#[cfg(unix)]
+#[test]
+fn a_taken_or_planted_name_is_never_reused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let session = tmp.path().join("s");
+    let first = JobFiles::create(&session, 1, false, 100).unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, session.join("2")).unwrap();
+    let again = JobFiles::create(&session, 1, false, 100).unwrap();
+    let planted = JobFiles::create(&session, 2, false, 100).unwrap();
+    assert_eq!(first.dir(), session.join("1"));
+    assert_eq!(again.dir(), session.join("1-2"));
+    assert_eq!(planted.dir(), session.join("2-2"));
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+fn info(status: &'static str) -> JobInfo {
+    JobInfo {
+        handle: 1,
+        pid: Some(1),
+        command: "true".into(),
+        args: None,
+        description: None,
+        directory: ".".into(),
+        mode: "pipes",
+        status,
+        start_time: 0,
+        end_time: None,
+        exit_code: None,
+        signal: None,
+        error: None,
+        persist_error: None,
+    }
+}
+
+// Unix only: on Windows a folder whose files are open cannot be removed, so this
+// fault cannot happen there the way it does here.
+#[cfg(unix)]
+#[test]
+fn a_removed_folder_is_seen_said_and_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("s"), 1, true, 1000).unwrap();
+    files.write(Stream::Stdout, "out\n");
+    files.write(Stream::Stderr, "err\n");
+    files.write_info(&info("running")).unwrap();
+    files.prepare_info_rewrite();
+    files.check();
+    assert!(files.whole());
+    assert_eq!((files.persist_error(), files.stdout_text_len()), (None, 4));
+    fs::remove_dir_all(files.dir()).unwrap();
+    files.finish();
+    assert!(!files.whole());
+    assert_eq!(files.stdout_text_len(), 0);
+    let said = files.persist_error().unwrap();
+    assert!(said.contains("folder") && said.contains("was removed"), "{said}");
+    // The last info.json has nowhere to go; nothing is made again.
+    assert!(files.write_info(&info("exited")).is_err());
+    drop(files);
+    assert!(!tmp.path().join("s").join("1").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_removed_folder_is_said_so_when_info_json_meets_it_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("s"), 1, true, 1000).unwrap();
+    files.write(Stream::Stdout, "out\n");
+    files.write_info(&info("running")).unwrap();
+    files.prepare_info_rewrite();
+    fs::remove_dir_all(files.dir()).unwrap();
+    assert!(files.write_info(&info("running")).is_err());
+    let said = files.persist_error().unwrap();
+    assert!(said.contains("folder") && said.contains("was removed"), "{said}");
+}
+
+#[test]
+fn a_replaced_or_cut_file_is_seen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+    files.write(Stream::Stdout, "0123456789\n");
+    fs::write(files.stdout_path(), "0123").unwrap();
+    files.check();
+    let said = files.persist_error().unwrap();
+    assert!(said.contains("was cut to 4 of its 11 bytes"), "{said}");
+    // Its start is still read there.
+    assert_eq!(files.stdout_text_len(), 4);
+
+    let mut files = JobFiles::create(&tmp.path().join("s"), 2, false, 1000).unwrap();
+    files.write(Stream::Stdout, "0123456789\n");
+    // A read that finds less than was written: told where the text ends.
+    files.text_ends_at(3);
+    assert_eq!(files.stdout_text_len(), 3);
+    assert!(files.persist_error().unwrap().contains("holds only 3 bytes"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_put_in_the_place_of_the_job_file_is_not_taken_for_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+    files.write(Stream::Stdout, "abc\n");
+    fs::remove_file(files.stdout_path()).unwrap();
+    fs::write(files.stdout_path(), "abc\nmore\n").unwrap();
+    files.check();
+    assert!(files.persist_error().unwrap().contains("another file put in its place"));
+}
+
+#[test]
+fn a_last_info_that_cannot_replace_the_old_is_written_in_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+    files.write_info(&info("running")).unwrap();
+    // The temporary file's name is taken (a directory): the rename path fails.
+    fs::create_dir(files.dir().join(INFO_TMP_FILE)).unwrap();
+    assert!(files.write_info(&info("exited")).is_err());
+    let read = fs::read_to_string(files.dir().join(INFO_FILE)).unwrap();
+    assert!(read.contains("\"status\": \"exited\""), "{read}");
+    assert!(files
+        .persist_error()
+        .unwrap()
+        .contains("info.json could not be written"));
+}
