@@ -118,13 +118,13 @@ export class DaemonShellExecutionService implements DaemonServiceType {
     this.socket = socketPath(d.socket ?? undefined);
     this.idleExitMs = d.idleExitMs ?? undefined;
     // The daemon's working directory and environment are not this process's: the
-    // paths are made absolute here, and the jobs get this process's environment
-    // (under the service's `env`, as in process).
+    // paths are made absolute here, and the jobs inherit this process's environment
+    // (`inheritEnv`) in place of the daemon's, under the service's `env`, as in process.
     this.openParams = {
       ...service,
       projectRoot: resolvePath(service.projectRoot ?? process.cwd()),
       ...(service.ioDir ? { ioDir: resolvePath(service.ioDir) } : {}),
-      env: { ...inherited(), ...(service.env ?? {}) },
+      inheritEnv: inherited(),
     };
     // Connect now, in the background: `daemon` and the getters fill in; a failure
     // here is reported by the first call (which tries again).

@@ -264,6 +264,33 @@ describe('a daemon client', () => {
     }
   }, 120_000);
 
+  it("gives jobs this process's environment, as in process, and nothing of the daemon's own", async () => {
+    const p = place();
+    // A daemon started by another process whose environment holds a variable this one lacks.
+    const daemon = spawn(process.env.NATIVE_SHELL_DAEMON_BIN!, ['--socket', p.socket, '--idle-exit-ms', '3000'], {
+      stdio: 'ignore',
+      env: { ...process.env, NSS_DAEMON_ONLY: 'leaked' },
+    });
+    seen(daemon.pid);
+    expect(await eventuallyAsync(() => existsSync(p.socket))).toBe(true);
+    const command = 'echo "${NSS_DAEMON_ONLY-unset} ${NSS_CLIENT_ONLY-unset} ${GIT_ASKPASS-unset} ${NSS_SERVICE-unset}"';
+    process.env.NSS_CLIENT_ONLY = 'here';
+    process.env.GIT_ASKPASS = '/bin/askpass';
+    try {
+      const options = { projectRoot: p.project, persistOutput: false, env: { NSS_SERVICE: 'set' } };
+      const local = new ShellExecutionService(options);
+      const remote = new ShellExecutionService({ ...options, daemon: p.daemon });
+      const [a, b] = [await local.run(command, { mode: 'pipes' }), await remote.run(command, { mode: 'pipes' })];
+      expect(b.output).toBe(a.output);
+      expect(b.output.trim()).toBe('unset here unset set');
+      await local.shutdown();
+      await remote.shutdown();
+    } finally {
+      delete process.env.NSS_CLIENT_ONLY;
+      delete process.env.GIT_ASKPASS;
+    }
+  });
+
   it('two clients starting at once get one daemon', async () => {
     const p = place();
     const clients = Array.from({ length: 3 }, () => new ShellExecutionService({ projectRoot: p.project, daemon: p.daemon }));

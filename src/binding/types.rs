@@ -398,6 +398,8 @@ impl ServiceOptions {
             io_dir: self.io_dir,
             session_id: self.session_id,
             env: env_map(self.env)?,
+            // In process, jobs inherit this process's environment.
+            inherit_env: None,
             max_jobs: self.max_jobs,
             keep_finished_jobs: self.keep_finished_jobs,
             history_limit: self.history_limit,

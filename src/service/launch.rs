@@ -48,6 +48,7 @@ impl Service {
             None => None,
         };
         let mut env = env::build(&env::EnvLayers {
+            inherited: inner.inherited_env.as_deref(),
             service: &inner.env,
             call: &req.env,
             term: (req.mode == Mode::Pty).then_some("xterm-256color"),

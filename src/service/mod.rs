@@ -61,6 +61,7 @@ struct Inner {
     io_dir: PathBuf,
     session_id: String,
     env: Vec<(String, String)>,
+    inherited_env: Option<Vec<(String, String)>>,
     max_jobs: usize,
     /// Finished jobs kept with their output in memory (the newest); older ones are
     /// forgotten as `removeProcess` forgets them.
@@ -126,6 +127,9 @@ impl Service {
             )));
         }
         env::validate_pairs(&config.env)?;
+        if let Some(inherited) = &config.inherited_env {
+            env::validate_pairs(inherited)?;
+        }
         let max_jobs = config.max_jobs.unwrap_or(DEFAULT_MAX_JOBS);
         if max_jobs == 0 {
             return Err(ServiceError::invalid("maxJobs must be at least 1"));
@@ -165,6 +169,7 @@ impl Service {
             io_dir,
             session_id,
             env: config.env,
+            inherited_env: config.inherited_env,
             max_jobs,
             keep_finished: config.keep_finished_jobs.unwrap_or(DEFAULT_KEEP_FINISHED_JOBS),
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),

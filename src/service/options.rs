@@ -48,6 +48,9 @@ pub struct ServiceArgs {
     pub session_id: Option<String>,
     /// Already a plain object of strings (the binding checks the JS value's shape).
     pub env: Option<BTreeMap<String, String>>,
+    /// The daemon's clients only: the client process's environment, which its jobs
+    /// inherit in place of the daemon's (`ServiceConfig::inherited_env`).
+    pub inherit_env: Option<BTreeMap<String, String>>,
     pub max_jobs: Option<f64>,
     pub keep_finished_jobs: Option<f64>,
     pub history_limit: Option<f64>,
@@ -211,6 +214,7 @@ impl ServiceArgs {
             io_dir: self.io_dir.map(Into::into),
             session_id: self.session_id,
             env: env_pairs(self.env),
+            inherited_env: self.inherit_env.map(|m| m.into_iter().collect()),
             max_jobs: whole("maxJobs", self.max_jobs, 100_000.0)?.map(|v| v as usize),
             keep_finished_jobs: whole("keepFinishedJobs", self.keep_finished_jobs, 100_000.0)?.map(|v| v as usize),
             history_limit: whole("historyLimit", self.history_limit, 1_000_000.0)?.map(|v| v as usize),

@@ -26,6 +26,10 @@ pub struct ServiceConfig {
     pub io_dir: Option<PathBuf>,
     pub session_id: Option<String>,
     pub env: Vec<(String, String)>,
+    /// The environment jobs inherit, under `env`: `None` is this process's own. A
+    /// front-end serving another process (the daemon) gives that process's, so a job
+    /// sees what it would in process there, and nothing of whoever started the daemon.
+    pub inherited_env: Option<Vec<(String, String)>>,
     pub max_jobs: Option<usize>,
     /// Finished jobs kept in memory with their output (default
     /// [`DEFAULT_KEEP_FINISHED_JOBS`]); older ones are forgotten.

@@ -43,6 +43,8 @@ pub fn validate_pairs(pairs: &[(String, String)]) -> Result<()> {
 }
 
 pub struct EnvLayers<'a> {
+    /// What is inherited: `None` is this process's environment.
+    pub inherited: Option<&'a [(String, String)]>,
     pub service: &'a [(String, String)],
     pub call: &'a [(String, String)],
     pub term: Option<&'a str>,
@@ -58,7 +60,10 @@ pub fn build(layers: &EnvLayers<'_>) -> Vec<(OsString, OsString)> {
         add_markers(&mut env, layers);
         return env.into_iter().collect();
     }
-    let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    let mut env: BTreeMap<OsString, OsString> = match layers.inherited {
+        Some(pairs) => pairs.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+        None => std::env::vars_os().collect(),
+    };
     for name in REMOVED {
         env.remove(std::ffi::OsStr::new(name));
     }
