@@ -106,8 +106,7 @@ mod tests {
     use super::*;
 
     fn own_nice() -> i32 {
-        // SAFETY: plain syscalls on this thread's own id.
-        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+        rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap_or(i32::MIN)
     }
 
     #[test]

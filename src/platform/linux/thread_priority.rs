@@ -9,11 +9,11 @@
 /// Raises the calling thread's nice value by `by` (capped at 19). Best effort: a thread
 /// that cannot be lowered runs as before, which costs only smoothness.
 pub fn lower_current_thread(by: i32) {
-    // SAFETY: gettid has no preconditions.
-    let tid = unsafe { libc::gettid() } as libc::id_t;
-    // getpriority returns -1 both for nice -1 and for an error; a thread that reads
-    // its own priority cannot fail, so -1 is taken as the value.
-    // SAFETY: plain syscalls on this thread's own id.
-    let now = unsafe { libc::getpriority(libc::PRIO_PROCESS, tid) };
-    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, (now + by).min(19)) };
+    // rustix's gettid is the raw system call: glibc's wrapper is 2.30's, newer than the
+    // 2.28 the Linux packages are built against (docs/platforms.md).
+    let tid = rustix::thread::gettid();
+    let Ok(now) = rustix::process::getpriority_process(Some(tid)) else {
+        return;
+    };
+    let _ = rustix::process::setpriority_process(Some(tid), (now + by).min(19));
 }
