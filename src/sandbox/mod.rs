@@ -88,6 +88,9 @@ pub struct Resolved {
     pub notes: Vec<String>,
     /// `SandboxSpec::env`: the credential-like variables the job may still get.
     pub env: Vec<String>,
+    /// A run's own sandbox (`RunRequest::sandbox` as an object), resolved again at
+    /// every run: no later job has it, so nothing is built ahead for it.
+    pub per_run: bool,
 }
 
 /// Resolves `spec`'s paths against the project root `root` (held open since the
@@ -135,6 +138,7 @@ pub fn resolve_within(spec: &SandboxSpec, root: &Arc<Anchor>, writable: &[&Ancho
         network: spec.network.clone(),
         shared_tmp: present().shared_tmp,
         notes: Vec::new(),
+        per_run: false,
     })
 }
 
@@ -574,6 +578,7 @@ mod tests {
             shared_tmp: true,
             notes: vec![],
             env: Vec::new(),
+            per_run: false,
         };
         let enforced = Enforced::new(&resolved, &old, Path::new("/t"));
         assert_eq!(enforced.network, "none");

@@ -54,6 +54,12 @@ mod imp {
     const SPARES_AHEAD: usize = 2;
     /// How many empty directories are kept at most (made ahead, or left by jobs).
     const MAX_SPARES: usize = 8;
+    /// Nice steps the helper thread takes above the process's own value (`pool` says
+    /// why): 10 gives it about a tenth of a default thread's weight (110 against 1024),
+    /// enough that a job's or the JS thread's wake-up takes the core from it at once,
+    /// and that on a machine busy with other work it still keeps up with the jobs
+    /// (19, weight 15, fell behind there: the spawns then built their own rules).
+    const HELPER_NICE_STEPS: i32 = 10;
 
     #[derive(Debug)]
     pub struct JobTmpDir {
@@ -98,6 +104,16 @@ mod imp {
             let started = std::thread::Builder::new()
                 .name("native-shell-tmpdirs".into())
                 .spawn(move || {
+                    // Everything here is work ahead of the jobs, or after them: on two
+                    // cores its CPU (about 0.1 ms a job: the next ruleset, a directory
+                    // made or kept) competed with the spawn's own threads, the JS thread
+                    // and the new job, and that showed in every sandboxed spawn's time
+                    // (docs/sandbox.md, "What it costs"). At the lowest weight it runs
+                    // when a core is free. Falling behind costs time, never safety: a
+                    // spawn that finds no spare or no ruleset made for it makes its own.
+                    // This thread never starts a process (which would inherit the
+                    // weight).
+                    crate::platform::lower_current_thread(HELPER_NICE_STEPS);
                     for chore in rx {
                         match chore {
                             Chore::MakeSpares => make_spares(),
@@ -353,12 +369,17 @@ mod imp {
         /// A private, empty directory for one job: a spare if there is one (still the
         /// directory it was made as), else made now. The helper then makes more ahead.
         pub fn take() -> io::Result<Self> {
-            let ready = {
+            let (ready, left) = {
                 let mut spares = spares();
-                (!spares.is_empty()).then(|| spares.remove(0))
+                let ready = (!spares.is_empty()).then(|| spares.remove(0));
+                (ready, spares.len())
             };
-            // No helper thread: the next job makes its own.
-            let _ = delegate(Chore::MakeSpares);
+            // More are made ahead only when they run short: with enough left (jobs'
+            // directories kept for reuse), the helper thread is not woken for nothing
+            // on the spawn's path. No helper thread: the next job makes its own.
+            if left < SPARES_AHEAD {
+                let _ = delegate(Chore::MakeSpares);
+            }
             match ready {
                 Some(spare) if spare.intact() => Ok(spare),
                 // Dropped: removed, if it is still there by its name.

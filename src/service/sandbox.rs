@@ -167,7 +167,11 @@ impl Service {
                 Some(service) => Some(service.clone()),
                 None => Some(self.default_sandbox()?),
             },
-            SandboxChoice::Custom(spec) => Some(Arc::new(self.guarded().resolve(spec)?)),
+            SandboxChoice::Custom(spec) => {
+                let mut resolved = self.guarded().resolve(spec)?;
+                resolved.per_run = true;
+                Some(Arc::new(resolved))
+            }
         };
         let Some(resolved) = resolved else { return Ok(None) };
         Ok(Some(JobSandboxPlan {

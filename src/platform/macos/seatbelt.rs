@@ -135,6 +135,7 @@ mod tests {
             shared_tmp: true,
             notes: vec![],
             env: Vec::new(),
+            per_run: false,
         });
         let tmpdir = JobTmpDir::take().expect("tmpdir");
         let job = JobSandbox {

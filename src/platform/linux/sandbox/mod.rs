@@ -21,9 +21,9 @@ mod rules;
 use std::ffi::c_int;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use crate::sandbox::{JobSandbox, Mechanism, Support};
+use crate::sandbox::{JobSandbox, Mechanism, Resolved, Support};
 
 /// `LANDLOCK_CREATE_RULESET_VERSION` (linux/landlock.h).
 const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
@@ -67,30 +67,44 @@ fn probe() -> Result<Support, String> {
 }
 
 /// A job's sandbox, ready for the spawn child: the ruleset's descriptor and the
-/// filter, written once for the process (`filter::program`). Dropped (the
-/// descriptor closed) after the launch.
+/// filter, written once for the process (`filter::program`). Dropped after the launch:
+/// the ruleset then goes to the TMPDIR helper thread, which frees it and builds the
+/// next job's (`rules::after_launch`).
 pub struct Prepared {
-    ruleset: OwnedFd,
+    /// `None` only once dropped.
+    ruleset: Option<OwnedFd>,
     filter: &'static filter::Program,
     /// A second Landlock layer for a root job with limited reads (`root_reads.rs`).
     root_reads: Option<&'static OwnedFd>,
+    resolved: Arc<Resolved>,
+    support: Support,
 }
 
 impl Prepared {
     /// Builds the ruleset for `job` (with a rule for the job's own terminal, when it
     /// has one) and takes the filter for its network mode.
     pub fn new(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<Self> {
-        let ruleset = rules::ruleset(job, terminal)?;
+        let (ruleset, _built_ahead) = rules::ruleset(job, terminal)?;
         let network = crate::sandbox::effective_network(&job.resolved.network, &job.support);
         let filter = filter::program(&network)?;
         Ok(Self {
-            ruleset,
+            ruleset: Some(ruleset),
             filter,
             root_reads: match job.resolved.read {
                 Some(_) => root_reads::layer()?,
                 None => None,
             },
+            resolved: job.resolved.clone(),
+            support: job.support,
         })
+    }
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        if let Some(used) = self.ruleset.take() {
+            rules::after_launch(used, &self.resolved, self.support);
+        }
     }
 }
 
@@ -112,12 +126,10 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
     if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) < 0 {
         return false;
     }
-    if libc::syscall(
-        libc::SYS_landlock_restrict_self,
-        prepared.ruleset.as_raw_fd() as c_int,
-        0u32,
-    ) < 0
-    {
+    let Some(ruleset) = &prepared.ruleset else {
+        return false;
+    };
+    if libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd() as c_int, 0u32) < 0 {
         return false;
     }
     if let Some(layer) = prepared.root_reads {

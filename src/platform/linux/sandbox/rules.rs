@@ -54,14 +54,17 @@ fn error(what: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("sandbox: {what}: {e}"))
 }
 
-/// The job's ruleset; returns its descriptor (close-on-exec, as the kernel makes every
-/// ruleset descriptor). Everything but the terminal's rule is usually built ahead, on
-/// the TMPDIR helper thread, for the spare this job was given (`Ahead`): the spawn then
-/// adds one rule. Otherwise it is built here.
-pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<OwnedFd> {
+/// The job's ruleset, and whether it was built ahead; returns its descriptor
+/// (close-on-exec, as the kernel makes every ruleset descriptor). Everything but the
+/// terminal's rule is usually built ahead, on the TMPDIR helper thread, for the spare
+/// this job was given (`Ahead`): the spawn then adds one rule. Otherwise (the first
+/// job, a run's own sandbox, a spare the helper had not reached yet) it is built here.
+/// `after_launch` hands the descriptor back once the child is confined.
+pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<(OwnedFd, bool)> {
     let abi = abi_of(&job.support);
     let tmpdir = job.tmpdir.anchor();
     let ahead = Ahead::take(job.resolved.id, tmpdir.id());
+    let built_ahead = ahead.is_some();
     let fd = match ahead {
         Some(fd) => fd,
         None => job_rules(job.resolved, &job.support, tmpdir.fd())?,
@@ -74,8 +77,24 @@ pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Re
             "the terminal",
         )?;
     }
-    Ahead::prepare_next(job.resolved.clone(), job.support);
-    Ok(rules.fd)
+    Ok((rules.fd, built_ahead))
+}
+
+/// After the launch (the child confined, or failed): the job's ruleset is freed and the
+/// next job's built, both on the TMPDIR helper thread, in one hand-over, off the
+/// spawn's path. A run's own sandbox (`Resolved::per_run`) is resolved again at every
+/// run, so no later job can use rules built for it: none are built, and its ruleset
+/// is closed here.
+pub fn after_launch(used: OwnedFd, resolved: &Arc<Resolved>, support: Support) {
+    if resolved.per_run {
+        drop(used);
+        return;
+    }
+    let resolved = resolved.clone();
+    on_helper(move || {
+        drop(used);
+        Ahead::prepare_next(&resolved, &support);
+    });
 }
 
 fn abi_of(support: &Support) -> ABI {
@@ -85,7 +104,11 @@ fn abi_of(support: &Support) -> ABI {
 /// A ruleset built ahead, for the spare TMPDIR the next job will most likely be given,
 /// and the sandbox of the job before: used only by a job of that very sandbox
 /// (`Resolved::id`) given that very directory (device and inode), else dropped. One for
-/// the process: services that take turns just build theirs at the spawn.
+/// the process: services that take turns just build theirs at the spawn. Nothing a
+/// job can write reaches it: it is built from the descriptors the sandbox holds and
+/// the spare's, held since the spare was made in the private base
+/// (`crate::sandbox::JobTmpDir`), and the spare's identity is checked again when it is
+/// handed out (`JobTmpDir::take`) before it is compared here.
 struct Ahead {
     resolved: u64,
     tmpdir: FileId,
@@ -105,18 +128,16 @@ impl Ahead {
 
     /// On the TMPDIR helper thread, after the spares the last `take` asked for: the
     /// rules of the next job of `resolved`, for the spare it will be given.
-    fn prepare_next(resolved: Arc<Resolved>, support: Support) {
-        on_helper(move || {
-            let Some((tmpdir, fd)) = next_spare() else { return };
-            if let Ok(rules) = job_rules(&resolved, &support, fd.as_fd()) {
-                let mut slot = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
-                *slot = Some(Ahead {
-                    resolved: resolved.id,
-                    tmpdir,
-                    fd: rules,
-                });
-            }
-        });
+    fn prepare_next(resolved: &Resolved, support: &Support) {
+        let Some((tmpdir, fd)) = next_spare() else { return };
+        if let Ok(rules) = job_rules(resolved, support, fd.as_fd()) {
+            let mut slot = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
+            *slot = Some(Ahead {
+                resolved: resolved.id,
+                tmpdir,
+                fd: rules,
+            });
+        }
     }
 }
 
@@ -369,11 +390,23 @@ fn top_level_entries() -> &'static [PathBuf] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::JobTmpDir;
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::time::{Duration, Instant};
+
+    /// The tests that fill or empty the one `AHEAD` slot take turns.
+    static SLOT: Mutex<()> = Mutex::new(());
+
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        SLOT.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
     /// A ruleset built ahead is used only by a job of the same sandbox given the same
     /// TMPDIR: another sandbox's rules, or rules naming another directory, never.
     #[test]
     fn a_ruleset_built_ahead_goes_only_to_its_own_sandbox_and_directory() {
+        let _serial = serial();
         let support = super::super::support().expect("Landlock");
         let dir = tempfile::tempdir().expect("tempdir");
         let root = Arc::new(Anchor::open(&dir.path().canonicalize().expect("canonical")).expect("root"));
@@ -398,5 +431,121 @@ mod tests {
         assert!(Ahead::take(resolved.id, (dev, ino + 1)).is_none());
         put();
         assert!(Ahead::take(resolved.id, tmpdir.anchor().id()).is_some());
+    }
+
+    /// Whether a new file can be made in each of `dirs` by a process confined by
+    /// `ruleset`: a forked child applies it (as the spawn child does) and tries, and
+    /// the kernel answers. Bit `i` of the answer is set when `dirs[i]` was writable.
+    fn writable_under(ruleset: &OwnedFd, dirs: &[&Path]) -> u32 {
+        let files: Vec<CString> = dirs
+            .iter()
+            .map(|d| CString::new(d.join("made-by-test").as_os_str().as_bytes()).expect("path"))
+            .collect();
+        // SAFETY: the child makes system calls on memory prepared before the fork and
+        // leaves with `_exit`; the parent only waits for it.
+        unsafe {
+            let pid = libc::fork();
+            assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
+            if pid == 0 {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0
+                    || libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) != 0
+                {
+                    libc::_exit(255);
+                }
+                let mut bits = 0;
+                for (i, file) in files.iter().enumerate() {
+                    let fd = libc::open(file.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o600);
+                    if fd >= 0 {
+                        bits |= 1 << i;
+                        libc::close(fd);
+                        libc::unlink(file.as_ptr());
+                    }
+                }
+                libc::_exit(bits);
+            }
+            let mut status = 0;
+            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
+            assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+            let code = libc::WEXITSTATUS(status);
+            assert_ne!(code, 255, "the child could not confine itself");
+            code as u32
+        }
+    }
+
+    /// Until the helper thread has put rules of `resolved` in the slot (or 30 s, on a
+    /// machine too busy for it: the caller then finds none and builds its own).
+    fn wait_for_ahead(resolved: u64) {
+        let until = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < until {
+            if AHEAD
+                .lock()
+                .expect("lock")
+                .as_ref()
+                .is_some_and(|a| a.resolved == resolved)
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Jobs of one sandbox started one after another: after the first, each finds its
+    /// rules built ahead (the spawn's path adds only the terminal's), and those rules
+    /// let it write its own TMPDIR and not another job's, however the TMPDIRs are
+    /// handed out: a job given another directory than the one the rules were built
+    /// for builds its own, never takes those. Judged by the kernel, in a child
+    /// confined by the very ruleset the job would get.
+    #[test]
+    fn jobs_get_rules_built_ahead_for_their_own_tmpdir_and_no_other() {
+        let _serial = serial();
+        let support = super::super::support().expect("Landlock");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = Arc::new(Anchor::open(&dir.path().canonicalize().expect("canonical")).expect("root"));
+        let resolved = Arc::new(crate::sandbox::resolve(&Default::default(), &root).expect("resolve"));
+        let launch = |tmpdir: &JobTmpDir, others: &[&JobTmpDir]| -> bool {
+            let job = JobSandbox {
+                resolved: &resolved,
+                tmpdir,
+                support,
+            };
+            let (fd, ahead) = ruleset(&job, None).expect("ruleset");
+            let mut dirs = vec![tmpdir.path()];
+            dirs.extend(others.iter().map(|o| o.path()));
+            assert_eq!(
+                writable_under(&fd, &dirs),
+                1,
+                "only the job's own TMPDIR is writable (built ahead: {ahead}; {dirs:?})"
+            );
+            after_launch(fd, &resolved, support);
+            ahead
+        };
+        let first = JobTmpDir::take().expect("tmpdir");
+        launch(&first, &[]);
+        let mut held = vec![first];
+        let mut ahead = 0;
+        for _ in 0..6 {
+            wait_for_ahead(resolved.id);
+            let tmpdir = JobTmpDir::take().expect("tmpdir");
+            let others: Vec<&JobTmpDir> = held.iter().collect();
+            ahead += usize::from(launch(&tmpdir, &others));
+            held.push(tmpdir);
+        }
+        // Rules built for the next spare, and the spares handed out the other way
+        // round: the job given the second never gets the first's rules.
+        wait_for_ahead(resolved.id);
+        let (a, b) = (JobTmpDir::take().expect("a"), JobTmpDir::take().expect("b"));
+        let mut others: Vec<&JobTmpDir> = held.iter().collect();
+        others.push(&a);
+        assert!(
+            !launch(&b, &others),
+            "rules built ahead for another directory were used"
+        );
+        assert!(ahead >= 1, "no job found its rules built ahead");
+        // Unconfined (no ruleset at all), each directory is writable: the check can fail.
+        for d in held.iter().chain([&a, &b]) {
+            let file = d.path().join("made-by-test");
+            std::fs::write(&file, b"x").expect("unconfined write");
+            std::fs::remove_file(&file).expect("remove");
+        }
     }
 }
