@@ -118,7 +118,11 @@ mod imp {
                         match chore {
                             Chore::MakeSpares => make_spares(),
                             Chore::Settle(name, id, reusable) => settle(&name, id, reusable),
-                            Chore::Run(work) => work(),
+                            // Then the spares the last `take`s left short.
+                            Chore::Run(work) => {
+                                work();
+                                make_spares();
+                            }
                         }
                     }
                 })
@@ -324,7 +328,8 @@ mod imp {
     }
 
     /// Runs `work` on the helper thread after the chores queued before it (the spares
-    /// asked for by the last `take` are made by then); dropped if there is no helper.
+    /// asked for by the last `take` are made by then), then makes the spares up to
+    /// `SPARES_AHEAD`; dropped if there is no helper.
     pub fn on_helper(work: impl FnOnce() + Send + 'static) {
         let _ = delegate(Chore::Run(Box::new(work)));
     }
@@ -374,10 +379,11 @@ mod imp {
                 let ready = (!spares.is_empty()).then(|| spares.remove(0));
                 (ready, spares.len())
             };
-            // More are made ahead only when they run short: with enough left (jobs'
-            // directories kept for reuse), the helper thread is not woken for nothing
-            // on the spawn's path. No helper thread: the next job makes its own.
-            if left < SPARES_AHEAD {
+            // Spares are made ahead by the next hand-over to the helper thread
+            // (`on_helper`: a sandboxed spawn's own, after its launch), and asked for
+            // here only when none is left: the spawn's path wakes the helper thread
+            // once, not twice. No helper thread: the next job makes its own.
+            if left == 0 {
                 let _ = delegate(Chore::MakeSpares);
             }
             match ready {

@@ -369,8 +369,12 @@ impl Rules {
     }
 }
 
-/// Every entry of `/` but `/dev`, read once: a directory made at the top level later
-/// is not readable by jobs (fail closed).
+/// Every entry of `/` but `/dev` and the symlinks, read once: a directory made at the
+/// top level later is not readable by jobs (fail closed). A symlink there (`/bin` to
+/// `usr/bin` on merged-/usr systems) leads under another entry, whose rule covers it
+/// (a rule on it would be a second rule on the same tree: one more for every spawn to
+/// copy and every file access to look up), or under `/dev`, which is left out on
+/// purpose.
 fn top_level_entries() -> &'static [PathBuf] {
     static ENTRIES: OnceLock<Vec<PathBuf>> = OnceLock::new();
     ENTRIES.get_or_init(|| {
@@ -380,6 +384,7 @@ fn top_level_entries() -> &'static [PathBuf] {
         let mut entries: Vec<PathBuf> = dir
             .filter_map(|e| e.ok())
             .filter(|e| e.file_name() != "dev")
+            .filter(|e| e.file_type().is_ok_and(|t| !t.is_symlink()))
             .map(|e| e.path())
             .collect();
         entries.sort();
