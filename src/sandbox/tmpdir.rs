@@ -41,7 +41,7 @@ mod imp {
     use std::io;
     use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    use std::sync::mpsc::{channel, Sender};
+    use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
     use rustix::fs::{chmodat, mkdirat, openat, renameat, statat, AtFlags, Dir, Mode, OFlags};
@@ -54,12 +54,14 @@ mod imp {
     const SPARES_AHEAD: usize = 2;
     /// How many empty directories are kept at most (made ahead, or left by jobs).
     const MAX_SPARES: usize = 8;
-    /// Nice steps the helper thread takes above the process's own value (`pool` says
+    /// Nice steps the helper thread takes above the process's own value (`helper` says
     /// why): 10 gives it about a tenth of a default thread's weight (110 against 1024),
     /// enough that a job's or the JS thread's wake-up takes the core from it at once,
     /// and that on a machine busy with other work it still keeps up with the jobs
     /// (19, weight 15, fell behind there: the spawns then built their own rules).
     const HELPER_NICE_STEPS: i32 = 10;
+    /// Directories only to be removed that may wait for an idle helper thread.
+    const MAX_REMOVALS_WAITING: usize = 64;
 
     #[derive(Debug)]
     pub struct JobTmpDir {
@@ -103,29 +105,7 @@ mod imp {
             let (tx, rx) = channel::<Chore>();
             let started = std::thread::Builder::new()
                 .name("native-shell-tmpdirs".into())
-                .spawn(move || {
-                    // Everything here is work ahead of the jobs, or after them: on two
-                    // cores its CPU (about 0.1 ms a job: the next ruleset, a directory
-                    // made or kept) competed with the spawn's own threads, the JS thread
-                    // and the new job, and that showed in every sandboxed spawn's time
-                    // (docs/sandbox.md, "What it costs"). At the lowest weight it runs
-                    // when a core is free. Falling behind costs time, never safety: a
-                    // spawn that finds no spare or no ruleset made for it makes its own.
-                    // This thread never starts a process (which would inherit the
-                    // weight).
-                    crate::platform::lower_current_thread(HELPER_NICE_STEPS);
-                    for chore in rx {
-                        match chore {
-                            Chore::MakeSpares => make_spares(),
-                            Chore::Settle(name, id, reusable) => settle(&name, id, reusable),
-                            // Then the spares the last `take`s left short.
-                            Chore::Run(work) => {
-                                work();
-                                make_spares();
-                            }
-                        }
-                    }
-                })
+                .spawn(move || helper(rx))
                 .is_ok();
             Pool {
                 base: make_base(),
@@ -133,6 +113,48 @@ mod imp {
                 chores: Mutex::new(if started { Some(tx) } else { None }),
             }
         })
+    }
+
+    /// The helper thread's loop. Everything here is work ahead of the jobs, or after
+    /// them: on two cores its CPU (about 0.1 ms a job: the next ruleset, a directory
+    /// made or kept) competed with the spawn, the JS thread and the new job, and that
+    /// showed in every sandboxed spawn's time (docs/sandbox.md, "What it costs"). So
+    /// it runs at a lower weight (`HELPER_NICE_STEPS`), and what the next job needs
+    /// comes first: a directory that is only to be removed (its job may have left a
+    /// process behind) waits until no other chore does. Falling behind costs time,
+    /// never safety: a spawn that finds no spare or no ruleset made for it makes its
+    /// own. This thread never starts a process (which would inherit the weight).
+    fn helper(rx: Receiver<Chore>) {
+        crate::platform::lower_current_thread(HELPER_NICE_STEPS);
+        let mut removals: Vec<(String, FileId)> = Vec::new();
+        loop {
+            let chore = match rx.try_recv() {
+                Ok(chore) => chore,
+                Err(TryRecvError::Empty) => match removals.pop() {
+                    Some((name, id)) => {
+                        settle(&name, id, false);
+                        continue;
+                    }
+                    None => match rx.recv() {
+                        Ok(chore) => chore,
+                        Err(_) => return,
+                    },
+                },
+                Err(TryRecvError::Disconnected) => return,
+            };
+            match chore {
+                Chore::MakeSpares => make_spares(),
+                // Bounded: past it, removed at once.
+                Chore::Settle(name, id, false) if removals.len() < MAX_REMOVALS_WAITING => removals.push((name, id)),
+                Chore::Settle(name, id, reusable) => settle(&name, id, reusable),
+                // The spares the last `take`s left short first (a spawn that finds none
+                // makes one, the dearest miss), then the work.
+                Chore::Run(work) => {
+                    make_spares();
+                    work();
+                }
+            }
+        }
     }
 
     fn base() -> io::Result<&'static Base> {
@@ -327,9 +349,9 @@ mod imp {
         gone.then_some(pid as u32)
     }
 
-    /// Runs `work` on the helper thread after the chores queued before it (the spares
-    /// asked for by the last `take` are made by then), then makes the spares up to
-    /// `SPARES_AHEAD`; dropped if there is no helper.
+    /// Runs `work` on the helper thread after the chores queued before it, and after
+    /// making the spares up to `SPARES_AHEAD` (the spare the next `take` hands out is
+    /// there by then); dropped if there is no helper.
     pub fn on_helper(work: impl FnOnce() + Send + 'static) {
         let _ = delegate(Chore::Run(Box::new(work)));
     }
