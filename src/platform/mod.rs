@@ -107,6 +107,17 @@ pub use linux::thread_priority::lower_current_thread;
 #[cfg(not(target_os = "linux"))]
 pub fn lower_current_thread(_by: i32) {}
 
+/// Lets the calling thread's wake-ups wait for a free core instead of preempting a
+/// running thread, at the default weight (Linux: `SCHED_BATCH`;
+/// `linux::thread_priority`). Elsewhere a no-op. Same rule: it must never start a
+/// process.
+#[cfg(target_os = "linux")]
+pub use linux::thread_priority::batch_current_thread;
+
+/// See the Linux one: a no-op here.
+#[cfg(not(target_os = "linux"))]
+pub fn batch_current_thread() {}
+
 /// What the per-job sandbox can be here (`crate::sandbox`), found once: Landlock and
 /// seccomp on Linux, Seatbelt on macOS; an error (why not) elsewhere, or on a Linux
 /// kernel without Landlock. A sandboxed job is refused then, never run unconfined.

@@ -42,7 +42,7 @@ mod imp {
     use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
-    use std::sync::{Mutex, MutexGuard, OnceLock};
+    use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
     use rustix::fs::{chmodat, mkdirat, openat, renameat, statat, AtFlags, Dir, Mode, OFlags};
 
@@ -54,12 +54,6 @@ mod imp {
     const SPARES_AHEAD: usize = 2;
     /// How many empty directories are kept at most (made ahead, or left by jobs).
     const MAX_SPARES: usize = 8;
-    /// Nice steps the helper thread takes above the process's own value (`helper` says
-    /// why): 10 gives it about a tenth of a default thread's weight (110 against 1024),
-    /// enough that a job's or the JS thread's wake-up takes the core from it at once,
-    /// and that on a machine busy with other work it still keeps up with the jobs
-    /// (19, weight 15, fell behind there: the spawns then built their own rules).
-    const HELPER_NICE_STEPS: i32 = 10;
     /// Directories only to be removed that may wait for an idle helper thread.
     const MAX_REMOVALS_WAITING: usize = 64;
 
@@ -67,8 +61,9 @@ mod imp {
     pub struct JobTmpDir {
         /// Its name in the private base (`job-<pid>-<n>`).
         name: String,
-        /// Held since it was made: what the job's rule is built from.
-        dir: Anchor,
+        /// Held since it was made: what the job's rule is built from (shared with the
+        /// helper thread while it builds that rule ahead: `next_spare`).
+        dir: Arc<Anchor>,
         /// Handed back already (`release`).
         released: AtomicBool,
     }
@@ -119,13 +114,16 @@ mod imp {
     /// them: on two cores its CPU (about 0.1 ms a job: the next ruleset, a directory
     /// made or kept) competed with the spawn, the JS thread and the new job, and that
     /// showed in every sandboxed spawn's time (docs/sandbox.md, "What it costs"). So
-    /// it runs at a lower weight (`HELPER_NICE_STEPS`), and what the next job needs
-    /// comes first: a directory that is only to be removed (its job may have left a
-    /// process behind) waits until no other chore does. Falling behind costs time,
-    /// never safety: a spawn that finds no spare or no ruleset made for it makes its
-    /// own. This thread never starts a process (which would inherit the weight).
+    /// it runs under `SCHED_BATCH` (`crate::platform::batch_current_thread`): handed
+    /// work, it waits for a free core rather than taking one from the job or the JS
+    /// thread, yet keeps its fair share on a busy machine (a lower weight, nice +10,
+    /// made it fall behind there: measured worse). And what the next job needs comes
+    /// first: a directory that is only to be removed (its job may have left a process
+    /// behind) waits until no other chore does. Falling behind costs time, never
+    /// safety: a spawn that finds no spare or no ruleset made for it makes its own.
+    /// This thread never starts a process (which would inherit its policy).
     fn helper(rx: Receiver<Chore>) {
-        crate::platform::lower_current_thread(HELPER_NICE_STEPS);
+        crate::platform::batch_current_thread();
         let mut removals: Vec<(String, FileId)> = Vec::new();
         loop {
             let chore = match rx.try_recv() {
@@ -283,7 +281,7 @@ mod imp {
                 if let Some(dir) = reusable_as(base, &current, id) {
                     spares().push(JobTmpDir {
                         name: current,
-                        dir,
+                        dir: Arc::new(dir),
                         released: AtomicBool::new(false),
                     });
                     return;
@@ -356,13 +354,12 @@ mod imp {
         let _ = delegate(Chore::Run(Box::new(work)));
     }
 
-    /// The spare the next `take` hands out, if one is ready: its identity and a
-    /// descriptor of it (close-on-exec), to prepare that job's rules ahead.
-    pub fn next_spare() -> Option<(FileId, std::os::fd::OwnedFd)> {
-        let spares = spares();
-        let spare = spares.first()?;
-        let fd = spare.dir.fd().try_clone_to_owned().ok()?;
-        Some((spare.dir.id(), fd))
+    /// The spare the next `take` hands out, if one is ready: its descriptor (and so its
+    /// identity), to prepare that job's rules ahead.
+    pub fn next_spare() -> Option<Arc<Anchor>> {
+        // Shared, not duplicated: no system call while the spares are locked (a spawn
+        // waits for this lock, and this thread runs at a lower weight).
+        spares().first().map(|spare| spare.dir.clone())
     }
 
     /// The directories the private base is reached through (made first if it is not
@@ -426,7 +423,7 @@ mod imp {
                     Ok(dir) => {
                         return Ok(Self {
                             name,
-                            dir,
+                            dir: Arc::new(dir),
                             released: AtomicBool::new(false),
                         })
                     }

@@ -129,12 +129,12 @@ impl Ahead {
     /// On the TMPDIR helper thread, after the spares the last `take` asked for: the
     /// rules of the next job of `resolved`, for the spare it will be given.
     fn prepare_next(resolved: &Resolved, support: &Support) {
-        let Some((tmpdir, fd)) = next_spare() else { return };
-        if let Ok(rules) = job_rules(resolved, support, fd.as_fd()) {
+        let Some(spare) = next_spare() else { return };
+        if let Ok(rules) = job_rules(resolved, support, spare.fd()) {
             let mut slot = AHEAD.lock().unwrap_or_else(|e| e.into_inner());
             *slot = Some(Ahead {
                 resolved: resolved.id,
-                tmpdir,
+                tmpdir: spare.id(),
                 fd: rules,
             });
         }
