@@ -41,7 +41,7 @@ mod imp {
     use std::io;
     use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+    use std::sync::mpsc::{channel, Receiver, Sender};
     use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
     use rustix::fs::{chmodat, mkdirat, openat, renameat, statat, AtFlags, Dir, Mode, OFlags};
@@ -54,8 +54,6 @@ mod imp {
     const SPARES_AHEAD: usize = 2;
     /// How many empty directories are kept at most (made ahead, or left by jobs).
     const MAX_SPARES: usize = 8;
-    /// Directories only to be removed that may wait for an idle helper thread.
-    const MAX_REMOVALS_WAITING: usize = 64;
 
     #[derive(Debug)]
     pub struct JobTmpDir {
@@ -117,33 +115,14 @@ mod imp {
     /// it runs under `SCHED_BATCH` (`crate::platform::batch_current_thread`): handed
     /// work, it waits for a free core rather than taking one from the job or the JS
     /// thread, yet keeps its fair share on a busy machine (a lower weight, nice +10,
-    /// made it fall behind there: measured worse). And what the next job needs comes
-    /// first: a directory that is only to be removed (its job may have left a process
-    /// behind) waits until no other chore does. Falling behind costs time, never
+    /// made it fall behind there: measured worse). Falling behind costs time, never
     /// safety: a spawn that finds no spare or no ruleset made for it makes its own.
     /// This thread never starts a process (which would inherit its policy).
     fn helper(rx: Receiver<Chore>) {
         crate::platform::batch_current_thread();
-        let mut removals: Vec<(String, FileId)> = Vec::new();
-        loop {
-            let chore = match rx.try_recv() {
-                Ok(chore) => chore,
-                Err(TryRecvError::Empty) => match removals.pop() {
-                    Some((name, id)) => {
-                        settle(&name, id, false);
-                        continue;
-                    }
-                    None => match rx.recv() {
-                        Ok(chore) => chore,
-                        Err(_) => return,
-                    },
-                },
-                Err(TryRecvError::Disconnected) => return,
-            };
+        for chore in rx {
             match chore {
                 Chore::MakeSpares => make_spares(),
-                // Bounded: past it, removed at once.
-                Chore::Settle(name, id, false) if removals.len() < MAX_REMOVALS_WAITING => removals.push((name, id)),
                 Chore::Settle(name, id, reusable) => settle(&name, id, reusable),
                 // The spares the last `take`s left short first (a spawn that finds none
                 // makes one, the dearest miss), then the work.
