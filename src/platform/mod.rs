@@ -51,6 +51,9 @@ pub use no_git_guard::{GitGuard, GitHold};
 /// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
 #[cfg(unix)]
 pub use unix::git_guard::{GitGuard, GitHold};
+/// User and group names by id (the daemon's file calls: unix/accounts.rs).
+#[cfg(unix)]
+pub use unix::accounts::{group_name, user_name};
 
 /// Windows runs no sandboxed job (`SANDBOX_UNAVAILABLE`): nothing to guard.
 #[cfg(windows)]
