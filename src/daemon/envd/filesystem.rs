@@ -1,166 +1,98 @@
-//! envd's `filesystem.Filesystem` Connect service (proto/envd/filesystem.proto) on the
-//! daemon's file system: Stat, ListDir, MakeDir, Move and Remove, which the e2b SDKs'
-//! files.list/exists/getInfo/makeDir/rename/remove call. The watchers (WatchDir and the
-//! polling trio) answer Unimplemented. Paths and codes: fs_entry.rs.
+//! envd's `filesystem.Filesystem` Connect service (proto/envd/filesystem.proto) over
+//! HTTP, for the e2b SDKs' files.list/exists/getInfo/makeDir/rename/remove: each request
+//! checked like process.Process's (method, content type, encoding, size), decoded in
+//! either codec, and answered by fs_calls.rs on a blocking thread (file system calls
+//! block; the connection's thread serves other requests meanwhile).
 //!
-//! Each call is plain blocking file system work; the HTTP side runs it off the
-//! connection's thread (spawn_blocking).
+//! Not served: WatchDir and the polling watcher calls (CreateWatcher, GetWatcherEvents,
+//! RemoveWatcher) answer `unimplemented` (the SDKs' files.watchDir fails with it).
 
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
-use super::fs_entry::{entry_at, entry_of, Bases, FsCode, FsError};
-use super::proto::filesystem::{
-    EntryInfo, FileType, ListDirRequest, ListDirResponse, MakeDirRequest, MakeDirResponse, MoveRequest, MoveResponse,
-    RemoveRequest, RemoveResponse, StatRequest, StatResponse,
-};
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
 
-/// The most entries one ListDir returns: a deep listing of `/` would otherwise build a
-/// reply of any size in the daemon's memory.
-pub const MAX_LIST_ENTRIES: usize = 100_000;
+use super::fs_calls;
+use super::fs_entry::{Bases, FsCode, FsError};
+use super::proto::filesystem as pb;
+use crate::daemon::http::connect::{self, check_encoding, decode, encode, read_unary, Code, Codec, ConnectError, Shape};
+use crate::daemon::http::{empty, full, Body, Face};
 
-pub fn stat(bases: &Bases, req: &StatRequest) -> Result<StatResponse, FsError> {
-    let path = bases.resolve(&req.path)?;
-    Ok(StatResponse { entry: Some(entry_at(&path)?) })
+/// The path prefix of the service's methods.
+pub const PREFIX: &str = "/filesystem.Filesystem/";
+/// How long a request's body may take to arrive.
+const BODY_WAIT: Duration = Duration::from_secs(30);
+
+pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
+    let method = req.uri().path().trim_start_matches(PREFIX).to_string();
+    if req.method() != Method::POST {
+        return empty(StatusCode::METHOD_NOT_ALLOWED);
+    }
+    let Some((shape, codec)) = connect::content_type(req.headers()) else {
+        return empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    };
+    // WatchDir is the service's one stream: it ends at once with the error.
+    if method == "WatchDir" && shape == Shape::Streaming {
+        return full(StatusCode::OK, connect::streaming_type(codec), unimplemented().end_stream());
+    }
+    if shape != Shape::Unary {
+        return empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    }
+    if let Err(e) = check_encoding(req.headers(), shape) {
+        return e.unary_response();
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match read_unary(&parts.headers, body, BODY_WAIT).await {
+        Ok(bytes) => bytes,
+        Err(e) => return e.unary_response(),
+    };
+    let bases = Bases::of_daemon(face.listen.project_root.as_deref());
+    let answer = tokio::task::spawn_blocking(move || call(&method, codec, &bytes, &bases))
+        .await
+        .unwrap_or_else(|e| Err(ConnectError::new(Code::Internal, format!("the file call failed: {e}"))));
+    match answer {
+        Ok(bytes) => full(StatusCode::OK, connect::unary_type(codec), bytes),
+        Err(e) => e.unary_response(),
+    }
 }
 
-/// The entries under a directory, `depth` levels down (0 counts as 1), depth first in
-/// name order, not following symlinks below the top. The top may be a symlink to a
-/// directory; the entries' paths are under the path as requested.
-pub fn list_dir(bases: &Bases, req: &ListDirRequest) -> Result<ListDirResponse, FsError> {
-    let requested = bases.resolve(&req.path)?;
-    let depth = req.depth.max(1);
-    let meta = std::fs::metadata(&requested).map_err(|e| FsError::io(&e, "cannot list", &requested))?;
-    if !meta.is_dir() {
-        return Err(FsError::new(FsCode::InvalidArgument, format!("path is not a directory: {}", requested.display())));
+/// One unary call: its request decoded, the call made, its reply encoded.
+fn call(method: &str, codec: Codec, bytes: &[u8], bases: &Bases) -> Result<Bytes, ConnectError> {
+    fn reply<M: prost::Message + serde::Serialize>(codec: Codec, r: Result<M, FsError>) -> Result<Bytes, ConnectError> {
+        r.map(|m| encode(codec, &m)).map_err(|e| connect_error(&e))
     }
-    let mut entries = Vec::new();
-    walk(&requested, depth, &mut entries)?;
-    Ok(ListDirResponse { entries })
+    match method {
+        "Stat" => reply(codec, fs_calls::stat(bases, &decode::<pb::StatRequest>(codec, bytes)?)),
+        "ListDir" => reply(codec, fs_calls::list_dir(bases, &decode::<pb::ListDirRequest>(codec, bytes)?)),
+        "MakeDir" => reply(codec, fs_calls::make_dir(bases, &decode::<pb::MakeDirRequest>(codec, bytes)?)),
+        "Move" => reply(codec, fs_calls::rename(bases, &decode::<pb::MoveRequest>(codec, bytes)?)),
+        "Remove" => reply(codec, fs_calls::remove(bases, &decode::<pb::RemoveRequest>(codec, bytes)?)),
+        "WatchDir" | "CreateWatcher" | "GetWatcherEvents" | "RemoveWatcher" => Err(unimplemented()),
+        _ => Err(ConnectError::new(Code::NotFound, format!("no method filesystem.Filesystem/{method}"))),
+    }
 }
 
-fn walk(dir: &Path, depth: u32, out: &mut Vec<EntryInfo>) -> Result<(), FsError> {
-    let reader = std::fs::read_dir(dir).map_err(|e| FsError::io(&e, "cannot read directory", dir))?;
-    let mut names: Vec<PathBuf> = Vec::new();
-    for item in reader {
-        let item = item.map_err(|e| FsError::io(&e, "cannot read directory", dir))?;
-        names.push(item.path());
-    }
-    names.sort();
-    for path in names {
-        // An entry removed between readdir and lstat is simply not listed.
-        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
-        if out.len() >= MAX_LIST_ENTRIES {
-            return Err(FsError::new(
-                FsCode::ResourceExhausted,
-                format!("more than {MAX_LIST_ENTRIES} entries under {}: ask for a smaller depth", dir.display()),
-            ));
-        }
-        out.push(entry_of(&path, &meta));
-        if depth > 1 && meta.is_dir() {
-            walk(&path, depth - 1, out)?;
-        }
-    }
-    Ok(())
+fn unimplemented() -> ConnectError {
+    ConnectError::new(
+        Code::Unimplemented,
+        "this server does not watch directories (filesystem.WatchDir and the watcher calls)",
+    )
 }
 
-/// Makes the directory and its missing parents. AlreadyExists when it is there (the
-/// SDK's makeDir returns false), InvalidArgument when something else is.
-pub fn make_dir(bases: &Bases, req: &MakeDirRequest) -> Result<MakeDirResponse, FsError> {
-    let path = bases.resolve(&req.path)?;
-    match std::fs::metadata(&path) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(FsError::new(FsCode::AlreadyExists, format!("directory already exists: {}", path.display())));
-        }
-        Ok(_) => {
-            return Err(FsError::new(
-                FsCode::InvalidArgument,
-                format!("path already exists but is not a directory: {}", path.display()),
-            ));
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(FsError::io(&e, "cannot check", &path)),
-    }
-    std::fs::create_dir_all(&path).map_err(|e| FsError::io(&e, "cannot make directory", &path))?;
-    Ok(MakeDirResponse { entry: Some(entry_at(&path)?) })
-}
-
-/// Renames `source` to `destination` (making the destination's missing parents), as
-/// rename(2): a file replaces a file there.
-pub fn rename(bases: &Bases, req: &MoveRequest) -> Result<MoveResponse, FsError> {
-    let source = bases.resolve(&req.source)?;
-    let destination = bases.resolve(&req.destination)?;
-    std::fs::symlink_metadata(&source).map_err(|e| FsError::io(&e, "cannot move", &source))?;
-    if let Some(parent) = destination.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| FsError::io(&e, "cannot make directory", parent))?;
-    }
-    std::fs::rename(&source, &destination).map_err(|e| FsError::io(&e, "cannot move to", &destination))?;
-    Ok(MoveResponse { entry: Some(entry_at(&destination)?) })
-}
-
-/// Removes a file, a symlink (not what it points at) or a directory with everything in it.
-pub fn remove(bases: &Bases, req: &RemoveRequest) -> Result<RemoveResponse, FsError> {
-    let path = bases.resolve(&req.path)?;
-    let meta = std::fs::symlink_metadata(&path).map_err(|e| FsError::io(&e, "cannot remove", &path))?;
-    let done = if meta.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
-    done.map_err(|e| FsError::io(&e, "cannot remove", &path))?;
-    Ok(RemoveResponse {})
-}
-
-/// What a watcher call gets: the daemon does not watch directories (yet).
-pub fn watch_unimplemented() -> FsError {
-    FsError::new(FsCode::Unimplemented, "this server does not watch directories (filesystem.WatchDir and the watcher calls)")
-}
-
-/// The entry type for `FileType` values the SDK keeps (it drops unspecified ones).
-#[allow(dead_code)]
-pub fn is_listed(entry: &EntryInfo) -> bool {
-    entry.r#type != FileType::Unspecified as i32
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn in_dir() -> (tempfile::TempDir, Bases) {
-        let dir = tempfile::tempdir().unwrap();
-        let bases = Bases { home: dir.path().to_path_buf(), workdir: None };
-        (dir, bases)
-    }
-
-    #[test]
-    fn lists_to_the_depth_asked_in_name_order() {
-        let (dir, b) = in_dir();
-        std::fs::create_dir_all(dir.path().join("b/c/d")).unwrap();
-        std::fs::write(dir.path().join("a.txt"), "x").unwrap();
-        let names = |depth| {
-            list_dir(&b, &ListDirRequest { path: String::new(), depth })
-                .unwrap()
-                .entries
-                .into_iter()
-                .map(|e| e.path.strip_prefix(&dir.path().display().to_string()).unwrap().to_string())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(names(0), ["/a.txt", "/b"]);
-        assert_eq!(names(2), ["/a.txt", "/b", "/b/c"]);
-        let err = list_dir(&b, &ListDirRequest { path: "a.txt".into(), depth: 1 }).unwrap_err();
-        assert_eq!(err.code, FsCode::InvalidArgument);
-        let err = list_dir(&b, &ListDirRequest { path: "none".into(), depth: 1 }).unwrap_err();
-        assert_eq!(err.code, FsCode::NotFound);
-    }
-
-    #[test]
-    fn makes_moves_and_removes() {
-        let (dir, b) = in_dir();
-        let made = make_dir(&b, &MakeDirRequest { path: "x/y".into() }).unwrap().entry.unwrap();
-        assert_eq!(made.r#type, FileType::Directory as i32);
-        assert_eq!(make_dir(&b, &MakeDirRequest { path: "x/y".into() }).unwrap_err().code, FsCode::AlreadyExists);
-        std::fs::write(dir.path().join("f"), "1").unwrap();
-        assert_eq!(make_dir(&b, &MakeDirRequest { path: "f".into() }).unwrap_err().code, FsCode::InvalidArgument);
-        let moved = rename(&b, &MoveRequest { source: "f".into(), destination: "n/g".into() }).unwrap().entry.unwrap();
-        assert_eq!(moved.path, dir.path().join("n/g").display().to_string());
-        assert_eq!(stat(&b, &StatRequest { path: "f".into() }).unwrap_err().code, FsCode::NotFound);
-        remove(&b, &RemoveRequest { path: "x".into() }).unwrap();
-        assert!(!dir.path().join("x").exists());
-        assert_eq!(remove(&b, &RemoveRequest { path: "x".into() }).unwrap_err().code, FsCode::NotFound);
-    }
+/// A file call's failure as the Connect error the SDKs map (not_found is their
+/// FileNotFoundError; already_exists makes files.makeDir return false).
+pub fn connect_error(e: &FsError) -> ConnectError {
+    let code = match e.code {
+        FsCode::InvalidArgument => Code::InvalidArgument,
+        FsCode::NotFound => Code::NotFound,
+        FsCode::AlreadyExists => Code::AlreadyExists,
+        FsCode::PermissionDenied => Code::PermissionDenied,
+        FsCode::FailedPrecondition => Code::FailedPrecondition,
+        FsCode::ResourceExhausted => Code::ResourceExhausted,
+        FsCode::Unimplemented => Code::Unimplemented,
+        FsCode::Internal => Code::Internal,
+    };
+    ConnectError::new(code, e.message.clone())
 }

@@ -15,8 +15,8 @@ use std::path::{Component, Path, PathBuf};
 
 use super::proto::filesystem::{EntryInfo, FileType};
 
-/// A file call's failure: a Connect code (filesystem.rs) that files.rs turns into the
-/// HTTP status envd's REST API gives.
+/// A file call's failure: its code becomes a Connect code (filesystem.rs) or the HTTP
+/// status envd's REST API gives (files.rs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FsError {
     pub code: FsCode,
@@ -36,20 +36,6 @@ pub enum FsCode {
 }
 
 impl FsCode {
-    /// The Connect protocol's name of the code (what the SDKs map to their errors).
-    pub fn connect(self) -> &'static str {
-        match self {
-            FsCode::InvalidArgument => "invalid_argument",
-            FsCode::NotFound => "not_found",
-            FsCode::AlreadyExists => "already_exists",
-            FsCode::PermissionDenied => "permission_denied",
-            FsCode::FailedPrecondition => "failed_precondition",
-            FsCode::ResourceExhausted => "resource_exhausted",
-            FsCode::Unimplemented => "unimplemented",
-            FsCode::Internal => "internal",
-        }
-    }
-
     /// The status envd's REST API (/files) answers with: 404 is the SDKs'
     /// FileNotFoundError, 400 InvalidArgumentError, 507 NotEnoughSpaceError.
     pub fn http_status(self) -> u16 {
@@ -172,9 +158,7 @@ pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
         }),
         symlink_target,
         metadata: Default::default(),
-        // Left false: the type says symlink, and an SDK that predates this field (e2b
-        // 2.51 on npm) refuses a JSON message with a field it does not know.
-        is_symlink: false,
+        is_symlink: kind.is_symlink(),
     }
 }
 
