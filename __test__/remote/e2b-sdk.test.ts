@@ -69,7 +69,10 @@ describe('commands', () => {
     expect(await eventuallyAsync(() => out.includes('got:two'))).toBe(true);
 
     expect(await sandbox.commands.kill(pid)).toBe(true);
+    // Killed: envd's end event says exit code -1 (a signal), which wait() throws.
     const ended = await handle.wait().catch((e: unknown) => e);
+    console.log("ENDED", JSON.stringify(ended), out);
+    expect(ended).toMatchObject({ exitCode: -1 });
     expect(ended).toBeInstanceOf(CommandExitError);
     expect(await eventuallyAsync(() => !alive(pid))).toBe(true);
     expect(await eventuallyAsync(async () => !(await sandbox.commands.list()).some((p) => p.pid === pid))).toBe(true);

@@ -91,7 +91,6 @@ pub fn connect_error(e: &FsError) -> ConnectError {
         FsCode::PermissionDenied => Code::PermissionDenied,
         FsCode::FailedPrecondition => Code::FailedPrecondition,
         FsCode::ResourceExhausted => Code::ResourceExhausted,
-        FsCode::Unimplemented => Code::Unimplemented,
         FsCode::Internal => Code::Internal,
     };
     ConnectError::new(code, e.message.clone())

@@ -31,7 +31,6 @@ pub enum FsCode {
     PermissionDenied,
     FailedPrecondition,
     ResourceExhausted,
-    Unimplemented,
     Internal,
 }
 
@@ -44,7 +43,6 @@ impl FsCode {
             FsCode::NotFound => 404,
             FsCode::PermissionDenied => 403,
             FsCode::ResourceExhausted => 507,
-            FsCode::Unimplemented => 501,
             FsCode::Internal => 500,
         }
     }
