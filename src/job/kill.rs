@@ -38,6 +38,16 @@ async fn scan(job: &Arc<Job>) -> Vec<ProcInfo> {
 }
 
 pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> KillReport {
+    end_job(job, grace, reason, Ending::Politely).await
+}
+
+/// `kill_job` with SIGKILL from the start, no SIGTERM first: for a caller that asked
+/// for SIGKILL itself (envd's `SendSignal`), whose processes must die of it.
+pub async fn kill_job_now(job: &Arc<Job>) -> KillReport {
+    end_job(job, Duration::ZERO, JobStatus::Killed, Ending::Now).await
+}
+
+async fn end_job(job: &Arc<Job>, grace: Duration, reason: JobStatus, first: Ending) -> KillReport {
     // Input still queued would only keep the writer feeding a dying terminal.
     job.drop_input();
     let was_running = {
@@ -52,7 +62,7 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
     let mut escalated = false;
     let mut survivors = Vec::new();
     if was_running || !procs.is_empty() {
-        end_processes(&job.meta.identity(), &procs, Ending::Politely);
+        end_processes(&job.meta.identity(), &procs, first);
         let deadline = Instant::now() + grace;
         let all_gone = || !job.is_running() && procs.iter().all(|p| !is_alive(p.pid));
         while !all_gone() && Instant::now() < deadline {

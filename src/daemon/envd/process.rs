@@ -97,15 +97,14 @@ fn call_unary(call: Call, codec: Codec, face: &Face) -> Result<Bytes, ConnectErr
         Call::SendSignal(request) => {
             let signal = signal_of(&request)?;
             let found = envd.find_running(daemon, request.process.as_ref())?;
-            let grace = match signal {
-                pb::Signal::Sigkill => Duration::ZERO,
-                _ => SIGTERM_GRACE.min(MAX_GRACE),
-            };
             // The whole tree, by the core's kill; answered at once, not when it is
             // done (E2B #1034: their kill blocked). The end reaches the streams.
             let service = found.hosted.service.clone();
             tokio::spawn(async move {
-                let _ = service.kill(found.local, grace).await;
+                let _ = match signal {
+                    pb::Signal::Sigkill => service.kill_now(found.local).await,
+                    _ => service.kill(found.local, SIGTERM_GRACE.min(MAX_GRACE)).await,
+                };
             });
             Ok(encode(codec, &pb::SendSignalResponse {}))
         }
