@@ -19,7 +19,7 @@ let workdir: string;
 beforeAll(async () => {
   const python = ensurePythonPackage('e2b', 'e2b');
   face = await startFace();
-  workdir = join(face.base, 'py-work');
+  workdir = join(face.project, 'py-work');
   mkdirSync(workdir);
   const out = execFileSync(python, [join(__dirname, 'fixtures', 'e2b_python_client.py'), workdir], {
     encoding: 'utf8',

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CommandExitError, FileNotFoundError, Sandbox } from 'e2b';
+import { type CommandHandle, CommandExitError, FileNotFoundError, InvalidArgumentError, Sandbox } from 'e2b';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive } from '../helpers';
@@ -34,7 +34,7 @@ describe('commands', () => {
   });
 
   it('run: cwd and envs, and callbacks see the output as it comes', async () => {
-    const dir = join(face.base, 'elsewhere');
+    const dir = join(face.project, 'sub');
     execFileSync('mkdir', ['-p', dir]);
     const seen: string[] = [];
     const r = await sandbox.commands.run('pwd; echo "$GREETING $OTHER"', {
@@ -44,8 +44,10 @@ describe('commands', () => {
     });
     expect(r.stdout).toBe(`${dir}\nhello world\n`);
     expect(seen.join('')).toBe(r.stdout);
-    // Without cwd the command starts in the project root the daemon was given.
+    // Without cwd the command starts in the project root the daemon was given; a cwd
+    // outside it is refused (the core's rule: docs/remote.md).
     expect((await sandbox.commands.run('pwd')).stdout).toBe(`${face.project}\n`);
+    await expect(sandbox.commands.run('pwd', { cwd: face.base })).rejects.toBeInstanceOf(InvalidArgumentError);
   });
 
   it('a background command is listed, re-attached from a second process after the first exited, fed, and killed', async () => {
@@ -71,14 +73,18 @@ describe('commands', () => {
     expect(await sandbox.commands.kill(pid)).toBe(true);
     // Killed: envd's end event says exit code -1 (a signal), which wait() throws.
     const ended = await handle.wait().catch((e: unknown) => e);
-    console.log("ENDED", JSON.stringify(ended), out);
     expect(ended).toMatchObject({ exitCode: -1 });
     expect(ended).toBeInstanceOf(CommandExitError);
     expect(await eventuallyAsync(() => !alive(pid))).toBe(true);
     expect(await eventuallyAsync(async () => !(await sandbox.commands.list()).some((p) => p.pid === pid))).toBe(true);
-    // A pid no job has: kill says false, connect fails.
+    // An ended job: kill says false (not found). Connect to it is answered with its end
+    // at once (envd answers not_found: its ended processes are gone), never a hang.
     expect(await sandbox.commands.kill(pid)).toBe(false);
-    await expect(sandbox.commands.connect(pid)).rejects.toThrow();
+    const late = await sandbox.commands.connect(pid).catch((e: unknown) => e);
+    if (!(late instanceof Error)) await expect((late as CommandHandle).wait()).rejects.toBeInstanceOf(CommandExitError);
+    // A pid no job ever had: not found.
+    expect(await sandbox.commands.kill(2 ** 31 - 2)).toBe(false);
+    await expect(sandbox.commands.connect(2 ** 31 - 2)).rejects.toThrow(/not.found/i);
   });
 });
 
