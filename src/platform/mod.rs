@@ -48,12 +48,12 @@ use windows as os;
 pub use buffer::{Read, ReadBuffer};
 #[cfg(windows)]
 pub use no_git_guard::{GitGuard, GitHold};
-/// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
-#[cfg(unix)]
-pub use unix::git_guard::{GitGuard, GitHold};
 /// User and group names by id (the daemon's file calls: unix/accounts.rs).
 #[cfg(unix)]
 pub use unix::accounts::{group_name, user_name};
+/// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
+#[cfg(unix)]
+pub use unix::git_guard::{GitGuard, GitHold};
 
 /// Windows runs no sandboxed job (`SANDBOX_UNAVAILABLE`): nothing to guard.
 #[cfg(windows)]

@@ -57,7 +57,11 @@ pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
 fn error_response(e: &FsError) -> Response<Body> {
     let status = e.code.http_status();
     let body = serde_json::json!({ "code": status, "message": e.message }).to_string();
-    full(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), "application/json", Bytes::from(body))
+    full(
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        "application/json",
+        Bytes::from(body),
+    )
 }
 
 /// The `path` parameter of a query string (form-urlencoded), if given.
@@ -70,7 +74,8 @@ fn query_path(query: &str) -> Result<Option<String>, FsError> {
         let spaced = value.replace('+', " ");
         let bytes = multipart::percent_decode(spaced.as_bytes())
             .ok_or_else(|| FsError::new(FsCode::InvalidArgument, "the path parameter has a bad %-escape"))?;
-        let text = String::from_utf8(bytes).map_err(|_| FsError::new(FsCode::InvalidArgument, "the path parameter is not UTF-8"))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| FsError::new(FsCode::InvalidArgument, "the path parameter is not UTF-8"))?;
         return Ok(Some(text));
     }
     Ok(None)
@@ -116,7 +121,10 @@ async fn download(path: Option<String>, bases: Bases) -> Result<Response<Body>, 
 fn open_for_read(path: &Path) -> Result<(File, u64), FsError> {
     let meta = std::fs::metadata(path).map_err(|e| FsError::io(&e, "cannot read", path))?;
     if meta.is_dir() {
-        return Err(FsError::new(FsCode::InvalidArgument, format!("path '{}' is a directory", path.display())));
+        return Err(FsError::new(
+            FsCode::InvalidArgument,
+            format!("path '{}' is a directory", path.display()),
+        ));
     }
     let file = File::open(path).map_err(|e| FsError::io(&e, "cannot open", path))?;
     Ok((file, meta.len()))
@@ -132,13 +140,20 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
             ));
         }
     }
-    let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let content_type = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
     let written = if let Some(boundary) = multipart::boundary(&content_type) {
         let form = read_form(req.into_body()).await?;
         blocking(move || write_form(&form, &boundary, path.as_deref(), &bases)).await?
     } else if content_type.is_empty() || content_type.starts_with("application/octet-stream") {
         let Some(path) = path else {
-            return Err(FsError::new(FsCode::InvalidArgument, "an application/octet-stream upload needs ?path="));
+            return Err(FsError::new(
+                FsCode::InvalidArgument,
+                "an application/octet-stream upload needs ?path=",
+            ));
         };
         let target = bases.resolve(&path)?;
         vec![stream_to_file(req.into_body(), target).await?]
@@ -158,7 +173,11 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
             })
         })
         .collect();
-    Ok(full(StatusCode::OK, "application/json", Bytes::from(serde_json::Value::Array(entries).to_string())))
+    Ok(full(
+        StatusCode::OK,
+        "application/json",
+        Bytes::from(serde_json::Value::Array(entries).to_string()),
+    ))
 }
 
 /// The whole multipart body, at most [`MAX_FORM`] bytes, each chunk within [`BODY_IDLE`].
@@ -168,7 +187,10 @@ async fn read_form(mut body: Incoming) -> Result<Vec<u8>, FsError> {
         if out.len() + frame.len() > MAX_FORM {
             return Err(FsError::new(
                 FsCode::InvalidArgument,
-                format!("a multipart upload over {} MiB: send large files as application/octet-stream", MAX_FORM >> 20),
+                format!(
+                    "a multipart upload over {} MiB: send large files as application/octet-stream",
+                    MAX_FORM >> 20
+                ),
             ));
         }
         out.extend_from_slice(&frame);
@@ -180,9 +202,19 @@ async fn read_form(mut body: Incoming) -> Result<Vec<u8>, FsError> {
 async fn next_frame(body: &mut Incoming) -> Result<Option<Bytes>, FsError> {
     loop {
         match tokio::time::timeout(BODY_IDLE, body.frame()).await {
-            Err(_) => return Err(FsError::new(FsCode::InvalidArgument, "the upload stalled (no data for 60 s)")),
+            Err(_) => {
+                return Err(FsError::new(
+                    FsCode::InvalidArgument,
+                    "the upload stalled (no data for 60 s)",
+                ))
+            }
             Ok(None) => return Ok(None),
-            Ok(Some(Err(e))) => return Err(FsError::new(FsCode::InvalidArgument, format!("reading the upload: {e}"))),
+            Ok(Some(Err(e))) => {
+                return Err(FsError::new(
+                    FsCode::InvalidArgument,
+                    format!("reading the upload: {e}"),
+                ))
+            }
             Ok(Some(Ok(frame))) => {
                 if let Ok(data) = frame.into_data() {
                     return Ok(Some(data));
@@ -198,7 +230,10 @@ fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) ->
     let parts = multipart::parse(form, boundary).map_err(|e| FsError::new(FsCode::InvalidArgument, e))?;
     let files: Vec<_> = parts.into_iter().filter(|p| p.name == "file").collect();
     if files.is_empty() {
-        return Err(FsError::new(FsCode::InvalidArgument, "the form has no part named \"file\""));
+        return Err(FsError::new(
+            FsCode::InvalidArgument,
+            "the form has no part named \"file\"",
+        ));
     }
     let single = files.len() == 1;
     let mut written = Vec::with_capacity(files.len());
@@ -207,11 +242,17 @@ fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) ->
             (true, Some(p), _) => p,
             (_, _, Some(f)) if !f.is_empty() => f,
             (_, Some(p), _) => p,
-            _ => return Err(FsError::new(FsCode::InvalidArgument, "a file part has no filename and the query no path")),
+            _ => {
+                return Err(FsError::new(
+                    FsCode::InvalidArgument,
+                    "a file part has no filename and the query no path",
+                ))
+            }
         };
         let target = bases.resolve(named)?;
         let mut file = create(&target)?;
-        file.write_all(part.data).map_err(|e| FsError::io(&e, "cannot write", &target))?;
+        file.write_all(part.data)
+            .map_err(|e| FsError::io(&e, "cannot write", &target))?;
         written.push(target);
     }
     Ok(written)
@@ -238,7 +279,8 @@ async fn stream_to_file(mut body: Incoming, target: PathBuf) -> Result<PathBuf, 
     let writer = tokio::task::spawn_blocking(move || -> Result<(), FsError> {
         let mut file = create(&writing)?;
         while let Some(chunk) = rx.blocking_recv() {
-            file.write_all(&chunk).map_err(|e| FsError::io(&e, "cannot write", &writing))?;
+            file.write_all(&chunk)
+                .map_err(|e| FsError::io(&e, "cannot write", &writing))?;
         }
         Ok(())
     });
@@ -274,7 +316,10 @@ mod tests {
 
     #[test]
     fn reads_the_path_parameter() {
-        assert_eq!(query_path("path=%2Ftmp%2Fa+b.txt&username=user").unwrap().as_deref(), Some("/tmp/a b.txt"));
+        assert_eq!(
+            query_path("path=%2Ftmp%2Fa+b.txt&username=user").unwrap().as_deref(),
+            Some("/tmp/a b.txt")
+        );
         assert_eq!(query_path("username=user").unwrap(), None);
         assert_eq!(query_path("path=%zz").unwrap_err().code, FsCode::InvalidArgument);
         assert_eq!(query_path("path=%ff").unwrap_err().code, FsCode::InvalidArgument);
@@ -283,7 +328,10 @@ mod tests {
     #[test]
     fn writes_the_files_of_a_form_where_they_are_named() {
         let dir = tempfile::tempdir().unwrap();
-        let bases = Bases { home: dir.path().to_path_buf(), workdir: None };
+        let bases = Bases {
+            home: dir.path().to_path_buf(),
+            workdir: None,
+        };
         let form = b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a/x.txt\"\r\n\r\nX\r\n--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"y.txt\"\r\n\r\nY\r\n--B--\r\n";
         let written = write_form(form, "B", None, &bases).unwrap();
         assert_eq!(written, [dir.path().join("a/x.txt"), dir.path().join("y.txt")]);
@@ -295,6 +343,9 @@ mod tests {
         let err = write_form(one, "B", Some("a"), &bases).unwrap_err();
         assert_eq!(err.code, FsCode::InvalidArgument);
         let none = b"--B\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nZ\r\n--B--\r\n";
-        assert_eq!(write_form(none, "B", Some("z"), &bases).unwrap_err().code, FsCode::InvalidArgument);
+        assert_eq!(
+            write_form(none, "B", Some("z"), &bases).unwrap_err().code,
+            FsCode::InvalidArgument
+        );
     }
 }

@@ -17,7 +17,9 @@ use hyper::{Method, Request, Response, StatusCode};
 use super::fs_calls;
 use super::fs_entry::{Bases, FsCode, FsError};
 use super::proto::filesystem as pb;
-use crate::daemon::http::connect::{self, check_encoding, decode, encode, read_unary, Code, Codec, ConnectError, Shape};
+use crate::daemon::http::connect::{
+    self, check_encoding, decode, encode, read_unary, Code, Codec, ConnectError, Shape,
+};
 use crate::daemon::http::{empty, full, Body, Face};
 
 /// The path prefix of the service's methods.
@@ -35,7 +37,11 @@ pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
     };
     // WatchDir is the service's one stream: it ends at once with the error.
     if method == "WatchDir" && shape == Shape::Streaming {
-        return full(StatusCode::OK, connect::streaming_type(codec), unimplemented().end_stream());
+        return full(
+            StatusCode::OK,
+            connect::streaming_type(codec),
+            unimplemented().end_stream(),
+        );
     }
     if shape != Shape::Unary {
         return empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
@@ -65,12 +71,27 @@ fn call(method: &str, codec: Codec, bytes: &[u8], bases: &Bases) -> Result<Bytes
     }
     match method {
         "Stat" => reply(codec, fs_calls::stat(bases, &decode::<pb::StatRequest>(codec, bytes)?)),
-        "ListDir" => reply(codec, fs_calls::list_dir(bases, &decode::<pb::ListDirRequest>(codec, bytes)?)),
-        "MakeDir" => reply(codec, fs_calls::make_dir(bases, &decode::<pb::MakeDirRequest>(codec, bytes)?)),
-        "Move" => reply(codec, fs_calls::rename(bases, &decode::<pb::MoveRequest>(codec, bytes)?)),
-        "Remove" => reply(codec, fs_calls::remove(bases, &decode::<pb::RemoveRequest>(codec, bytes)?)),
+        "ListDir" => reply(
+            codec,
+            fs_calls::list_dir(bases, &decode::<pb::ListDirRequest>(codec, bytes)?),
+        ),
+        "MakeDir" => reply(
+            codec,
+            fs_calls::make_dir(bases, &decode::<pb::MakeDirRequest>(codec, bytes)?),
+        ),
+        "Move" => reply(
+            codec,
+            fs_calls::rename(bases, &decode::<pb::MoveRequest>(codec, bytes)?),
+        ),
+        "Remove" => reply(
+            codec,
+            fs_calls::remove(bases, &decode::<pb::RemoveRequest>(codec, bytes)?),
+        ),
         "WatchDir" | "CreateWatcher" | "GetWatcherEvents" | "RemoveWatcher" => Err(unimplemented()),
-        _ => Err(ConnectError::new(Code::NotFound, format!("no method filesystem.Filesystem/{method}"))),
+        _ => Err(ConnectError::new(
+            Code::NotFound,
+            format!("no method filesystem.Filesystem/{method}"),
+        )),
     }
 }
 

@@ -50,7 +50,10 @@ impl FsCode {
 
 impl FsError {
     pub fn new(code: FsCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
+        Self {
+            code,
+            message: message.into(),
+        }
     }
 
     /// An I/O failure on `path` (what `doing` was), coded by its cause.
@@ -59,7 +62,9 @@ impl FsError {
             Some(libc::ENOENT) => FsCode::NotFound,
             Some(libc::EACCES | libc::EPERM | libc::EROFS) => FsCode::PermissionDenied,
             Some(libc::EEXIST | libc::ENOTEMPTY) => FsCode::AlreadyExists,
-            Some(libc::ENOTDIR | libc::EISDIR | libc::ENAMETOOLONG | libc::EINVAL | libc::EXDEV) => FsCode::InvalidArgument,
+            Some(libc::ENOTDIR | libc::EISDIR | libc::ENAMETOOLONG | libc::EINVAL | libc::EXDEV) => {
+                FsCode::InvalidArgument
+            }
             Some(libc::ELOOP) => FsCode::FailedPrecondition,
             Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG) => FsCode::ResourceExhausted,
             _ => FsCode::Internal,
@@ -80,8 +85,14 @@ pub struct Bases {
 impl Bases {
     /// The daemon's: $HOME (or `/`), and the project root if one was given.
     pub fn of_daemon(project_root: Option<&Path>) -> Self {
-        let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute()).unwrap_or_else(|| PathBuf::from("/"));
-        Self { home, workdir: project_root.map(Path::to_path_buf) }
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|h| h.is_absolute())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        Self {
+            home,
+            workdir: project_root.map(Path::to_path_buf),
+        }
     }
 
     /// The absolute, lexically clean path `requested` names: `~` and `~/x` are under the
@@ -140,9 +151,16 @@ pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
         // Sockets, FIFOs, devices: listed by envd as unspecified (the SDKs leave them out).
         FileType::Unspecified
     };
-    let symlink_target = kind.is_symlink().then(|| std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default());
+    let symlink_target = kind.is_symlink().then(|| {
+        std::fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default()
+    });
     EntryInfo {
-        name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "/".into()),
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "/".into()),
         r#type: file_type as i32,
         path: path.display().to_string(),
         size: i64::try_from(meta.len()).unwrap_or(i64::MAX),
@@ -206,7 +224,10 @@ mod tests {
     use super::*;
 
     fn bases() -> Bases {
-        Bases { home: "/home/u".into(), workdir: Some("/work/p".into()) }
+        Bases {
+            home: "/home/u".into(),
+            workdir: Some("/work/p".into()),
+        }
     }
 
     #[test]
@@ -217,7 +238,10 @@ mod tests {
         assert_eq!(b.resolve("x/../y").unwrap(), PathBuf::from("/work/p/y"));
         assert_eq!(b.resolve("").unwrap(), PathBuf::from("/work/p"));
         assert_eq!(b.resolve("/../../etc//passwd").unwrap(), PathBuf::from("/etc/passwd"));
-        let no_root = Bases { workdir: None, ..bases() };
+        let no_root = Bases {
+            workdir: None,
+            ..bases()
+        };
         assert_eq!(no_root.resolve("a").unwrap(), PathBuf::from("/home/u/a"));
         assert_eq!(b.resolve("a\0b").unwrap_err().code, FsCode::InvalidArgument);
     }
@@ -232,14 +256,20 @@ mod tests {
         std::os::unix::fs::symlink("f.txt", &link).unwrap();
 
         let f = entry_at(&file).unwrap();
-        assert_eq!((f.name.as_str(), f.r#type, f.size, f.mode), ("f.txt", FileType::File as i32, 5, 0o640));
+        assert_eq!(
+            (f.name.as_str(), f.r#type, f.size, f.mode),
+            ("f.txt", FileType::File as i32, 5, 0o640)
+        );
         assert_eq!(f.permissions, "-rw-r-----");
         assert!(f.modified_time.is_some_and(|t| t.seconds > 0));
         let d = entry_at(dir.path()).unwrap();
         assert_eq!(d.r#type, FileType::Directory as i32);
         assert!(d.permissions.starts_with('d'));
         let l = entry_at(&link).unwrap();
-        assert_eq!((l.r#type, l.symlink_target.as_deref()), (FileType::Symlink as i32, Some("f.txt")));
+        assert_eq!(
+            (l.r#type, l.symlink_target.as_deref()),
+            (FileType::Symlink as i32, Some("f.txt"))
+        );
         assert_eq!(entry_at(&dir.path().join("none")).unwrap_err().code, FsCode::NotFound);
     }
 }

@@ -55,9 +55,14 @@ pub fn parse<'a>(body: &'a [u8], boundary: &str) -> Result<Vec<Part<'a>>, String
         let mut next_delimiter = Vec::with_capacity(delimiter.len() + 2);
         next_delimiter.extend_from_slice(b"\r\n");
         next_delimiter.extend_from_slice(delimiter);
-        let data_end = find(body, &next_delimiter, data_start).ok_or("the multipart body ends inside a part (no closing boundary)")?;
+        let data_end = find(body, &next_delimiter, data_start)
+            .ok_or("the multipart body ends inside a part (no closing boundary)")?;
         let (name, filename) = disposition(head)?;
-        parts.push(Part { name, filename, data: &body[data_start..data_end] });
+        parts.push(Part {
+            name,
+            filename,
+            data: &body[data_start..data_end],
+        });
         at = data_end + 2;
     }
 }
@@ -72,7 +77,11 @@ fn disposition(head: &str) -> Result<(String, Option<String>), String> {
         })
         .ok_or("a multipart part has no Content-Disposition")?;
     let params = parameters(line);
-    let name = params.iter().find(|(k, _)| k == "name").map(|(_, v)| v.clone()).ok_or("a multipart part has no name")?;
+    let name = params
+        .iter()
+        .find(|(k, _)| k == "name")
+        .map(|(_, v)| v.clone())
+        .ok_or("a multipart part has no name")?;
     // RFC 5987's filename* (UTF-8, percent-encoded) wins over a plain filename.
     let filename = params
         .iter()
@@ -161,7 +170,10 @@ fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     if from > haystack.len() {
         return None;
     }
-    haystack[from..].windows(needle.len()).position(|w| w == needle).map(|p| p + from)
+    haystack[from..]
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| p + from)
 }
 
 #[cfg(test)]
