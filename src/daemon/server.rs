@@ -125,7 +125,9 @@ fn accept(daemon: &Arc<Daemon>, stream: UnixStream) {
     tokio::spawn(connection(daemon, stream));
 }
 
-async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
+/// One client's connection, until it closes. Also the daemon's protocol over the HTTP
+/// port after its Upgrade (src/daemon/http/upgrade.rs), through a socket pair.
+pub(super) async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
     let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
     let (mut reader, writer) = stream.into_split();
     let (out, writer) = Outbox::new(writer);
