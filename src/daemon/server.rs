@@ -35,6 +35,12 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
             ))
         }
     }
+    // Bound before the socket: an address refused (exposure rules) or busy ends the
+    // daemon with its reason before any client can reach it.
+    let tcp = match &config.listen {
+        Some(listen) => Some(super::http::bind(listen).await?),
+        None => None,
+    };
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
     let daemon = Arc::new(Daemon::new(
@@ -49,6 +55,15 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         std::process::id(),
         config.socket.display()
     );
+    if let (Some(tcp), Some(listen)) = (tcp, config.listen.clone()) {
+        let envd = super::envd::Envd::new(&daemon, listen.project_root.clone())?;
+        let face = Arc::new(super::http::Face {
+            daemon: daemon.clone(),
+            listen,
+            envd,
+        });
+        tokio::spawn(super::http::serve(tcp, face));
+    }
     let tick = (config.idle_exit / 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
     let mut ticks = tokio::time::interval(tick);
     let mut idle_since: Option<Instant> = None;
@@ -63,7 +78,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
                 Err(e) => eprintln!("native-shell-daemon: accept failed: {e}"),
             },
             _ = ticks.tick() => {
-                if daemon.state.connections() > 0 {
+                if daemon.state.connections() > 0 || config.listen.is_some() {
                     idle_since = None;
                     continue;
                 }
