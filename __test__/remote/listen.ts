@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 
 import { BIN, ensureBuilt } from '../mcp/setup';
 import { alive } from '../helpers';
-import { eventuallyAsync, place, type Place, seen, stopDaemon } from '../daemon/setup';
+import { eventuallyAsync, place, type Place, seen } from '../daemon/setup';
 
 export interface Listening {
   place: Place;
@@ -18,7 +18,7 @@ export interface Listening {
   /** The wrapper (Node) process. */
   wrapper: ChildProcess;
   stderr(): string;
-  /** Ends the daemon (and so the wrapper), checking both are gone. */
+  /** SIGTERM to the wrapper, which passes it on: the daemon ends its jobs and exits, then the wrapper. */
   stop(): Promise<void>;
 }
 
@@ -56,7 +56,7 @@ export async function listen(options: { token?: boolean; args?: string[] } = {})
     wrapper,
     stderr: () => stderr,
     stop: async () => {
-      await stopDaemon(p.socket);
+      if (wrapper.exitCode === null && wrapper.signalCode === null) wrapper.kill('SIGTERM');
       if (!(await eventuallyAsync(() => wrapper.exitCode !== null || wrapper.signalCode !== null))) {
         wrapper.kill('SIGKILL');
         throw new Error('the wrapper outlived its daemon');
@@ -69,10 +69,12 @@ export async function listen(options: { token?: boolean; args?: string[] } = {})
 
 /** Stops every daemon this file started (afterAll). */
 export async function stopAll(): Promise<void> {
+  const problems: string[] = [];
   for (const l of running.splice(0)) {
-    await l.stop();
-    if (l.wrapper.pid && alive(l.wrapper.pid)) throw new Error(`wrapper ${l.wrapper.pid} still runs`);
+    await l.stop().catch((e: Error) => problems.push(e.message));
+    if (l.wrapper.pid && alive(l.wrapper.pid)) problems.push(`wrapper ${l.wrapper.pid} still runs`);
   }
+  if (problems.length > 0) throw new Error(problems.join('; '));
 }
 
 export { seen };

@@ -26,11 +26,11 @@ describe('daemon client over TCP (daemon.url)', () => {
       expect(remote.daemon?.socket).toBe(d.url);
       seen(remote.daemon?.pid);
 
-      const { handle } = await remote.start('for i in 1 2 3; do echo tick $i; sleep 0.2; done; exec sleep 60');
+      const { handle } = await remote.start('for i in 1 2 3; do echo tick $i; sleep 0.2; done; exec sleep 60', { mode: 'pipes' });
       const events: number[] = [];
       const stop = await remote.onOutput(handle, (e) => events.push(e.textLength));
       const waited = await remote.waitFor(handle, { pattern: 'tick 3', fromStart: true, timeoutMs: 60_000 });
-      expect(waited.matched).toBe(true);
+      expect(waited.matched).toBe('tick 3');
       const all = await remote.readOutput(handle);
       expect(all.text).toContain('tick 1');
       const offset = all.text.indexOf('tick 2');
@@ -47,7 +47,7 @@ describe('daemon client over TCP (daemon.url)', () => {
       expect(listed?.attached).toBe('other');
       await remote.sendInput(other.handle, 'typed over tcp\n');
       const echoed = await remote.waitFor(other.handle, { pattern: 'typed over tcp', fromStart: true, timeoutMs: 60_000 });
-      expect(echoed.matched).toBe(true);
+      expect(echoed.matched).toBe('typed over tcp');
       expect((await remote.kill(other.handle)).status).not.toBe('running');
       await remote.kill(handle);
     } finally {

@@ -71,6 +71,8 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
     let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;
     // Its terminal closed (`native-shell-service daemon` in a window that went away).
     let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let parent_gone = super::parent::stdin_closed(config.exit_with_stdin);
+    tokio::pin!(parent_gone);
     let reason = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -93,6 +95,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
             _ = term.recv() => break "SIGTERM",
             _ = int.recv() => break "SIGINT",
             _ = hup.recv() => break "SIGHUP",
+            _ = &mut parent_gone => break "stdin closed: the process that started it is gone",
         }
     };
     eprintln!("native-shell-daemon: exiting ({reason})");

@@ -55,7 +55,11 @@ pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
         Ok(response) => response,
         Err(why) => {
             eprintln!("native-shell-daemon: /mcp: {why}");
-            coded(StatusCode::SERVICE_UNAVAILABLE, "MCP_UNAVAILABLE", &format!("the MCP server cannot be reached: {why}"))
+            coded(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "MCP_UNAVAILABLE",
+                &format!("the MCP server cannot be reached: {why}"),
+            )
         }
     }
 }
@@ -86,7 +90,10 @@ async fn forward(req: Request<Incoming>, upstream: &std::path::Path) -> Result<R
     let mut headers = HeaderMap::new();
     copy_headers(&parts.headers, &mut headers);
     parts.headers = headers;
-    Ok(Response::from_parts(parts, body.map_err(|e| Box::new(e) as BodyError).boxed()))
+    Ok(Response::from_parts(
+        parts,
+        body.map_err(|e| Box::new(e) as BodyError).boxed(),
+    ))
 }
 
 fn copy_headers(from: &HeaderMap, to: &mut HeaderMap) {
@@ -105,15 +112,28 @@ fn coded(status: StatusCode, code: &str, message: &str) -> Response<Body> {
 
 /// Whether a request's `Origin` may reach the tools (the file's comment says why).
 pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
-    let Some(origin) = headers.get(ORIGIN) else { return Ok(()) };
-    let refused = |o: &str| Err(format!("Origin {o} may not use /mcp (DNS rebinding guard); allow it with --allowed-origin {o}"));
-    let Ok(origin) = origin.to_str() else { return refused("(not text)") };
+    let Some(origin) = headers.get(ORIGIN) else {
+        return Ok(());
+    };
+    let refused = |o: &str| {
+        Err(format!(
+            "Origin {o} may not use /mcp (DNS rebinding guard); allow it with --allowed-origin {o}"
+        ))
+    };
+    let Ok(origin) = origin.to_str() else {
+        return refused("(not text)");
+    };
     let origin = origin.trim_end_matches('/');
-    if allowed.iter().any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin)) {
+    if allowed
+        .iter()
+        .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
+    {
         return Ok(());
     }
     // scheme://host[:port]; "null" (a sandboxed frame, a file) has no host and is refused.
-    let Some((_, rest)) = origin.split_once("://") else { return refused(origin) };
+    let Some((_, rest)) = origin.split_once("://") else {
+        return refused(origin);
+    };
     let host = host_of(rest);
     if host.eq_ignore_ascii_case("localhost") {
         return Ok(());

@@ -38,7 +38,9 @@ pub async fn handle(mut req: Request<Incoming>, face: Arc<Face>) -> Response<Bod
         }})
         .to_string();
         let mut response = full(StatusCode::UPGRADE_REQUIRED, "application/json", Bytes::from(body));
-        response.headers_mut().insert(UPGRADE, HeaderValue::from_static(PROTOCOL_TOKEN));
+        response
+            .headers_mut()
+            .insert(UPGRADE, HeaderValue::from_static(PROTOCOL_TOKEN));
         return response;
     }
     let upgrading = hyper::upgrade::on(&mut req);
@@ -50,8 +52,12 @@ pub async fn handle(mut req: Request<Incoming>, face: Arc<Face>) -> Response<Bod
         }
     });
     let mut response = empty(StatusCode::SWITCHING_PROTOCOLS);
-    response.headers_mut().insert(CONNECTION, HeaderValue::from_static("upgrade"));
-    response.headers_mut().insert(UPGRADE, HeaderValue::from_static(PROTOCOL_TOKEN));
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("upgrade"));
+    response
+        .headers_mut()
+        .insert(UPGRADE, HeaderValue::from_static(PROTOCOL_TOKEN));
     response
 }
 
