@@ -43,13 +43,17 @@ export async function startFace(extra: string[] = []): Promise<Face> {
   const p = place(600_000);
   const runtime = join(p.base, 'xdg');
   mkdirSync(runtime, { mode: 0o700 });
+  const home = join(p.base, 'home');
+  mkdirSync(home);
   let lastLog = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     let log = '';
     const child = spawn(bin, ['--socket', p.socket, '--listen', `127.0.0.1:${port}`, '--project-root', p.project, ...extra], {
-      env: { ...process.env, XDG_RUNTIME_DIR: runtime },
+      // HOME of its own: the SDKs run every command in a login shell (`bash -l`), which
+      // would otherwise source this machine's profile (slow, and not the point here).
+      env: { ...process.env, XDG_RUNTIME_DIR: runtime, HOME: home },
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
     });
