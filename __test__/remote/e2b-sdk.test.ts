@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CommandHandle, CommandExitError, FileNotFoundError, InvalidArgumentError, Sandbox } from 'e2b';
+import { AuthenticationError, type CommandHandle, CommandExitError, FileNotFoundError, InvalidArgumentError, Sandbox } from 'e2b';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive } from '../helpers';
@@ -147,5 +147,30 @@ describe('files', () => {
     await expect(sandbox.files.list(join(dir, 'none'))).rejects.toBeInstanceOf(FileNotFoundError);
     writeFileSync(join(dir, 'empty'), '');
     expect(await sandbox.files.read(join(dir, 'empty'))).toBe('');
+  });
+});
+
+describe('with an access token (--access-token-file)', () => {
+  it('an SDK that sends it (X-Access-Token) is served; one without it gets AuthenticationError on every call', async () => {
+    const token = 'e2b-test-token-7c1f';
+    const guarded = await startFace({ token });
+    // Debug mode never sends a token; the SDK's own constructor (what Sandbox.connect
+    // builds from the control plane's answer) takes one, as a deployment behind a
+    // control plane would.
+    const Construct = Sandbox as unknown as new (opts: Record<string, unknown>) => Sandbox;
+    const authorized = new Construct({ sandboxId: 'pod', envdVersion: '0.6.0', envdAccessToken: token, debug: true, sandboxUrl: guarded.url });
+    expect((await authorized.commands.run('echo ok')).stdout).toBe('ok\n');
+    const path = join(guarded.project, 't.txt');
+    await authorized.files.write(path, 'guarded');
+    expect(await authorized.files.read(path)).toBe('guarded');
+    expect((await authorized.files.list(guarded.project)).map((e) => e.name)).toContain('t.txt');
+
+    const anonymous = await Sandbox.create({ debug: true, sandboxUrl: guarded.url });
+    await expect(anonymous.commands.run('echo no')).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.commands.list()).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.files.read(path)).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.files.write(path, 'x')).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.files.list(guarded.project)).rejects.toBeInstanceOf(AuthenticationError);
+    expect(readFileSync(path, 'utf8')).toBe('guarded');
   });
 });

@@ -3,7 +3,7 @@
 // aims at localhost:49983, but both take the whole base URL from `sandboxUrl`
 // (E2B_SANDBOX_URL), so every run picks a free port and runs beside any other.
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -37,10 +37,19 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-/** Starts the daemon with `--listen 127.0.0.1:<free port>` and waits for /health. */
-export async function startFace(extra: string[] = []): Promise<Face> {
+/**
+ * Starts the daemon with `--listen 127.0.0.1:<free port>` and waits for /health (open
+ * to all). `token`: every other request must carry it (`--access-token-file`).
+ */
+export async function startFace(options: { token?: string } = {}): Promise<Face> {
   const bin = daemonBinary();
   const p = place(600_000);
+  const extra: string[] = [];
+  if (options.token) {
+    const file = join(p.base, 'token');
+    writeFileSync(file, options.token, { mode: 0o600 });
+    extra.push('--access-token-file', file);
+  }
   const runtime = join(p.base, 'xdg');
   mkdirSync(runtime, { mode: 0o700 });
   const home = join(p.base, 'home');
