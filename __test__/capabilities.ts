@@ -62,6 +62,9 @@ export const NEEDS: Record<string, Need[]> = {
   'containment.test.ts': ['posix', 'linux'],
   'daemon/client.test.ts': ['posix', 'linux', 'program:python3'],
   'daemon/mcp.test.ts': ['posix', 'program:python3'],
+  'remote/deploy.test.ts': ['posix'],
+  'remote/mcp-http.test.ts': ['posix'],
+  'remote/tcp-client.test.ts': ['posix'],
   'scripts/platform-pack.test.ts': ['posix'],
   'sandbox-caches.test.ts': ['posix', 'linux'],
   'sandbox-escapes.test.ts': [

@@ -12,6 +12,8 @@
 
 pub mod auth;
 pub mod connect;
+pub mod mcp_proxy;
+pub mod upgrade;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -61,6 +63,9 @@ pub struct Listen {
     pub project_root: Option<PathBuf>,
     /// `--mcp-upstream`: the unix socket of the MCP server that `/mcp` is passed to.
     pub mcp_upstream: Option<PathBuf>,
+    /// `--allowed-origin` (repeatable): browser origins `/mcp` takes besides loopback
+    /// ones (mcp_proxy.rs).
+    pub allowed_origins: Vec<String>,
 }
 
 /// What every request's handler may use.
@@ -155,6 +160,8 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
         p if p.starts_with("/process.Process/") => super::envd::process::handle(req, face).await,
         p if p.starts_with(super::envd::filesystem::PREFIX) => super::envd::filesystem::handle(req, face).await,
         super::envd::files::PATH => super::envd::files::handle(req, face).await,
+        "/mcp" | "/mcp/" => mcp_proxy::handle(req, face).await,
+        "/daemon" => upgrade::handle(req, face).await,
         _ => empty(StatusCode::NOT_FOUND),
     }
 }
