@@ -33,6 +33,15 @@ describe('commands', () => {
     expect([err.exitCode, err.stdout, err.stderr]).toEqual([3, 'partial\n', 'bad\n']);
   });
 
+  it('a `user` (Authorization: Basic) is accepted and ignored: the daemon acts as its own user', async () => {
+    const me = String(process.getuid?.());
+    expect((await sandbox.commands.run('id -u', { user: 'root' })).stdout).toBe(`${me}\n`);
+    expect((await sandbox.commands.run('id -u', { user: 'user' })).stdout).toBe(`${me}\n`);
+    const path = join(face.project, 'as-user.txt');
+    await sandbox.files.write(path, 'u', { user: 'user' });
+    expect(await sandbox.files.read(path, { user: 'root' })).toBe('u');
+  });
+
   it('run: cwd and envs, and callbacks see the output as it comes', async () => {
     const dir = join(face.project, 'sub');
     execFileSync('mkdir', ['-p', dir]);
@@ -142,6 +151,12 @@ describe('files', () => {
     expect(await sandbox.files.makeDir(join(dir, 'made'))).toBe(true);
     expect(await sandbox.files.makeDir(join(dir, 'made'))).toBe(false);
     expect(existsSync(join(dir, 'made'))).toBe(true);
+
+    const moved = await sandbox.files.rename(join(dir, 'c.txt'), join(dir, 'moved', 'c2.txt'));
+    expect(moved).toMatchObject({ name: 'c2.txt', type: 'file', path: join(dir, 'moved', 'c2.txt') });
+    expect(await sandbox.files.getInfo(join(dir, 'moved', 'c2.txt'))).toMatchObject({ size: 1, type: 'file' });
+    await sandbox.files.remove(join(dir, 'moved'));
+    expect(existsSync(join(dir, 'moved'))).toBe(false);
 
     await expect(sandbox.files.read(join(dir, 'none'))).rejects.toBeInstanceOf(FileNotFoundError);
     await expect(sandbox.files.list(join(dir, 'none'))).rejects.toBeInstanceOf(FileNotFoundError);
