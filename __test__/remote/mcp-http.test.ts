@@ -2,16 +2,17 @@
 // TypeScript SDK client against `native-shell-service daemon --listen`, the same tools,
 // structured results and progress as over stdio, the token and Origin checks, the jobs
 // shared with the daemon's socket clients, and the wrapper's life tied to the daemon's.
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { alive } from '../helpers';
 import { daemonBinary, eventuallyAsync, place, ShellExecutionService, seen, stopDaemons } from '../daemon/setup';
 import { listen, stopAll } from './listen';
-import { spawn } from 'node:child_process';
 
 afterAll(async () => {
   await stopAll();
@@ -20,8 +21,9 @@ afterAll(async () => {
 
 async function connect(url: string, headers: Record<string, string>) {
   const client = new Client({ name: 'nss-remote-test', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
-  return client;
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } });
+  await client.connect(transport);
+  return Object.assign(client, { http: transport });
 }
 
 /** A raw HTTP exchange (to set Origin, which fetch may not let a caller set). */
@@ -52,6 +54,11 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
   it('lists the five tools, runs a command with a structured result and progress; the socket client sees the job', async () => {
     const d = await listen();
     const client = await connect(d.url, { Authorization: `Bearer ${d.token}` });
+    // Sent on the session's GET stream (SSE through the daemon's proxy) as jobs start and end.
+    let listChanged = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      listChanged += 1;
+    });
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['jobs', 'kill', 'run_shell_command', 'send_input', 'shell_cmd']);
@@ -74,6 +81,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       expect((slow.structuredContent as { output: string }).output).toContain('second');
       expect(progress.length).toBeGreaterThanOrEqual(2);
       expect(progress.at(-1)?.message).toContain('second');
+      expect(await eventuallyAsync(() => listChanged > 0)).toBe(true);
 
       // A job started over MCP is the daemon's: a client of its unix socket (same project) sees it.
       const bg = await client.callTool({ name: 'run_shell_command', arguments: { command: 'echo mcp-job; exec sleep 60', ai_callback_pattern: 'mcp-job' } });
@@ -87,6 +95,11 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       } finally {
         await local.shutdown();
       }
+      // DELETE ends the session: its id is unknown from then on (404, the spec's answer).
+      const id = client.http.sessionId!;
+      await client.http.terminateSession();
+      const after = await post(d.url, '/mcp', { authorization: `Bearer ${d.token}`, 'mcp-session-id': id }, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }));
+      expect(after.status).toBe(404);
     } finally {
       await client.close();
     }
