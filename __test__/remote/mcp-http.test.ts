@@ -3,7 +3,9 @@
 // structured results and progress as over stdio, the token and Origin checks, the jobs
 // shared with the daemon's socket clients, and the wrapper's life tied to the daemon's.
 import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -105,8 +107,9 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     }
   }, 180_000);
 
-  it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code', async () => {
-    const d = await listen();
+  it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code; the mcp options apply', async () => {
+    // `--deny` is the `mcp` command's option: the wrapper gives it to the /mcp sessions' tools.
+    const d = await listen({ args: ['--deny', 'run_shell_command(rm)'] });
     // The SDK's StreamableHTTPError carries the HTTP status as `code`.
     for (const headers of [{}, { Authorization: 'Bearer wrong' }]) {
       const refused = (await connect(d.url, headers).then(() => null, (e: unknown) => e)) as { code?: number } | null;
@@ -121,6 +124,16 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const loopback = await post(d.url, '/mcp', { ...auth, origin: 'http://localhost:5173' }, INITIALIZE);
     expect(loopback.status).toBe(200);
     expect(loopback.body).toContain('"protocolVersion"');
+
+    writeFileSync(join(d.place.project, 'keep.txt'), 'x');
+    const client = await connect(d.url, { Authorization: `Bearer ${d.token}` });
+    try {
+      const denied = await client.callTool({ name: 'run_shell_command', arguments: { command: 'rm keep.txt' } });
+      expect(denied.isError).toBe(true);
+      expect(existsSync(join(d.place.project, 'keep.txt'))).toBe(true);
+    } finally {
+      await client.close();
+    }
   }, 180_000);
 
   it('the bare daemon (no MCP server beside it) answers /mcp with 503 and a code', async () => {
