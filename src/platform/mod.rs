@@ -48,6 +48,9 @@ use windows as os;
 pub use buffer::{Read, ReadBuffer};
 #[cfg(windows)]
 pub use no_git_guard::{GitGuard, GitHold};
+/// User and group names by id (the daemon's file calls: unix/accounts.rs).
+#[cfg(unix)]
+pub use unix::accounts::{group_name, user_name};
 /// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
 #[cfg(unix)]
 pub use unix::git_guard::{GitGuard, GitHold};

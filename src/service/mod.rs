@@ -463,6 +463,13 @@ impl Service {
         Ok(kill_job(&job, grace, JobStatus::Killed).await)
     }
 
+    /// Ends the job's processes with SIGKILL at once (no SIGTERM first): the whole tree,
+    /// as `kill`.
+    pub async fn kill_now(&self, handle: u32) -> Result<KillReport> {
+        let job = self.job(handle)?;
+        Ok(crate::job::kill::kill_job_now(&job).await)
+    }
+
     /// Forgets a job; a running one, or one whose background processes live on, is
     /// killed first (in the background). A job that ended and left nothing running
     /// (its output closed at the exit, its process group empty) is not searched for

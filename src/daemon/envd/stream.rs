@@ -9,6 +9,7 @@
 //! stream keeps, woken by the core's output notifications: nothing polls, and a reader
 //! that falls more than `RAW_STREAM_KEEP` behind skips what was dropped.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -79,7 +80,11 @@ fn failed(codec: Codec, e: &ConnectError) -> Response<Body> {
 /// `envs` added to the environment, `cwd` (default: the face's project root), a
 /// terminal of the asked size or pipes, and `Connect-Timeout-Ms` as the job's time
 /// limit (envd's meaning: the job is killed then, status `timed_out`).
-pub fn run_request(request: &pb::StartRequest, timeout_ms: Option<u64>) -> Result<RunRequest, ConnectError> {
+pub fn run_request(
+    request: &pb::StartRequest,
+    timeout_ms: Option<u64>,
+    root: &Path,
+) -> Result<RunRequest, ConnectError> {
     let process = request
         .process
         .as_ref()
@@ -92,7 +97,10 @@ pub fn run_request(request: &pb::StartRequest, timeout_ms: Option<u64>) -> Resul
     let mut env: Vec<(String, String)> = process.envs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     env.sort();
     run.env = env;
-    run.directory = process.cwd.clone().filter(|c| !c.is_empty());
+    run.directory = match process.cwd.as_deref().filter(|c| !c.is_empty()) {
+        Some(cwd) => Some(inside_root(cwd, root)?),
+        None => None,
+    };
     run.detect_input = false;
     match &request.pty {
         Some(pty) => {
@@ -107,6 +115,26 @@ pub fn run_request(request: &pb::StartRequest, timeout_ms: Option<u64>) -> Resul
     Ok(run)
 }
 
+/// envd's `cwd` is absolute; the core's directory is relative to the project root and
+/// never outside it (src/job/spawn/directory.rs re-checks it against symlinks). An
+/// absolute path inside the root becomes relative; one outside it is refused: the
+/// face's jobs are confined to `--project-root` as every client's are (`/` lifts it).
+fn inside_root(cwd: &str, root: &Path) -> Result<String, ConnectError> {
+    let path = Path::new(cwd);
+    if !path.is_absolute() {
+        return Ok(cwd.to_string());
+    }
+    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    match canonical.strip_prefix(root).or_else(|_| path.strip_prefix(root)) {
+        Ok(relative) if relative.as_os_str().is_empty() => Ok(".".into()),
+        Ok(relative) => Ok(relative.to_string_lossy().into_owned()),
+        Err(_) => Err(ConnectError::invalid(format!(
+            "INVALID_DIRECTORY: cwd {cwd} is outside the project root {} (the daemon's --project-root)",
+            root.display()
+        ))),
+    }
+}
+
 pub fn start(
     face: Arc<Face>,
     codec: Codec,
@@ -114,7 +142,8 @@ pub fn start(
     timeout_ms: Option<u64>,
     keepalive: Duration,
 ) -> Response<Body> {
-    let run = match run_request(&request, timeout_ms) {
+    let root = face.envd.service().service.project_root().to_path_buf();
+    let run = match run_request(&request, timeout_ms, &root) {
         Ok(run) => run,
         Err(e) => return failed(codec, &e),
     };

@@ -157,6 +157,8 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
     }
     match path {
         p if p.starts_with("/process.Process/") => super::envd::process::handle(req, face).await,
+        p if p.starts_with(super::envd::filesystem::PREFIX) => super::envd::filesystem::handle(req, face).await,
+        super::envd::files::PATH => super::envd::files::handle(req, face).await,
         "/mcp" | "/mcp/" => mcp_proxy::handle(req, face).await,
         "/daemon" => upgrade::handle(req, face).await,
         _ => empty(StatusCode::NOT_FOUND),
