@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect as connectH2 } from 'node:http2';
 import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -40,6 +41,25 @@ function post(url: string, path: string, headers: Record<string, string>, body: 
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
       },
     );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The same over HTTP/2 with prior knowledge (h2c), as envd's clients speak to the port. */
+function postH2(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const session = connectH2(url);
+    session.on('error', reject);
+    const req = session.request({ ':method': 'POST', ':path': '/mcp', 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers });
+    let status = 0;
+    let text = '';
+    req.on('response', (h) => (status = Number(h[':status'])));
+    req.on('data', (d) => (text += d));
+    req.on('end', () => {
+      session.close();
+      resolve({ status, body: text });
+    });
     req.on('error', reject);
     req.end(body);
   });
@@ -124,6 +144,11 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const loopback = await post(d.url, '/mcp', { ...auth, origin: 'http://localhost:5173' }, INITIALIZE);
     expect(loopback.status).toBe(200);
     expect(loopback.body).toContain('"protocolVersion"');
+    // HTTP/2 in, HTTP/1.1 to the MCP server: the proxy carries it.
+    const h2 = await postH2(d.url, auth, INITIALIZE);
+    expect(h2.status).toBe(200);
+    expect(h2.body).toContain('"protocolVersion"');
+    expect((await postH2(d.url, {}, INITIALIZE)).status).toBe(401);
 
     writeFileSync(join(d.place.project, 'keep.txt'), 'x');
     const client = await connect(d.url, { Authorization: `Bearer ${d.token}` });
