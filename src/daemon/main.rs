@@ -1,5 +1,7 @@
-//! `native-shell-daemon [--socket PATH] [--idle-exit-ms N]`: the per-user daemon that
-//! owns jobs for clients that come and go (src/daemon/). `--stop` asks the one on the
+//! `native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--listen HOST:PORT
+//! [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]`: the
+//! per-user daemon that owns jobs for clients that come and go (src/daemon/), and with
+//! `--listen` serves them over HTTP too (src/daemon/http/). `--stop` asks the one on the
 //! socket to exit (its jobs are killed). This file is the binary's crate root (Cargo.toml
 //! `[[bin]]`), not a module of the library's `daemon`. Exit status: 0 when it served
 //! and ended (or another daemon already serves the socket), 2 for bad arguments or an
@@ -14,6 +16,12 @@ fn main() {
     let mut socket = None;
     let mut idle_exit = daemon::DEFAULT_IDLE_EXIT;
     let mut stop = false;
+    let mut listen: Option<std::net::SocketAddr> = None;
+    let mut token_file: Option<std::path::PathBuf> = None;
+    let mut project_root: Option<std::path::PathBuf> = None;
+    let mut mcp_upstream: Option<std::path::PathBuf> = None;
+    let mut allowed_origins = Vec::new();
+    let mut exit_with_stdin = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -22,13 +30,26 @@ fn main() {
                 Some(ms) => idle_exit = Duration::from_millis(ms),
                 None => usage("--idle-exit-ms takes a whole number of milliseconds"),
             },
+            "--listen" => match args.next().as_deref().map(listen_addr) {
+                Some(Ok(addr)) => listen = Some(addr),
+                Some(Err(message)) => usage(&message),
+                None => usage("--listen takes HOST:PORT (or a port: 127.0.0.1)"),
+            },
+            "--access-token-file" => token_file = args.next().map(std::path::PathBuf::from),
+            "--project-root" => project_root = args.next().map(std::path::PathBuf::from),
+            "--mcp-upstream" => mcp_upstream = args.next().map(std::path::PathBuf::from),
+            "--allowed-origin" => match args.next() {
+                Some(origin) => allowed_origins.push(origin),
+                None => usage("--allowed-origin takes an origin (https://host[:port])"),
+            },
+            "--exit-with-stdin" => exit_with_stdin = true,
             "--stop" => stop = true,
             "--version" => {
                 println!("{}", daemon::VERSION);
                 return;
             }
             "-h" | "--help" => {
-                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop]");
+                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]");
                 return;
             }
             other => usage(&format!("unknown argument {other:?}")),
@@ -49,9 +70,26 @@ fn main() {
     // Holds no directory busy (a client's project may be unmounted or removed); every
     // service names its project root.
     let _ = std::env::set_current_dir("/");
+    let token = match token_file.as_deref().map(daemon::read_token_file) {
+        Some(Ok(token)) => Some(token),
+        Some(Err(message)) => {
+            eprintln!("native-shell-daemon: {message}");
+            std::process::exit(1);
+        }
+        None => None,
+    };
+    let listen = listen.map(|addr| daemon::Listen {
+        addr,
+        token,
+        project_root,
+        mcp_upstream,
+        allowed_origins,
+    });
     let config = daemon::Config {
         socket: socket.unwrap_or_else(daemon::default_socket),
         idle_exit,
+        listen,
+        exit_with_stdin,
     };
     match daemon::run(config) {
         Ok(daemon::Ended::Done) => {}
@@ -63,9 +101,23 @@ fn main() {
     }
 }
 
+/// `HOST:PORT`, `[v6]:PORT`, or a bare port on 127.0.0.1. Names are resolved (the first
+/// address): `localhost:49983`.
+#[cfg(unix)]
+fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| format!("--listen {text:?}: not HOST:PORT"))
+}
+
 #[cfg(unix)]
 fn usage(message: &str) -> ! {
-    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop]");
+    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]");
     std::process::exit(2);
 }
 

@@ -7,13 +7,17 @@
 //! daemon per socket; `frame` is the wire's envelope; `wire` the answers as JSON;
 //! `state` the services and the daemon-wide handles; `conn` what a connection
 //! holds and how it answers, `outbox` how its messages leave; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
-//! arguments with `params`.
+//! arguments with `params`. With `--listen`, `http` is the network face (issue 33) and
+//! `envd` the E2B services it serves over the same state.
 
 mod conn;
 mod dispatch;
+mod envd;
 pub mod frame;
+mod http;
 mod outbox;
 mod params;
+mod parent;
 pub mod place;
 mod server;
 mod state;
@@ -23,6 +27,11 @@ mod wire;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use envd::decode::{decode_request, Call};
+pub use envd::proto;
+pub use http::auth::read_token_file;
+pub use http::connect::{Code, ConnectError};
+pub use http::Listen;
 pub use place::default_socket;
 pub use stop::stop;
 
@@ -36,6 +45,12 @@ pub const DEFAULT_IDLE_EXIT: Duration = Duration::from_secs(600);
 pub struct Config {
     pub socket: PathBuf,
     pub idle_exit: Duration,
+    /// `--listen` and its companions: the network face (off when `None`). A daemon
+    /// that listens does not exit when idle (a pod's process server).
+    pub listen: Option<Listen>,
+    /// `--exit-with-stdin`: end (killing the jobs) when stdin reaches its end, i.e. when
+    /// the process that started the daemon with a pipe is gone (parent.rs).
+    pub exit_with_stdin: bool,
 }
 
 /// How a daemon's run ended.

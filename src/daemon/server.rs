@@ -35,6 +35,12 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
             ))
         }
     }
+    // Bound before the socket: an address refused (exposure rules) or busy ends the
+    // daemon with its reason before any client can reach it.
+    let tcp = match &config.listen {
+        Some(listen) => Some(super::http::bind(listen).await?),
+        None => None,
+    };
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
     let daemon = Arc::new(Daemon::new(
@@ -49,6 +55,15 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         std::process::id(),
         config.socket.display()
     );
+    if let (Some(tcp), Some(listen)) = (tcp, config.listen.clone()) {
+        let envd = super::envd::Envd::new(&daemon, listen.project_root.clone())?;
+        let face = Arc::new(super::http::Face {
+            daemon: daemon.clone(),
+            listen,
+            envd,
+        });
+        tokio::spawn(super::http::serve(tcp, face));
+    }
     let tick = (config.idle_exit / 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
     let mut ticks = tokio::time::interval(tick);
     let mut idle_since: Option<Instant> = None;
@@ -56,6 +71,8 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
     let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;
     // Its terminal closed (`native-shell-service daemon` in a window that went away).
     let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let parent_gone = super::parent::stdin_closed(config.exit_with_stdin);
+    tokio::pin!(parent_gone);
     let reason = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -63,7 +80,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
                 Err(e) => eprintln!("native-shell-daemon: accept failed: {e}"),
             },
             _ = ticks.tick() => {
-                if daemon.state.connections() > 0 {
+                if daemon.state.connections() > 0 || config.listen.is_some() {
                     idle_since = None;
                     continue;
                 }
@@ -78,6 +95,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
             _ = term.recv() => break "SIGTERM",
             _ = int.recv() => break "SIGINT",
             _ = hup.recv() => break "SIGHUP",
+            _ = &mut parent_gone => break "stdin closed: the process that started it is gone",
         }
     };
     eprintln!("native-shell-daemon: exiting ({reason})");
@@ -125,7 +143,9 @@ fn accept(daemon: &Arc<Daemon>, stream: UnixStream) {
     tokio::spawn(connection(daemon, stream));
 }
 
-async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
+/// One client's connection, until it closes. Also the daemon's protocol over the HTTP
+/// port after its Upgrade (src/daemon/http/upgrade.rs), through a socket pair.
+pub(super) async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
     let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
     let (mut reader, writer) = stream.into_split();
     let (out, writer) = Outbox::new(writer);

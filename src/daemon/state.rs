@@ -101,6 +101,13 @@ impl State {
         found
     }
 
+    /// Every service, oldest first.
+    pub fn all_services(&self) -> Vec<Arc<Hosted>> {
+        let mut found: Vec<Arc<Hosted>> = lock(&self.maps).services.values().cloned().collect();
+        found.sort_by_key(|s| s.id);
+        found
+    }
+
     pub fn connected(&self) {
         lock(&self.maps).conns += 1;
     }

@@ -38,8 +38,16 @@ async fn scan(job: &Arc<Job>) -> Vec<ProcInfo> {
 }
 
 pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> KillReport {
-    // Input still queued would only keep the writer feeding a dying terminal.
-    job.drop_input();
+    end_job(job, grace, reason, Ending::Politely).await
+}
+
+/// `kill_job` with SIGKILL from the start, no SIGTERM first: for a caller that asked
+/// for SIGKILL itself (envd's `SendSignal`), whose processes must die of it.
+pub async fn kill_job_now(job: &Arc<Job>) -> KillReport {
+    end_job(job, Duration::ZERO, JobStatus::Killed, Ending::Now).await
+}
+
+async fn end_job(job: &Arc<Job>, grace: Duration, reason: JobStatus, first: Ending) -> KillReport {
     let was_running = {
         let mut state = job.state();
         let running = state.status == JobStatus::Running;
@@ -48,11 +56,19 @@ pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> Kil
         }
         running
     };
+    // SIGKILL at once to the group, before the input is dropped: dropping it ends the
+    // writer and closes a pipes job's stdin, and a program reading it (`while read`) would
+    // otherwise end on its own ("exit status 0") in the time the process scan takes.
+    if was_running && matches!(first, Ending::Now) {
+        end_processes(&job.meta.identity(), &[], Ending::Now);
+    }
+    // Input still queued would only keep the writer feeding a dying terminal.
+    job.drop_input();
     let procs = scan(job).await;
     let mut escalated = false;
     let mut survivors = Vec::new();
     if was_running || !procs.is_empty() {
-        end_processes(&job.meta.identity(), &procs, Ending::Politely);
+        end_processes(&job.meta.identity(), &procs, first);
         let deadline = Instant::now() + grace;
         let all_gone = || !job.is_running() && procs.iter().all(|p| !is_alive(p.pid));
         while !all_gone() && Instant::now() < deadline {

@@ -468,6 +468,12 @@ impl Job {
         Ok(chunk)
     }
 
+    /// Up to `max` bytes as written, with their streams, from offset `since`
+    /// (`output::raw_stream`).
+    pub fn read_raw(&self, since: u64, max: usize) -> crate::output::raw_stream::RawRead {
+        self.state().output.raw_stream().read(since, max)
+    }
+
     /// Retention removed the finished job's folder: it is no longer named nor read.
     pub fn files_pruned(&self) {
         if let Some(files) = self.state().output.files_mut() {

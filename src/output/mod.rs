@@ -12,6 +12,7 @@ pub mod decode;
 pub mod line;
 pub mod persist;
 mod private_files;
+pub mod raw_stream;
 pub mod read;
 pub mod retention;
 mod scan;
@@ -26,6 +27,7 @@ use cells::ScreenCells;
 use decode::Decoder;
 use line::LineAssembler;
 use persist::{JobFiles, Stream};
+use raw_stream::RawStream;
 use read::Committed;
 use screen::{Screen, ScreenSize};
 
@@ -226,6 +228,8 @@ pub struct JobOutput {
     stderr: Option<TextLog>,
     combined: Option<TextLog>,
     raw: HeadTail,
+    /// The bytes with their stream, for readers that pass them on (`raw_stream`).
+    stream: RawStream,
     screen: Option<Screen>,
     /// A batch of the screen's queued bytes is due (see `take_screen_due`).
     screen_due: bool,
@@ -251,6 +255,7 @@ impl JobOutput {
             stderr: separate_stderr.then(|| TextLog::new(&limits, 0)),
             combined: separate_stderr.then(|| TextLog::new(&limits, 0)),
             raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
+            stream: RawStream::new(raw_stream::RAW_STREAM_KEEP),
             screen: screen.map(|size| Screen::new(size.cols, size.rows, size.scrollback)),
             screen_due: false,
             files: None,
@@ -262,6 +267,7 @@ impl JobOutput {
     /// Takes one read's bytes; returns the clean text they carried (for waiters).
     pub fn ingest(&mut self, stream: Stream, bytes: &[u8]) -> &str {
         self.raw.push(bytes);
+        self.stream.push(stream, bytes);
         if let Some(screen) = self.screen.as_ref() {
             if screen.queue(bytes) {
                 self.screen_due = true;
@@ -492,6 +498,11 @@ impl JobOutput {
 
     pub fn last_line(&self) -> String {
         self.log(Which::Combined).map(TextLog::last_line).unwrap_or_default()
+    }
+
+    /// The bytes as written, with their stream (`raw_stream`).
+    pub fn raw_stream(&self) -> &RawStream {
+        &self.stream
     }
 
     /// Bytes the process wrote, all streams.

@@ -265,6 +265,25 @@ impl Service {
     }
 }
 
+impl Service {
+    /// Closes a pipes job's stdin once what is queued is written: the program reads
+    /// end of file. A PTY job has no stdin of its own (Ctrl-D, 0x04, is its input's
+    /// end): refused. A finished job ignores it.
+    pub fn close_input(&self, handle: u32) -> Result<()> {
+        let job = self.job(handle)?;
+        if job.meta.mode == Mode::Pty {
+            return Err(ServiceError::invalid(format!(
+                "job {handle} runs in a terminal: send Ctrl-D (0x04) as input to end it"
+            )));
+        }
+        if job.is_running() {
+            // Refused only when the writer has ended already: the input is closed.
+            let _ = job.send_input(Input::Close);
+        }
+        Ok(())
+    }
+}
+
 /// `LIMIT_REACHED`: the program has not read what was written before.
 fn queue_full(queued: usize) -> ServiceError {
     ServiceError::new(

@@ -52,6 +52,15 @@ pub use registry::{kill_everything_now, process_token, random_hex, Owner};
 use crate::base::limits::MAX_SESSION_ID_LEN;
 pub use crate::base::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_TERMINAL_SIZE};
 
+/// A job as [`Service::pids`] gives it.
+#[derive(Clone, Copy, Debug)]
+pub struct JobPid {
+    pub handle: u32,
+    pub pid: u32,
+    pub running: bool,
+    pub pty: bool,
+}
+
 pub struct Service {
     inner: Arc<Inner>,
 }
@@ -378,6 +387,21 @@ impl Service {
             .collect()
     }
 
+    /// Every job's handle, process id, whether it runs and whether it has a terminal,
+    /// cheaply (no process table read): for a front-end that names jobs by pid (the
+    /// daemon's envd face).
+    pub fn pids(&self) -> Vec<JobPid> {
+        lock(&self.inner.jobs)
+            .iter()
+            .map(|(&handle, job)| JobPid {
+                handle,
+                pid: job.meta.pid,
+                running: job.is_running(),
+                pty: job.meta.mode == crate::job::spawn::Mode::Pty,
+            })
+            .collect()
+    }
+
     pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
         Ok(self.job(handle)?.view(view, tail_bytes))
     }
@@ -391,6 +415,13 @@ impl Service {
         }
         let job = self.job(handle)?;
         job.read_output(since, max.min(MAX_READ_BYTES))
+    }
+
+    /// Up to `max` bytes as written, with their streams, from offset `since` (all
+    /// streams counted): for front-ends that stream a job's output on (the daemon's
+    /// envd face). Bytes no longer kept are skipped and counted (`RawRead::omitted`).
+    pub fn read_raw(&self, handle: u32, since: u64, max: usize) -> Result<crate::output::raw_stream::RawRead> {
+        Ok(self.job(handle)?.read_raw(since, max))
     }
 
     /// The emulated terminal as cells, with up to `scrollback` lines above the screen
@@ -430,6 +461,13 @@ impl Service {
         }
         let job = self.job(handle)?;
         Ok(kill_job(&job, grace, JobStatus::Killed).await)
+    }
+
+    /// Ends the job's processes with SIGKILL at once (no SIGTERM first): the whole tree,
+    /// as `kill`.
+    pub async fn kill_now(&self, handle: u32) -> Result<KillReport> {
+        let job = self.job(handle)?;
+        Ok(crate::job::kill::kill_job_now(&job).await)
     }
 
     /// Forgets a job; a running one, or one whose background processes live on, is

@@ -1,0 +1,215 @@
+//! E2B's envd services over the daemon's state (issue 33): `process.Process` here and
+//! in `process`/`stream`; what [sdk] adds beside it (filesystem, /files).
+//!
+//! **One state for every face.** The network face owns one core `Service` of its own
+//! (project root `--project-root`, else `$HOME`), registered in the daemon's `State`
+//! like a unix-socket client's, held by the reserved connection id
+//! [`FACE_CONN`] so it is never pruned. Its jobs get daemon handles at start, so a
+//! unix-socket client of the same project root lists them (`attached: "other"`) and
+//! drives them by handle; and envd's calls find every job of every service by its OS
+//! pid (`List` lists them all: E2B #1031), so a job a unix-socket client started is
+//! listed, attached to, fed and killed from an E2B SDK too.
+
+pub mod decode;
+pub mod files;
+pub mod filesystem;
+mod fs_calls;
+mod fs_entry;
+mod multipart;
+pub mod process;
+pub mod proto;
+mod stream;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use proto::process as pb;
+
+use super::conn::Daemon;
+use super::http::connect::{Code, ConnectError};
+use super::state::Hosted;
+use crate::base::error::{ErrorCode, ServiceError};
+use crate::base::sync::lock;
+use crate::service::request::ServiceConfig;
+use crate::service::Service;
+
+/// The connection id that holds the face's service (real connections count from 1).
+pub const FACE_CONN: u64 = 0;
+/// Jobs the face's service may run at once: a pod's process server runs what its
+/// agents ask (the in-process default, 64, is for one agent).
+const MAX_JOBS: usize = 1024;
+
+/// What envd's calls gave a job that the core does not keep: its tag and config.
+struct Started {
+    tag: Option<String>,
+    config: pb::ProcessConfig,
+}
+
+pub struct Envd {
+    hosted: Arc<Hosted>,
+    /// By daemon handle.
+    started: Mutex<HashMap<u32, Started>>,
+}
+
+/// A job found by a selector.
+pub struct Found {
+    pub hosted: Arc<Hosted>,
+    pub local: u32,
+    pub handle: u32,
+    pub pid: u32,
+    pub running: bool,
+    pub pty: bool,
+}
+
+impl Envd {
+    pub fn new(daemon: &Arc<Daemon>, project_root: Option<PathBuf>) -> Result<Self, String> {
+        let root = project_root
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let config = ServiceConfig {
+            project_root: Some(root),
+            max_jobs: Some(MAX_JOBS),
+            ..ServiceConfig::default()
+        };
+        let service = Service::new(config, daemon.jobs.clone())
+            .map_err(|e| format!("cannot make the network face's service: {}", e.message))?;
+        Ok(Self {
+            hosted: daemon.state.add_service(service, FACE_CONN),
+            started: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn service(&self) -> &Arc<Hosted> {
+        &self.hosted
+    }
+
+    fn remember(&self, handle: u32, tag: Option<String>, config: pb::ProcessConfig) {
+        let mut started = lock(&self.started);
+        // Entries of jobs the core has forgotten go when a new one comes.
+        let live: std::collections::HashSet<u32> = self.hosted.service.handles().iter().map(|(h, _)| *h).collect();
+        started.retain(|h, _| live.contains(h) || *h == handle);
+        started.insert(handle, Started { tag, config });
+    }
+
+    /// A job by pid or tag: a running one first, else the latest that ended (Connect
+    /// to an ended job gets its end). `None` selector: `invalid_argument`.
+    pub fn find(&self, daemon: &Daemon, selector: Option<&pb::ProcessSelector>) -> Result<Found, ConnectError> {
+        let selector = selector
+            .and_then(|s| s.selector.as_ref())
+            .ok_or_else(|| ConnectError::invalid("no process selector (pid or tag)"))?;
+        let mut candidates: Vec<(Arc<Hosted>, u32)> = Vec::new();
+        match selector {
+            pb::process_selector::Selector::Pid(want) => {
+                for hosted in daemon.state.all_services() {
+                    for job in hosted.service.pids() {
+                        if job.pid == *want {
+                            candidates.push((hosted.clone(), job.handle));
+                        }
+                    }
+                }
+            }
+            pb::process_selector::Selector::Tag(tag) => {
+                let handles: Vec<u32> = lock(&self.started)
+                    .iter()
+                    .filter(|(_, s)| s.tag.as_deref() == Some(tag.as_str()))
+                    .map(|(h, _)| *h)
+                    .collect();
+                candidates.extend(handles.into_iter().filter_map(|h| daemon.state.resolve(h).ok()));
+            }
+        }
+        let mut best: Option<Found> = None;
+        for (hosted, local) in candidates {
+            let Some(job) = hosted.service.pids().into_iter().find(|j| j.handle == local) else {
+                continue;
+            };
+            let handle = daemon.state.global(&hosted, local, None);
+            if best
+                .as_ref()
+                .is_none_or(|b| (job.running, handle) > (b.running, b.handle))
+            {
+                best = Some(Found {
+                    hosted,
+                    local,
+                    handle,
+                    pid: job.pid,
+                    running: job.running,
+                    pty: job.pty,
+                });
+            }
+        }
+        best.ok_or_else(|| {
+            let what = match selector {
+                pb::process_selector::Selector::Pid(pid) => format!("pid {pid}"),
+                pb::process_selector::Selector::Tag(tag) => format!("tag {tag:?}"),
+            };
+            ConnectError::new(Code::NotFound, format!("process with {what} not found"))
+        })
+    }
+
+    /// As `find`, for calls that act on a running process (input, signals, resize).
+    pub fn find_running(&self, daemon: &Daemon, selector: Option<&pb::ProcessSelector>) -> Result<Found, ConnectError> {
+        let found = self.find(daemon, selector)?;
+        if !found.running {
+            return Err(ConnectError::new(
+                Code::NotFound,
+                format!("process with pid {} has ended", found.pid),
+            ));
+        }
+        Ok(found)
+    }
+
+    /// Every running job of every service, with the config it was started with (a job
+    /// another client started: its command line as `cmd`, no args, its directory).
+    pub fn list(&self, daemon: &Daemon) -> Vec<pb::ProcessInfo> {
+        let started = lock(&self.started);
+        let mut all = Vec::new();
+        for hosted in daemon.state.all_services() {
+            for info in hosted.service.list() {
+                if info.status != crate::job::JobStatus::Running {
+                    continue;
+                }
+                let handle = daemon.state.global(&hosted, info.handle, None);
+                let ours = Arc::ptr_eq(&hosted, &self.hosted)
+                    .then(|| started.get(&handle))
+                    .flatten();
+                let (config, tag) = match ours {
+                    Some(s) => (s.config.clone(), s.tag.clone()),
+                    None => (
+                        pb::ProcessConfig {
+                            cmd: info.command.clone(),
+                            args: Vec::new(),
+                            envs: HashMap::new(),
+                            cwd: Some(info.directory.clone()),
+                        },
+                        None,
+                    ),
+                };
+                all.push((
+                    handle,
+                    pb::ProcessInfo {
+                        config: Some(config),
+                        pid: info.pid,
+                        tag,
+                    },
+                ));
+            }
+        }
+        all.sort_by_key(|(h, _)| *h);
+        all.into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+/// The core's error as a Connect error.
+pub fn connect_error(e: &ServiceError) -> ConnectError {
+    let code = match e.code {
+        ErrorCode::ProcessNotFound => Code::NotFound,
+        ErrorCode::LimitReached => Code::ResourceExhausted,
+        ErrorCode::InvalidArgument
+        | ErrorCode::InvalidDirectory
+        | ErrorCode::InvalidPattern
+        | ErrorCode::SpawnFailed => Code::InvalidArgument,
+        ErrorCode::SandboxUnavailable => Code::FailedPrecondition,
+    };
+    ConnectError::new(code, format!("{}: {}", e.code.as_str(), e.message))
+}

@@ -1,0 +1,228 @@
+//! The daemon's network face (issue 33), on when `--listen HOST:PORT` is given: one
+//! HTTP port, HTTP/1.1 and h2c (HTTP/2 with prior knowledge) side by side through
+//! hyper-util's auto server, as envd's clients use both. This file binds, accepts,
+//! bounds each connection and routes each request; `auth` says who may ask,
+//! `connect` is the Connect protocol, src/daemon/envd/ the E2B services.
+//!
+//! **Plugging a route in**: one arm in [`route`]'s `match` (after the token check) that
+//! hands the request and the shared [`Face`] to the route's handler:
+//! `"/mcp" => mcp_proxy::handle(req, face).await,`. A handler returns `Response<Body>`
+//! (`full`, `empty`, or a streaming body from `channel`); what it needs of the daemon is
+//! in `Face` (the daemon's state and runtimes, the options of `Listen`).
+
+pub mod auth;
+pub mod connect;
+pub mod mcp_proxy;
+pub mod upgrade;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::BodyExt;
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, Semaphore};
+
+use super::conn::Daemon;
+
+/// A reply body: whole or streamed; an error ends the response abruptly (a proxy's
+/// upstream that failed mid-body).
+pub type BodyError = Box<dyn std::error::Error + Send + Sync>;
+pub type Body = BoxBody<Bytes, BodyError>;
+
+/// A client has this long to send its first bytes and, over HTTP/1.1, a request's
+/// headers: a connection that sends nothing does not hold a slot for ever (slowloris).
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once; more wait in the kernel's backlog until one closes, so
+/// a flood of connections cannot exhaust the daemon's descriptors.
+const MAX_CONNECTIONS: usize = 512;
+/// HTTP/2 pings on an idle connection, and how long the answer may take before the
+/// connection is dropped (a peer that vanished without closing).
+const H2_KEEPALIVE: Duration = Duration::from_secs(30);
+const H2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+/// Streams one HTTP/2 connection may have open at once.
+const H2_MAX_STREAMS: u32 = 256;
+
+/// What `--listen` and its companions ask for.
+#[derive(Clone, Debug)]
+pub struct Listen {
+    pub addr: SocketAddr,
+    /// `--access-token-file`'s token; `None`: no token (loopback only).
+    pub token: Option<Vec<u8>>,
+    /// `--project-root`: the envd service's project root and the default working
+    /// directory of the processes it starts (default: `$HOME`, else `/`).
+    pub project_root: Option<PathBuf>,
+    /// `--mcp-upstream`: the unix socket of the MCP server that `/mcp` is passed to.
+    pub mcp_upstream: Option<PathBuf>,
+    /// `--allowed-origin` (repeatable): browser origins `/mcp` takes besides loopback
+    /// ones (mcp_proxy.rs).
+    pub allowed_origins: Vec<String>,
+}
+
+/// What every request's handler may use.
+pub struct Face {
+    pub daemon: Arc<Daemon>,
+    pub listen: Listen,
+    /// E2B's process service over the daemon's state.
+    pub envd: super::envd::Envd,
+}
+
+/// Checks the exposure rules, then binds. Called before the daemon serves anything,
+/// so a refused or busy address ends the daemon with its reason.
+pub async fn bind(listen: &Listen) -> Result<TcpListener, String> {
+    auth::check_exposure(&listen.addr, listen.token.as_deref())?;
+    TcpListener::bind(listen.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", listen.addr))
+}
+
+/// Accepts connections until the daemon's runtime ends.
+pub async fn serve(listener: TcpListener, face: Arc<Face>) {
+    match listener.local_addr() {
+        Ok(addr) => eprintln!("native-shell-daemon: listening on http://{addr}"),
+        Err(e) => eprintln!("native-shell-daemon: listening (address unknown: {e})"),
+    }
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                let face = face.clone();
+                tokio::spawn(async move {
+                    // No token: only the daemon's own user may connect (auth.rs).
+                    if face.listen.token.is_none() {
+                        let Ok(local) = stream.local_addr() else { return };
+                        if !auth::same_user_peer(local, peer).await {
+                            return;
+                        }
+                    }
+                    connection(stream, face).await;
+                    drop(slot);
+                });
+            }
+            // Out of descriptors and the like: a pause rather than a busy loop.
+            Err(e) => {
+                eprintln!("native-shell-daemon: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+async fn connection(stream: TcpStream, face: Arc<Face>) {
+    let _ = stream.set_nodelay(true);
+    // The auto server reads the first bytes to tell HTTP/2's preface from HTTP/1.1 with
+    // no deadline of its own: a client must have sent something by then.
+    let mut first = [0u8; 1];
+    match tokio::time::timeout(HEADER_TIMEOUT, stream.peek(&mut first)).await {
+        Ok(Ok(n)) if n > 0 => {}
+        _ => return,
+    }
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .max_buf_size(64 * 1024);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(H2_KEEPALIVE))
+        .keep_alive_timeout(H2_KEEPALIVE_TIMEOUT)
+        .max_concurrent_streams(H2_MAX_STREAMS)
+        .max_header_list_size(64 * 1024);
+    let service = hyper::service::service_fn(move |req| {
+        let face = face.clone();
+        async move { Ok::<_, Infallible>(route(req, face).await) }
+    });
+    // With upgrades: the daemon's own protocol is reached by an HTTP/1.1 Upgrade.
+    let _ = builder
+        .serve_connection_with_upgrades(TokioIo::new(stream), service)
+        .await;
+}
+
+/// One request: `/health` is open; everything else needs the token, then goes to its
+/// route.
+async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
+    let path = req.uri().path();
+    if path == "/health" {
+        return empty(StatusCode::NO_CONTENT);
+    }
+    if !auth::authorized(req.headers(), face.listen.token.as_deref()) {
+        discard_body(req.into_body()).await;
+        return empty(StatusCode::UNAUTHORIZED);
+    }
+    match path {
+        p if p.starts_with("/process.Process/") => super::envd::process::handle(req, face).await,
+        p if p.starts_with(super::envd::filesystem::PREFIX) => super::envd::filesystem::handle(req, face).await,
+        super::envd::files::PATH => super::envd::files::handle(req, face).await,
+        "/mcp" | "/mcp/" => mcp_proxy::handle(req, face).await,
+        "/daemon" => upgrade::handle(req, face).await,
+        _ => empty(StatusCode::NOT_FOUND),
+    }
+}
+
+/// Reads and drops what a refused request still sends (at most 1 MiB, for at most
+/// 5 s), so a client in the middle of an upload gets the 401 rather than a connection
+/// reset under its feet (e2b's files.write saw "fetch failed"). Bounded, so a refused
+/// client cannot make the daemon read for long.
+async fn discard_body(body: Incoming) {
+    let limited = http_body_util::Limited::new(body, 1 << 20);
+    let _ = tokio::time::timeout(Duration::from_secs(5), limited.collect()).await;
+}
+
+/// A reply with no body.
+pub fn empty(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(http_body_util::Empty::new().map_err(never).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+/// A reply with a whole body.
+pub fn full(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Body> {
+    let mut response = Response::new(http_body_util::Full::new(body).map_err(never).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(content_type),
+    );
+    response
+}
+
+fn never(e: Infallible) -> BodyError {
+    match e {}
+}
+
+/// A streamed body and its sender: each `Bytes` sent is one data frame; the body ends
+/// when every sender is dropped. Bounded: a sender waits while `depth` frames wait for
+/// a slow reader (HTTP/2's flow control reaches back to it).
+pub fn channel(depth: usize) -> (mpsc::Sender<Bytes>, Body) {
+    let (tx, rx) = mpsc::channel(depth.max(1));
+    (tx, ChannelBody { rx }.boxed())
+}
+
+struct ChannelBody {
+    rx: mpsc::Receiver<Bytes>,
+}
+
+impl hyper::body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = BodyError;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BodyError>>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|next| next.map(|bytes| Ok(Frame::data(bytes))))
+    }
+}
