@@ -70,6 +70,7 @@ impl Envd {
         let config = ServiceConfig {
             project_root: Some(root),
             max_jobs: Some(MAX_JOBS),
+            keep_streams: true,
             ..ServiceConfig::default()
         };
         let service = Service::new(config, daemon.jobs.clone())
