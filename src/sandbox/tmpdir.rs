@@ -50,8 +50,9 @@ mod imp {
     use crate::sandbox::{reached_through, Anchor, FileId, SHARED_TMP};
 
     /// How many empty directories are made ahead: enough for jobs started one after
-    /// another to find theirs made.
-    const SPARES_AHEAD: usize = 2;
+    /// another to find theirs made, also while the helper thread waits for a core (it
+    /// runs under `SCHED_BATCH`: on a busy machine, until the next scheduler tick).
+    const SPARES_AHEAD: usize = 4;
     /// How many empty directories are kept at most (made ahead, or left by jobs).
     const MAX_SPARES: usize = 8;
 
