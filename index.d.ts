@@ -211,6 +211,14 @@ export interface DaemonOptions {
    * (600000 ms by default).
    */
   idleExitMs?: number
+  /**
+   * A daemon's HTTP port (`native-shell-daemon --listen`), e.g. `http://127.0.0.1:49983`,
+   * in place of the socket: reached over TCP (or TLS for `https:`), never started by
+   * the client; the jobs get the daemon's environment, not this process's (docs/remote.md).
+   */
+  url?: string
+  /** The daemon's access token (`--access-token-file`), sent with `url`. */
+  token?: string
 }
 
 export interface HistoryEntry {

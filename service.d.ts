@@ -36,7 +36,7 @@ export * from './index';
 /** The daemon a client is connected to. */
 export interface DaemonInfo {
   pid: number;
-  /** The socket's path. */
+  /** The socket's path; for a client of `daemon.url`, the URL's origin. */
   socket: string;
   version: string;
 }

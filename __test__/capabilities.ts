@@ -62,6 +62,10 @@ export const NEEDS: Record<string, Need[]> = {
   'containment.test.ts': ['posix', 'linux'],
   'daemon/client.test.ts': ['posix', 'linux', 'program:python3'],
   'daemon/mcp.test.ts': ['posix', 'program:python3'],
+  'remote/deploy.test.ts': ['posix'],
+  'remote/mcp-http.test.ts': ['posix'],
+  'remote/gemini-http.test.ts': ['posix'],
+  'remote/tcp-client.test.ts': ['posix'],
   'scripts/platform-pack.test.ts': ['posix'],
   'sandbox-caches.test.ts': ['posix', 'linux'],
   'sandbox-escapes.test.ts': [
@@ -93,6 +97,10 @@ export const NEEDS: Record<string, Need[]> = {
   'mcp/mcp.test.ts': ['posix'],
   'mcp/package.test.ts': ['posix'],
   'mcp/python-client.test.ts': ['posix', 'program:python3'],
+  // The daemon's envd face driven by E2B's SDKs (npm's, a devDependency; PyPI's, installed
+  // as the MCP suite's `mcp` is); alive() reads /proc.
+  'remote/e2b-sdk.test.ts': ['posix', 'linux'],
+  'remote/e2b-python.test.ts': ['posix', 'linux', 'program:python3'],
   'tools/confirmation.test.ts': ['posix'],
   'tools/gemini-cli.test.ts': ['posix'],
   'tools/jobs-kill.test.ts': ['posix', 'linux'],

@@ -86,6 +86,10 @@ const NOT_RUN: Record<string, string> = {
   'docs/releasing.md: npm run build && npm run artifacts':
     'a build of this checkout (minutes) that changes its npm/; __test__/scripts/platform-pack.test.ts runs the same flow and `npm pack --dry-run` on a copy',
   "docs/gemini-compat.md: // before": 'an edit to the Gemini CLI\'s own source files (the import it replaces is theirs)',
+  'docs/mcp.md: head -c 32 /dev/urandom | base64 > ~/.config/shell.token && chmod 600 ~/.config/shell.token':
+    'a daemon on a fixed port serving in the foreground until stopped; __test__/remote/mcp-http.test.ts runs the same command (its own port, socket and token) and drives /mcp with the SDK client',
+  "docs/daemon.md: import { ShellExecutionService } from 'native-shell-service';":
+    'needs a daemon listening on port 49983 with that token; __test__/remote/tcp-client.test.ts starts one and runs this client against it',
 };
 
 /** Samples that continue an earlier one: what they take from it, put before them. */

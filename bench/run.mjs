@@ -7,7 +7,7 @@
 //
 //   npm run bench                 the full run (the sizes of issue 8)
 //   npm run bench -- --quick      smaller sizes, fewer repetitions (under two minutes)
-//   options: --reps=N  --only=spawn,cat,...,sandbox-cost  --peers=addon-text,gemini,...
+//   options: --reps=N  --only=spawn,cat,...,sandbox-cost,e2b-remote  --peers=addon-text,gemini,...
 //            --json=FILE (all raw results)  --md=FILE (the table as Markdown)
 //            --strict: exit 1 if a run of this addon failed, came back incomplete or
 //            lost bytes (CI's smoke run; the figures themselves are never judged)
@@ -17,7 +17,9 @@
 // cost (Linux, with the addon-sandbox peer) is the one pair measured in one process:
 // bench/sandbox-cost.mjs, plain and sandboxed services taking turns block by block,
 // because the difference (tenths of a millisecond) is smaller than the drift between
-// separate runs on a loaded machine.
+// separate runs on a loaded machine. The daemon's envd face (with the addon-daemon peer)
+// is measured by bench/e2b-remote.mjs, through E2B's SDKs beside the unix socket and in
+// process, in one process too.
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir } from 'node:os';
@@ -357,6 +359,8 @@ async function main() {
     }
     const sandboxCost = peers.includes('addon-sandbox') && (!only || only.has('sandbox-cost')) ? await measureSandboxCost() : null;
     if (sandboxCost) results['sandbox-cost'] = sandboxCost;
+    const e2bRemote = peers.includes('addon-daemon') && (!only || only.has('e2b-remote')) ? await measureE2bRemote() : null;
+    if (e2bRemote) results['e2b-remote'] = e2bRemote.result;
     machine.loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
     machine.seconds = Math.round((Date.now() - started) / 1000);
     const columns = [...peers.filter((p) => p !== 'limit-pty' && p !== 'limit-pipe'), ...(peers.includes('addon-text') ? ['addon-poll'] : []), ...peers.filter((p) => p.startsWith('limit-'))];
@@ -368,6 +372,7 @@ async function main() {
       table(results, columns),
       '',
       ...(sandboxCost ? [sandboxCostLine(sandboxCost), ''] : []),
+      ...(e2bRemote ? [e2bRemote.text, ''] : []),
       ratios(results),
       '',
     ].join('\n');
@@ -402,6 +407,28 @@ async function measureSandboxCost() {
         return resolve(JSON.parse(m[1]));
       }
       console.error(`  ! sandbox-cost failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ')}`);
+      resolve(null);
+    });
+  });
+}
+
+/** bench/e2b-remote.mjs's table (its text) and figures (`RESULT` line), or null. */
+async function measureE2bRemote() {
+  const n = quick ? 50 : 200;
+  const t = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(here, 'e2b-remote.mjs'), `--n=${n}`, '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      const m = /^RESULT (.*)$/m.exec(out);
+      if (code === 0 && m) {
+        console.error(`  e2b-remote: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        return resolve({ result: JSON.parse(m[1]), text: out.slice(0, m.index).trim() });
+      }
+      console.error(`  ! e2b-remote failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ')}`);
       resolve(null);
     });
   });

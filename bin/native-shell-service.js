@@ -26,7 +26,14 @@ if (process.argv[2] === 'daemon') {
     process.stderr.write(`native-shell-service daemon: no ${file} here (run \`npm run build\`, or set NATIVE_SHELL_DAEMON_BIN)\n`);
     process.exit(2);
   }
-  const child = spawn(bin, process.argv.slice(3), { stdio: 'inherit' });
+  const args = process.argv.slice(3);
+  // With an HTTP port, the MCP Streamable HTTP server its `/mcp` forwards to runs in
+  // this process, and the two end together (tools/daemon-front.ts).
+  if (args.some((a) => a === '--listen' || a.startsWith('--listen=')) && !args.includes('--stop')) {
+    loadBundle().startDaemonWithMcp(bin, args);
+    return;
+  }
+  const child = spawn(bin, args, { stdio: 'inherit' });
   // Signals to this process reach the daemon, which ends its jobs and exits.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (e) => {
@@ -40,9 +47,12 @@ if (process.argv[2] === 'daemon') {
 
 /** Every other command: the bundled tools and MCP server. */
 function start() {
-  let cli;
+  loadBundle().start(process.argv.slice(2));
+}
+
+function loadBundle() {
   try {
-    cli = require('../dist/native-shell-service.cjs');
+    return require('../dist/native-shell-service.cjs');
   } catch (e) {
     if (e && e.code === 'MODULE_NOT_FOUND' && /dist[\\/]native-shell-service\.cjs/.test(String(e.message))) {
       process.stderr.write('native-shell-service: dist/native-shell-service.cjs is missing; run `npm run build:ts` first.\n');
@@ -50,5 +60,4 @@ function start() {
     }
     throw e;
   }
-  cli.start(process.argv.slice(2));
 }

@@ -1,10 +1,15 @@
 // One connection to the daemon: requests with ids, replies matched by id (they may come
 // out of order), events, and the end of the connection. Nothing here blocks: a slow or
 // stopped daemon only delays the replies.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { createConnection, type Socket } from 'node:net';
 
 import { encodeFrame, FrameReader } from './envelope.js';
 import { codedError, replyError } from './errors.js';
+
+/** The `Upgrade` token of the daemon's protocol over HTTP (src/daemon/http/upgrade.rs). */
+export const UPGRADE_PROTOCOL = 'native-shell-service/1';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -50,6 +55,59 @@ export class Link {
         socket.setNoDelay?.(true);
         resolve(new Link(socket, events));
       });
+    });
+  }
+
+  /**
+   * Connects to a daemon's HTTP port (`--listen`): an HTTP/1.1 request to `/daemon`
+   * asking to upgrade to `native-shell-service/1` (src/daemon/http/upgrade.rs), with
+   * the token; after the daemon's 101 the connection carries the socket's frames.
+   * `https:` goes through TLS (a reverse proxy's). Rejects with `DAEMON_UNAUTHORIZED`
+   * on 401 or 403 (a missing or wrong token), `DAEMON_UNAVAILABLE` for any other answer,
+   * and the socket's error (`code` ECONNREFUSED, ...) when nothing answers.
+   */
+  static openUrl(url: URL, token: string | undefined, events: LinkEvents): Promise<Link> {
+    return new Promise((resolve, reject) => {
+      const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = request({
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || (url.protocol === 'https:' ? 443 : 80),
+        method: 'GET',
+        path: `${url.pathname.replace(/\/+$/, '')}/daemon`,
+        // Never pooled: the upgraded connection is this client's own.
+        agent: false,
+        headers: {
+          Connection: 'Upgrade',
+          Upgrade: UPGRADE_PROTOCOL,
+          ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}),
+        },
+      });
+      req.once('error', reject);
+      req.once('response', (res) => {
+        res.resume();
+        const status = res.statusCode ?? 0;
+        const where = `${url.origin}`;
+        if (status === 401 || status === 403) {
+          reject(codedError('DAEMON_UNAUTHORIZED', `the daemon at ${where} refused this client (HTTP ${status}): ${token === undefined ? 'it wants a token (daemon.token)' : 'the token is wrong'}`));
+        } else {
+          reject(codedError('DAEMON_UNAVAILABLE', `${where} did not take the daemon's protocol (HTTP ${status}); is it a native-shell-daemon with --listen?`));
+        }
+      });
+      req.once('upgrade', (res, socket, head) => {
+        req.off('error', reject);
+        if (String(res.headers.upgrade ?? '').toLowerCase() !== UPGRADE_PROTOCOL) {
+          socket.destroy();
+          reject(codedError('DAEMON_UNAVAILABLE', `${url.origin} upgraded to ${String(res.headers.upgrade)}, not ${UPGRADE_PROTOCOL}`));
+          return;
+        }
+        socket.setNoDelay?.(true);
+        const link = new Link(socket, events);
+        // Frames the daemon sent with its answer.
+        if (head.length > 0) link.received(head);
+        resolve(link);
+      });
+      req.end();
     });
   }
 

@@ -44,6 +44,7 @@ import { codedError } from './errors.js';
 
 import { daemonBinary, type Launched, launchDaemon } from './launch.js';
 import { Link } from './link.js';
+import { daemonUrl } from './remote.js';
 import { checkSocketDir, socketPath } from './place.js';
 
 /** The wire protocol this client speaks (the daemon's `PROTOCOL`). */
@@ -89,6 +90,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class DaemonShellExecutionService implements DaemonServiceType {
   private readonly socket: string;
+  /** A daemon's HTTP port (`daemon.url`): reached over TCP, never started here. */
+  private readonly url: URL | null;
+  private readonly token: string | undefined;
   private readonly idleExitMs: number | undefined;
   private readonly openParams: Record<string, unknown>;
   private live: Link | null = null;
@@ -113,19 +117,29 @@ export class DaemonShellExecutionService implements DaemonServiceType {
     if (d.socket !== undefined && d.socket !== null && typeof d.socket !== 'string') {
       throw codedError('INVALID_ARGUMENT', `daemon.socket must be a string, got ${typeof d.socket}`);
     }
+    if (d.token !== undefined && d.token !== null && typeof d.token !== 'string') {
+      throw codedError('INVALID_ARGUMENT', `daemon.token must be a string, got ${typeof d.token}`);
+    }
     const problem = envProblem(service.env);
     if (problem) throw codedError('INVALID_ARGUMENT', problem);
-    this.socket = socketPath(d.socket ?? undefined);
+    this.url = daemonUrl(d);
+    this.token = d.token ?? undefined;
+    this.socket = this.url ? this.url.origin : socketPath(d.socket ?? undefined);
     this.idleExitMs = d.idleExitMs ?? undefined;
     // The daemon's working directory and environment are not this process's: the
     // paths are made absolute here, and the jobs inherit this process's environment
     // (`inheritEnv`) in place of the daemon's, under the service's `env`, as in process.
-    this.openParams = {
-      ...service,
-      projectRoot: resolvePath(service.projectRoot ?? process.cwd()),
-      ...(service.ioDir ? { ioDir: resolvePath(service.ioDir) } : {}),
-      inheritEnv: inherited(),
-    };
+    // A daemon reached by URL is another machine's (or container's): the paths are its
+    // own (as given; no projectRoot: the daemon's), and this process's environment,
+    // with whatever secrets it holds, is not sent there; its jobs get the daemon's.
+    this.openParams = this.url
+      ? { ...service }
+      : {
+          ...service,
+          projectRoot: resolvePath(service.projectRoot ?? process.cwd()),
+          ...(service.ioDir ? { ioDir: resolvePath(service.ioDir) } : {}),
+          inheritEnv: inherited(),
+        };
     // Connect now, in the background: `daemon` and the getters fill in; a failure
     // here is reported by the first call (which tries again).
     this.ensureConnecting();
@@ -331,6 +345,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
   }
 
   private async establish(): Promise<Link> {
+    if (this.url) return this.establishRemote(this.url);
     if (process.platform === 'win32') {
       throw codedError('DAEMON_UNAVAILABLE', 'the daemon runs on Linux and macOS only for now (docs/daemon.md)');
     }
@@ -364,18 +379,50 @@ export class DaemonShellExecutionService implements DaemonServiceType {
         replaced = true;
         continue;
       }
-      let opened: Opened;
-      try {
-        opened = (await link.request('open', this.openParams)) as Opened;
-      } catch (e) {
-        link.close();
-        throw e;
-      }
-      this.info = { pid: hello.pid, socket: this.socket, version: hello.version };
-      this.live = link;
-      this.opened = opened;
-      return link;
+      return this.openOn(link, hello);
     }
+  }
+
+  /** `open` on a connection that said `hello`; it becomes the live one. */
+  private async openOn(link: Link, hello: Hello): Promise<Link> {
+    let opened: Opened;
+    try {
+      opened = (await link.request('open', this.openParams)) as Opened;
+    } catch (e) {
+      link.close();
+      throw e;
+    }
+    this.info = { pid: hello.pid, socket: this.socket, version: hello.version };
+    this.live = link;
+    this.opened = opened;
+    return link;
+  }
+
+  /**
+   * A daemon's HTTP port: one attempt (it is not ours to start), then `hello`. Only the
+   * protocol must match: a remote daemon of another version is not ours to replace.
+   */
+  private async establishRemote(url: URL): Promise<Link> {
+    let link: Link;
+    try {
+      link = await Link.openUrl(url, this.token, {
+        output: (sub, data) => this.event(link, sub, data as OutputEvent),
+        closed: (why) => this.lost(link, why),
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code?.startsWith('DAEMON_')) throw e;
+      throw codedError('DAEMON_UNAVAILABLE', `cannot connect to the daemon at ${url.origin}: ${(e as Error).message}`);
+    }
+    const hello = (await link.request('hello', { version: this.context.version, protocol: PROTOCOL, pid: process.pid })) as Hello;
+    if (hello.protocol !== PROTOCOL) {
+      link.close();
+      throw codedError(
+        'DAEMON_VERSION',
+        `the daemon at ${url.origin} (pid ${hello.pid}) speaks protocol ${hello.protocol} (version ${hello.version}); this client speaks ${PROTOCOL} (version ${this.context.version})`,
+        { daemonVersion: hello.version, daemonPid: hello.pid, jobs: hello.jobs },
+      );
+    }
+    return this.openOn(link, hello);
   }
 
   /** Connects, starting a daemon when none listens; `DAEMON_UNAVAILABLE` after 10 s. */

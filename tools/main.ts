@@ -3,6 +3,7 @@
 // dependency at run time). bin/native-shell-service.js calls `start`; the Gemini CLI
 // extension (gemini-extension.json) runs the file itself with `node`.
 import { main } from './cli.js';
+import { runDaemonWithMcp } from './daemon-front.js';
 
 /** Runs the command with this process's arguments and sets its exit code. */
 export function start(argv: string[] = process.argv.slice(2)): void {
@@ -13,6 +14,20 @@ export function start(argv: string[] = process.argv.slice(2)): void {
     (e: unknown) => {
       process.stderr.write(`native-shell-service: ${e instanceof Error && e.stack ? e.stack : String(e)}\n`);
       process.exitCode = 1;
+    },
+  );
+}
+
+/**
+ * `native-shell-service daemon --listen ...` (bin/native-shell-service.js): the daemon
+ * binary `bin` with the MCP Streamable HTTP server beside it; exits with its status.
+ */
+export function startDaemonWithMcp(bin: string, args: string[]): void {
+  runDaemonWithMcp(bin, args).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`native-shell-service daemon: ${e instanceof Error && e.stack ? e.stack : String(e)}\n`);
+      process.exit(1);
     },
   );
 }

@@ -169,6 +169,12 @@ pub struct DaemonOptions {
     /// How long a daemon this client starts lives on with no jobs and no clients
     /// (600000 ms by default).
     pub idle_exit_ms: Option<f64>,
+    /// A daemon's HTTP port (`native-shell-daemon --listen`), e.g. `http://127.0.0.1:49983`,
+    /// in place of the socket: reached over TCP (or TLS for `https:`), never started by
+    /// the client; the jobs get the daemon's environment, not this process's (docs/remote.md).
+    pub url: Option<String>,
+    /// The daemon's access token (`--access-token-file`), sent with `url`.
+    pub token: Option<String>,
 }
 
 #[napi(object, object_to_js = false)]

@@ -1,5 +1,5 @@
 //! `native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--listen HOST:PORT
-//! [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET]]`: the
+//! [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]`: the
 //! per-user daemon that owns jobs for clients that come and go (src/daemon/), and with
 //! `--listen` serves them over HTTP too (src/daemon/http/). `--stop` asks the one on the
 //! socket to exit (its jobs are killed). This file is the binary's crate root (Cargo.toml
@@ -20,6 +20,8 @@ fn main() {
     let mut token_file: Option<std::path::PathBuf> = None;
     let mut project_root: Option<std::path::PathBuf> = None;
     let mut mcp_upstream: Option<std::path::PathBuf> = None;
+    let mut allowed_origins = Vec::new();
+    let mut exit_with_stdin = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -36,13 +38,18 @@ fn main() {
             "--access-token-file" => token_file = args.next().map(std::path::PathBuf::from),
             "--project-root" => project_root = args.next().map(std::path::PathBuf::from),
             "--mcp-upstream" => mcp_upstream = args.next().map(std::path::PathBuf::from),
+            "--allowed-origin" => match args.next() {
+                Some(origin) => allowed_origins.push(origin),
+                None => usage("--allowed-origin takes an origin (https://host[:port])"),
+            },
+            "--exit-with-stdin" => exit_with_stdin = true,
             "--stop" => stop = true,
             "--version" => {
                 println!("{}", daemon::VERSION);
                 return;
             }
             "-h" | "--help" => {
-                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET]]");
+                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]");
                 return;
             }
             other => usage(&format!("unknown argument {other:?}")),
@@ -76,11 +83,13 @@ fn main() {
         token,
         project_root,
         mcp_upstream,
+        allowed_origins,
     });
     let config = daemon::Config {
         socket: socket.unwrap_or_else(daemon::default_socket),
         idle_exit,
         listen,
+        exit_with_stdin,
     };
     match daemon::run(config) {
         Ok(daemon::Ended::Done) => {}
@@ -108,7 +117,7 @@ fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
 
 #[cfg(unix)]
 fn usage(message: &str) -> ! {
-    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET]]");
+    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]");
     std::process::exit(2);
 }
 

@@ -17,6 +17,7 @@ pub mod frame;
 mod http;
 mod outbox;
 mod params;
+mod parent;
 pub mod place;
 mod server;
 mod state;
@@ -47,6 +48,9 @@ pub struct Config {
     /// `--listen` and its companions: the network face (off when `None`). A daemon
     /// that listens does not exit when idle (a pod's process server).
     pub listen: Option<Listen>,
+    /// `--exit-with-stdin`: end (killing the jobs) when stdin reaches its end, i.e. when
+    /// the process that started the daemon with a pipe is gone (parent.rs).
+    pub exit_with_stdin: bool,
 }
 
 /// How a daemon's run ended.

@@ -71,6 +71,8 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
     let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;
     // Its terminal closed (`native-shell-service daemon` in a window that went away).
     let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let parent_gone = super::parent::stdin_closed(config.exit_with_stdin);
+    tokio::pin!(parent_gone);
     let reason = loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -93,6 +95,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
             _ = term.recv() => break "SIGTERM",
             _ = int.recv() => break "SIGINT",
             _ = hup.recv() => break "SIGHUP",
+            _ = &mut parent_gone => break "stdin closed: the process that started it is gone",
         }
     };
     eprintln!("native-shell-daemon: exiting ({reason})");
@@ -140,7 +143,9 @@ fn accept(daemon: &Arc<Daemon>, stream: UnixStream) {
     tokio::spawn(connection(daemon, stream));
 }
 
-async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
+/// One client's connection, until it closes. Also the daemon's protocol over the HTTP
+/// port after its Upgrade (src/daemon/http/upgrade.rs), through a socket pair.
+pub(super) async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
     let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
     let (mut reader, writer) = stream.into_split();
     let (out, writer) = Outbox::new(writer);

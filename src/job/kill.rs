@@ -48,8 +48,6 @@ pub async fn kill_job_now(job: &Arc<Job>) -> KillReport {
 }
 
 async fn end_job(job: &Arc<Job>, grace: Duration, reason: JobStatus, first: Ending) -> KillReport {
-    // Input still queued would only keep the writer feeding a dying terminal.
-    job.drop_input();
     let was_running = {
         let mut state = job.state();
         let running = state.status == JobStatus::Running;
@@ -58,6 +56,14 @@ async fn end_job(job: &Arc<Job>, grace: Duration, reason: JobStatus, first: Endi
         }
         running
     };
+    // SIGKILL at once to the group, before the input is dropped: dropping it ends the
+    // writer and closes a pipes job's stdin, and a program reading it (`while read`) would
+    // otherwise end on its own ("exit status 0") in the time the process scan takes.
+    if was_running && matches!(first, Ending::Now) {
+        end_processes(&job.meta.identity(), &[], Ending::Now);
+    }
+    // Input still queued would only keep the writer feeding a dying terminal.
+    job.drop_input();
     let procs = scan(job).await;
     let mut escalated = false;
     let mut survivors = Vec::new();

@@ -11,6 +11,11 @@
 //! listed, attached to, fed and killed from an E2B SDK too.
 
 pub mod decode;
+pub mod files;
+pub mod filesystem;
+mod fs_calls;
+mod fs_entry;
+mod multipart;
 pub mod process;
 pub mod proto;
 mod stream;

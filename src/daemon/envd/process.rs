@@ -176,6 +176,12 @@ async fn streaming(method: &str, codec: Codec, req: Request<Incoming>, face: Arc
         Err(e) => return refuse(Shape::Streaming, codec, &e),
     };
     let keepalive = stream::keepalive_of(&parts.headers);
+    // A server stream's request is its one message, but its body may end in a later
+    // packet (a chunked body's last chunk): read it to its end beside the reply, else
+    // hyper does not reuse the HTTP/1.1 connection and closes it after the reply, while
+    // a pooling client may already be sending its next request on it (e2b's Python SDK
+    // failed so: "connection closed before message completed").
+    tokio::spawn(drain(body));
     match call {
         Call::Start(request) => stream::start(face, codec, request, timeout, keepalive),
         Call::Connect(request) => stream::connect(face, codec, request, keepalive),
@@ -185,6 +191,21 @@ async fn streaming(method: &str, codec: Codec, req: Request<Incoming>, face: Arc
             &ConnectError::invalid("not a streaming method"),
         ),
     }
+}
+
+/// Reads what is left of a request body and drops it (bounded in size and time).
+async fn drain(mut body: Incoming) {
+    use http_body_util::BodyExt;
+    let mut seen = 0usize;
+    let _ = tokio::time::timeout(BODY_WAIT, async {
+        while let Some(Ok(frame)) = body.frame().await {
+            seen += frame.data_ref().map_or(0, |d| d.len());
+            if seen > connect::MAX_MESSAGE {
+                return;
+            }
+        }
+    })
+    .await;
 }
 
 /// A client stream of input: its first message names the process, the rest carry

@@ -12,6 +12,8 @@
 
 pub mod auth;
 pub mod connect;
+pub mod mcp_proxy;
+pub mod upgrade;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -61,6 +63,9 @@ pub struct Listen {
     pub project_root: Option<PathBuf>,
     /// `--mcp-upstream`: the unix socket of the MCP server that `/mcp` is passed to.
     pub mcp_upstream: Option<PathBuf>,
+    /// `--allowed-origin` (repeatable): browser origins `/mcp` takes besides loopback
+    /// ones (mcp_proxy.rs).
+    pub allowed_origins: Vec<String>,
 }
 
 /// What every request's handler may use.
@@ -92,9 +97,16 @@ pub async fn serve(listener: TcpListener, face: Arc<Face>) {
             return;
         };
         match listener.accept().await {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
                 let face = face.clone();
                 tokio::spawn(async move {
+                    // No token: only the daemon's own user may connect (auth.rs).
+                    if face.listen.token.is_none() {
+                        let Ok(local) = stream.local_addr() else { return };
+                        if !auth::same_user_peer(local, peer).await {
+                            return;
+                        }
+                    }
                     connection(stream, face).await;
                     drop(slot);
                 });
@@ -148,12 +160,26 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
         return empty(StatusCode::NO_CONTENT);
     }
     if !auth::authorized(req.headers(), face.listen.token.as_deref()) {
+        discard_body(req.into_body()).await;
         return empty(StatusCode::UNAUTHORIZED);
     }
     match path {
         p if p.starts_with("/process.Process/") => super::envd::process::handle(req, face).await,
+        p if p.starts_with(super::envd::filesystem::PREFIX) => super::envd::filesystem::handle(req, face).await,
+        super::envd::files::PATH => super::envd::files::handle(req, face).await,
+        "/mcp" | "/mcp/" => mcp_proxy::handle(req, face).await,
+        "/daemon" => upgrade::handle(req, face).await,
         _ => empty(StatusCode::NOT_FOUND),
     }
+}
+
+/// Reads and drops what a refused request still sends (at most 1 MiB, for at most
+/// 5 s), so a client in the middle of an upload gets the 401 rather than a connection
+/// reset under its feet (e2b's files.write saw "fetch failed"). Bounded, so a refused
+/// client cannot make the daemon read for long.
+async fn discard_body(body: Incoming) {
+    let limited = http_body_util::Limited::new(body, 1 << 20);
+    let _ = tokio::time::timeout(Duration::from_secs(5), limited.collect()).await;
 }
 
 /// A reply with no body.

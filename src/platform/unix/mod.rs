@@ -2,6 +2,7 @@
 //! as session leaders (their process group is their pid), signals, and a working
 //! directory entered by descriptor.
 
+pub mod accounts;
 pub mod directory;
 // The fork launcher is macOS's; Linux test builds compile it too, so its tests run here.
 #[cfg(any(target_os = "macos", test))]

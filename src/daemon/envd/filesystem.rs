@@ -1,0 +1,118 @@
+//! envd's `filesystem.Filesystem` Connect service (proto/envd/filesystem.proto) over
+//! HTTP, for the e2b SDKs' files.list/exists/getInfo/makeDir/rename/remove: each request
+//! checked like process.Process's (method, content type, encoding, size), decoded in
+//! either codec, and answered by fs_calls.rs on a blocking thread (file system calls
+//! block; the connection's thread serves other requests meanwhile).
+//!
+//! Not served: WatchDir and the polling watcher calls (CreateWatcher, GetWatcherEvents,
+//! RemoveWatcher) answer `unimplemented` (the SDKs' files.watchDir fails with it).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+
+use super::fs_calls;
+use super::fs_entry::{Bases, FsCode, FsError};
+use super::proto::filesystem as pb;
+use crate::daemon::http::connect::{
+    self, check_encoding, decode, encode, read_unary, Code, Codec, ConnectError, Shape,
+};
+use crate::daemon::http::{empty, full, Body, Face};
+
+/// The path prefix of the service's methods.
+pub const PREFIX: &str = "/filesystem.Filesystem/";
+/// How long a request's body may take to arrive.
+const BODY_WAIT: Duration = Duration::from_secs(30);
+
+pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
+    let method = req.uri().path().trim_start_matches(PREFIX).to_string();
+    if req.method() != Method::POST {
+        return empty(StatusCode::METHOD_NOT_ALLOWED);
+    }
+    let Some((shape, codec)) = connect::content_type(req.headers()) else {
+        return empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    };
+    // WatchDir is the service's one stream: it ends at once with the error.
+    if method == "WatchDir" && shape == Shape::Streaming {
+        return full(
+            StatusCode::OK,
+            connect::streaming_type(codec),
+            unimplemented().end_stream(),
+        );
+    }
+    if shape != Shape::Unary {
+        return empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    }
+    if let Err(e) = check_encoding(req.headers(), shape) {
+        return e.unary_response();
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = match read_unary(&parts.headers, body, BODY_WAIT).await {
+        Ok(bytes) => bytes,
+        Err(e) => return e.unary_response(),
+    };
+    let bases = Bases::of_daemon(face.listen.project_root.as_deref());
+    let answer = tokio::task::spawn_blocking(move || call(&method, codec, &bytes, &bases))
+        .await
+        .unwrap_or_else(|e| Err(ConnectError::new(Code::Internal, format!("the file call failed: {e}"))));
+    match answer {
+        Ok(bytes) => full(StatusCode::OK, connect::unary_type(codec), bytes),
+        Err(e) => e.unary_response(),
+    }
+}
+
+/// One unary call: its request decoded, the call made, its reply encoded.
+fn call(method: &str, codec: Codec, bytes: &[u8], bases: &Bases) -> Result<Bytes, ConnectError> {
+    fn reply<M: prost::Message + serde::Serialize>(codec: Codec, r: Result<M, FsError>) -> Result<Bytes, ConnectError> {
+        r.map(|m| encode(codec, &m)).map_err(|e| connect_error(&e))
+    }
+    match method {
+        "Stat" => reply(codec, fs_calls::stat(bases, &decode::<pb::StatRequest>(codec, bytes)?)),
+        "ListDir" => reply(
+            codec,
+            fs_calls::list_dir(bases, &decode::<pb::ListDirRequest>(codec, bytes)?),
+        ),
+        "MakeDir" => reply(
+            codec,
+            fs_calls::make_dir(bases, &decode::<pb::MakeDirRequest>(codec, bytes)?),
+        ),
+        "Move" => reply(
+            codec,
+            fs_calls::rename(bases, &decode::<pb::MoveRequest>(codec, bytes)?),
+        ),
+        "Remove" => reply(
+            codec,
+            fs_calls::remove(bases, &decode::<pb::RemoveRequest>(codec, bytes)?),
+        ),
+        "WatchDir" | "CreateWatcher" | "GetWatcherEvents" | "RemoveWatcher" => Err(unimplemented()),
+        _ => Err(ConnectError::new(
+            Code::NotFound,
+            format!("no method filesystem.Filesystem/{method}"),
+        )),
+    }
+}
+
+fn unimplemented() -> ConnectError {
+    ConnectError::new(
+        Code::Unimplemented,
+        "this server does not watch directories (filesystem.WatchDir and the watcher calls)",
+    )
+}
+
+/// A file call's failure as the Connect error the SDKs map (not_found is their
+/// FileNotFoundError; already_exists makes files.makeDir return false).
+pub fn connect_error(e: &FsError) -> ConnectError {
+    let code = match e.code {
+        FsCode::InvalidArgument => Code::InvalidArgument,
+        FsCode::NotFound => Code::NotFound,
+        FsCode::AlreadyExists => Code::AlreadyExists,
+        FsCode::PermissionDenied => Code::PermissionDenied,
+        FsCode::FailedPrecondition => Code::FailedPrecondition,
+        FsCode::ResourceExhausted => Code::ResourceExhausted,
+        FsCode::Internal => Code::Internal,
+    };
+    ConnectError::new(code, e.message.clone())
+}

@@ -1,0 +1,275 @@
+//! What envd's file calls share (filesystem.rs, the Connect service; files.rs, GET/POST
+//! /files): the absolute path a request's path names, an `EntryInfo` of what is there,
+//! and a failure as the code envd gives it.
+//!
+//! Paths are the daemon's user's: there is no user switching (envd runs as root and acts
+//! as the user a request names; the daemon is one user's and acts as that user, so the
+//! `username` a request carries is accepted and ignored). Nothing confines paths to the
+//! project root: whoever may call these may `commands.run` anything as the same user, so
+//! a fence here would stop nothing (docs/remote.md says so).
+
+use std::fs::Metadata;
+use std::io;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Component, Path, PathBuf};
+
+use super::proto::filesystem::{EntryInfo, FileType};
+
+/// A file call's failure: its code becomes a Connect code (filesystem.rs) or the HTTP
+/// status envd's REST API gives (files.rs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsError {
+    pub code: FsCode,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FsCode {
+    InvalidArgument,
+    NotFound,
+    AlreadyExists,
+    PermissionDenied,
+    FailedPrecondition,
+    ResourceExhausted,
+    Internal,
+}
+
+impl FsCode {
+    /// The status envd's REST API (/files) answers with: 404 is the SDKs'
+    /// FileNotFoundError, 400 InvalidArgumentError, 507 NotEnoughSpaceError.
+    pub fn http_status(self) -> u16 {
+        match self {
+            FsCode::InvalidArgument | FsCode::FailedPrecondition | FsCode::AlreadyExists => 400,
+            FsCode::NotFound => 404,
+            FsCode::PermissionDenied => 403,
+            FsCode::ResourceExhausted => 507,
+            FsCode::Internal => 500,
+        }
+    }
+}
+
+impl FsError {
+    pub fn new(code: FsCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// An I/O failure on `path` (what `doing` was), coded by its cause.
+    pub fn io(err: &io::Error, doing: &str, path: &Path) -> Self {
+        let code = match err.raw_os_error() {
+            Some(libc::ENOENT) => FsCode::NotFound,
+            Some(libc::EACCES | libc::EPERM | libc::EROFS) => FsCode::PermissionDenied,
+            Some(libc::EEXIST | libc::ENOTEMPTY) => FsCode::AlreadyExists,
+            Some(libc::ENOTDIR | libc::EISDIR | libc::ENAMETOOLONG | libc::EINVAL | libc::EXDEV) => {
+                FsCode::InvalidArgument
+            }
+            Some(libc::ELOOP) => FsCode::FailedPrecondition,
+            Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG) => FsCode::ResourceExhausted,
+            _ => FsCode::Internal,
+        };
+        Self::new(code, format!("{doing} '{}': {err}", path.display()))
+    }
+}
+
+/// Where relative paths start and `~` points.
+#[derive(Debug, Clone)]
+pub struct Bases {
+    /// The user's home (`~`); also where relative paths start without a project root.
+    pub home: PathBuf,
+    /// `--project-root`, where relative paths start when given (envd's default workdir).
+    pub workdir: Option<PathBuf>,
+}
+
+impl Bases {
+    /// The daemon's: $HOME (or `/`), and the project root if one was given.
+    pub fn of_daemon(project_root: Option<&Path>) -> Self {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|h| h.is_absolute())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        Self {
+            home,
+            workdir: project_root.map(Path::to_path_buf),
+        }
+    }
+
+    /// The absolute, lexically clean path `requested` names: `~` and `~/x` are under the
+    /// home, a relative path under the workdir (else the home), `.` and `..` are folded as
+    /// written (like envd; symlinks are not resolved here). An empty path is the start
+    /// directory itself. A NUL byte is refused (no file system path holds one).
+    pub fn resolve(&self, requested: &str) -> Result<PathBuf, FsError> {
+        if requested.contains('\0') {
+            return Err(FsError::new(FsCode::InvalidArgument, "the path contains a NUL byte"));
+        }
+        let start = self.workdir.as_deref().unwrap_or(&self.home);
+        let joined = if requested == "~" {
+            self.home.clone()
+        } else if let Some(rest) = requested.strip_prefix("~/") {
+            self.home.join(rest)
+        } else if requested.starts_with('/') {
+            PathBuf::from(requested)
+        } else {
+            start.join(requested)
+        };
+        Ok(clean(&joined))
+    }
+}
+
+/// Folds `.` and `..` (`..` at the root stays at the root), as Go's filepath.Clean.
+fn clean(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for part in path.components() {
+        match part {
+            Component::Normal(name) => out.push(name),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+/// The entry at `path` itself (a symlink is described, not followed).
+pub fn entry_at(path: &Path) -> Result<EntryInfo, FsError> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| FsError::io(&e, "cannot read", path))?;
+    Ok(entry_of(path, &meta))
+}
+
+/// An `EntryInfo` of `path` from its (not followed) metadata.
+pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
+    let kind = meta.file_type();
+    let file_type = if kind.is_symlink() {
+        FileType::Symlink
+    } else if kind.is_dir() {
+        FileType::Directory
+    } else if kind.is_file() {
+        FileType::File
+    } else {
+        // Sockets, FIFOs, devices: listed by envd as unspecified (the SDKs leave them out).
+        FileType::Unspecified
+    };
+    let symlink_target = kind.is_symlink().then(|| {
+        std::fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default()
+    });
+    EntryInfo {
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "/".into()),
+        r#type: file_type as i32,
+        path: path.display().to_string(),
+        size: i64::try_from(meta.len()).unwrap_or(i64::MAX),
+        mode: meta.permissions().mode() & 0o7777,
+        permissions: permissions(meta),
+        owner: crate::platform::user_name(meta.uid()).unwrap_or_else(|| meta.uid().to_string()),
+        group: crate::platform::group_name(meta.gid()).unwrap_or_else(|| meta.gid().to_string()),
+        modified_time: Some(pbjson_types::Timestamp {
+            seconds: meta.mtime(),
+            nanos: i32::try_from(meta.mtime_nsec()).unwrap_or(0),
+        }),
+        symlink_target,
+        metadata: Default::default(),
+        is_symlink: kind.is_symlink(),
+    }
+}
+
+/// The mode as `ls -l` prints it: the kind, then rwx for user, group and others, with
+/// the set-id and sticky bits as s/S and t/T.
+fn permissions(meta: &Metadata) -> String {
+    let kind = meta.file_type();
+    let mode = meta.permissions().mode();
+    let first = if kind.is_symlink() {
+        'l'
+    } else if kind.is_dir() {
+        'd'
+    } else if kind.is_file() {
+        '-'
+    } else {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            'p'
+        } else if kind.is_socket() {
+            's'
+        } else if kind.is_char_device() {
+            'c'
+        } else {
+            'b'
+        }
+    };
+    let mut out = String::with_capacity(10);
+    out.push(first);
+    let special = [(0o4000, 's'), (0o2000, 's'), (0o1000, 't')];
+    for (i, shift) in [6u32, 3, 0].into_iter().enumerate() {
+        let bits = (mode >> shift) & 0o7;
+        out.push(if bits & 4 != 0 { 'r' } else { '-' });
+        out.push(if bits & 2 != 0 { 'w' } else { '-' });
+        let (flag, letter) = special[i];
+        out.push(match (mode & flag != 0, bits & 1 != 0) {
+            (true, true) => letter,
+            (true, false) => letter.to_ascii_uppercase(),
+            (false, true) => 'x',
+            (false, false) => '-',
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bases() -> Bases {
+        Bases {
+            home: "/home/u".into(),
+            workdir: Some("/work/p".into()),
+        }
+    }
+
+    #[test]
+    fn resolves_home_relative_and_dot_dot_as_written() {
+        let b = bases();
+        assert_eq!(b.resolve("~").unwrap(), PathBuf::from("/home/u"));
+        assert_eq!(b.resolve("~/a/./b").unwrap(), PathBuf::from("/home/u/a/b"));
+        assert_eq!(b.resolve("x/../y").unwrap(), PathBuf::from("/work/p/y"));
+        assert_eq!(b.resolve("").unwrap(), PathBuf::from("/work/p"));
+        assert_eq!(b.resolve("/../../etc//passwd").unwrap(), PathBuf::from("/etc/passwd"));
+        let no_root = Bases {
+            workdir: None,
+            ..bases()
+        };
+        assert_eq!(no_root.resolve("a").unwrap(), PathBuf::from("/home/u/a"));
+        assert_eq!(b.resolve("a\0b").unwrap_err().code, FsCode::InvalidArgument);
+    }
+
+    #[test]
+    fn describes_files_directories_and_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.txt");
+        std::fs::write(&file, b"hello").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("l");
+        std::os::unix::fs::symlink("f.txt", &link).unwrap();
+
+        let f = entry_at(&file).unwrap();
+        assert_eq!(
+            (f.name.as_str(), f.r#type, f.size, f.mode),
+            ("f.txt", FileType::File as i32, 5, 0o640)
+        );
+        assert_eq!(f.permissions, "-rw-r-----");
+        assert!(f.modified_time.is_some_and(|t| t.seconds > 0));
+        let d = entry_at(dir.path()).unwrap();
+        assert_eq!(d.r#type, FileType::Directory as i32);
+        assert!(d.permissions.starts_with('d'));
+        let l = entry_at(&link).unwrap();
+        assert_eq!(
+            (l.r#type, l.symlink_target.as_deref()),
+            (FileType::Symlink as i32, Some("f.txt"))
+        );
+        assert_eq!(entry_at(&dir.path().join("none")).unwrap_err().code, FsCode::NotFound);
+    }
+}

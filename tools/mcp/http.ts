@@ -1,0 +1,190 @@
+// MCP over Streamable HTTP (the spec's stateful mode): one `Mcp-Session-Id` per client,
+// each session a server of its own (tools/mcp/server.ts) whose jobs run in the daemon,
+// as a client of its unix socket, so MCP, envd and the daemon's own clients see the
+// same jobs. It listens on a unix socket in a private directory; the daemon's HTTP port
+// forwards `/mcp` here (src/daemon/http/mcp_proxy.rs), after the token and Origin
+// checks. Nothing here faces the network.
+import { randomUUID } from 'node:crypto';
+import { chmodSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js' with { 'resolution-mode': 'import' };
+
+import { createMcpServer, type McpSession, type McpToolOptions, openMcpService } from './server.js';
+
+/** The largest POST body read here (the transport's own default bound). */
+const MAX_BODY = 4 << 20;
+/** A session nobody has used for this long, with no stream open, is closed (its jobs run on in the daemon). */
+const SESSION_IDLE_MS = 30 * 60_000;
+
+export interface McpHttpOptions {
+  /** The unix socket to listen on (its directory private to this user: the caller's job). */
+  listen: string;
+  /** The daemon's unix socket: every session's tools are a client of it. */
+  daemonSocket: string;
+  /** What the tools do (`daemon` is set here). */
+  tools: McpToolOptions;
+  log: (line: string) => void;
+}
+
+export interface RunningMcpHttp {
+  /** Closes every session (their jobs run on in the daemon) and stops listening. */
+  close(): Promise<void>;
+  sessions(): number;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  mcp: McpSession;
+  lastSeen: number;
+  /** Requests (and SSE streams) not yet finished. */
+  open: number;
+}
+
+/** A JSON-RPC error as an HTTP answer (what the SDK's transport answers too). */
+function reject(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** The request's body as JSON, at most MAX_BODY bytes; `undefined` when it is not JSON. */
+function readJson(req: IncomingMessage): Promise<{ tooBig: boolean; value: unknown }> {
+  return new Promise((resolve, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        req.destroy();
+        resolve({ tooBig: true, value: undefined });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', fail);
+    req.on('end', () => {
+      try {
+        resolve({ tooBig: false, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        resolve({ tooBig: false, value: undefined });
+      }
+    });
+  });
+}
+
+export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpHttp> {
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  const { log } = options;
+  const sessions = new Map<string, Session>();
+  const tools: McpToolOptions = { ...options.tools, daemon: { socket: options.daemonSocket } };
+
+  const end = async (id: string, session: Session, why: string): Promise<void> => {
+    if (sessions.get(id) !== session) return;
+    sessions.delete(id);
+    session.mcp.quiet();
+    log(`native-shell-service mcp-http: session ${id} ends (${why}); its jobs run on in the daemon`);
+    // This session's client of the daemon closes; the jobs stay the daemon's.
+    await session.mcp.service.shutdown().catch((e: Error) => log(`native-shell-service mcp-http: shutdown failed: ${e.message}`));
+    await session.mcp.server.close().catch(() => {});
+  };
+
+  /** A new session: its daemon client opened first, so a daemon that is gone answers 503, not a half session. */
+  const initialize = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    let mcp: McpSession;
+    try {
+      const { native } = await openMcpService(tools, log, true);
+      mcp = await createMcpServer(native, tools);
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      log(`native-shell-service mcp-http: cannot open a session: ${err.code ?? ''} ${err.message}`);
+      reject(res, 503, -32603, `the daemon cannot be reached (${err.code ?? 'EXECUTION_FAILED'})`);
+      return;
+    }
+    let session: Session | null = null;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        session = { transport, mcp, lastSeen: Date.now(), open: 1 };
+        sessions.set(id, session);
+        res.once('close', () => {
+          if (session) session.open -= 1;
+        });
+      },
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id && session) void end(id, session, 'closed');
+    };
+    mcp.server.onerror = (e) => log(`native-shell-service mcp-http: protocol error: ${e.message}`);
+    await mcp.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // Not initialized after all (a bad request): nothing to keep.
+    if (!session) {
+      mcp.quiet();
+      await mcp.service.shutdown().catch(() => {});
+      await mcp.server.close().catch(() => {});
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const header = req.headers['mcp-session-id'];
+    const id = Array.isArray(header) ? header[0] : header;
+    if (id !== undefined) {
+      const session = sessions.get(id);
+      // The spec's answer to a session that is not (or no longer) there: 404, and the client starts a new one.
+      if (!session) return reject(res, 404, -32001, 'Session not found');
+      session.lastSeen = Date.now();
+      session.open += 1;
+      res.once('close', () => {
+        session.open -= 1;
+        session.lastSeen = Date.now();
+      });
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return reject(res, 400, -32000, 'Bad Request: no Mcp-Session-Id (send initialize first)');
+    const { tooBig, value } = await readJson(req);
+    if (tooBig) return reject(res, 413, -32600, `the request is over ${MAX_BODY} bytes`);
+    if (value === undefined) return reject(res, 400, -32700, 'Parse error: the body is not JSON');
+    const messages = Array.isArray(value) ? value : [value];
+    if (!messages.some((m) => isInitializeRequest(m))) {
+      return reject(res, 400, -32000, 'Bad Request: no Mcp-Session-Id (send initialize first)');
+    }
+    return initialize(req, res, value);
+  };
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((e: Error) => {
+      log(`native-shell-service mcp-http: ${e.stack ?? e.message}`);
+      if (!res.headersSent) reject(res, 500, -32603, 'Internal error');
+      else res.destroy();
+    });
+  });
+  // SSE streams stay open as long as the client wants them.
+  http.requestTimeout = 0;
+  http.headersTimeout = 60_000;
+  await new Promise<void>((resolve, fail) => {
+    http.once('error', fail);
+    http.listen(options.listen, () => {
+      http.off('error', fail);
+      resolve();
+    });
+  });
+  // Only this user, whatever the umask (its directory is private already: two locks).
+  chmodSync(options.listen, 0o600);
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of sessions) if (s.open <= 0 && now - s.lastSeen > SESSION_IDLE_MS) void end(id, s, 'idle');
+  }, 60_000);
+  sweep.unref();
+
+  return {
+    sessions: () => sessions.size,
+    close: async () => {
+      clearInterval(sweep);
+      await Promise.all([...sessions].map(([id, s]) => end(id, s, 'the server stops')));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
