@@ -224,9 +224,27 @@ async fn next_frame(body: &mut Incoming) -> Result<Option<Bytes>, FsError> {
     }
 }
 
-/// Writes every `file` part of a form: to its filename, or to `path` when the form has
-/// one file and the query names a path (how the SDKs send one file).
+/// Writes every `file` part of a form where [`plan_form`] says.
 fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) -> Result<Vec<PathBuf>, FsError> {
+    let plan = plan_form(form, boundary, path, bases)?;
+    let mut written = Vec::with_capacity(plan.len());
+    for (target, data) in plan {
+        let mut file = create(&target)?;
+        file.write_all(data)
+            .map_err(|e| FsError::io(&e, "cannot write", &target))?;
+        written.push(target);
+    }
+    Ok(written)
+}
+
+/// Where each `file` part of a form goes: its filename, or `path` when the form has one
+/// file and the query names a path (how the SDKs send one file). Nothing is written.
+fn plan_form<'a>(
+    form: &'a [u8],
+    boundary: &str,
+    path: Option<&str>,
+    bases: &Bases,
+) -> Result<Vec<(PathBuf, &'a [u8])>, FsError> {
     let parts = multipart::parse(form, boundary).map_err(|e| FsError::new(FsCode::InvalidArgument, e))?;
     let files: Vec<_> = parts.into_iter().filter(|p| p.name == "file").collect();
     if files.is_empty() {
@@ -236,8 +254,8 @@ fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) ->
         ));
     }
     let single = files.len() == 1;
-    let mut written = Vec::with_capacity(files.len());
-    for part in &files {
+    let mut plan = Vec::with_capacity(files.len());
+    for part in files {
         let named = match (single, path, part.filename.as_deref()) {
             (true, Some(p), _) => p,
             (_, _, Some(f)) if !f.is_empty() => f,
@@ -249,13 +267,28 @@ fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) ->
                 ))
             }
         };
-        let target = bases.resolve(named)?;
-        let mut file = create(&target)?;
-        file.write_all(part.data)
-            .map_err(|e| FsError::io(&e, "cannot write", &target))?;
-        written.push(target);
+        plan.push((bases.resolve(named)?, part.data));
     }
-    Ok(written)
+    Ok(plan)
+}
+
+/// The parsing half of POST /files, for the fuzz target (fuzz/fuzz_targets/envd_files.rs):
+/// from a content type, a query string and a whole body, where each file would go (paths
+/// resolved against a made-up home and project root) and how many bytes, or why the
+/// upload is refused. Writes nothing.
+pub fn decode_upload(content_type: &str, query: &str, body: &[u8]) -> Result<Vec<(PathBuf, usize)>, String> {
+    let bases = Bases {
+        home: PathBuf::from("/home/fuzz"),
+        workdir: Some(PathBuf::from("/work/project")),
+    };
+    let path = query_path(query).map_err(|e| e.message)?;
+    if let Some(boundary) = multipart::boundary(content_type) {
+        let plan = plan_form(body, &boundary, path.as_deref(), &bases).map_err(|e| e.message)?;
+        return Ok(plan.into_iter().map(|(target, data)| (target, data.len())).collect());
+    }
+    let path = path.ok_or("an application/octet-stream upload needs ?path=")?;
+    let target = bases.resolve(&path).map_err(|e| e.message)?;
+    Ok(vec![(target, body.len())])
 }
 
 /// Opens `path` for writing from the start, making its missing parent directories.
