@@ -64,6 +64,7 @@ export const NEEDS: Record<string, Need[]> = {
   'daemon/mcp.test.ts': ['posix', 'program:python3'],
   'remote/deploy.test.ts': ['posix'],
   'remote/mcp-http.test.ts': ['posix'],
+  'remote/gemini-http.test.ts': ['posix'],
   'remote/tcp-client.test.ts': ['posix'],
   'scripts/platform-pack.test.ts': ['posix'],
   'sandbox-caches.test.ts': ['posix', 'linux'],

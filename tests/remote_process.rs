@@ -163,7 +163,7 @@ async fn a_pty_process_in_binary_protobuf_over_h2() {
             let input = pb::SendInputRequest {
                 process: selector.clone(),
                 input: Some(pb::ProcessInput {
-                    input: Some(pb::process_input::Input::Pty(b"hello\r".to_vec().into())),
+                    input: Some(pb::process_input::Input::Pty(b"hello\r".to_vec())),
                 }),
             };
             let (status, body) = unary_proto(&daemon, "SendInput", &input).await;
@@ -448,13 +448,59 @@ async fn health_is_open_and_everything_else_needs_the_token() {
 #[test]
 fn a_public_address_without_a_token_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(BIN)
+    let mut child = std::process::Command::new(BIN)
         .arg("--socket")
         .arg(dir.path().join("run").join("d.sock"))
         .args(["--listen", "0.0.0.0:0"])
-        .output()
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // It must exit by itself; one that serves is stopped and the test fails.
+    let deadline = std::time::Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(1), "{stderr}");
     assert!(stderr.contains("without --access-token-file"), "{stderr}");
+}
+
+/// Without a token, a loopback port is the daemon's user's alone: another user's
+/// connection is closed before anything is read (the TCP twin of the socket's
+/// SO_PEERCRED check). Needs root (to be a second user); skipped, saying so, otherwise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_token_only_the_daemons_user_may_connect() {
+    if unsafe { libc::geteuid() } != 0 || std::process::Command::new("setpriv").arg("--help").output().is_err() {
+        eprintln!("skipped: needs root and setpriv to connect as another user");
+        return;
+    }
+    let daemon = Daemon::start(None);
+    // One raw HTTP/1.1 request through bash's /dev/tcp (a program every user may run);
+    // prints the status line, or nothing when the connection is closed unanswered.
+    let probe = format!(
+        "exec 3<>/dev/tcp/127.0.0.1/{} && printf 'GET /health HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3 && head -n 1 <&3 | tr -d '\\r'",
+        daemon.addr.port()
+    );
+    let run = |as_nobody: bool| {
+        let mut cmd = std::process::Command::new(if as_nobody { "setpriv" } else { "timeout" });
+        if as_nobody {
+            cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "timeout"]);
+        }
+        let out = cmd.args(["60", "bash", "-c", &probe]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(run(false), "HTTP/1.1 204 No Content");
+    assert_eq!(run(true), "", "another user was answered");
+    // And the daemon still serves its own user afterwards.
+    assert_eq!(run(false), "HTTP/1.1 204 No Content");
 }

@@ -3,6 +3,7 @@ import { runDemo } from './demo.js';
 import { loadAddon } from '../contract/addon.js';
 import { createShellTools } from './create.js';
 import { packageVersion, startMcpServer } from './mcp-server.js';
+import type { McpToolOptions } from './mcp/server.js';
 import {
   makeSandboxCaches,
   SANDBOX_BOOLEAN_FLAGS,
@@ -41,14 +42,14 @@ Usage:
   native-shell-service --help | --version
 `;
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
-interface Parsed {
+export interface Parsed {
   flags: Map<string, string[]>;
   rest: string[];
 }
 
-function parse(argv: string[], valued: string[], booleans: string[]): Parsed {
+export function parse(argv: string[], valued: string[], booleans: string[]): Parsed {
   const flags = new Map<string, string[]>();
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -77,13 +78,12 @@ function parse(argv: string[], valued: string[], booleans: string[]): Parsed {
 
 const one = (p: Parsed, name: string): string | undefined => p.flags.get(name)?.at(-1);
 
-async function mcp(argv: string[]): Promise<number> {
-  const p = parse(
-    argv,
-    ['project-root', 'io-dir', 'allow', 'deny', 'format', 'on-ask', 'session-id', 'daemon-socket', 'daemon-idle-exit-ms', ...SANDBOX_VALUED_FLAGS],
-    ['daemon', ...SANDBOX_BOOLEAN_FLAGS],
-  );
-  if (p.rest.length > 0) throw new UsageError(`unexpected argument ${p.rest[0]}`);
+/** The `mcp` options that say what the tools do (the rest say where the server runs). */
+export const TOOL_VALUED_FLAGS = ['io-dir', 'allow', 'deny', 'format', 'on-ask', ...SANDBOX_VALUED_FLAGS];
+export const TOOL_BOOLEAN_FLAGS = [...SANDBOX_BOOLEAN_FLAGS];
+
+/** The tools' options from parsed `mcp` flags (also `daemon --listen`'s, for its `/mcp`). */
+export function toolOptions(p: Parsed): McpToolOptions {
   let sandbox;
   const caches = sandboxCaches();
   try {
@@ -104,6 +104,21 @@ async function mcp(argv: string[]): Promise<number> {
       throw new UsageError(`rule ${JSON.stringify(rule)} is not of the form run_shell_command(<command prefix>)`);
     }
   }
+  return {
+    ioDir: one(p, 'io-dir'),
+    allow: p.flags.get('allow') ?? [],
+    deny: p.flags.get('deny') ?? [],
+    format: format as 'text' | 'json' | undefined,
+    onAsk: onAsk as 'allow' | 'deny' | undefined,
+    sandbox,
+    ...(cachesOn ? { env: caches.env } : {}),
+  };
+}
+
+async function mcp(argv: string[]): Promise<number> {
+  const p = parse(argv, ['project-root', 'session-id', 'daemon-socket', 'daemon-idle-exit-ms', ...TOOL_VALUED_FLAGS], ['daemon', ...TOOL_BOOLEAN_FLAGS]);
+  if (p.rest.length > 0) throw new UsageError(`unexpected argument ${p.rest[0]}`);
+  const tools = toolOptions(p);
   const idle = one(p, 'daemon-idle-exit-ms');
   if (idle !== undefined && !/^\d+$/.test(idle)) throw new UsageError('--daemon-idle-exit-ms is a whole number of milliseconds');
   const socket = one(p, 'daemon-socket');
@@ -112,16 +127,10 @@ async function mcp(argv: string[]): Promise<number> {
       ? { ...(socket !== undefined ? { socket } : {}), ...(idle !== undefined ? { idleExitMs: Number(idle) } : {}) }
       : undefined;
   const server = await startMcpServer({
+    ...tools,
     ...(daemon ? { daemon } : {}),
     projectRoot: one(p, 'project-root'),
-    ioDir: one(p, 'io-dir'),
     sessionId: one(p, 'session-id'),
-    allow: p.flags.get('allow') ?? [],
-    deny: p.flags.get('deny') ?? [],
-    format: format as 'text' | 'json' | undefined,
-    onAsk: onAsk as 'allow' | 'deny' | undefined,
-    sandbox,
-    ...(cachesOn ? { env: caches.env } : {}),
   });
   const stop = (signal: string) => {
     void server.close().then(() => process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15)));

@@ -6,6 +6,8 @@
 // - this process ends, even by SIGKILL: the daemon's stdin (a pipe from here, read
 //   with `--exit-with-stdin`) reaches its end and the daemon exits, ending its jobs;
 // - SIGTERM, SIGINT, SIGHUP here are passed to the daemon, which exits first.
+// The `mcp` command's tool options (`--allow`, `--sandbox`, ...) given here shape the
+// `/mcp` sessions' tools; every other argument is the daemon's.
 // The MCP server listens on a unix socket in a directory of its own (mkdtemp: mode
 // 0700, this user's), so no other user can reach it past the daemon's token check.
 import { spawn } from 'node:child_process';
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { defaultSocket } from '../client/place.js';
+import { parse, TOOL_BOOLEAN_FLAGS, TOOL_VALUED_FLAGS, toolOptions, UsageError } from './cli.js';
 import { serveMcpHttp } from './mcp/http.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -29,6 +32,26 @@ function flag(args: string[], name: string): string | undefined {
   return found;
 }
 
+/**
+ * The arguments split: the `mcp` command's tool options (`--allow`, `--deny`, `--format`,
+ * `--on-ask`, `--io-dir`, `--sandbox*`), which shape the `/mcp` sessions' tools, and the
+ * rest, the daemon's.
+ */
+function split(args: string[]): { tools: string[]; daemon: string[] } {
+  const tools: string[] = [];
+  const daemon: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    const name = a.startsWith('--') ? a.slice(2).split('=', 1)[0]! : '';
+    if (TOOL_BOOLEAN_FLAGS.includes(name)) tools.push(a);
+    else if (TOOL_VALUED_FLAGS.includes(name)) {
+      tools.push(a);
+      if (!a.includes('=') && i + 1 < args.length) tools.push(args[++i] as string);
+    } else daemon.push(a);
+  }
+  return { tools, daemon };
+}
+
 /** A fresh directory only this user can enter (mkdtemp makes it 0700; checked, failing closed). */
 function privateDir(): string {
   const dir = mkdtempSync(join(process.env.XDG_RUNTIME_DIR || tmpdir(), 'native-shell-mcp-'));
@@ -41,7 +64,16 @@ function privateDir(): string {
 }
 
 /** Runs the daemon `bin` with `args` and the MCP server; resolves with the exit status. */
-export async function runDaemonWithMcp(bin: string, args: string[]): Promise<number> {
+export async function runDaemonWithMcp(bin: string, all: string[]): Promise<number> {
+  const { tools: toolArgs, daemon: args } = split(all);
+  let tools;
+  try {
+    tools = toolOptions(parse(toolArgs, TOOL_VALUED_FLAGS, TOOL_BOOLEAN_FLAGS));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    log(`native-shell-service daemon: ${e.message}`);
+    return 2;
+  }
   if (args.includes('--mcp-upstream') || args.some((a) => a.startsWith('--mcp-upstream='))) {
     log('native-shell-service daemon: --mcp-upstream is set here (the MCP server this command runs)');
     return 2;
@@ -53,7 +85,7 @@ export async function runDaemonWithMcp(bin: string, args: string[]): Promise<num
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   let mcp;
   try {
-    mcp = await serveMcpHttp({ listen: upstream, daemonSocket: socket, tools: { projectRoot }, log });
+    mcp = await serveMcpHttp({ listen: upstream, daemonSocket: socket, tools: { ...tools, projectRoot }, log });
   } catch (e) {
     cleanup();
     log(`native-shell-service daemon: cannot serve MCP on ${upstream}: ${(e as Error).message}`);

@@ -57,7 +57,15 @@ function responseLine(turn: Turn): string {
   });
 }
 
-export function geminiProject(serverArgs: string[] = [], projectSettings: Record<string, unknown> = {}): GeminiProject {
+/**
+ * A scratch HOME and project whose settings register this server as `shell`: the stdio
+ * command with `serverArgs`, or `server` as given (a remote one: `{ url, type, headers }`).
+ */
+export function geminiProject(
+  serverArgs: string[] = [],
+  projectSettings: Record<string, unknown> = {},
+  server?: Record<string, unknown>,
+): GeminiProject {
   ensureBuilt();
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-e2e-')));
   const home = join(base, 'home');
@@ -83,7 +91,7 @@ export function geminiProject(serverArgs: string[] = [], projectSettings: Record
       {
         ...projectSettings,
         mcpServers: {
-          [SERVER]: {
+          [SERVER]: server ?? {
             command: process.execPath,
             args: [BIN, 'mcp', '--project-root', root, '--io-dir', join(base, 'io'), ...serverArgs],
             trust: true,

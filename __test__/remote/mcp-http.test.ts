@@ -2,16 +2,20 @@
 // TypeScript SDK client against `native-shell-service daemon --listen`, the same tools,
 // structured results and progress as over stdio, the token and Origin checks, the jobs
 // shared with the daemon's socket clients, and the wrapper's life tied to the daemon's.
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect as connectH2 } from 'node:http2';
+import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { alive } from '../helpers';
 import { daemonBinary, eventuallyAsync, place, ShellExecutionService, seen, stopDaemons } from '../daemon/setup';
 import { listen, stopAll } from './listen';
-import { spawn } from 'node:child_process';
 
 afterAll(async () => {
   await stopAll();
@@ -20,8 +24,9 @@ afterAll(async () => {
 
 async function connect(url: string, headers: Record<string, string>) {
   const client = new Client({ name: 'nss-remote-test', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
-  return client;
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } });
+  await client.connect(transport);
+  return Object.assign(client, { http: transport });
 }
 
 /** A raw HTTP exchange (to set Origin, which fetch may not let a caller set). */
@@ -41,6 +46,25 @@ function post(url: string, path: string, headers: Record<string, string>, body: 
   });
 }
 
+/** The same over HTTP/2 with prior knowledge (h2c), as envd's clients speak to the port. */
+function postH2(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const session = connectH2(url);
+    session.on('error', reject);
+    const req = session.request({ ':method': 'POST', ':path': '/mcp', 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers });
+    let status = 0;
+    let text = '';
+    req.on('response', (h) => (status = Number(h[':status'])));
+    req.on('data', (d) => (text += d));
+    req.on('end', () => {
+      session.close();
+      resolve({ status, body: text });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -52,6 +76,11 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
   it('lists the five tools, runs a command with a structured result and progress; the socket client sees the job', async () => {
     const d = await listen();
     const client = await connect(d.url, { Authorization: `Bearer ${d.token}` });
+    // Sent on the session's GET stream (SSE through the daemon's proxy) as jobs start and end.
+    let listChanged = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      listChanged += 1;
+    });
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['jobs', 'kill', 'run_shell_command', 'send_input', 'shell_cmd']);
@@ -74,6 +103,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       expect((slow.structuredContent as { output: string }).output).toContain('second');
       expect(progress.length).toBeGreaterThanOrEqual(2);
       expect(progress.at(-1)?.message).toContain('second');
+      expect(await eventuallyAsync(() => listChanged > 0)).toBe(true);
 
       // A job started over MCP is the daemon's: a client of its unix socket (same project) sees it.
       const bg = await client.callTool({ name: 'run_shell_command', arguments: { command: 'echo mcp-job; exec sleep 60', ai_callback_pattern: 'mcp-job' } });
@@ -87,13 +117,19 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       } finally {
         await local.shutdown();
       }
+      // DELETE ends the session: its id is unknown from then on (404, the spec's answer).
+      const id = client.http.sessionId!;
+      await client.http.terminateSession();
+      const after = await post(d.url, '/mcp', { authorization: `Bearer ${d.token}`, 'mcp-session-id': id }, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }));
+      expect(after.status).toBe(404);
     } finally {
       await client.close();
     }
   }, 180_000);
 
-  it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code', async () => {
-    const d = await listen();
+  it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code; the mcp options apply', async () => {
+    // `--deny` is the `mcp` command's option: the wrapper gives it to the /mcp sessions' tools.
+    const d = await listen({ args: ['--deny', 'run_shell_command(rm)'] });
     // The SDK's StreamableHTTPError carries the HTTP status as `code`.
     for (const headers of [{}, { Authorization: 'Bearer wrong' }]) {
       const refused = (await connect(d.url, headers).then(() => null, (e: unknown) => e)) as { code?: number } | null;
@@ -108,6 +144,21 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const loopback = await post(d.url, '/mcp', { ...auth, origin: 'http://localhost:5173' }, INITIALIZE);
     expect(loopback.status).toBe(200);
     expect(loopback.body).toContain('"protocolVersion"');
+    // HTTP/2 in, HTTP/1.1 to the MCP server: the proxy carries it.
+    const h2 = await postH2(d.url, auth, INITIALIZE);
+    expect(h2.status).toBe(200);
+    expect(h2.body).toContain('"protocolVersion"');
+    expect((await postH2(d.url, {}, INITIALIZE)).status).toBe(401);
+
+    writeFileSync(join(d.place.project, 'keep.txt'), 'x');
+    const client = await connect(d.url, { Authorization: `Bearer ${d.token}` });
+    try {
+      const denied = await client.callTool({ name: 'run_shell_command', arguments: { command: 'rm keep.txt' } });
+      expect(denied.isError).toBe(true);
+      expect(existsSync(join(d.place.project, 'keep.txt'))).toBe(true);
+    } finally {
+      await client.close();
+    }
   }, 180_000);
 
   it('the bare daemon (no MCP server beside it) answers /mcp with 503 and a code', async () => {

@@ -110,6 +110,23 @@ pub use linux::thread_priority::lower_current_thread;
 #[cfg(not(target_os = "linux"))]
 pub fn lower_current_thread(_by: i32) {}
 
+/// The uid owning the client end of a loopback TCP connection (`local` is our end's
+/// address, `peer` the client's), `Ok(None)` when the kernel lists no such socket: the
+/// daemon's port, without a token, serves its own user only (src/daemon/http/auth.rs).
+/// Linux reads its socket tables; elsewhere this is `Unsupported`, and the caller
+/// refuses (fails closed).
+#[cfg(target_os = "linux")]
+pub use linux::loopback_peer::loopback_peer_uid;
+
+/// See the Linux one: no socket table to read here.
+#[cfg(not(target_os = "linux"))]
+pub fn loopback_peer_uid(_local: std::net::SocketAddr, _peer: std::net::SocketAddr) -> std::io::Result<Option<u32>> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "the owner of a TCP peer cannot be found on this platform",
+    ))
+}
+
 /// What the per-job sandbox can be here (`crate::sandbox`), found once: Landlock and
 /// seccomp on Linux, Seatbelt on macOS; an error (why not) elsewhere, or on a Linux
 /// kernel without Landlock. A sandboxed job is refused then, never run unconfined.

@@ -7,7 +7,12 @@
 //!   (MCP clients); anything else gets 401 with an empty body, so a caller without the
 //!   token learns nothing of what is served;
 //! - the comparison takes the same time wherever the first difference is, so the
-//!   token cannot be guessed byte by byte from response times.
+//!   token cannot be guessed byte by byte from response times;
+//! - without a token, a loopback port is still reachable by every user of the machine:
+//!   each connection's client socket must then belong to the daemon's own user, as the
+//!   unix socket's `SO_PEERCRED` check demands (`same_user_peer`), else it is closed
+//!   before a byte is read. Where the kernel cannot tell (not Linux), a token is
+//!   required for any address.
 //!
 //! TLS is the reverse proxy's job (a pod's ingress, a sidecar): the token travels in
 //! clear on the hop to this port.
@@ -37,14 +42,32 @@ pub fn read_token_file(path: &Path) -> Result<Vec<u8>, String> {
     Ok(token.to_vec())
 }
 
-/// Refuses to listen on a non-loopback address without a token.
+/// Refuses to listen on a non-loopback address without a token, and on any address
+/// without one where a connection's user cannot be checked.
 pub fn check_exposure(addr: &SocketAddr, token: Option<&[u8]>) -> Result<(), String> {
-    if addr.ip().is_loopback() || token.is_some() {
+    if token.is_some() {
         return Ok(());
     }
-    Err(format!(
-        "refusing to listen on {addr} without --access-token-file: only a loopback address (127.0.0.1, ::1) may go without a token"
-    ))
+    if !addr.ip().is_loopback() {
+        return Err(format!(
+            "refusing to listen on {addr} without --access-token-file: only a loopback address (127.0.0.1, ::1) may go without a token"
+        ));
+    }
+    if !cfg!(target_os = "linux") {
+        return Err(format!(
+            "refusing to listen on {addr} without --access-token-file: on this platform the user behind a connection cannot be checked, so any local user could use the port"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the client of a loopback connection runs as the daemon's user (asked only
+/// when there is no token). A socket the kernel does not list (closed meanwhile) or a
+/// failed lookup is refused.
+pub async fn same_user_peer(local: SocketAddr, peer: SocketAddr) -> bool {
+    let lookup = tokio::task::spawn_blocking(move || crate::platform::loopback_peer_uid(local, peer)).await;
+    let own = rustix::process::geteuid().as_raw();
+    matches!(lookup, Ok(Ok(Some(uid))) if uid == own)
 }
 
 /// Whether the request carries the token (always, when none is set).

@@ -66,6 +66,7 @@ pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
 
 /// One request to the upstream and its answer, both bodies streamed.
 async fn forward(req: Request<Incoming>, upstream: &std::path::Path) -> Result<Response<Body>, String> {
+    private_dir(upstream)?;
     let stream = UnixStream::connect(upstream)
         .await
         .map_err(|e| format!("{}: {e}", upstream.display()))?;
@@ -94,6 +95,28 @@ async fn forward(req: Request<Incoming>, upstream: &std::path::Path) -> Result<R
         parts,
         body.map_err(|e| Box::new(e) as BodyError).boxed(),
     ))
+}
+
+/// The upstream's directory must be this user's alone (a real directory, mode 0700 or
+/// stricter), checked before every connection, failing closed: a socket in a directory
+/// another user can write could be swapped for theirs, which would then read the
+/// commands sent to `/mcp` and answer in our server's name.
+fn private_dir(upstream: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = upstream
+        .parent()
+        .ok_or_else(|| format!("{} has no directory", upstream.display()))?;
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let uid = rustix::process::getuid().as_raw();
+    if !meta.file_type().is_dir() || meta.uid() != uid || meta.permissions().mode() & 0o077 != 0 {
+        return Err(format!(
+            "{} is not a private directory of uid {uid} (mode {:o}, owner {}): refused",
+            dir.display(),
+            meta.permissions().mode() & 0o777,
+            meta.uid()
+        ));
+    }
+    Ok(())
 }
 
 fn copy_headers(from: &HeaderMap, to: &mut HeaderMap) {
@@ -168,6 +191,20 @@ mod tests {
         h.insert(ORIGIN, HeaderValue::from_str(origin).unwrap());
         h.insert(HOST, HeaderValue::from_str(host).unwrap());
         h
+    }
+
+    #[test]
+    fn the_upstream_must_sit_in_a_private_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("mcp.sock");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(private_dir(&socket).is_ok());
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(private_dir(&socket).unwrap_err().contains("not a private directory"));
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+        assert!(private_dir(&link.join("mcp.sock")).is_err());
     }
 
     #[test]

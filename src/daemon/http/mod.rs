@@ -97,9 +97,16 @@ pub async fn serve(listener: TcpListener, face: Arc<Face>) {
             return;
         };
         match listener.accept().await {
-            Ok((stream, _)) => {
+            Ok((stream, peer)) => {
                 let face = face.clone();
                 tokio::spawn(async move {
+                    // No token: only the daemon's own user may connect (auth.rs).
+                    if face.listen.token.is_none() {
+                        let Ok(local) = stream.local_addr() else { return };
+                        if !auth::same_user_peer(local, peer).await {
+                            return;
+                        }
+                    }
                     connection(stream, face).await;
                     drop(slot);
                 });

@@ -8,11 +8,10 @@
 //! over the socket.
 //!
 //! Who may connect: on the unix socket the peer's uid must be the daemon's; here the
-//! token stands in for that check. Without a token the port is loopback-only (auth.rs),
-//! and then **every local user** who can open a TCP connection to 127.0.0.1 is let in,
-//! as the daemon's user: on a machine shared with other users, give a token
-//! (docs/remote.md says so). In a sandbox pod or container, the usual place, the only
-//! user is the daemon's.
+//! router's rules (auth.rs) stand in for that check: the token, or, without one, a
+//! loopback port whose every connection's client socket must belong to the daemon's
+//! user (Linux; elsewhere a token is required). Past them, a client has what a socket
+//! client has: every job of the daemon, and new ones as its user.
 
 use std::sync::Arc;
 

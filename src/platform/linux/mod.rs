@@ -7,6 +7,7 @@ pub mod cgroup;
 pub mod child;
 pub mod clone3;
 pub mod input_wait;
+pub mod loopback_peer;
 pub mod process_tree;
 pub mod sandbox;
 mod systemd_scope;
