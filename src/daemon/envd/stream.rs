@@ -159,9 +159,10 @@ pub fn start(
         }
         Err(e) => return failed(codec, &connect_error(&e)),
     };
-    let handle = face.daemon.state.global(&hosted, local, Some(true));
+    // Its daemon handle now: a unix-socket client's job list names it from the start.
+    face.daemon.state.global(&hosted, local, Some(true));
     face.envd
-        .remember(handle, request.tag.clone(), request.process.clone().unwrap_or_default());
+        .remember(local, request.tag.clone(), request.process.clone().unwrap_or_default());
     if request.stdin == Some(false) && !pty {
         // envd's `stdin: false`: the program reads end of file at once.
         let _ = hosted.service.close_input(local);
