@@ -132,36 +132,55 @@ fn open_for_read(path: &Path) -> Result<(File, u64), FsError> {
 
 async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> Result<Response<Body>, FsError> {
     let headers = req.headers();
-    if let Some(encoding) = headers.get(CONTENT_ENCODING) {
-        if !encoding.as_bytes().eq_ignore_ascii_case(b"identity") {
-            return Err(FsError::new(
-                FsCode::InvalidArgument,
-                "this server does not take compressed uploads (Content-Encoding): send the file uncompressed (no gzip option)",
-            ));
-        }
-    }
     let content_type = headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    let written = if let Some(boundary) = multipart::boundary(&content_type) {
-        let form = read_form(req.into_body()).await?;
-        blocking(move || write_form(&form, &boundary, path.as_deref(), &bases)).await?
-    } else if content_type.is_empty() || content_type.starts_with("application/octet-stream") {
-        let Some(path) = path else {
+    let compressed = headers
+        .get(CONTENT_ENCODING)
+        .is_some_and(|encoding| !encoding.as_bytes().eq_ignore_ascii_case(b"identity"));
+    let boundary = multipart::boundary(&content_type);
+    let raw = content_type.is_empty() || content_type.starts_with("application/octet-stream");
+    let refused = if compressed {
+        Some(FsError::new(
+            FsCode::InvalidArgument,
+            "this server does not take compressed uploads (Content-Encoding): send the file uncompressed (no gzip option)",
+        ))
+    } else if boundary.is_none() && !raw {
+        Some(FsError::new(
+            FsCode::InvalidArgument,
+            format!("unsupported upload content type {content_type:?}: send multipart/form-data or application/octet-stream"),
+        ))
+    } else if boundary.is_none() && path.is_none() {
+        Some(FsError::new(
+            FsCode::InvalidArgument,
+            "an application/octet-stream upload needs ?path=",
+        ))
+    } else {
+        None
+    };
+    if let Some(e) = refused {
+        // Read what the client is still sending first (bounded), so it gets the answer
+        // rather than a reset connection (the SDK's gzip upload saw "fetch failed").
+        discard(req.into_body()).await;
+        return Err(e);
+    }
+    let written = match (boundary, path) {
+        (Some(boundary), path) => {
+            let form = read_form(req.into_body()).await?;
+            blocking(move || write_form(&form, &boundary, path.as_deref(), &bases)).await?
+        }
+        (None, Some(path)) => {
+            let target = bases.resolve(&path)?;
+            vec![stream_to_file(req.into_body(), target).await?]
+        }
+        (None, None) => {
             return Err(FsError::new(
                 FsCode::InvalidArgument,
                 "an application/octet-stream upload needs ?path=",
-            ));
-        };
-        let target = bases.resolve(&path)?;
-        vec![stream_to_file(req.into_body(), target).await?]
-    } else {
-        return Err(FsError::new(
-            FsCode::InvalidArgument,
-            format!("unsupported upload content type {content_type:?}: send multipart/form-data or application/octet-stream"),
-        ));
+            ))
+        }
     };
     let entries: Vec<serde_json::Value> = written
         .iter()
@@ -178,6 +197,12 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
         "application/json",
         Bytes::from(serde_json::Value::Array(entries).to_string()),
     ))
+}
+
+/// Reads and drops the rest of a refused upload: at most 1 MiB, for at most 5 s.
+async fn discard(body: Incoming) {
+    let limited = http_body_util::Limited::new(body, 1 << 20);
+    let _ = tokio::time::timeout(Duration::from_secs(5), limited.collect()).await;
 }
 
 /// The whole multipart body, at most [`MAX_FORM`] bytes, each chunk within [`BODY_IDLE`].
