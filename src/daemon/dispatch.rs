@@ -16,7 +16,7 @@ use super::wire;
 use crate::base::error::{ErrorCode, Result, ServiceError};
 use crate::base::sync::lock;
 use crate::service::options::{self, whole};
-use crate::service::request::{Launched, DEFAULT_KILL_GRACE};
+use crate::service::request::{Launched, ServiceConfig, DEFAULT_KILL_GRACE};
 use crate::service::Service;
 
 /// What a method answers now: a value, an error, or nothing yet (a task replies).
@@ -322,7 +322,12 @@ fn open(conn: &mut Conn, p: &Value) -> Result<Value> {
         return Err(ServiceError::invalid("this connection has opened its service already"));
     }
     let args: options::ServiceArgs = parse("options", p.clone())?;
-    let service = Service::new(args.into_config()?, conn.daemon.jobs.clone())?;
+    // Every daemon job may be streamed by the network face's envd calls (Connect).
+    let config = ServiceConfig {
+        keep_streams: true,
+        ..args.into_config()?
+    };
+    let service = Service::new(config, conn.daemon.jobs.clone())?;
     let hosted = conn.daemon.state.add_service(service, conn.id);
     let s = &hosted.service;
     let reply = json!({

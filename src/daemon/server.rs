@@ -56,7 +56,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         config.socket.display()
     );
     if let (Some(tcp), Some(listen)) = (tcp, config.listen.clone()) {
-        let envd = super::envd::Envd::new(&daemon, listen.project_root.clone())?;
+        let envd = Arc::new(super::envd::Envd::new(&daemon, listen.project_root.clone())?);
         let face = Arc::new(super::http::Face {
             daemon: daemon.clone(),
             listen,

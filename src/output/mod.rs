@@ -38,6 +38,8 @@ pub struct OutputLimits {
     pub text_tail: usize,
     pub raw_head: usize,
     pub raw_tail: usize,
+    /// Bytes kept with their stream (`raw_stream`); 0: none (the default).
+    pub raw_stream: usize,
 }
 
 impl Default for OutputLimits {
@@ -47,6 +49,7 @@ impl Default for OutputLimits {
             text_tail: 512 * 1024,
             raw_head: 16 * 1024,
             raw_tail: 256 * 1024,
+            raw_stream: 0,
         }
     }
 }
@@ -255,7 +258,7 @@ impl JobOutput {
             stderr: separate_stderr.then(|| TextLog::new(&limits, 0)),
             combined: separate_stderr.then(|| TextLog::new(&limits, 0)),
             raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
-            stream: RawStream::new(raw_stream::RAW_STREAM_KEEP),
+            stream: RawStream::new(limits.raw_stream),
             screen: screen.map(|size| Screen::new(size.cols, size.rows, size.scrollback)),
             screen_due: false,
             files: None,

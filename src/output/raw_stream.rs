@@ -40,11 +40,12 @@ pub struct RawRead {
 }
 
 impl RawStream {
+    /// Keeps the last `cap` bytes; 0 keeps none (only the count of bytes goes on).
     pub fn new(cap: usize) -> Self {
         Self {
             chunks: VecDeque::new(),
             kept: 0,
-            cap: cap.max(1),
+            cap,
             total: 0,
         }
     }
@@ -54,6 +55,10 @@ impl RawStream {
     }
 
     pub fn push(&mut self, stream: Stream, bytes: &[u8]) {
+        if self.cap == 0 {
+            self.total += bytes.len() as u64;
+            return;
+        }
         if bytes.is_empty() {
             return;
         }
@@ -145,5 +150,15 @@ mod tests {
             vec![(Stream::Stderr, b"4567".to_vec()), (Stream::Stdout, b"89".to_vec())]
         );
         assert_eq!(read.next, 10);
+    }
+
+    #[test]
+    fn a_stream_of_no_size_keeps_nothing_but_counts() {
+        let mut raw = RawStream::new(0);
+        raw.push(Stream::Stdout, b"abc");
+        raw.push(Stream::Stderr, b"de");
+        let read = raw.read(0, 100);
+        assert!(read.pieces.is_empty());
+        assert_eq!((raw.total(), read.next, read.omitted), (5, 5, 5));
     }
 }

@@ -58,6 +58,7 @@ fn big_output_is_bounded_in_memory() {
         text_tail: 1000,
         raw_head: 10,
         raw_tail: 100,
+        raw_stream: 100,
     };
     let mut o = JobOutput::new(limits, false, None);
     for i in 0..100_000 {

@@ -123,7 +123,15 @@ impl Service {
             rows: req.rows,
             scrollback: req.scrollback,
         });
-        let output = JobOutput::new(OutputLimits::default(), req.mode == Mode::Pipes, screen);
+        let limits = OutputLimits {
+            raw_stream: if inner.keep_streams {
+                crate::output::raw_stream::RAW_STREAM_KEEP
+            } else {
+                0
+            },
+            ..OutputLimits::default()
+        };
+        let output = JobOutput::new(limits, req.mode == Mode::Pipes, screen);
         let meta = JobMeta {
             handle,
             pid: spawned.pid,

@@ -75,6 +75,8 @@ struct Inner {
     /// Finished jobs kept with their output in memory (the newest); older ones are
     /// forgotten as `removeProcess` forgets them.
     keep_finished: usize,
+    /// `ServiceConfig::keep_streams`.
+    keep_streams: bool,
     disk_cap: u64,
     /// Every job's sandbox unless a run says otherwise.
     sandbox: Option<Arc<crate::sandbox::Resolved>>,
@@ -181,6 +183,7 @@ impl Service {
             inherited_env: config.inherited_env,
             max_jobs,
             keep_finished: config.keep_finished_jobs.unwrap_or(DEFAULT_KEEP_FINISHED_JOBS),
+            keep_streams: config.keep_streams,
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             sandbox,
             default_sandbox: Mutex::new(None),

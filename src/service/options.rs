@@ -222,6 +222,7 @@ impl ServiceArgs {
             disk_cap_bytes: None,
             keep_job_dirs: None,
             sandbox: service_sandbox(self.sandbox)?,
+            keep_streams: false,
         })
     }
 }

@@ -42,6 +42,11 @@ pub struct ServiceConfig {
     pub keep_job_dirs: Option<usize>,
     /// Every job's sandbox unless a run says otherwise (`crate::sandbox`).
     pub sandbox: Option<crate::sandbox::SandboxSpec>,
+    /// Keep each job's recent bytes with the stream they came on
+    /// (`output::raw_stream`), for a front-end that relays them as they come (the
+    /// daemon: its envd face streams any job). Off in process, where nothing reads
+    /// them: a job then pays neither the copy nor the memory.
+    pub keep_streams: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -28,7 +28,8 @@ use tokio::sync::mpsc;
 
 use super::fs_entry::{Bases, FsCode, FsError};
 use super::multipart;
-use crate::daemon::http::{channel, empty, full, Body, Face};
+use super::Envd;
+use crate::daemon::http::body::{channel, empty, full, Body};
 
 pub const PATH: &str = "/files";
 /// The largest multipart body, which is parsed whole in memory: 64 MiB. A larger file
@@ -40,8 +41,8 @@ const BODY_IDLE: Duration = Duration::from_secs(60);
 /// The size of the chunks a download is sent in.
 const CHUNK: usize = 64 * 1024;
 
-pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
-    let bases = Bases::of_daemon(face.listen.project_root.as_deref());
+pub async fn handle(req: Request<Incoming>, envd: Arc<Envd>) -> Response<Body> {
+    let bases = Bases::of_daemon(envd.project_root.as_deref());
     let answer = match query_path(req.uri().query().unwrap_or("")) {
         Err(e) => Err(e),
         Ok(path) => match *req.method() {

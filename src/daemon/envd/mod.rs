@@ -46,7 +46,13 @@ struct Started {
     config: pb::ProcessConfig,
 }
 
+/// The network face's envd services: what their handlers use (the daemon's state and
+/// runtimes, the face's own service, `--project-root`), so they need nothing of the
+/// HTTP layer above them but its leaves (`http::body`, `http::connect`).
 pub struct Envd {
+    pub daemon: Arc<Daemon>,
+    /// `--project-root` as given (`None`: the service's default, `$HOME` else `/`).
+    pub project_root: Option<PathBuf>,
     hosted: Arc<Hosted>,
     /// By the face's service's own handle.
     started: Mutex<HashMap<u32, Started>>,
@@ -65,16 +71,20 @@ pub struct Found {
 impl Envd {
     pub fn new(daemon: &Arc<Daemon>, project_root: Option<PathBuf>) -> Result<Self, String> {
         let root = project_root
+            .clone()
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("/"));
         let config = ServiceConfig {
             project_root: Some(root),
             max_jobs: Some(MAX_JOBS),
+            keep_streams: true,
             ..ServiceConfig::default()
         };
         let service = Service::new(config, daemon.jobs.clone())
             .map_err(|e| format!("cannot make the network face's service: {}", e.message))?;
         Ok(Self {
+            daemon: daemon.clone(),
+            project_root,
             hosted: daemon.state.add_service(service, FACE_CONN),
             started: Mutex::new(HashMap::new()),
         })
