@@ -44,7 +44,10 @@ fn envd_protos() {
     config
         .compile_fds(descriptors)
         .unwrap_or_else(|e| panic!("proto/envd: {e}"));
+    // Fields this file does not know (a newer SDK's) are skipped in JSON as protobuf
+    // skips them in binary, rather than refusing the whole request.
     pbjson_build::Builder::new()
+        .ignore_unknown_fields()
         .out_dir(&out)
         .register_descriptors(&encoded)
         .and_then(|b| b.build(&packages))

@@ -90,6 +90,12 @@ const NOT_RUN: Record<string, string> = {
     'a daemon on a fixed port serving in the foreground until stopped; __test__/remote/mcp-http.test.ts runs the same command (its own port, socket and token) and drives /mcp with the SDK client',
   "docs/daemon.md: import { ShellExecutionService } from 'native-shell-service';":
     'needs a daemon listening on port 49983 with that token; __test__/remote/tcp-client.test.ts starts one and runs this client against it',
+  "docs/remote.md: # As a sandbox pod's process server (deploy/): every address, a token required.":
+    'daemons serving in the foreground until stopped, on fixed ports; __test__/remote/ starts the same commands on their own ports, sockets and tokens (and deploy.test.ts checks the image runs the first)',
+  "docs/remote.md: import { Sandbox, CommandExitError } from 'e2b';":
+    'needs a daemon listening on 127.0.0.1:49983; __test__/remote/e2b-sdk.test.ts runs these calls with the real SDK against one on a port of its own',
+  "docs/remote.md: const service = new ShellExecutionService({ daemon: { url: 'http://127.0.0.1:49983', token } });":
+    'needs a daemon listening on port 49983 and its token; __test__/remote/tcp-client.test.ts runs this client against one',
 };
 
 /** Samples that continue an earlier one: what they take from it, put before them. */

@@ -186,7 +186,7 @@ proptest! {
     /// the whole text, the middle counted exactly, memory within the caps.
     #[test]
     fn small_bounds_hold(bytes in stream(200), cuts in cuts(), head in 0usize..64, tail in 1usize..96, limit in 0usize..200) {
-        let limits = OutputLimits { text_head: head, text_tail: tail, raw_head: head, raw_tail: tail };
+        let limits = OutputLimits { text_head: head, text_tail: tail, raw_head: head, raw_tail: tail, raw_stream: tail };
         let mut o = pty_output(limits);
         for chunk in chunks(&bytes, &cuts, false) {
             o.ingest(Stream::Stdout, chunk);

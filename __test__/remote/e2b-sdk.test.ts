@@ -152,6 +152,12 @@ describe('files', () => {
     expect(await sandbox.files.makeDir(join(dir, 'made'))).toBe(false);
     expect(existsSync(join(dir, 'made'))).toBe(true);
 
+    // The raw upload (application/octet-stream, streamed to disk); gzip is refused.
+    await sandbox.files.write(join(dir, 'raw.txt'), 'raw body', { useOctetStream: true });
+    expect(readFileSync(join(dir, 'raw.txt'), 'utf8')).toBe('raw body');
+    await expect(sandbox.files.write(join(dir, 'gz.txt'), 'x', { gzip: true })).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(existsSync(join(dir, 'gz.txt'))).toBe(false);
+
     const moved = await sandbox.files.rename(join(dir, 'c.txt'), join(dir, 'moved', 'c2.txt'));
     expect(moved).toMatchObject({ name: 'c2.txt', type: 'file', path: join(dir, 'moved', 'c2.txt') });
     expect(await sandbox.files.getInfo(join(dir, 'moved', 'c2.txt'))).toMatchObject({ size: 1, type: 'file' });

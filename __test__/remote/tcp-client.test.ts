@@ -2,6 +2,8 @@
 // daemon's own protocol after an HTTP/1.1 Upgrade (src/daemon/http/upgrade.rs), every
 // method as over the socket: run, a wait for a pattern, reads from an offset, output
 // events, the jobs of the socket's clients; a missing or wrong token is a coded error.
+import { realpathSync } from 'node:fs';
+
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { expectCode } from '../helpers';
@@ -55,6 +57,17 @@ describe('daemon client over TCP (daemon.url)', () => {
       await local.shutdown();
     }
   }, 180_000);
+
+  it("a client naming no projectRoot works in the daemon's --project-root", async () => {
+    const d = await listen();
+    const remote = new ShellExecutionService({ daemon: { url: d.url, token: d.token! } });
+    try {
+      const ran = await remote.run('pwd', { mode: 'pipes' });
+      expect(ran.stdout.trim()).toBe(realpathSync(d.place.project));
+    } finally {
+      await remote.shutdown();
+    }
+  }, 120_000);
 
   it('a wrong or missing token: DAEMON_UNAUTHORIZED; a port with nothing there: DAEMON_UNAVAILABLE', async () => {
     const d = await listen();

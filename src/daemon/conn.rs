@@ -29,6 +29,9 @@ pub struct Daemon {
     pub exit: tokio::sync::Notify,
     /// The path this daemon's socket is bound at.
     pub socket: std::path::PathBuf,
+    /// `--project-root`: the project of a client's `open` that names none (a remote
+    /// client's paths are this machine's; without it, the daemon's directory, `/`).
+    pub default_project_root: Option<std::path::PathBuf>,
 }
 
 impl Daemon {
@@ -41,6 +44,7 @@ impl Daemon {
             outs: Mutex::new(HashMap::new()),
             exit: tokio::sync::Notify::new(),
             socket,
+            default_project_root: None,
         }
     }
 

@@ -321,7 +321,14 @@ fn open(conn: &mut Conn, p: &Value) -> Result<Value> {
     if conn.hosted.is_some() {
         return Err(ServiceError::invalid("this connection has opened its service already"));
     }
-    let args: options::ServiceArgs = parse("options", p.clone())?;
+    let mut args: options::ServiceArgs = parse("options", p.clone())?;
+    if args.project_root.is_none() {
+        args.project_root = conn
+            .daemon
+            .default_project_root
+            .as_ref()
+            .map(|p| p.display().to_string());
+    }
     // Every daemon job may be streamed by the network face's envd calls (Connect).
     let config = ServiceConfig {
         keep_streams: true,

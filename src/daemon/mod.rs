@@ -28,6 +28,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use envd::decode::{decode_request, Call};
+/// The parsing half of POST /files, for its fuzz target.
+pub use envd::files::decode_upload;
 pub use envd::proto;
 pub use http::auth::read_token_file;
 pub use http::connect::{Code, ConnectError};

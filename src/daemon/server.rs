@@ -43,12 +43,15 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
     };
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
-    let daemon = Arc::new(Daemon::new(
-        State::default(),
-        rustix::process::getuid().as_raw(),
-        jobs,
-        config.socket.clone(),
-    ));
+    let daemon = Arc::new(Daemon {
+        default_project_root: config.listen.as_ref().and_then(|l| l.project_root.clone()),
+        ..Daemon::new(
+            State::default(),
+            rustix::process::getuid().as_raw(),
+            jobs,
+            config.socket.clone(),
+        )
+    });
     eprintln!(
         "native-shell-daemon {} (pid {}) serving {}",
         super::VERSION,
@@ -56,7 +59,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         config.socket.display()
     );
     if let (Some(tcp), Some(listen)) = (tcp, config.listen.clone()) {
-        let envd = super::envd::Envd::new(&daemon, listen.project_root.clone())?;
+        let envd = Arc::new(super::envd::Envd::new(&daemon, listen.project_root.clone())?);
         let face = Arc::new(super::http::Face {
             daemon: daemon.clone(),
             listen,

@@ -119,6 +119,17 @@ pub fn signal_of(request: &pb::SendSignalRequest) -> Result<pb::Signal, ConnectE
     }
 }
 
+/// A PTY size as the core takes it; 0 or more than a terminal holds is refused.
+pub fn terminal_size(size: &pb::pty::Size) -> Result<(u16, u16), ConnectError> {
+    let fit = |v: u32, name: &str| {
+        u16::try_from(v)
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| ConnectError::invalid(format!("pty {name} must be between 1 and 65535, got {v}")))
+    };
+    Ok((fit(size.cols, "cols")?, fit(size.rows, "rows")?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

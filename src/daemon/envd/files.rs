@@ -28,7 +28,8 @@ use tokio::sync::mpsc;
 
 use super::fs_entry::{Bases, FsCode, FsError};
 use super::multipart;
-use crate::daemon::http::{channel, empty, full, Body, Face};
+use super::Envd;
+use crate::daemon::http::body::{channel, empty, full, Body};
 
 pub const PATH: &str = "/files";
 /// The largest multipart body, which is parsed whole in memory: 64 MiB. A larger file
@@ -40,8 +41,8 @@ const BODY_IDLE: Duration = Duration::from_secs(60);
 /// The size of the chunks a download is sent in.
 const CHUNK: usize = 64 * 1024;
 
-pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
-    let bases = Bases::of_daemon(face.listen.project_root.as_deref());
+pub async fn handle(req: Request<Incoming>, envd: Arc<Envd>) -> Response<Body> {
+    let bases = Bases::of_daemon(envd.project_root.as_deref());
     let answer = match query_path(req.uri().query().unwrap_or("")) {
         Err(e) => Err(e),
         Ok(path) => match *req.method() {
@@ -132,36 +133,55 @@ fn open_for_read(path: &Path) -> Result<(File, u64), FsError> {
 
 async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> Result<Response<Body>, FsError> {
     let headers = req.headers();
-    if let Some(encoding) = headers.get(CONTENT_ENCODING) {
-        if !encoding.as_bytes().eq_ignore_ascii_case(b"identity") {
-            return Err(FsError::new(
-                FsCode::InvalidArgument,
-                "this server does not take compressed uploads (Content-Encoding): send the file uncompressed (no gzip option)",
-            ));
-        }
-    }
     let content_type = headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    let written = if let Some(boundary) = multipart::boundary(&content_type) {
-        let form = read_form(req.into_body()).await?;
-        blocking(move || write_form(&form, &boundary, path.as_deref(), &bases)).await?
-    } else if content_type.is_empty() || content_type.starts_with("application/octet-stream") {
-        let Some(path) = path else {
+    let compressed = headers
+        .get(CONTENT_ENCODING)
+        .is_some_and(|encoding| !encoding.as_bytes().eq_ignore_ascii_case(b"identity"));
+    let boundary = multipart::boundary(&content_type);
+    let raw = content_type.is_empty() || content_type.starts_with("application/octet-stream");
+    let refused = if compressed {
+        Some(FsError::new(
+            FsCode::InvalidArgument,
+            "this server does not take compressed uploads (Content-Encoding): send the file uncompressed (no gzip option)",
+        ))
+    } else if boundary.is_none() && !raw {
+        Some(FsError::new(
+            FsCode::InvalidArgument,
+            format!("unsupported upload content type {content_type:?}: send multipart/form-data or application/octet-stream"),
+        ))
+    } else if boundary.is_none() && path.is_none() {
+        Some(FsError::new(
+            FsCode::InvalidArgument,
+            "an application/octet-stream upload needs ?path=",
+        ))
+    } else {
+        None
+    };
+    if let Some(e) = refused {
+        // Read what the client is still sending first (bounded), so it gets the answer
+        // rather than a reset connection (the SDK's gzip upload saw "fetch failed").
+        discard(req.into_body()).await;
+        return Err(e);
+    }
+    let written = match (boundary, path) {
+        (Some(boundary), path) => {
+            let form = read_form(req.into_body()).await?;
+            blocking(move || write_form(&form, &boundary, path.as_deref(), &bases)).await?
+        }
+        (None, Some(path)) => {
+            let target = bases.resolve(&path)?;
+            vec![stream_to_file(req.into_body(), target).await?]
+        }
+        (None, None) => {
             return Err(FsError::new(
                 FsCode::InvalidArgument,
                 "an application/octet-stream upload needs ?path=",
-            ));
-        };
-        let target = bases.resolve(&path)?;
-        vec![stream_to_file(req.into_body(), target).await?]
-    } else {
-        return Err(FsError::new(
-            FsCode::InvalidArgument,
-            format!("unsupported upload content type {content_type:?}: send multipart/form-data or application/octet-stream"),
-        ));
+            ))
+        }
     };
     let entries: Vec<serde_json::Value> = written
         .iter()
@@ -178,6 +198,12 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
         "application/json",
         Bytes::from(serde_json::Value::Array(entries).to_string()),
     ))
+}
+
+/// Reads and drops the rest of a refused upload: at most 1 MiB, for at most 5 s.
+async fn discard(body: Incoming) {
+    let limited = http_body_util::Limited::new(body, 1 << 20);
+    let _ = tokio::time::timeout(Duration::from_secs(5), limited.collect()).await;
 }
 
 /// The whole multipart body, at most [`MAX_FORM`] bytes, each chunk within [`BODY_IDLE`].
@@ -224,9 +250,27 @@ async fn next_frame(body: &mut Incoming) -> Result<Option<Bytes>, FsError> {
     }
 }
 
-/// Writes every `file` part of a form: to its filename, or to `path` when the form has
-/// one file and the query names a path (how the SDKs send one file).
+/// Writes every `file` part of a form where [`plan_form`] says.
 fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) -> Result<Vec<PathBuf>, FsError> {
+    let plan = plan_form(form, boundary, path, bases)?;
+    let mut written = Vec::with_capacity(plan.len());
+    for (target, data) in plan {
+        let mut file = create(&target)?;
+        file.write_all(data)
+            .map_err(|e| FsError::io(&e, "cannot write", &target))?;
+        written.push(target);
+    }
+    Ok(written)
+}
+
+/// Where each `file` part of a form goes: its filename, or `path` when the form has one
+/// file and the query names a path (how the SDKs send one file). Nothing is written.
+fn plan_form<'a>(
+    form: &'a [u8],
+    boundary: &str,
+    path: Option<&str>,
+    bases: &Bases,
+) -> Result<Vec<(PathBuf, &'a [u8])>, FsError> {
     let parts = multipart::parse(form, boundary).map_err(|e| FsError::new(FsCode::InvalidArgument, e))?;
     let files: Vec<_> = parts.into_iter().filter(|p| p.name == "file").collect();
     if files.is_empty() {
@@ -236,8 +280,8 @@ fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) ->
         ));
     }
     let single = files.len() == 1;
-    let mut written = Vec::with_capacity(files.len());
-    for part in &files {
+    let mut plan = Vec::with_capacity(files.len());
+    for part in files {
         let named = match (single, path, part.filename.as_deref()) {
             (true, Some(p), _) => p,
             (_, _, Some(f)) if !f.is_empty() => f,
@@ -249,13 +293,28 @@ fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) ->
                 ))
             }
         };
-        let target = bases.resolve(named)?;
-        let mut file = create(&target)?;
-        file.write_all(part.data)
-            .map_err(|e| FsError::io(&e, "cannot write", &target))?;
-        written.push(target);
+        plan.push((bases.resolve(named)?, part.data));
     }
-    Ok(written)
+    Ok(plan)
+}
+
+/// The parsing half of POST /files, for the fuzz target (fuzz/fuzz_targets/envd_files.rs):
+/// from a content type, a query string and a whole body, where each file would go (paths
+/// resolved against a made-up home and project root) and how many bytes, or why the
+/// upload is refused. Writes nothing.
+pub fn decode_upload(content_type: &str, query: &str, body: &[u8]) -> Result<Vec<(PathBuf, usize)>, String> {
+    let bases = Bases {
+        home: PathBuf::from("/home/fuzz"),
+        workdir: Some(PathBuf::from("/work/project")),
+    };
+    let path = query_path(query).map_err(|e| e.message)?;
+    if let Some(boundary) = multipart::boundary(content_type) {
+        let plan = plan_form(body, &boundary, path.as_deref(), &bases).map_err(|e| e.message)?;
+        return Ok(plan.into_iter().map(|(target, data)| (target, data.len())).collect());
+    }
+    let path = path.ok_or("an application/octet-stream upload needs ?path=")?;
+    let target = bases.resolve(&path).map_err(|e| e.message)?;
+    Ok(vec![(target, body.len())])
 }
 
 /// Opens `path` for writing from the start, making its missing parent directories.

@@ -17,17 +17,18 @@ use hyper::{Method, Request, Response, StatusCode};
 use super::fs_calls;
 use super::fs_entry::{Bases, FsCode, FsError};
 use super::proto::filesystem as pb;
+use super::Envd;
+use crate::daemon::http::body::{empty, full, Body};
 use crate::daemon::http::connect::{
     self, check_encoding, decode, encode, read_unary, Code, Codec, ConnectError, Shape,
 };
-use crate::daemon::http::{empty, full, Body, Face};
 
 /// The path prefix of the service's methods.
 pub const PREFIX: &str = "/filesystem.Filesystem/";
 /// How long a request's body may take to arrive.
 const BODY_WAIT: Duration = Duration::from_secs(30);
 
-pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
+pub async fn handle(req: Request<Incoming>, envd: Arc<Envd>) -> Response<Body> {
     let method = req.uri().path().trim_start_matches(PREFIX).to_string();
     if req.method() != Method::POST {
         return empty(StatusCode::METHOD_NOT_ALLOWED);
@@ -54,7 +55,7 @@ pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
         Ok(bytes) => bytes,
         Err(e) => return e.unary_response(),
     };
-    let bases = Bases::of_daemon(face.listen.project_root.as_deref());
+    let bases = Bases::of_daemon(envd.project_root.as_deref());
     let answer = tokio::task::spawn_blocking(move || call(&method, codec, &bytes, &bases))
         .await
         .unwrap_or_else(|e| Err(ConnectError::new(Code::Internal, format!("the file call failed: {e}"))));

@@ -46,9 +46,15 @@ struct Started {
     config: pb::ProcessConfig,
 }
 
+/// The network face's envd services: what their handlers use (the daemon's state and
+/// runtimes, the face's own service, `--project-root`), so they need nothing of the
+/// HTTP layer above them but its leaves (`http::body`, `http::connect`).
 pub struct Envd {
+    pub daemon: Arc<Daemon>,
+    /// `--project-root` as given (`None`: the service's default, `$HOME` else `/`).
+    pub project_root: Option<PathBuf>,
     hosted: Arc<Hosted>,
-    /// By daemon handle.
+    /// By the face's service's own handle.
     started: Mutex<HashMap<u32, Started>>,
 }
 
@@ -65,6 +71,7 @@ pub struct Found {
 impl Envd {
     pub fn new(daemon: &Arc<Daemon>, project_root: Option<PathBuf>) -> Result<Self, String> {
         let root = project_root
+            .clone()
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("/"));
         let config = ServiceConfig {
@@ -76,6 +83,8 @@ impl Envd {
         let service = Service::new(config, daemon.jobs.clone())
             .map_err(|e| format!("cannot make the network face's service: {}", e.message))?;
         Ok(Self {
+            daemon: daemon.clone(),
+            project_root,
             hosted: daemon.state.add_service(service, FACE_CONN),
             started: Mutex::new(HashMap::new()),
         })
@@ -85,12 +94,13 @@ impl Envd {
         &self.hosted
     }
 
-    fn remember(&self, handle: u32, tag: Option<String>, config: pb::ProcessConfig) {
+    /// Keeps what envd's `Start` gave the job `local` of the face's service.
+    fn remember(&self, local: u32, tag: Option<String>, config: pb::ProcessConfig) {
         let mut started = lock(&self.started);
         // Entries of jobs the core has forgotten go when a new one comes.
         let live: std::collections::HashSet<u32> = self.hosted.service.handles().iter().map(|(h, _)| *h).collect();
-        started.retain(|h, _| live.contains(h) || *h == handle);
-        started.insert(handle, Started { tag, config });
+        started.retain(|h, _| live.contains(h) || *h == local);
+        started.insert(local, Started { tag, config });
     }
 
     /// A job by pid or tag: a running one first, else the latest that ended (Connect
@@ -111,12 +121,12 @@ impl Envd {
                 }
             }
             pb::process_selector::Selector::Tag(tag) => {
-                let handles: Vec<u32> = lock(&self.started)
+                let locals: Vec<u32> = lock(&self.started)
                     .iter()
                     .filter(|(_, s)| s.tag.as_deref() == Some(tag.as_str()))
                     .map(|(h, _)| *h)
                     .collect();
-                candidates.extend(handles.into_iter().filter_map(|h| daemon.state.resolve(h).ok()));
+                candidates.extend(locals.into_iter().map(|local| (self.hosted.clone(), local)));
             }
         }
         let mut best: Option<Found> = None;
@@ -172,7 +182,7 @@ impl Envd {
                 }
                 let handle = daemon.state.global(&hosted, info.handle, None);
                 let ours = Arc::ptr_eq(&hosted, &self.hosted)
-                    .then(|| started.get(&handle))
+                    .then(|| started.get(&info.handle))
                     .flatten();
                 let (config, tag) = match ours {
                     Some(s) => (s.config.clone(), s.tag.clone()),

@@ -11,12 +11,13 @@ use hyper::{Method, Request, Response, StatusCode};
 
 use super::decode::{decode_first, decode_unary, shape_of, signal_of, Call};
 use super::proto::process as pb;
+use super::Envd;
 use super::{connect_error, stream};
+use crate::daemon::http::body::{empty, full, Body};
 use crate::daemon::http::connect::{
     self, check_encoding, encode, envelope, next_envelope, read_unary, Code, Codec, ConnectError, Shape,
     FLAG_END_STREAM,
 };
-use crate::daemon::http::{empty, full, Body, Face};
 use crate::service::MAX_GRACE;
 
 /// How long a request's body (a unary one, a stream's first message) may take.
@@ -25,7 +26,7 @@ const BODY_WAIT: Duration = Duration::from_secs(30);
 /// left this much later (envd sends SIGTERM alone; a program that ignores it ran on).
 const SIGTERM_GRACE: Duration = Duration::from_secs(5);
 
-pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
+pub async fn handle(req: Request<Incoming>, envd: Arc<Envd>) -> Response<Body> {
     let method = req.uri().path().trim_start_matches("/process.Process/").to_string();
     let Some(expected) = shape_of(&method) else {
         return ConnectError::new(Code::NotFound, format!("no method process.Process/{method}")).unary_response();
@@ -43,8 +44,8 @@ pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
         return refuse(shape, codec, &e);
     }
     match shape {
-        Shape::Unary => unary(&method, codec, req, &face).await,
-        Shape::Streaming => streaming(&method, codec, req, face).await,
+        Shape::Unary => unary(&method, codec, req, &envd).await,
+        Shape::Streaming => streaming(&method, codec, req, envd).await,
     }
 }
 
@@ -56,10 +57,10 @@ fn refuse(shape: Shape, codec: Codec, e: &ConnectError) -> Response<Body> {
     }
 }
 
-async fn unary(method: &str, codec: Codec, req: Request<Incoming>, face: &Face) -> Response<Body> {
+async fn unary(method: &str, codec: Codec, req: Request<Incoming>, envd: &Envd) -> Response<Body> {
     let (parts, body) = req.into_parts();
     let answer = match read_unary(&parts.headers, body, BODY_WAIT).await {
-        Ok(bytes) => decode_unary(method, codec, &bytes).and_then(|call| call_unary(call, codec, face)),
+        Ok(bytes) => decode_unary(method, codec, &bytes).and_then(|call| call_unary(call, codec, envd)),
         Err(e) => Err(e),
     };
     match answer {
@@ -68,8 +69,8 @@ async fn unary(method: &str, codec: Codec, req: Request<Incoming>, face: &Face) 
     }
 }
 
-fn call_unary(call: Call, codec: Codec, face: &Face) -> Result<Bytes, ConnectError> {
-    let (envd, daemon) = (&face.envd, &face.daemon);
+fn call_unary(call: Call, codec: Codec, envd: &Envd) -> Result<Bytes, ConnectError> {
+    let daemon = &envd.daemon;
     match call {
         Call::List(_) => Ok(encode(
             codec,
@@ -80,7 +81,7 @@ fn call_unary(call: Call, codec: Codec, face: &Face) -> Result<Bytes, ConnectErr
         Call::Update(request) => {
             let found = envd.find_running(daemon, request.process.as_ref())?;
             if let Some(size) = request.pty.and_then(|p| p.size) {
-                let (cols, rows) = terminal_size(&size)?;
+                let (cols, rows) = super::decode::terminal_size(&size)?;
                 found
                     .hosted
                     .service
@@ -123,17 +124,6 @@ fn call_unary(call: Call, codec: Codec, face: &Face) -> Result<Bytes, ConnectErr
     }
 }
 
-/// A PTY size as the core takes it; 0 or more than a terminal holds is refused.
-pub fn terminal_size(size: &pb::pty::Size) -> Result<(u16, u16), ConnectError> {
-    let fit = |v: u32, name: &str| {
-        u16::try_from(v)
-            .ok()
-            .filter(|&v| v > 0)
-            .ok_or_else(|| ConnectError::invalid(format!("pty {name} must be between 1 and 65535, got {v}")))
-    };
-    Ok((fit(size.cols, "cols")?, fit(size.rows, "rows")?))
-}
-
 /// Input bytes to a running job (stdin or its terminal, whichever it has).
 fn write(found: &super::Found, input: Option<pb::ProcessInput>) -> Result<(), ConnectError> {
     let bytes = match input.and_then(|i| i.input) {
@@ -147,11 +137,11 @@ fn write(found: &super::Found, input: Option<pb::ProcessInput>) -> Result<(), Co
         .map_err(|e| connect_error(&e))
 }
 
-async fn streaming(method: &str, codec: Codec, req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
+async fn streaming(method: &str, codec: Codec, req: Request<Incoming>, envd: Arc<Envd>) -> Response<Body> {
     let (parts, mut body) = req.into_parts();
     let mut buf = BytesMut::new();
     if method == "StreamInput" {
-        let result = stream_input(codec, &mut body, &mut buf, &face).await;
+        let result = stream_input(codec, &mut body, &mut buf, &envd).await;
         let mut reply = BytesMut::new();
         match result {
             Ok(()) => {
@@ -183,8 +173,8 @@ async fn streaming(method: &str, codec: Codec, req: Request<Incoming>, face: Arc
     // failed so: "connection closed before message completed").
     tokio::spawn(drain(body));
     match call {
-        Call::Start(request) => stream::start(face, codec, request, timeout, keepalive),
-        Call::Connect(request) => stream::connect(face, codec, request, keepalive),
+        Call::Start(request) => stream::start(envd, codec, request, timeout, keepalive),
+        Call::Connect(request) => stream::connect(envd, codec, request, keepalive),
         _ => refuse(
             Shape::Streaming,
             codec,
@@ -210,7 +200,7 @@ async fn drain(mut body: Incoming) {
 
 /// A client stream of input: its first message names the process, the rest carry
 /// input (written in order) or keep the stream alive, until the client ends it.
-async fn stream_input(codec: Codec, body: &mut Incoming, buf: &mut BytesMut, face: &Face) -> Result<(), ConnectError> {
+async fn stream_input(codec: Codec, body: &mut Incoming, buf: &mut BytesMut, envd: &Envd) -> Result<(), ConnectError> {
     use pb::stream_input_request::Event;
     let mut target = None;
     // The first message comes soon; later ones whenever the client has input.
@@ -223,7 +213,7 @@ async fn stream_input(codec: Codec, body: &mut Incoming, buf: &mut BytesMut, fac
         let request: pb::StreamInputRequest = connect::decode(codec, &message)?;
         match (request.event, &target) {
             (Some(Event::Start(start)), None) => {
-                target = Some(face.envd.find_running(&face.daemon, start.process.as_ref())?);
+                target = Some(envd.find_running(&envd.daemon, start.process.as_ref())?);
             }
             (Some(Event::Start(_)), Some(_)) => return Err(ConnectError::invalid("a second start message")),
             (Some(Event::Data(data)), Some(found)) => write(found, data.input)?,

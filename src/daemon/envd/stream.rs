@@ -20,8 +20,9 @@ use tokio::sync::{mpsc, Notify};
 
 use super::connect_error;
 use super::proto::process as pb;
+use super::Envd;
+use crate::daemon::http::body::{channel, Body};
 use crate::daemon::http::connect::{self, encode, envelope, Codec, ConnectError};
-use crate::daemon::http::{channel, Body, Face};
 use crate::daemon::state::Hosted;
 use crate::output::persist::Stream;
 use crate::service::request::Launched;
@@ -73,7 +74,7 @@ fn streaming_response(codec: Codec, body: Body) -> Response<Body> {
 
 /// A stream of one end message: the error.
 fn failed(codec: Codec, e: &ConnectError) -> Response<Body> {
-    crate::daemon::http::full(StatusCode::OK, connect::streaming_type(codec), e.end_stream())
+    crate::daemon::http::body::full(StatusCode::OK, connect::streaming_type(codec), e.end_stream())
 }
 
 /// `StartRequest` → the core's request: argv mode (`cmd` and `args`, no shell added),
@@ -106,7 +107,7 @@ pub fn run_request(
         Some(pty) => {
             run.mode = crate::job::spawn::Mode::Pty;
             if let Some(size) = &pty.size {
-                (run.cols, run.rows) = super::process::terminal_size(size)?;
+                (run.cols, run.rows) = super::decode::terminal_size(size)?;
             }
         }
         None => run.mode = crate::job::spawn::Mode::Pipes,
@@ -136,19 +137,19 @@ fn inside_root(cwd: &str, root: &Path) -> Result<String, ConnectError> {
 }
 
 pub fn start(
-    face: Arc<Face>,
+    envd: Arc<Envd>,
     codec: Codec,
     request: pb::StartRequest,
     timeout_ms: Option<u64>,
     keepalive: Duration,
 ) -> Response<Body> {
-    let root = face.envd.service().service.project_root().to_path_buf();
+    let root = envd.service().service.project_root().to_path_buf();
     let run = match run_request(&request, timeout_ms, &root) {
         Ok(run) => run,
         Err(e) => return failed(codec, &e),
     };
     let pty = request.pty.is_some();
-    let hosted = face.envd.service().clone();
+    let hosted = envd.service().clone();
     let (local, pid) = match hosted.service.launch(run) {
         Ok(Launched::Running { handle, pid }) => (handle, pid),
         Ok(Launched::Failed(result)) => {
@@ -159,9 +160,9 @@ pub fn start(
         }
         Err(e) => return failed(codec, &connect_error(&e)),
     };
-    let handle = face.daemon.state.global(&hosted, local, Some(true));
-    face.envd
-        .remember(handle, request.tag.clone(), request.process.clone().unwrap_or_default());
+    // Its daemon handle now: a unix-socket client's job list names it from the start.
+    envd.daemon.state.global(&hosted, local, Some(true));
+    envd.remember(local, request.tag.clone(), request.process.clone().unwrap_or_default());
     if request.stdin == Some(false) && !pty {
         // envd's `stdin: false`: the program reads end of file at once.
         let _ = hosted.service.close_input(local);
@@ -181,8 +182,8 @@ pub fn start(
     streaming_response(codec, body)
 }
 
-pub fn connect(face: Arc<Face>, codec: Codec, request: pb::ConnectRequest, keepalive: Duration) -> Response<Body> {
-    let found = match face.envd.find(&face.daemon, request.process.as_ref()) {
+pub fn connect(envd: Arc<Envd>, codec: Codec, request: pb::ConnectRequest, keepalive: Duration) -> Response<Body> {
+    let found = match envd.find(&envd.daemon, request.process.as_ref()) {
         Ok(found) => found,
         Err(e) => return failed(codec, &e),
     };

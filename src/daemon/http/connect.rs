@@ -17,7 +17,7 @@ use hyper::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
 use serde::{de::DeserializeOwned, Serialize};
 
-use super::{full, Body};
+use super::body::{full, Body};
 
 /// The largest request message (and envelope) accepted: 16 MiB, as the unix socket's
 /// `frame::MAX_REQUEST` (the largest input a job takes, `MAX_INPUT_BYTES`, fits).

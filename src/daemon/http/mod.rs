@@ -11,6 +11,7 @@
 //! in `Face` (the daemon's state and runtimes, the options of `Listen`).
 
 pub mod auth;
+pub mod body;
 pub mod connect;
 pub mod mcp_proxy;
 pub mod upgrade;
@@ -18,26 +19,18 @@ pub mod upgrade;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
 use http_body_util::BodyExt;
-use hyper::body::{Frame, Incoming};
+use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::Semaphore;
 
 use super::conn::Daemon;
-
-/// A reply body: whole or streamed; an error ends the response abruptly (a proxy's
-/// upstream that failed mid-body).
-pub type BodyError = Box<dyn std::error::Error + Send + Sync>;
-pub type Body = BoxBody<Bytes, BodyError>;
+use body::{empty, Body};
 
 /// A client has this long to send its first bytes and, over HTTP/1.1, a request's
 /// headers: a connection that sends nothing does not hold a slot for ever (slowloris).
@@ -72,8 +65,8 @@ pub struct Listen {
 pub struct Face {
     pub daemon: Arc<Daemon>,
     pub listen: Listen,
-    /// E2B's process service over the daemon's state.
-    pub envd: super::envd::Envd,
+    /// E2B's services over the daemon's state.
+    pub envd: Arc<super::envd::Envd>,
 }
 
 /// Checks the exposure rules, then binds. Called before the daemon serves anything,
@@ -164,9 +157,11 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
         return empty(StatusCode::UNAUTHORIZED);
     }
     match path {
-        p if p.starts_with("/process.Process/") => super::envd::process::handle(req, face).await,
-        p if p.starts_with(super::envd::filesystem::PREFIX) => super::envd::filesystem::handle(req, face).await,
-        super::envd::files::PATH => super::envd::files::handle(req, face).await,
+        p if p.starts_with("/process.Process/") => super::envd::process::handle(req, face.envd.clone()).await,
+        p if p.starts_with(super::envd::filesystem::PREFIX) => {
+            super::envd::filesystem::handle(req, face.envd.clone()).await
+        }
+        super::envd::files::PATH => super::envd::files::handle(req, face.envd.clone()).await,
         "/mcp" | "/mcp/" => mcp_proxy::handle(req, face).await,
         "/daemon" => upgrade::handle(req, face).await,
         _ => empty(StatusCode::NOT_FOUND),
@@ -180,49 +175,4 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
 async fn discard_body(body: Incoming) {
     let limited = http_body_util::Limited::new(body, 1 << 20);
     let _ = tokio::time::timeout(Duration::from_secs(5), limited.collect()).await;
-}
-
-/// A reply with no body.
-pub fn empty(status: StatusCode) -> Response<Body> {
-    let mut response = Response::new(http_body_util::Empty::new().map_err(never).boxed());
-    *response.status_mut() = status;
-    response
-}
-
-/// A reply with a whole body.
-pub fn full(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Body> {
-    let mut response = Response::new(http_body_util::Full::new(body).map_err(never).boxed());
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static(content_type),
-    );
-    response
-}
-
-fn never(e: Infallible) -> BodyError {
-    match e {}
-}
-
-/// A streamed body and its sender: each `Bytes` sent is one data frame; the body ends
-/// when every sender is dropped. Bounded: a sender waits while `depth` frames wait for
-/// a slow reader (HTTP/2's flow control reaches back to it).
-pub fn channel(depth: usize) -> (mpsc::Sender<Bytes>, Body) {
-    let (tx, rx) = mpsc::channel(depth.max(1));
-    (tx, ChannelBody { rx }.boxed())
-}
-
-struct ChannelBody {
-    rx: mpsc::Receiver<Bytes>,
-}
-
-impl hyper::body::Body for ChannelBody {
-    type Data = Bytes;
-    type Error = BodyError;
-
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, BodyError>>> {
-        self.rx
-            .poll_recv(cx)
-            .map(|next| next.map(|bytes| Ok(Frame::data(bytes))))
-    }
 }
