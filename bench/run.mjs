@@ -387,15 +387,14 @@ async function main() {
   }
 }
 
-/** The sandbox's cost per job, from bench/sandbox-cost.mjs (`RESULT` line), or null. */
-async function measureSandboxCost() {
-  const [n, rounds] = quick ? [30, 6] : [50, 20];
+/**
+ * Runs a measuring script of bench/ that ends its output with a `RESULT <json>` line:
+ * the figures and the text printed before them, or null (said on stderr) when it failed.
+ */
+function runResultScript(script, scriptArgs) {
   const t = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(here, 'sandbox-cost.mjs'), `--n=${n}`, `--rounds=${rounds}`, '--json'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(process.execPath, [join(here, `${script}.mjs`), ...scriptArgs, '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -403,35 +402,25 @@ async function measureSandboxCost() {
     child.on('close', (code) => {
       const m = /^RESULT (.*)$/m.exec(out);
       if (code === 0 && m) {
-        console.error(`  sandbox-cost: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-        return resolve(JSON.parse(m[1]));
+        console.error(`  ${script}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        return resolve({ result: JSON.parse(m[1]), text: out.slice(0, m.index).trim() });
       }
-      console.error(`  ! sandbox-cost failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ')}`);
+      console.error(`  ! ${script} failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ')}`);
       resolve(null);
     });
   });
 }
 
-/** bench/e2b-remote.mjs's table (its text) and figures (`RESULT` line), or null. */
-async function measureE2bRemote() {
-  const n = quick ? 50 : 200;
-  const t = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(here, 'e2b-remote.mjs'), `--n=${n}`, '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      const m = /^RESULT (.*)$/m.exec(out);
-      if (code === 0 && m) {
-        console.error(`  e2b-remote: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-        return resolve({ result: JSON.parse(m[1]), text: out.slice(0, m.index).trim() });
-      }
-      console.error(`  ! e2b-remote failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' | ')}`);
-      resolve(null);
-    });
-  });
+/** The sandbox's cost per job, from bench/sandbox-cost.mjs, or null. */
+async function measureSandboxCost() {
+  const [n, rounds] = quick ? [30, 6] : [50, 20];
+  const run = await runResultScript('sandbox-cost', [`--n=${n}`, `--rounds=${rounds}`]);
+  return run && run.result;
+}
+
+/** bench/e2b-remote.mjs's table (its text) and figures, or null. */
+function measureE2bRemote() {
+  return runResultScript('e2b-remote', [`--n=${quick ? 50 : 200}`]);
 }
 
 function sandboxCostLine(r) {
