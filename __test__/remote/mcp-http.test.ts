@@ -167,7 +167,7 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
 
   it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code; the mcp options apply', async () => {
     // `--deny` is the `mcp` command's option: the wrapper gives it to the /mcp sessions' tools.
-    const d = await listen({ args: ['--deny', 'run_shell_command(rm)'] });
+    const d = await listen({ args: ['--deny', 'run_shell_command(rm)', '--allowed-origin', 'https://ide.example'] });
     // The SDK's StreamableHTTPError carries the HTTP status as `code`.
     for (const headers of [{}, { Authorization: 'Bearer wrong' }]) {
       const refused = (await connect(d.url, headers).then(() => null, (e: unknown) => e)) as { code?: number } | null;
@@ -179,6 +179,8 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const rebinding = await post(d.url, '/mcp', { ...auth, origin: 'http://evil.example:8080' }, INITIALIZE);
     expect(rebinding.status).toBe(403);
     expect(JSON.parse(rebinding.body).error.code).toBe('ORIGIN_REFUSED');
+    // --allowed-origin lets that one origin in.
+    expect((await post(d.url, '/mcp', { ...auth, origin: 'https://ide.example' }, INITIALIZE)).status).toBe(200);
     const loopback = await post(d.url, '/mcp', { ...auth, origin: 'http://localhost:5173' }, INITIALIZE);
     expect(loopback.status).toBe(200);
     expect(loopback.body).toContain('"protocolVersion"');
