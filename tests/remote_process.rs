@@ -163,7 +163,7 @@ async fn a_pty_process_in_binary_protobuf_over_h2() {
             let input = pb::SendInputRequest {
                 process: selector.clone(),
                 input: Some(pb::ProcessInput {
-                    input: Some(pb::process_input::Input::Pty(b"hello\r".to_vec().into())),
+                    input: Some(pb::process_input::Input::Pty(b"hello\r".to_vec())),
                 }),
             };
             let (status, body) = unary_proto(&daemon, "SendInput", &input).await;
@@ -448,14 +448,29 @@ async fn health_is_open_and_everything_else_needs_the_token() {
 #[test]
 fn a_public_address_without_a_token_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(BIN)
+    let mut child = std::process::Command::new(BIN)
         .arg("--socket")
         .arg(dir.path().join("run").join("d.sock"))
         .args(["--listen", "0.0.0.0:0"])
-        .output()
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // It must exit by itself; one that serves is stopped and the test fails.
+    let deadline = std::time::Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(1), "{stderr}");
     assert!(stderr.contains("without --access-token-file"), "{stderr}");
 }
 

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CommandHandle, CommandExitError, FileNotFoundError, InvalidArgumentError, Sandbox } from 'e2b';
+import { AuthenticationError, type CommandHandle, CommandExitError, FileNotFoundError, InvalidArgumentError, Sandbox } from 'e2b';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive } from '../helpers';
@@ -31,6 +31,15 @@ describe('commands', () => {
     expect(failed).toBeInstanceOf(CommandExitError);
     const err = failed as CommandExitError;
     expect([err.exitCode, err.stdout, err.stderr]).toEqual([3, 'partial\n', 'bad\n']);
+  });
+
+  it('a `user` (Authorization: Basic) is accepted and ignored: the daemon acts as its own user', async () => {
+    const me = String(process.getuid?.());
+    expect((await sandbox.commands.run('id -u', { user: 'root' })).stdout).toBe(`${me}\n`);
+    expect((await sandbox.commands.run('id -u', { user: 'user' })).stdout).toBe(`${me}\n`);
+    const path = join(face.project, 'as-user.txt');
+    await sandbox.files.write(path, 'u', { user: 'user' });
+    expect(await sandbox.files.read(path, { user: 'root' })).toBe('u');
   });
 
   it('run: cwd and envs, and callbacks see the output as it comes', async () => {
@@ -143,9 +152,40 @@ describe('files', () => {
     expect(await sandbox.files.makeDir(join(dir, 'made'))).toBe(false);
     expect(existsSync(join(dir, 'made'))).toBe(true);
 
+    const moved = await sandbox.files.rename(join(dir, 'c.txt'), join(dir, 'moved', 'c2.txt'));
+    expect(moved).toMatchObject({ name: 'c2.txt', type: 'file', path: join(dir, 'moved', 'c2.txt') });
+    expect(await sandbox.files.getInfo(join(dir, 'moved', 'c2.txt'))).toMatchObject({ size: 1, type: 'file' });
+    await sandbox.files.remove(join(dir, 'moved'));
+    expect(existsSync(join(dir, 'moved'))).toBe(false);
+
     await expect(sandbox.files.read(join(dir, 'none'))).rejects.toBeInstanceOf(FileNotFoundError);
     await expect(sandbox.files.list(join(dir, 'none'))).rejects.toBeInstanceOf(FileNotFoundError);
     writeFileSync(join(dir, 'empty'), '');
     expect(await sandbox.files.read(join(dir, 'empty'))).toBe('');
+  });
+});
+
+describe('with an access token (--access-token-file)', () => {
+  it('an SDK that sends it (X-Access-Token) is served; one without it gets AuthenticationError on every call', async () => {
+    const token = 'e2b-test-token-7c1f';
+    const guarded = await startFace({ token });
+    // Debug mode never sends a token; the SDK's own constructor (what Sandbox.connect
+    // builds from the control plane's answer) takes one, as a deployment behind a
+    // control plane would.
+    const Construct = Sandbox as unknown as new (opts: Record<string, unknown>) => Sandbox;
+    const authorized = new Construct({ sandboxId: 'pod', envdVersion: '0.6.0', envdAccessToken: token, debug: true, sandboxUrl: guarded.url });
+    expect((await authorized.commands.run('echo ok')).stdout).toBe('ok\n');
+    const path = join(guarded.project, 't.txt');
+    await authorized.files.write(path, 'guarded');
+    expect(await authorized.files.read(path)).toBe('guarded');
+    expect((await authorized.files.list(guarded.project)).map((e) => e.name)).toContain('t.txt');
+
+    const anonymous = await Sandbox.create({ debug: true, sandboxUrl: guarded.url });
+    await expect(anonymous.commands.run('echo no')).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.commands.list()).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.files.read(path)).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.files.write(path, 'x')).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(anonymous.files.list(guarded.project)).rejects.toBeInstanceOf(AuthenticationError);
+    expect(readFileSync(path, 'utf8')).toBe('guarded');
   });
 });

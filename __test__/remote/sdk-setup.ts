@@ -3,7 +3,7 @@
 // aims at localhost:49983, but both take the whole base URL from `sandboxUrl`
 // (E2B_SANDBOX_URL), so every run picks a free port and runs beside any other.
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -37,19 +37,32 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
-/** Starts the daemon with `--listen 127.0.0.1:<free port>` and waits for /health. */
-export async function startFace(extra: string[] = []): Promise<Face> {
+/**
+ * Starts the daemon with `--listen 127.0.0.1:<free port>` and waits for /health (open
+ * to all). `token`: every other request must carry it (`--access-token-file`).
+ */
+export async function startFace(options: { token?: string } = {}): Promise<Face> {
   const bin = daemonBinary();
   const p = place(600_000);
+  const extra: string[] = [];
+  if (options.token) {
+    const file = join(p.base, 'token');
+    writeFileSync(file, options.token, { mode: 0o600 });
+    extra.push('--access-token-file', file);
+  }
   const runtime = join(p.base, 'xdg');
   mkdirSync(runtime, { mode: 0o700 });
+  const home = join(p.base, 'home');
+  mkdirSync(home);
   let lastLog = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     let log = '';
     const child = spawn(bin, ['--socket', p.socket, '--listen', `127.0.0.1:${port}`, '--project-root', p.project, ...extra], {
-      env: { ...process.env, XDG_RUNTIME_DIR: runtime },
+      // HOME of its own: the SDKs run every command in a login shell (`bash -l`), which
+      // would otherwise source this machine's profile (slow, and not the point here).
+      env: { ...process.env, XDG_RUNTIME_DIR: runtime, HOME: home },
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
     });

@@ -143,7 +143,7 @@ fn write(found: &super::Found, input: Option<pb::ProcessInput>) -> Result<(), Co
     found
         .hosted
         .service
-        .write_input(found.local, bytes.to_vec())
+        .write_input(found.local, bytes)
         .map_err(|e| connect_error(&e))
 }
 

@@ -278,9 +278,9 @@ impl Pump {
                 cursor = read.next;
                 for (stream, bytes) in read.pieces {
                     let output = match (self.pty, stream) {
-                        (true, _) => pb::process_event::data_event::Output::Pty(bytes.into()),
-                        (false, Stream::Stdout) => pb::process_event::data_event::Output::Stdout(bytes.into()),
-                        (false, Stream::Stderr) => pb::process_event::data_event::Output::Stderr(bytes.into()),
+                        (true, _) => pb::process_event::data_event::Output::Pty(bytes),
+                        (false, Stream::Stdout) => pb::process_event::data_event::Output::Stdout(bytes),
+                        (false, Stream::Stderr) => pb::process_event::data_event::Output::Stderr(bytes),
                     };
                     let data = pb::process_event::DataEvent { output: Some(output) };
                     if !self.send(Event::Data(data)).await {

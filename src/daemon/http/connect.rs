@@ -257,9 +257,12 @@ pub fn envelope_header(header: [u8; 5]) -> Result<(u8, usize), ConnectError> {
     Ok((flags, len))
 }
 
+/// An envelope's flags and payload.
+pub type Envelope<'a> = (u8, &'a [u8]);
+
 /// Splits whole envelopes off the front of `buf`: each `(flags, payload)`, and how
 /// many bytes they took (a partial envelope at the end is left).
-pub fn split_envelopes(buf: &[u8]) -> Result<(Vec<(u8, &[u8])>, usize), ConnectError> {
+pub fn split_envelopes(buf: &[u8]) -> Result<(Vec<Envelope<'_>>, usize), ConnectError> {
     let mut found = Vec::new();
     let mut at = 0;
     while buf.len() - at >= 5 {
@@ -288,27 +291,6 @@ pub fn unary_type(codec: Codec) -> &'static str {
     match codec {
         Codec::Json => "application/json",
         Codec::Proto => "application/proto",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn envelopes_split_and_refuse_huge_lengths() {
-        let mut buf = envelope(0, b"abc").to_vec();
-        buf.extend_from_slice(&envelope(FLAG_END_STREAM, b"{}"));
-        buf.extend_from_slice(&[0, 0, 0]);
-        let (found, used) = split_envelopes(&buf).unwrap();
-        assert_eq!(found, vec![(0, &b"abc"[..]), (FLAG_END_STREAM, &b"{}"[..])]);
-        assert_eq!(used, 8 + 7);
-        let huge = [0u8, 0xff, 0xff, 0xff, 0xff];
-        assert_eq!(split_envelopes(&huge).unwrap_err().code, Code::ResourceExhausted);
-        assert_eq!(
-            split_envelopes(&[0x80, 0, 0, 0, 0]).unwrap_err().code,
-            Code::InvalidArgument
-        );
     }
 }
 
@@ -379,5 +361,26 @@ where
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_big(MAX_MESSAGE + 1)),
         Ok(Err(e)) => Err(ConnectError::new(Code::Canceled, format!("reading the request: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelopes_split_and_refuse_huge_lengths() {
+        let mut buf = envelope(0, b"abc").to_vec();
+        buf.extend_from_slice(&envelope(FLAG_END_STREAM, b"{}"));
+        buf.extend_from_slice(&[0, 0, 0]);
+        let (found, used) = split_envelopes(&buf).unwrap();
+        assert_eq!(found, vec![(0, &b"abc"[..]), (FLAG_END_STREAM, &b"{}"[..])]);
+        assert_eq!(used, 8 + 7);
+        let huge = [0u8, 0xff, 0xff, 0xff, 0xff];
+        assert_eq!(split_envelopes(&huge).unwrap_err().code, Code::ResourceExhausted);
+        assert_eq!(
+            split_envelopes(&[0x80, 0, 0, 0, 0]).unwrap_err().code,
+            Code::InvalidArgument
+        );
     }
 }

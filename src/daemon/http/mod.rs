@@ -160,6 +160,7 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
         return empty(StatusCode::NO_CONTENT);
     }
     if !auth::authorized(req.headers(), face.listen.token.as_deref()) {
+        discard_body(req.into_body()).await;
         return empty(StatusCode::UNAUTHORIZED);
     }
     match path {
@@ -170,6 +171,15 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
         "/daemon" => upgrade::handle(req, face).await,
         _ => empty(StatusCode::NOT_FOUND),
     }
+}
+
+/// Reads and drops what a refused request still sends (at most 1 MiB, for at most
+/// 5 s), so a client in the middle of an upload gets the 401 rather than a connection
+/// reset under its feet (e2b's files.write saw "fetch failed"). Bounded, so a refused
+/// client cannot make the daemon read for long.
+async fn discard_body(body: Incoming) {
+    let limited = http_body_util::Limited::new(body, 1 << 20);
+    let _ = tokio::time::timeout(Duration::from_secs(5), limited.collect()).await;
 }
 
 /// A reply with no body.

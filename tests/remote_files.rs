@@ -1,0 +1,294 @@
+//! envd's file API on the network face over real TCP (tests/remote/harness.rs):
+//! filesystem.Filesystem in JSON (HTTP/1.1) and binary protobuf (h2c), GET/POST /files
+//! with multipart and streamed raw bodies, and every refusal with its code.
+#![cfg(unix)]
+
+#[path = "remote/harness.rs"]
+mod harness;
+
+use harness::*;
+use hyper::{Request, StatusCode};
+use serde_json::{json, Value};
+
+/// A unary JSON call to filesystem.Filesystem: the status and the JSON body.
+async fn fs_json(daemon: &Daemon, method: &str, message: Value) -> (StatusCode, Value) {
+    let req = post(
+        daemon,
+        &format!("/filesystem.Filesystem/{method}"),
+        "application/json",
+        &[],
+        whole(message.to_string()),
+    );
+    let response = send(daemon.addr, Version::H1, req).await;
+    let status = response.status();
+    let body = body_bytes(response).await;
+    (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+/// A GET of /files?path=... (percent-encoded here).
+async fn get_file(daemon: &Daemon, path: &str) -> (StatusCode, bytes::Bytes) {
+    let encoded: String = path
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"/._-".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    let mut builder = Request::get(format!("http://{}/files?path={encoded}&username=user", daemon.addr));
+    if let Some(token) = &daemon.token {
+        builder = builder.header("x-access-token", token.as_str());
+    }
+    let response = send(daemon.addr, Version::H1, builder.body(whole("")).unwrap()).await;
+    let status = response.status();
+    (status, body_bytes(response).await)
+}
+
+fn multipart(parts: &[(&str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "----nss-test-boundary";
+    let mut body = Vec::new();
+    for (filename, data) in parts {
+        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{filename}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes());
+        body.extend_from_slice(data);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filesystem_calls_in_json_and_protobuf() {
+    let daemon = Daemon::start(None);
+    let root = daemon.root();
+
+    let (status, made) = fs_json(&daemon, "MakeDir", json!({ "path": "a/b" })).await;
+    assert_eq!(status, StatusCode::OK, "{made}");
+    assert_eq!(made["entry"]["type"], "FILE_TYPE_DIRECTORY");
+    assert_eq!(made["entry"]["path"], root.join("a/b").display().to_string());
+    let (status, again) = fs_json(&daemon, "MakeDir", json!({ "path": "a/b" })).await;
+    assert_eq!(
+        (status, again["code"].as_str()),
+        (StatusCode::CONFLICT, Some("already_exists"))
+    );
+
+    std::fs::write(root.join("a/f.txt"), b"12345").unwrap();
+    let (status, stat) = fs_json(&daemon, "Stat", json!({ "path": root.join("a/f.txt") })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (stat["entry"]["name"].as_str(), stat["entry"]["size"].as_str()),
+        (Some("f.txt"), Some("5"))
+    );
+    let (status, missing) = fs_json(&daemon, "Stat", json!({ "path": "none" })).await;
+    assert_eq!(
+        (status, missing["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found"))
+    );
+
+    let (_, listed) = fs_json(&daemon, "ListDir", json!({ "path": "a", "depth": 2 })).await;
+    let names: Vec<&str> = listed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["b", "f.txt"]);
+
+    let (status, moved) = fs_json(
+        &daemon,
+        "Move",
+        json!({ "source": "a/f.txt", "destination": "c/g.txt" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{moved}");
+    assert_eq!(std::fs::read(root.join("c/g.txt")).unwrap(), b"12345");
+    let (status, _) = fs_json(&daemon, "Remove", json!({ "path": "a" })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!root.join("a").exists());
+
+    // Binary protobuf over h2c: ListDir { path: "c" (field 1), depth: 1 (field 2) }.
+    let req = post(
+        &daemon,
+        "/filesystem.Filesystem/ListDir",
+        "application/proto",
+        &[],
+        whole(vec![0x0a, 1, b'c', 0x10, 1]),
+    );
+    let response = send(daemon.addr, Version::H2, req).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = body_bytes(response).await;
+    assert!(body.windows(5).any(|w| w == b"g.txt"), "{body:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filesystem_refusals() {
+    let daemon = Daemon::start(None);
+    let call = |method: &str, content_type: &str, body: AnyBody| {
+        post(
+            &daemon,
+            &format!("/filesystem.Filesystem/{method}"),
+            content_type,
+            &[],
+            body,
+        )
+    };
+    for (method, content_type, body, status, code) in [
+        (
+            "Stat",
+            "application/json",
+            whole("{\"path\":"),
+            StatusCode::BAD_REQUEST,
+            "invalid_argument",
+        ),
+        (
+            "Stat",
+            "application/proto",
+            whole(vec![0x0a, 0xff, 0xff]),
+            StatusCode::BAD_REQUEST,
+            "invalid_argument",
+        ),
+        (
+            "Stat",
+            "application/json",
+            whole("{\"path\":\"a\\u0000b\"}"),
+            StatusCode::BAD_REQUEST,
+            "invalid_argument",
+        ),
+        (
+            "ListDir",
+            "application/json",
+            whole("{\"path\":\"/dev/null\"}"),
+            StatusCode::BAD_REQUEST,
+            "invalid_argument",
+        ),
+        (
+            "Nope",
+            "application/json",
+            whole("{}"),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        (
+            "CreateWatcher",
+            "application/json",
+            whole("{}"),
+            StatusCode::NOT_IMPLEMENTED,
+            "unimplemented",
+        ),
+    ] {
+        let response = send(daemon.addr, Version::H1, call(method, content_type, body)).await;
+        assert_eq!(response.status(), status, "{method}");
+        let value: Value = serde_json::from_slice(&body_bytes(response).await).unwrap();
+        assert_eq!(value["code"], code, "{method}: {value}");
+    }
+    // WatchDir is a stream: it ends at once with the error.
+    let req = call(
+        "WatchDir",
+        "application/connect+json",
+        whole(envelope(0, b"{\"path\":\"/\"}")),
+    );
+    let mut envelopes = Envelopes::new(send(daemon.addr, Version::H1, req).await);
+    let (flags, payload) = envelopes.next().await.unwrap();
+    assert_eq!(flags, 0x02);
+    let end: Value = serde_json::from_slice(&payload).unwrap();
+    assert_eq!(end["error"]["code"], "unimplemented");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_upload_and_download() {
+    let daemon = Daemon::start(Some("files-token"));
+    let root = daemon.root();
+
+    // Multipart, two files, one into a directory that does not exist yet.
+    let (content_type, body) = multipart(&[
+        ("x/one.bin", &[0, 1, 2, 255]),
+        (&root.join("two.txt").display().to_string(), b"two"),
+    ]);
+    let response = send(
+        daemon.addr,
+        Version::H1,
+        post(&daemon, "/files", &content_type, &[], whole(body)),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let written: Value = serde_json::from_slice(&body_bytes(response).await).unwrap();
+    assert_eq!(
+        written,
+        json!([
+            { "name": "one.bin", "type": "file", "path": root.join("x/one.bin").display().to_string() },
+            { "name": "two.txt", "type": "file", "path": root.join("two.txt").display().to_string() },
+        ])
+    );
+    let (status, got) = get_file(&daemon, "x/one.bin").await;
+    assert_eq!((status, got.as_ref()), (StatusCode::OK, &[0u8, 1, 2, 255][..]));
+
+    // A raw body streamed in pieces to a path with a space, over h2c.
+    let (tx, body) = feed();
+    let req = post(
+        &daemon,
+        "/files?path=big%20file.dat",
+        "application/octet-stream",
+        &[],
+        body,
+    );
+    let sending = tokio::spawn(async move {
+        for i in 0..64u8 {
+            tx.send(bytes::Bytes::from(vec![i; 16 * 1024])).await.unwrap();
+        }
+    });
+    let response = send(daemon.addr, Version::H2, req).await;
+    sending.await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let (status, got) = get_file(&daemon, "big file.dat").await;
+    assert_eq!((status, got.len()), (StatusCode::OK, 64 * 16 * 1024));
+    assert!(got
+        .chunks(16 * 1024)
+        .enumerate()
+        .all(|(i, c)| c.iter().all(|&b| b == i as u8)));
+
+    // Empty files both ways.
+    std::fs::write(root.join("empty"), b"").unwrap();
+    assert_eq!(get_file(&daemon, "empty").await, (StatusCode::OK, bytes::Bytes::new()));
+
+    // Refusals, each with envd's JSON error.
+    let (status, body) = get_file(&daemon, "x").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "a directory");
+    assert_eq!(serde_json::from_slice::<Value>(&body).unwrap()["code"], 400);
+    assert_eq!(get_file(&daemon, "none").await.0, StatusCode::NOT_FOUND);
+    let refused = [
+        (
+            "multipart/form-data; boundary=B",
+            vec![],
+            "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"t\"\r\n\r\nno end",
+        ),
+        ("application/octet-stream", vec![("content-encoding", "gzip")], "x"),
+        ("text/plain", vec![], "x"),
+        ("application/octet-stream", vec![], "no path in the query"),
+    ];
+    for (content_type, headers, body) in refused {
+        let path = if body == "no path in the query" {
+            "/files"
+        } else {
+            "/files?path=r.txt"
+        };
+        let response = send(
+            daemon.addr,
+            Version::H1,
+            post(&daemon, path, content_type, &headers, whole(body)),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{content_type} {headers:?}");
+    }
+    assert!(!root.join("r.txt").exists());
+
+    // Without the token: 401, body unread or not, and nothing written.
+    let mut anonymous = Request::post(format!("http://{}/files?path=anon.txt", daemon.addr))
+        .header("content-type", "application/octet-stream")
+        .body(whole(vec![b'a'; 200 * 1024]))
+        .unwrap();
+    anonymous.headers_mut().remove("x-access-token");
+    let response = send(daemon.addr, Version::H1, anonymous).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(!root.join("anon.txt").exists());
+}
