@@ -134,9 +134,47 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     }
   }, 180_000);
 
+  it('job files as resources, and a cancelled call kills its job, over HTTP', async () => {
+    const d = await listen();
+    const client = await connect(d.url, { Authorization: `Bearer ${d.token}` });
+    const local = new ShellExecutionService({ projectRoot: d.place.project, daemon: { socket: d.place.socket } });
+    try {
+      // (A running job: in daemon mode a finished job's files are not resources, as over stdio with --daemon.)
+      const ran = await client.callTool({
+        name: 'run_shell_command',
+        arguments: { command: 'echo resource-text; exec sleep 60', ai_callback_pattern: 'resource-text' },
+      });
+      const handle = (ran.structuredContent as { handle: number }).handle;
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toContain(`shell-job://${handle}/stdout.txt`);
+      // The file is written as the job runs (persisted in the background): read until it is there.
+      const text = async () => ((await client.readResource({ uri: `shell-job://${handle}/stdout.txt` })).contents[0] as { text: string }).text;
+      expect(await eventuallyAsync(async () => (await text()).includes('resource-text'))).toBe(true);
+      const info = await client.readResource({ uri: `shell-job://${handle}/info.json` });
+      expect((info.contents[0] as { text: string }).text).toContain('echo resource-text');
+      await client.callTool({ name: 'kill', arguments: { handle } });
+
+      // The call waits for a pattern that never comes; the client gives up (notifications/cancelled).
+      const abort = new AbortController();
+      const pending = client.callTool(
+        { name: 'run_shell_command', arguments: { command: 'echo cancel-me; exec sleep 300', ai_callback_pattern: 'never printed' } },
+        undefined,
+        { signal: abort.signal, timeout: 120_000 },
+      );
+      const started = await eventuallyAsync(async () => (await local.getActiveProcesses()).some((j) => j.command.includes('cancel-me')));
+      expect(started).toBe(true);
+      abort.abort();
+      await expect(pending).rejects.toThrow();
+      expect(await eventuallyAsync(async () => !(await local.getActiveProcesses()).some((j) => j.command.includes('cancel-me')))).toBe(true);
+    } finally {
+      await local.shutdown();
+      await client.close();
+    }
+  }, 180_000);
+
   it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code; the mcp options apply', async () => {
     // `--deny` is the `mcp` command's option: the wrapper gives it to the /mcp sessions' tools.
-    const d = await listen({ args: ['--deny', 'run_shell_command(rm)'] });
+    const d = await listen({ args: ['--deny', 'run_shell_command(rm)', '--allowed-origin', 'https://ide.example'] });
     // The SDK's StreamableHTTPError carries the HTTP status as `code`.
     for (const headers of [{}, { Authorization: 'Bearer wrong' }]) {
       const refused = (await connect(d.url, headers).then(() => null, (e: unknown) => e)) as { code?: number } | null;
@@ -148,6 +186,8 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const rebinding = await post(d.url, '/mcp', { ...auth, origin: 'http://evil.example:8080' }, INITIALIZE);
     expect(rebinding.status).toBe(403);
     expect(JSON.parse(rebinding.body).error.code).toBe('ORIGIN_REFUSED');
+    // --allowed-origin lets that one origin in.
+    expect((await post(d.url, '/mcp', { ...auth, origin: 'https://ide.example' }, INITIALIZE)).status).toBe(200);
     const loopback = await post(d.url, '/mcp', { ...auth, origin: 'http://localhost:5173' }, INITIALIZE);
     expect(loopback.status).toBe(200);
     expect(loopback.body).toContain('"protocolVersion"');
