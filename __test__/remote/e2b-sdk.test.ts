@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive } from '../helpers';
 import { eventuallyAsync, stopDaemons } from '../daemon/setup';
-import { startFace, type Face } from './sdk-setup';
+import { portFree, startFace, type Face } from './sdk-setup';
 
 let face: Face;
 let sandbox: Sandbox;
@@ -20,6 +20,22 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(async () => {
   await stopDaemons();
+});
+
+describe("the SDK's own default address", () => {
+  // Debug mode's default, http://localhost:49983, with nothing set: what a user who only
+  // writes `Sandbox.create({ debug: true })` reaches. Skipped, saying so, when something
+  // else holds that port on this machine (every other case runs on a port of its own).
+  it('Sandbox.create({ debug: true }) with no URL reaches a daemon listening on 127.0.0.1:49983', async (ctx) => {
+    if (process.env.E2B_SANDBOX_URL || !(await portFree(49983))) {
+      ctx.skip('port 49983 is taken here (or E2B_SANDBOX_URL is set)');
+      return;
+    }
+    await startFace({ port: 49983 });
+    const plain = await Sandbox.create({ debug: true });
+    const r = await plain.commands.run('echo at-the-default');
+    expect(r).toMatchObject({ exitCode: 0, stdout: 'at-the-default\n' });
+  });
 });
 
 describe('commands', () => {

@@ -38,10 +38,11 @@ async function healthy(url: string): Promise<boolean> {
 }
 
 /**
- * Starts the daemon with `--listen 127.0.0.1:<free port>` and waits for /health (open
- * to all). `token`: every other request must carry it (`--access-token-file`).
+ * Starts the daemon with `--listen 127.0.0.1:<free port>` (or `port`) and waits for
+ * /health (open to all). `token`: every other request must carry it
+ * (`--access-token-file`).
  */
-export async function startFace(options: { token?: string } = {}): Promise<Face> {
+export async function startFace(options: { token?: string; port?: number } = {}): Promise<Face> {
   const bin = daemonBinary();
   const p = place(600_000);
   const extra: string[] = [];
@@ -55,8 +56,8 @@ export async function startFace(options: { token?: string } = {}): Promise<Face>
   const home = join(p.base, 'home');
   mkdirSync(home);
   let lastLog = '';
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
+  for (let attempt = 0; attempt < (options.port ? 1 : 3); attempt++) {
+    const port = options.port ?? (await freePort());
     const url = `http://127.0.0.1:${port}`;
     let log = '';
     const child = spawn(bin, ['--socket', p.socket, '--listen', `127.0.0.1:${port}`, '--project-root', p.project, ...extra], {
@@ -77,4 +78,13 @@ export async function startFace(options: { token?: string } = {}): Promise<Face>
     lastLog = log;
   }
   throw new Error(`the daemon did not serve /health on any of 3 ports:\n${lastLog}`);
+}
+
+/** Whether nothing listens on 127.0.0.1:`port` now (a bind succeeds). */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
