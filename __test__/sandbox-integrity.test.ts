@@ -260,6 +260,57 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
     expect(new Set(r.later).size).toBeLessThan(r.later.length);
   });
 
+  it('a host already under a seccomp filter with a listener still runs confined jobs (their TMPDIRs then not reused)', async () => {
+    // The kernel allows one listener per chain of filters; a host inside such a chain
+    // (some container runtimes) makes the job's own listener EBUSY. Python's ctypes
+    // installs an allow-all filter with a listener and keeps the listener open across
+    // the exec of Node, as such a runtime would.
+    const root = join(outside, 'tmp-host-listener');
+    mkdirSync(root);
+    const wrapper = [
+      'import ctypes, os, platform, sys',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'class Insn(ctypes.Structure): _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]',
+      'class Prog(ctypes.Structure): _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Insn))]',
+      'allow = (Insn * 1)(Insn(0x06, 0, 0, 0x7fff0000))',
+      'prog = Prog(1, allow)',
+      'nr = {"x86_64": 317, "aarch64": 277, "riscv64": 277}[platform.machine()]',
+      'libc.prctl(38, 1, 0, 0, 0)',
+      'fd = libc.syscall(nr, 1, 8, ctypes.byref(prog))',
+      'if fd < 0: sys.exit("no listener: errno %d" % ctypes.get_errno())',
+      'os.set_inheritable(fd, True)',
+      'os.execv(sys.argv[1], sys.argv[1:])',
+    ].join('\n');
+    const script = `
+      const { ShellExecutionService } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))});
+      const s = new ShellExecutionService({ projectRoot: ${JSON.stringify(root)}, persistOutput: false, sandbox: true });
+      (async () => {
+        const ids = [];
+        for (let i = 0; i < 12; i++) ids.push((await s.run('stat -c "%i %w" "$TMPDIR"', { timeoutMs: 30000 })).output.trim());
+        const escape = await s.run('echo x > ${home}/host-listener; echo done', { timeoutMs: 30000 });
+        process.stdout.write(JSON.stringify({ mode: s.containment, ids, escape: escape.output, sandboxed: !!escape.sandbox }));
+        await s.shutdown();
+      })();`;
+    const child = spawn('python3', ['-c', wrapper, process.execPath, '-e', script], {
+      cwd: root,
+      env: { ...process.env, NATIVE_SHELL_CONTAINMENT: 'off' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    await new Promise((resolve) => child.on('close', resolve));
+    const r = JSON.parse(out || '{}') as { mode: string; ids: string[]; escape: string; sandboxed: boolean };
+    expect(r.mode, out + err).toBe('process-tree');
+    // Confined as ever: the job ran, and could not write outside.
+    expect(r.sandboxed).toBe(true);
+    expect(r.escape).toContain('done');
+    expect(existsSync(join(home, 'host-listener'))).toBe(false);
+    // No listener of its own, so nothing says its processes are gone: never reused.
+    expect(r.ids.every((id) => /^\d+ \d{4}-/.test(id))).toBe(true);
+    expect(new Set(r.ids).size).toBe(r.ids.length);
+  });
+
   it('a write path naming another job\'s TMPDIR is refused', async () => {
     const { svc } = service('tmp-named', { sandbox: true });
     const running = await svc.run('echo ready; sleep 60', { callbackPattern: 'ready', timeoutMs: 30_000 });

@@ -19,9 +19,12 @@
 //! **Reused only when nothing of its job can be left.** A process a job left behind
 //! keeps its Landlock rule on its TMPDIR's inode, and would reach a later job's files
 //! in it under any name. So a finished job's directory is kept for a later job only
-//! when the job's cgroup held all it started and is empty (`release(true)`), and then
-//! only if the job left it empty: renamed away from the name the job knew, checked,
-//! made 0700 again. Any other is removed. Making a directory costs (ext4 scans its
+//! when no process of the job can be left: its cgroup held all it started and is
+//! empty (`release(true)`), or, where no cgroup holds the job, the kernel says that no
+//! process carrying the job's confinement exists any more (`watch`: on Linux its
+//! seccomp filter's listener, src/platform/linux/sandbox/watch.rs). And then only if
+//! the job left it empty: renamed away from the name the job knew, checked, made 0700
+//! again. Any other is removed. Making a directory costs (ext4 scans its
 //! recently deleted inodes on each allocation: 0.45 ms for mkdir + rmdir on this
 //! machine, more than Landlock and seccomp together), so it happens off the spawn
 //! path, on one helper thread: spares are made ahead, and finished jobs' directories
