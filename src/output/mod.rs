@@ -521,7 +521,8 @@ impl JobOutput {
                 None => self.log(Which::Combined).map(TextLog::render).unwrap_or_default(),
             },
             View::Raw => {
-                let (mut bytes, omitted, tail) = self.raw.view();
+                let (head, omitted, tail) = self.raw.view();
+                let mut bytes = head.to_vec();
                 if omitted > 0 {
                     bytes.extend_from_slice(format!("\n[... {omitted} bytes omitted ...]\n").as_bytes());
                 }

@@ -4,6 +4,8 @@
 //! there already, more of them than the view's tail: its view takes the tail from the
 //! stream and keeps only a head of its own, so those bytes are held once, not twice.
 
+use std::borrow::Cow;
+
 use super::bounded::HeadTail;
 use super::persist::Stream;
 use super::raw_stream::RawStream;
@@ -68,9 +70,9 @@ impl RawLog {
     }
 
     /// The head, how many bytes lie between it and the tail (not kept), and the tail.
-    pub fn view(&self) -> (Vec<u8>, u64, Vec<u8>) {
+    pub fn view(&self) -> (&[u8], u64, Cow<'_, [u8]>) {
         match &self.view {
-            View::Own(log) => (log.head().to_vec(), log.omitted(), log.tail().to_vec()),
+            View::Own(log) => (log.head(), log.omitted(), Cow::Borrowed(log.tail())),
             View::Head { head, tail_cap, .. } => {
                 let after_head = head.len() as u64;
                 let from = after_head.max(self.total().saturating_sub(*tail_cap as u64));
@@ -78,7 +80,7 @@ impl RawLog {
                 // cap is at least `tail_cap`: nothing from `from` on has been dropped.
                 let read = self.stream.read(from, *tail_cap);
                 let tail = read.pieces.into_iter().flat_map(|(_, bytes)| bytes).collect();
-                (head.clone(), from - after_head + read.omitted, tail)
+                (head, from - after_head + read.omitted, Cow::Owned(tail))
             }
         }
     }
@@ -91,9 +93,9 @@ mod tests {
     fn all(log: &RawLog) -> (String, u64, String) {
         let (head, omitted, tail) = log.view();
         (
-            String::from_utf8(head).unwrap(),
+            String::from_utf8(head.to_vec()).unwrap(),
             omitted,
-            String::from_utf8(tail).unwrap(),
+            String::from_utf8(tail.into_owned()).unwrap(),
         )
     }
 
