@@ -5,6 +5,7 @@
 // the attack is real and the check can fail — and sandboxed, where it must not. Judged
 // by the state it would change (the file in the stand-in home, the output served),
 // never by a program's message.
+import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -201,6 +202,62 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
       end('plain');
       end('boxed');
     }
+  });
+
+  it('without a cgroup, a finished job\'s TMPDIR goes to a later job only once no process of it is left', async () => {
+    // Containment off (a user without a writable cgroup): what says that nothing of a
+    // job is left is its seccomp filter's listener. A directory is known by its inode
+    // and birth time (a reused one is renamed, a new one may get a freed inode).
+    const root = join(outside, 'tmp-no-cgroup');
+    mkdirSync(root);
+    const script = `
+      const { existsSync } = require('node:fs');
+      const { ShellExecutionService } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))});
+      const root = ${JSON.stringify(root)};
+      const s = new ShellExecutionService({ projectRoot: root, persistOutput: false, sandbox: true });
+      const id = 'stat -c "%i %w" "$TMPDIR"';
+      const last = (r) => r.output.trim().split('\\n').pop();
+      (async () => {
+        // Left behind with its TMPDIR as its working directory, empty for 3 s (so the
+        // directory could be kept for a later job), then writing into it.
+        const survivor = last(await s.run(\`setsid -f sh -c 'echo $$ > survivor; cd "$TMPDIR"; sleep 3; while :; do echo x > from-survivor; sleep 0.02; done' </dev/null >/dev/null 2>&1; \${id}\`, { timeoutMs: 30000 }));
+        while (!existsSync(root + '/survivor')) await new Promise((r) => setTimeout(r, 20));
+        const started = Date.now();
+        const later = [];
+        const seen = [];
+        for (let i = 0; i < 20; i++) later.push(last(await s.run(id, { timeoutMs: 30000 })));
+        while (Date.now() - started < 3500) await new Promise((r) => setTimeout(r, 50));
+        for (let i = 0; i < 10; i++) {
+          const r = await s.run('sleep 0.1; ls -A "$TMPDIR"; ' + id, { timeoutMs: 30000 });
+          seen.push(r.output);
+          later.push(last(r));
+        }
+        process.stdout.write(JSON.stringify({ mode: s.containment, survivor, later, seen }));
+        await s.shutdown();
+      })();`;
+    const child = spawn(process.execPath, ['-e', script], {
+      cwd: root,
+      env: { ...process.env, NATIVE_SHELL_CONTAINMENT: 'off' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    await new Promise((resolve) => child.on('close', resolve));
+    const survivorPid = existsSync(join(root, 'survivor')) ? Number(readFileSync(join(root, 'survivor'), 'utf8')) : 0;
+    try {
+      if (survivorPid > 0) process.kill(survivorPid, 'SIGKILL');
+    } catch {
+      // Ended by the shutdown already.
+    }
+    const r = JSON.parse(out || '{}') as { mode: string; survivor: string; later: string[]; seen: string[] };
+    expect(r.mode, out + err).toBe('process-tree');
+    expect(r.survivor).toMatch(/^\d+ \d{4}-/);
+    // The survivor's directory went to no later job, and no later job saw its writes...
+    expect(r.later).not.toContain(r.survivor);
+    expect(r.seen.join('\n')).not.toContain('from-survivor');
+    // ...while the directories of jobs that left nothing were kept and handed out again.
+    expect(new Set(r.later).size).toBeLessThan(r.later.length);
   });
 
   it('a write path naming another job\'s TMPDIR is refused', async () => {

@@ -15,6 +15,7 @@
 //! | `JobIdentity`, `ProcInfo`, `Snapshot::take(since)`, `Snapshot::members(&JobIdentity)`, `job_processes`, `background_roots`, `detached_roots` | finding a job's processes, what it left behind (exited) and what left it (running) |
 //! | `end_processes(&JobIdentity, &[ProcInfo], Ending)`, `is_alive(pid)`, `group_exists(pid)`, `anything_left(&JobIdentity)`, `start_ticks(pid)` | ending them |
 //! | `watchdog::ensure_started(owner_entry)` | ends every job when the host dies, however it dies |
+//! | `sandboxed_job_gone(&watch)` (Unix) | no process of a sandboxed job is left anywhere, from the descriptor its launch gave its TMPDIR (Linux, where no cgroup holds the job) |
 //! | `program_name(pid)` | the name of the program a pid runs |
 //! | `open_directory(path) -> io::Result<File>`, `opened_path(&File)` | the job's working directory, opened and verified |
 //!
@@ -136,6 +137,19 @@ pub fn loopback_peer_uid(_local: std::net::SocketAddr, _peer: std::net::SocketAd
         std::io::ErrorKind::Unsupported,
         "the owner of a TCP peer cannot be found on this platform",
     ))
+}
+
+/// Whether no process is left of the sandboxed job whose launch gave its TMPDIR
+/// `watch` (`crate::sandbox::JobTmpDir::watch`), and none can come back. Linux: the
+/// job's seccomp filter has no user left (`linux::sandbox::watch`). Elsewhere no
+/// launch gives one.
+#[cfg(target_os = "linux")]
+pub use linux::sandbox::nothing_left as sandboxed_job_gone;
+
+/// See the Linux one: no launch here gives a watch.
+#[cfg(all(unix, not(target_os = "linux")))]
+pub fn sandboxed_job_gone(_watch: &std::os::fd::OwnedFd) -> bool {
+    false
 }
 
 /// What the per-job sandbox can be here (`crate::sandbox`), found once: Landlock and

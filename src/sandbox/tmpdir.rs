@@ -39,6 +39,7 @@ pub use imp::*;
 #[cfg(unix)]
 mod imp {
     use std::io;
+    use std::os::fd::OwnedFd;
     use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::mpsc::{channel, Receiver, Sender};
@@ -65,6 +66,9 @@ mod imp {
         dir: Arc<Anchor>,
         /// Handed back already (`release`).
         released: AtomicBool,
+        /// What tells that no process of the job is left anywhere, from the launch
+        /// (`watch`).
+        watch: Mutex<Option<OwnedFd>>,
     }
 
     /// The private base, made once for the process.
@@ -79,8 +83,8 @@ mod imp {
     enum Chore {
         MakeSpares,
         /// A finished job's directory (its name, its identity, whether it may be kept
-        /// for another job): kept or removed.
-        Settle(String, FileId, bool),
+        /// for another job, its job's watch): kept or removed.
+        Settle(String, FileId, bool, Option<OwnedFd>),
         /// Work for the next job that needs the spares made first (`on_helper`).
         Run(Box<dyn FnOnce() + Send>),
     }
@@ -124,7 +128,7 @@ mod imp {
         for chore in rx {
             match chore {
                 Chore::MakeSpares => make_spares(),
-                Chore::Settle(name, id, reusable) => settle(&name, id, reusable),
+                Chore::Settle(name, id, reusable, watch) => settle(&name, id, reusable || gone(watch.as_ref())),
                 // The spares the last `take`s left short first (a spawn that finds none
                 // makes one, the dearest miss), then the work.
                 Chore::Run(work) => {
@@ -263,6 +267,7 @@ mod imp {
                         name: current,
                         dir: Arc::new(dir),
                         released: AtomicBool::new(false),
+                        watch: Mutex::new(None),
                     });
                     return;
                 }
@@ -272,6 +277,13 @@ mod imp {
             // std's remove_dir_all does not follow symlinks the job left.
             let _ = std::fs::remove_dir_all(base.dir.path().join(&current));
         }
+    }
+
+    /// The job's launch left a watch (Linux, no cgroup: `crate::platform::sandboxed_job_gone`)
+    /// and it says no process of the job is left: asked here, as late as can be, so a
+    /// process that was still being reaped when the job ended has gone by now.
+    fn gone(watch: Option<&OwnedFd>) -> bool {
+        watch.is_some_and(crate::platform::sandboxed_job_gone)
     }
 
     /// `name` in the base is the directory `id`.
@@ -405,6 +417,7 @@ mod imp {
                             name,
                             dir: Arc::new(dir),
                             released: AtomicBool::new(false),
+                            watch: Mutex::new(None),
                         })
                     }
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -439,10 +452,19 @@ mod imp {
             if self.released.swap(true, Ordering::AcqRel) {
                 return;
             }
-            let chore = Chore::Settle(self.name.clone(), self.dir.id(), reusable);
-            if let Err(Chore::Settle(name, id, _)) = delegate(chore) {
+            let watch = self.watch.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let chore = Chore::Settle(self.name.clone(), self.dir.id(), reusable, watch);
+            if let Err(Chore::Settle(name, id, _, _)) = delegate(chore) {
                 settle(&name, id, false);
             }
+        }
+
+        /// Given by the launch (Linux, a job no cgroup holds): a descriptor that tells
+        /// when no process of the job is left anywhere (`crate::platform::sandboxed_job_gone`).
+        /// The directory is then reusable however `release` is called: no process
+        /// that kept a rule on it can be left.
+        pub fn watch(&self, watch: OwnedFd) {
+            *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = Some(watch);
         }
     }
 

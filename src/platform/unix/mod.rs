@@ -87,6 +87,22 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Spawned> {
     })
 }
 
+/// Starts the planned process (`launch::LaunchPlan::launch`). A sandboxed job's TMPDIR
+/// is then given what tells when nothing of the job is left, if the launch made one
+/// (`linux::sandbox::watch`): it decides whether a later job may have the directory.
+fn start(plan: &launch::LaunchPlan, spec: &SpawnSpec<'_>) -> io::Result<i32> {
+    let pid = plan.launch()?;
+    #[cfg(target_os = "linux")]
+    if let (Some(prepared), Some(sandbox)) = (&plan.sandbox, &spec.sandbox) {
+        if let Some(listener) = prepared.take_watch() {
+            sandbox.tmpdir.watch(listener);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = spec;
+    Ok(pid)
+}
+
 /// The launch plan for `spec` with these descriptors as the child's 0, 1 and 2;
 /// `terminal` is the job's PTY slave (a sandboxed job may write to it by path too).
 fn plan(
@@ -115,7 +131,10 @@ fn plan(
     {
         plan.containment = containment.clone();
         if let Some(sandbox) = &spec.sandbox {
-            plan.sandbox = Some(crate::platform::os::sandbox::Prepared::new(sandbox, terminal)?);
+            // No cgroup to tell when nothing of the job is left: its filter tells
+            // (`linux::sandbox::watch`), so its TMPDIR may go to a later job.
+            let watch = containment.launch_fd().is_none();
+            plan.sandbox = Some(crate::platform::os::sandbox::Prepared::new(sandbox, terminal, watch)?);
         }
     }
     #[cfg(not(target_os = "linux"))]

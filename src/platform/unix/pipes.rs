@@ -48,7 +48,7 @@ pub(super) fn spawn(
         ],
         None,
     )?;
-    let pid = plan.launch()?;
+    let pid = super::start(&plan, spec)?;
     // Adopted at once, so an error below still leaves the child reaped.
     let child = ChildProcess::adopt(pid);
     // The child's ends close here, so EOF on stdout/stderr means the job's side is gone.

@@ -45,7 +45,7 @@ pub(super) fn spawn(
     let mut plan = super::plan(spec, containment, [fd, fd, fd], Some(slave.as_fd()))?;
     plan.controlling_terminal = true;
     plan.ignore_hangup = true;
-    let pid = plan.launch()?;
+    let pid = super::start(&plan, spec)?;
     // Adopted at once, so an error below still leaves the child reaped.
     let child = ChildProcess::adopt(pid);
     drop(slave);

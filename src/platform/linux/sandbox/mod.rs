@@ -9,14 +9,18 @@
 //! rules (`rules.rs`), the compiled filter (`filter.rs`). The child makes four kinds
 //! of system call on what was prepared (`apply`): dropping every capability
 //! (`caps.rs`), `prctl(PR_SET_NO_NEW_PRIVS)`,
-//! `landlock_restrict_self`, `seccomp(SECCOMP_SET_MODE_FILTER)`. Any of them failing
-//! fails the launch: the job never runs unconfined.
+//! `landlock_restrict_self`, `seccomp(SECCOMP_SET_MODE_FILTER)` (with a listener
+//! where no cgroup holds the job: `watch.rs`). Any of them failing fails the launch:
+//! the job never runs unconfined.
 
 mod caps;
 mod filter;
 mod refusals;
 mod root_reads;
 mod rules;
+mod watch;
+
+pub use watch::nothing_left;
 
 use std::ffi::c_int;
 use std::io;
@@ -78,12 +82,17 @@ pub struct Prepared {
     root_reads: Option<&'static OwnedFd>,
     resolved: Arc<Resolved>,
     support: Support,
+    /// Where the spawn child sends its filter's listener (`watch.rs`), for a job no
+    /// cgroup holds.
+    watch: Option<watch::Channel>,
 }
 
 impl Prepared {
     /// Builds the ruleset for `job` (with a rule for the job's own terminal, when it
-    /// has one) and takes the filter for its network mode.
-    pub fn new(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<Self> {
+    /// has one) and takes the filter for its network mode. `watch`: the job's filter
+    /// gets a listener that tells when no process of the job is left (`take_watch`);
+    /// asked for when no cgroup will hold the job, which would tell it instead.
+    pub fn new(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>, watch: bool) -> io::Result<Self> {
         let (ruleset, _built_ahead) = rules::ruleset(job, terminal)?;
         let network = crate::sandbox::effective_network(&job.resolved.network, &job.support);
         let filter = filter::program(&network)?;
@@ -96,7 +105,15 @@ impl Prepared {
             },
             resolved: job.resolved.clone(),
             support: job.support,
+            watch: if watch { Some(watch::Channel::new()?) } else { None },
         })
+    }
+
+    /// After the launch: the listener of the job's filter, which reports a hang-up
+    /// once no process of the job is left (`nothing_left`); `None` if none was asked
+    /// for or could be made.
+    pub fn take_watch(&self) -> Option<OwnedFd> {
+        self.watch.as_ref()?.receive()
     }
 }
 
@@ -145,5 +162,8 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
         filter: program.as_ptr() as *mut libc::sock_filter,
     };
     let filter: *const libc::sock_fprog = &filter;
-    libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) >= 0
+    match &prepared.watch {
+        Some(channel) => watch::install_reporting(filter, channel.child_end()),
+        None => libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) >= 0,
+    }
 }
