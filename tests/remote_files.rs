@@ -10,21 +10,6 @@ use harness::*;
 use hyper::{Request, StatusCode};
 use serde_json::{json, Value};
 
-/// A unary JSON call to filesystem.Filesystem: the status and the JSON body.
-async fn fs_json(daemon: &Daemon, method: &str, message: Value) -> (StatusCode, Value) {
-    let req = post(
-        daemon,
-        &format!("/filesystem.Filesystem/{method}"),
-        "application/json",
-        &[],
-        whole(message.to_string()),
-    );
-    let response = send(daemon.addr, Version::H1, req).await;
-    let status = response.status();
-    let body = body_bytes(response).await;
-    (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
-}
-
 /// A GET of /files?path=... (percent-encoded here).
 async fn get_file(daemon: &Daemon, path: &str) -> (StatusCode, bytes::Bytes) {
     let encoded: String = path

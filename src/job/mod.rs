@@ -474,6 +474,11 @@ impl Job {
         self.state().output.raw_stream().read(since, max)
     }
 
+    /// Bytes written so far, all streams: the offset `read_raw` reaches now.
+    pub fn raw_total(&self) -> u64 {
+        self.state().output.raw_stream().total()
+    }
+
     /// Retention removed the finished job's folder: it is no longer named nor read.
     pub fn files_pruned(&self) {
         if let Some(files) = self.state().output.files_mut() {

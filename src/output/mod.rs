@@ -1,7 +1,7 @@
 //! Everything a job writes, in the three views a reader asks for:
 //! - `text`: what a person reads (ANSI removed, redraws collapsed), head + tail bounded;
 //! - `screen`: the emulated terminal (PTY jobs only);
-//! - `raw`: the bytes as written, head + tail bounded.
+//! - `raw`: the bytes as written, head + tail bounded (`raw_log`).
 //!
 //! Each read of the job goes through [`JobOutput::ingest`] exactly once; the clean
 //! text it returns is what pattern waiters see.
@@ -12,6 +12,7 @@ pub mod decode;
 pub mod line;
 pub mod persist;
 mod private_files;
+mod raw_log;
 pub mod raw_stream;
 pub mod read;
 pub mod retention;
@@ -27,6 +28,7 @@ use cells::ScreenCells;
 use decode::Decoder;
 use line::LineAssembler;
 use persist::{JobFiles, Stream};
+use raw_log::RawLog;
 use raw_stream::RawStream;
 use read::Committed;
 use screen::{Screen, ScreenSize};
@@ -38,7 +40,8 @@ pub struct OutputLimits {
     pub text_tail: usize,
     pub raw_head: usize,
     pub raw_tail: usize,
-    /// Bytes kept with their stream (`raw_stream`); 0: none (the default).
+    /// Bytes kept with their stream (`raw_stream`); 0: none (the default). When it is
+    /// at least `raw_tail`, the raw view's tail is read from them (`raw_log`).
     pub raw_stream: usize,
 }
 
@@ -230,9 +233,8 @@ pub struct JobOutput {
     /// Present in pipes mode: stderr kept apart, and the two interleaved as they came.
     stderr: Option<TextLog>,
     combined: Option<TextLog>,
-    raw: HeadTail,
-    /// The bytes with their stream, for readers that pass them on (`raw_stream`).
-    stream: RawStream,
+    /// The raw view, and the bytes with their stream for readers that pass them on.
+    raw: RawLog,
     screen: Option<Screen>,
     /// A batch of the screen's queued bytes is due (see `take_screen_due`).
     screen_due: bool,
@@ -257,8 +259,7 @@ impl JobOutput {
             stdout: TextLog::new(&limits, window),
             stderr: separate_stderr.then(|| TextLog::new(&limits, 0)),
             combined: separate_stderr.then(|| TextLog::new(&limits, 0)),
-            raw: HeadTail::new(limits.raw_head, limits.raw_tail, false),
-            stream: RawStream::new(limits.raw_stream),
+            raw: RawLog::new(limits.raw_head, limits.raw_tail, limits.raw_stream),
             screen: screen.map(|size| Screen::new(size.cols, size.rows, size.scrollback)),
             screen_due: false,
             files: None,
@@ -269,8 +270,7 @@ impl JobOutput {
 
     /// Takes one read's bytes; returns the clean text they carried (for waiters).
     pub fn ingest(&mut self, stream: Stream, bytes: &[u8]) -> &str {
-        self.raw.push(bytes);
-        self.stream.push(stream, bytes);
+        self.raw.push(stream, bytes);
         if let Some(screen) = self.screen.as_ref() {
             if screen.queue(bytes) {
                 self.screen_due = true;
@@ -505,7 +505,7 @@ impl JobOutput {
 
     /// The bytes as written, with their stream (`raw_stream`).
     pub fn raw_stream(&self) -> &RawStream {
-        &self.stream
+        self.raw.stream()
     }
 
     /// Bytes the process wrote, all streams.
@@ -521,11 +521,12 @@ impl JobOutput {
                 None => self.log(Which::Combined).map(TextLog::render).unwrap_or_default(),
             },
             View::Raw => {
-                let mut bytes = self.raw.head().to_vec();
-                if self.raw.omitted() > 0 {
-                    bytes.extend_from_slice(format!("\n[... {} bytes omitted ...]\n", self.raw.omitted()).as_bytes());
+                let (head, omitted, tail) = self.raw.view();
+                let mut bytes = head.to_vec();
+                if omitted > 0 {
+                    bytes.extend_from_slice(format!("\n[... {omitted} bytes omitted ...]\n").as_bytes());
                 }
-                bytes.extend_from_slice(self.raw.tail());
+                bytes.extend_from_slice(&tail);
                 String::from_utf8_lossy(&bytes).into_owned()
             }
         };

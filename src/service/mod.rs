@@ -61,6 +61,15 @@ pub struct JobPid {
     pub pty: bool,
 }
 
+/// A running job as [`Service::running`] gives it: what it was started as.
+#[derive(Clone, Debug)]
+pub struct RunningJob {
+    pub handle: u32,
+    pub pid: u32,
+    pub command: String,
+    pub directory: String,
+}
+
 pub struct Service {
     inner: Arc<Inner>,
 }
@@ -405,6 +414,22 @@ impl Service {
             .collect()
     }
 
+    /// Every running job's handle, process id, command and directory, cheaply (no
+    /// process table read, no output looked at, unlike `list`): for a front-end that
+    /// lists many running jobs often (the daemon's envd face).
+    pub fn running(&self) -> Vec<RunningJob> {
+        lock(&self.inner.jobs)
+            .iter()
+            .filter(|(_, job)| job.is_running())
+            .map(|(&handle, job)| RunningJob {
+                handle,
+                pid: job.meta.pid,
+                command: job.meta.command.clone(),
+                directory: job.meta.directory.clone(),
+            })
+            .collect()
+    }
+
     pub fn output(&self, handle: u32, view: View, tail_bytes: Option<usize>) -> Result<String> {
         Ok(self.job(handle)?.view(view, tail_bytes))
     }
@@ -425,6 +450,12 @@ impl Service {
     /// envd face). Bytes no longer kept are skipped and counted (`RawRead::omitted`).
     pub fn read_raw(&self, handle: u32, since: u64, max: usize) -> Result<crate::output::raw_stream::RawRead> {
         Ok(self.job(handle)?.read_raw(since, max))
+    }
+
+    /// The offset `read_raw` reaches now (every byte the job wrote, all streams): where
+    /// a reader that wants only what comes next starts.
+    pub fn raw_total(&self, handle: u32) -> Result<u64> {
+        Ok(self.job(handle)?.raw_total())
     }
 
     /// The emulated terminal as cells, with up to `scrollback` lines above the screen

@@ -182,11 +182,28 @@ pub async fn body_bytes(response: Response<Incoming>) -> Bytes {
         .to_bytes()
 }
 
-/// A unary JSON call: the status and the JSON body (`Null` when empty).
+/// A unary JSON call to `process.Process`: the status and the JSON body (`Null` when
+/// empty).
 pub async fn unary_json(daemon: &Daemon, method: &str, message: serde_json::Value) -> (StatusCode, serde_json::Value) {
+    unary_json_to(daemon, "process.Process", method, message).await
+}
+
+/// A unary JSON call to `filesystem.Filesystem`, as `unary_json`.
+pub async fn fs_json(daemon: &Daemon, method: &str, message: serde_json::Value) -> (StatusCode, serde_json::Value) {
+    unary_json_to(daemon, "filesystem.Filesystem", method, message).await
+}
+
+/// A unary JSON call to `service`'s `method` (`filesystem.Filesystem`, ...): the status
+/// and the JSON body (`Null` when empty).
+pub async fn unary_json_to(
+    daemon: &Daemon,
+    service: &str,
+    method: &str,
+    message: serde_json::Value,
+) -> (StatusCode, serde_json::Value) {
     let req = post(
         daemon,
-        &format!("/process.Process/{method}"),
+        &format!("/{service}/{method}"),
         "application/json",
         &[],
         whole(message.to_string()),

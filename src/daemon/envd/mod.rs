@@ -20,7 +20,7 @@ pub mod process;
 pub mod proto;
 mod stream;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -32,7 +32,7 @@ use super::state::Hosted;
 use crate::base::error::{ErrorCode, ServiceError};
 use crate::base::sync::lock;
 use crate::service::request::ServiceConfig;
-use crate::service::Service;
+use crate::service::{JobPid, Service};
 
 /// The connection id that holds the face's service (real connections count from 1).
 pub const FACE_CONN: u64 = 0;
@@ -98,7 +98,7 @@ impl Envd {
     fn remember(&self, local: u32, tag: Option<String>, config: pb::ProcessConfig) {
         let mut started = lock(&self.started);
         // Entries of jobs the core has forgotten go when a new one comes.
-        let live: std::collections::HashSet<u32> = self.hosted.service.handles().iter().map(|(h, _)| *h).collect();
+        let live: HashSet<u32> = self.hosted.service.handles().iter().map(|(h, _)| *h).collect();
         started.retain(|h, _| live.contains(h) || *h == local);
         started.insert(local, Started { tag, config });
     }
@@ -109,39 +109,40 @@ impl Envd {
         let selector = selector
             .and_then(|s| s.selector.as_ref())
             .ok_or_else(|| ConnectError::invalid("no process selector (pid or tag)"))?;
-        let mut candidates: Vec<(Arc<Hosted>, u32)> = Vec::new();
+        let mut candidates: Vec<(Arc<Hosted>, JobPid)> = Vec::new();
         match selector {
             pb::process_selector::Selector::Pid(want) => {
                 for hosted in daemon.state.all_services() {
                     for job in hosted.service.pids() {
                         if job.pid == *want {
-                            candidates.push((hosted.clone(), job.handle));
+                            candidates.push((hosted.clone(), job));
                         }
                     }
                 }
             }
             pb::process_selector::Selector::Tag(tag) => {
-                let locals: Vec<u32> = lock(&self.started)
+                let locals: HashSet<u32> = lock(&self.started)
                     .iter()
                     .filter(|(_, s)| s.tag.as_deref() == Some(tag.as_str()))
                     .map(|(h, _)| *h)
                     .collect();
-                candidates.extend(locals.into_iter().map(|local| (self.hosted.clone(), local)));
+                for job in self.hosted.service.pids() {
+                    if locals.contains(&job.handle) {
+                        candidates.push((self.hosted.clone(), job));
+                    }
+                }
             }
         }
         let mut best: Option<Found> = None;
-        for (hosted, local) in candidates {
-            let Some(job) = hosted.service.pids().into_iter().find(|j| j.handle == local) else {
-                continue;
-            };
-            let handle = daemon.state.global(&hosted, local, None);
+        for (hosted, job) in candidates {
+            let handle = daemon.state.global(&hosted, job.handle, None);
             if best
                 .as_ref()
                 .is_none_or(|b| (job.running, handle) > (b.running, b.handle))
             {
                 best = Some(Found {
                     hosted,
-                    local,
+                    local: job.handle,
                     handle,
                     pid: job.pid,
                     running: job.running,
@@ -176,22 +177,21 @@ impl Envd {
         let started = lock(&self.started);
         let mut all = Vec::new();
         for hosted in daemon.state.all_services() {
-            for info in hosted.service.list() {
-                if info.status != crate::job::JobStatus::Running {
-                    continue;
-                }
-                let handle = daemon.state.global(&hosted, info.handle, None);
+            // The services' own records, no process table read: a List of many
+            // running jobs stays cheap.
+            for job in hosted.service.running() {
+                let handle = daemon.state.global(&hosted, job.handle, None);
                 let ours = Arc::ptr_eq(&hosted, &self.hosted)
-                    .then(|| started.get(&info.handle))
+                    .then(|| started.get(&job.handle))
                     .flatten();
                 let (config, tag) = match ours {
                     Some(s) => (s.config.clone(), s.tag.clone()),
                     None => (
                         pb::ProcessConfig {
-                            cmd: info.command.clone(),
+                            cmd: job.command,
                             args: Vec::new(),
                             envs: HashMap::new(),
-                            cwd: Some(info.directory.clone()),
+                            cwd: Some(job.directory),
                         },
                         None,
                     ),
@@ -200,7 +200,7 @@ impl Envd {
                     handle,
                     pb::ProcessInfo {
                         config: Some(config),
-                        pid: info.pid,
+                        pid: job.pid,
                         tag,
                     },
                 ));

@@ -190,8 +190,8 @@ pub fn connect(envd: Arc<Envd>, codec: Codec, request: pb::ConnectRequest, keepa
     // From now on, unless a replay offset is asked for (our extension).
     let from = match request.replay_from {
         Some(offset) => offset,
-        None => match found.hosted.service.read_raw(found.local, u64::MAX, 0) {
-            Ok(read) => read.next,
+        None => match found.hosted.service.raw_total(found.local) {
+            Ok(total) => total,
             Err(e) => return failed(codec, &connect_error(&e)),
         },
     };
