@@ -314,10 +314,12 @@ async fn jobs_are_shared_between_the_socket_and_the_network_face() {
     let job = jobs.as_array().unwrap().iter().find(|j| j["pid"] == our_pid).cloned();
     let job = job.unwrap_or_else(|| panic!("the HTTP job in the socket's list: {jobs}"));
     assert_eq!(job["attached"], "other");
-    // Their job's directory, as the core has it, is its cwd over HTTP.
+    // Their job's directory (the project root, "." to the core) is its cwd over HTTP,
+    // absolute as envd's.
     let their_job = jobs.as_array().unwrap().iter().find(|j| j["pid"] == their_pid);
     let their_job = their_job.unwrap_or_else(|| panic!("the socket's job in its list: {jobs}"));
-    assert_eq!(theirs["config"]["cwd"], their_job["directory"], "{jobs}");
+    assert_eq!(their_job["directory"], ".", "{jobs}");
+    assert_eq!(theirs["config"]["cwd"], daemon.root().display().to_string(), "{jobs}");
 
     // Their job, driven over HTTP: input, then SIGTERM (answered at once).
     let mut follow = stream_json(

@@ -67,7 +67,9 @@ pub struct RunningJob {
     pub handle: u32,
     pub pid: u32,
     pub command: String,
-    pub directory: String,
+    /// Its working directory, absolute (the core reports it relative to the project
+    /// root elsewhere: `ProcessInfo::directory`).
+    pub directory: PathBuf,
 }
 
 pub struct Service {
@@ -425,7 +427,11 @@ impl Service {
                 handle,
                 pid: job.meta.pid,
                 command: job.meta.command.clone(),
-                directory: job.meta.directory.clone(),
+                // "." is the root itself; anything else is below it, or absolute.
+                directory: match job.meta.directory.as_str() {
+                    "." => self.inner.root.clone(),
+                    relative => self.inner.root.join(relative),
+                },
             })
             .collect()
     }

@@ -172,7 +172,8 @@ impl Envd {
     }
 
     /// Every running job of every service, with the config it was started with (a job
-    /// another client started: its command line as `cmd`, no args, its directory).
+    /// another client started: its command line as `cmd`, no args, its directory as an
+    /// absolute `cwd`, as envd gives it).
     pub fn list(&self, daemon: &Daemon) -> Vec<pb::ProcessInfo> {
         let started = lock(&self.started);
         let mut all = Vec::new();
@@ -191,7 +192,7 @@ impl Envd {
                             cmd: job.command,
                             args: Vec::new(),
                             envs: HashMap::new(),
-                            cwd: Some(job.directory),
+                            cwd: Some(job.directory.display().to_string()),
                         },
                         None,
                     ),
