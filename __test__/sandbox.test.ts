@@ -146,6 +146,22 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs: nothing left behind', () => {
   }
   const ours = (tmp: string) => readdirSync(tmp).filter((n) => n.startsWith('native-shell-'));
 
+  it('finished sandboxed jobs kept in memory hold no descriptor of their TMPDIRs', async () => {
+    // Before: each kept job held its directory open (O_PATH) until it was forgotten, up
+    // to keepFinishedJobs descriptors. Spares made ahead and the directories kept for
+    // later jobs are a handful whatever the number of jobs.
+    const open = () => readdirSync('/proc/self/fd').length;
+    const svc = new ShellExecutionService({ projectRoot: outside, persistOutput: false, sandbox: true });
+    try {
+      await svc.run('true', { timeoutMs: 30_000 });
+      const before = open();
+      for (let i = 0; i < 40; i++) await svc.run('true', { timeoutMs: 30_000 });
+      expect(await eventually(() => open() <= before + 10)).toBe(true);
+    } finally {
+      await svc.shutdown();
+    }
+  });
+
   it('a process that exits with jobs kept and running removes their TMPDIRs and its spares', () => {
     const tmp = realpathSync(mkdtempSync(join(outside, 'tmp-')));
     // Before: every kept job's TMPDIR and the spare stayed (a bench run left 202).

@@ -64,9 +64,14 @@ mod imp {
     pub struct JobTmpDir {
         /// Its name in the private base (`job-<pid>-<n>`).
         name: String,
-        /// Held since it was made: what the job's rule is built from (shared with the
-        /// helper thread while it builds that rule ahead: `next_spare`).
-        dir: Arc<Anchor>,
+        /// Its path, and its identity (device and inode) since it was made.
+        path: PathBuf,
+        id: FileId,
+        /// Held from when it was made until it is handed back (`release`): what the
+        /// job's rule is built from (shared with the helper thread while it builds that
+        /// rule ahead: `next_spare`). Not held after: a finished job kept in memory
+        /// keeps no descriptor.
+        dir: Mutex<Option<Arc<Anchor>>>,
         /// Handed back already (`release`).
         released: AtomicBool,
         /// What tells that no process of the job is left anywhere, from the launch
@@ -85,11 +90,22 @@ mod imp {
     /// What the helper thread is asked to do.
     enum Chore {
         MakeSpares,
-        /// A finished job's directory (its name, its identity, whether it may be kept
-        /// for another job, its job's watch): kept or removed.
-        Settle(String, FileId, bool, Option<OwnedFd>),
+        /// A finished job's directory: kept or removed.
+        Settle(Finished),
         /// Work for the next job that needs the spares made first (`on_helper`).
         Run(Box<dyn FnOnce() + Send>),
+    }
+
+    /// A directory handed back (`JobTmpDir::release`).
+    struct Finished {
+        name: String,
+        id: FileId,
+        /// No process of its job can be left (its cgroup said so).
+        reusable: bool,
+        /// What else may say so (`JobTmpDir::watch`).
+        watch: Option<OwnedFd>,
+        /// Its descriptor, closed here on the helper thread, off the caller's way.
+        held: Option<Arc<Anchor>>,
     }
 
     struct Pool {
@@ -131,7 +147,10 @@ mod imp {
         for chore in rx {
             match chore {
                 Chore::MakeSpares => make_spares(),
-                Chore::Settle(name, id, reusable, watch) => settle(&name, id, reusable || gone(watch.as_ref())),
+                Chore::Settle(done) => {
+                    drop(done.held);
+                    settle(&done.name, done.id, done.reusable || gone(done.watch.as_ref()));
+                }
                 // The spares the last `take`s left short first (a spawn that finds none
                 // makes one, the dearest miss), then the work.
                 Chore::Run(work) => {
@@ -266,12 +285,7 @@ mod imp {
             if renameat(base.dir.fd(), name, base.dir.fd(), fresh.as_str()).is_ok() {
                 current = fresh;
                 if let Some(dir) = reusable_as(base, &current, id) {
-                    spares().push(JobTmpDir {
-                        name: current,
-                        dir: Arc::new(dir),
-                        released: AtomicBool::new(false),
-                        watch: Mutex::new(None),
-                    });
+                    spares().push(JobTmpDir::holding(current, dir));
                     return;
                 }
             }
@@ -354,7 +368,7 @@ mod imp {
     pub fn next_spare() -> Option<Arc<Anchor>> {
         // Shared, not duplicated: no system call while the spares are locked (a spawn
         // waits for this lock, and this thread runs at a lower weight).
-        spares().first().map(|spare| spare.dir.clone())
+        spares().first().and_then(|spare| spare.anchor())
     }
 
     /// The directories the private base is reached through (made first if it is not
@@ -415,17 +429,22 @@ mod imp {
             loop {
                 let name = fresh_name("job-", std::process::id());
                 match make_in(&base.dir, &name) {
-                    Ok(dir) => {
-                        return Ok(Self {
-                            name,
-                            dir: Arc::new(dir),
-                            released: AtomicBool::new(false),
-                            watch: Mutex::new(None),
-                        })
-                    }
+                    Ok(dir) => return Ok(Self::holding(name, dir)),
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                     Err(e) => return Err(e),
                 }
+            }
+        }
+
+        /// `name` in the base, held as `dir`.
+        fn holding(name: String, dir: Anchor) -> Self {
+            Self {
+                name,
+                path: dir.path().to_path_buf(),
+                id: dir.id(),
+                dir: Mutex::new(Some(Arc::new(dir))),
+                released: AtomicBool::new(false),
+                watch: Mutex::new(None),
             }
         }
 
@@ -433,18 +452,18 @@ mod imp {
         /// inode), not something put there since.
         fn intact(&self) -> bool {
             let Ok(base) = base() else { return false };
-            statat(base.dir.fd(), self.name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok_and(|st| stat_id(&st) == self.dir.id())
+            statat(base.dir.fd(), self.name.as_str(), AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| stat_id(&st) == self.id)
         }
 
         /// The path the job is given as `TMPDIR`.
         pub fn path(&self) -> &Path {
-            self.dir.path()
+            &self.path
         }
 
-        /// The directory, held open since it was made: the job's rule is built from it.
-        pub fn anchor(&self) -> &Anchor {
-            &self.dir
+        /// The directory, held open since it was made: the job's rule is built from
+        /// it. `None` once handed back (`release`).
+        pub fn anchor(&self) -> Option<Arc<Anchor>> {
+            self.dir.lock().unwrap_or_else(|e| e.into_inner()).clone()
         }
 
         /// Hands the directory back, once: when nothing of the job runs any more, or
@@ -455,10 +474,15 @@ mod imp {
             if self.released.swap(true, Ordering::AcqRel) {
                 return;
             }
-            let watch = self.watch.lock().unwrap_or_else(|e| e.into_inner()).take();
-            let chore = Chore::Settle(self.name.clone(), self.dir.id(), reusable, watch);
-            if let Err(Chore::Settle(name, id, _, _)) = delegate(chore) {
-                settle(&name, id, false);
+            let done = Finished {
+                name: self.name.clone(),
+                id: self.id,
+                reusable,
+                watch: self.watch.lock().unwrap_or_else(|e| e.into_inner()).take(),
+                held: self.dir.lock().unwrap_or_else(|e| e.into_inner()).take(),
+            };
+            if let Err(Chore::Settle(done)) = delegate(Chore::Settle(done)) {
+                settle(&done.name, done.id, false);
             }
         }
 
@@ -514,8 +538,14 @@ mod imp {
             let reached = base_reached_through().expect("base");
             assert!(!reached.contains(&id(Path::new(SHARED_TMP))), "{}", path.display());
             assert!(reached.contains(&id(path.parent().expect("base"))));
-            assert_eq!(dir.anchor().id(), id(&path), "the rule's descriptor is the directory");
+            assert_eq!(
+                dir.anchor().expect("held").id(),
+                id(&path),
+                "the rule's descriptor is the directory"
+            );
             dir.release(false);
+            // Handed back, it holds no descriptor.
+            assert!(dir.anchor().is_none());
             assert!(eventually(|| !path.exists()));
         }
 
@@ -530,11 +560,8 @@ mod imp {
                 }
                 std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
                     .expect("chmod");
-                settle(&dir.name, dir.dir.id(), reusable);
-                let kept = spares()
-                    .iter()
-                    .find(|s| s.dir.id() == dir.dir.id())
-                    .map(|s| s.path().to_path_buf());
+                settle(&dir.name, dir.id, reusable);
+                let kept = spares().iter().find(|s| s.id == dir.id).map(|s| s.path().to_path_buf());
                 (dir.path().to_path_buf(), kept)
             };
             // Kept: under a new name (the job's is gone), 0700 again.

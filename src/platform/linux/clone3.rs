@@ -34,6 +34,16 @@ struct CloneArgs {
     cgroup: u64,
 }
 
+/// How the child was made, for the child to read (`clone_vfork`).
+#[derive(Default)]
+pub struct Birth {
+    /// In the job's cgroup: all it starts is held there (else its first process
+    /// becomes a subreaper: `unix::launch`).
+    pub in_cgroup: AtomicBool,
+    /// Sharing our descriptor table until it takes one of its own.
+    pub shares_files: AtomicBool,
+}
+
 const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// `libc::clone(child, top, CLONE_VM | CLONE_VFORK | SIGCHLD, arg)`, made by `clone3`
@@ -42,30 +52,41 @@ const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"
 /// a cgroup it will not start processes in) gets the plain clone, and no later job is
 /// contained. Returns the pid, or -1 with `errno` set, as `libc::clone`.
 ///
-/// `in_cgroup` tells the child, which shares our memory, where it was born: set before
-/// each attempt, read by the child before it execs (an uncontained job's first process
-/// becomes a subreaper: `unix::launch`).
+/// `birth` tells the child, which shares our memory, how it was made: set before each
+/// attempt, read by the child before it execs. `share_files`: the plain clone also
+/// shares our descriptor table (`CLONE_FILES`, for a sandboxed job's listener:
+/// `sandbox::watch`); the clone into a cgroup never does.
 ///
 /// # Safety
-/// As `libc::clone` with `CLONE_VM | CLONE_VFORK`: see `vfork_into_cgroup`.
+/// As `libc::clone` with `CLONE_VM | CLONE_VFORK`: see `vfork_into_cgroup`. A child
+/// that shares the table must change no descriptor until it has a table of its own.
 pub unsafe fn clone_vfork(
     child: extern "C" fn(*mut c_void) -> c_int,
     stack: *mut u8,
     top: *mut c_void,
     arg: *mut c_void,
     containment: &Containment,
-    in_cgroup: &AtomicBool,
+    share_files: bool,
+    birth: &Birth,
 ) -> c_int {
     if let Some(fd) = containment.launch_fd().filter(|_| AVAILABLE) {
-        in_cgroup.store(true, Ordering::Release);
+        birth.shares_files.store(false, Ordering::Release);
+        birth.in_cgroup.store(true, Ordering::Release);
         let started = vfork_into_cgroup(child, stack, top as usize - stack as usize, arg, fd);
         containment.launched(started.is_ok());
         if let Ok(pid) = started {
             return pid;
         }
     }
-    in_cgroup.store(false, Ordering::Release);
-    libc::clone(child, top, libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD, arg)
+    birth.in_cgroup.store(false, Ordering::Release);
+    birth.shares_files.store(share_files, Ordering::Release);
+    let files = if share_files { libc::CLONE_FILES } else { 0 };
+    libc::clone(
+        child,
+        top,
+        libc::CLONE_VM | libc::CLONE_VFORK | files | libc::SIGCHLD,
+        arg,
+    )
 }
 
 /// Starts `child(arg)` on `stack..stack + stack_size` (its top 16-byte aligned) in the

@@ -23,7 +23,7 @@ use std::ffi::{c_char, c_int, CString};
 use std::io;
 use std::os::fd::RawFd;
 #[cfg(target_os = "linux")]
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Stack of the short-lived child; it only makes system calls.
 #[cfg(target_os = "linux")]
@@ -64,9 +64,10 @@ pub struct LaunchPlan {
 struct Outcome {
     step: AtomicI32,
     errno: AtomicI32,
-    /// Written by the parent before the clone: the child was created in the job's
-    /// cgroup (`clone3::clone_vfork`).
-    in_cgroup: AtomicBool,
+    /// Written by the parent before the clone: whether the child was created in the
+    /// job's cgroup, and shares our descriptor table (for its sandbox's listener:
+    /// `linux::sandbox::watch`) until it takes one of its own (`clone3::clone_vfork`).
+    birth: crate::platform::os::clone3::Birth,
 }
 
 /// What the child's steps read; it points into a `LaunchPlan` and vectors that outlive
@@ -176,7 +177,7 @@ impl LaunchPlan {
         let outcome = Outcome {
             step: AtomicI32::new(Step::None as i32),
             errno: AtomicI32::new(0),
-            in_cgroup: AtomicBool::new(false),
+            birth: Default::default(),
         };
         let args = ChildArgs {
             steps: ChildSteps {
@@ -209,7 +210,8 @@ impl LaunchPlan {
                 top,
                 (&args as *const ChildArgs<'_>).cast_mut().cast(),
                 &self.containment,
-                &outcome.in_cgroup,
+                self.sandbox.as_ref().is_some_and(|s| s.shares_descriptors()),
+                &outcome.birth,
             );
             let clone_error = io::Error::last_os_error();
             libc::pthread_sigmask(libc::SIG_SETMASK, &saved, std::ptr::null_mut());
@@ -256,10 +258,10 @@ extern "C" fn child_main(raw: *mut c_void) -> c_int {
         // (kept across exec), so a `setsid -f`, a double fork or daemon(3) stays its
         // descendant and the search by parent links finds it while it runs
         // (docs/reliability.md, "Containment"). A refusal changes nothing else.
-        if !args.outcome.in_cgroup.load(Ordering::Acquire) {
+        if !args.outcome.birth.in_cgroup.load(Ordering::Acquire) {
             libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
         }
-        let (step, errno) = run_steps(&args.steps);
+        let (step, errno) = run_steps(&args.steps, args.outcome.birth.shares_files.load(Ordering::Acquire));
         args.outcome.errno.store(errno, Ordering::Release);
         args.outcome.step.store(step as i32, Ordering::Release);
         libc::_exit(127)
@@ -279,7 +281,10 @@ unsafe fn errno_location() -> *mut c_int {
 
 /// Everything the child does between fork and exec, in order. Returns only if a step
 /// failed: which one, and its errno. Async-signal-safe (see the module rules).
-pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>) -> (Step, c_int) {
+/// `shares_files`: the child shares the parent's descriptor table (Linux, a sandboxed
+/// job's listener: `linux::sandbox::watch`); it must change no descriptor until the
+/// sandbox step has given it a table of its own.
+pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>, shares_files: bool) -> (Step, c_int) {
     let plan = steps.plan;
     let failed = |step: Step| -> (Step, c_int) { (step, *errno_location()) };
     reset_signals(plan.ignore_hangup);
@@ -291,19 +296,24 @@ pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>) -> (Step, c_int) {
     if libc::fchdir(plan.cwd) < 0 {
         return failed(Step::Directory);
     }
+    // Before the descriptors are changed: a child that shares the parent's table
+    // (`shares_files`) leaves it in this step, and the ruleset's descriptor is among
+    // those closed below. What follows needs none of the privileges the sandbox takes
+    // away, and the filter allows it (stdio descriptors opened before the sandbox
+    // keep every right).
+    #[cfg(target_os = "linux")]
+    if let Some(sandbox) = &plan.sandbox {
+        if !crate::platform::os::sandbox::apply(sandbox, shares_files) {
+            return failed(Step::Sandbox);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = shares_files;
     if !install_stdio(&plan.stdio) {
         return failed(Step::Stdio);
     }
     if plan.controlling_terminal && libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
         return failed(Step::ControllingTerminal);
-    }
-    // Last of the steps that need privileges the sandbox takes away, and before the
-    // descriptors are closed: the ruleset's is among them.
-    #[cfg(target_os = "linux")]
-    if let Some(sandbox) = &plan.sandbox {
-        if !crate::platform::os::sandbox::apply(sandbox) {
-            return failed(Step::Sandbox);
-        }
     }
     // Descriptors the host left inheritable (an IPC channel, a test runner's pipe)
     // are not the job's business, and a server started by the job would hold them

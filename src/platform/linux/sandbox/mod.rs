@@ -24,7 +24,8 @@ pub use watch::nothing_left;
 
 use std::ffi::c_int;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::sandbox::{JobSandbox, Mechanism, Resolved, Support};
@@ -82,9 +83,12 @@ pub struct Prepared {
     root_reads: Option<&'static OwnedFd>,
     resolved: Arc<Resolved>,
     support: Support,
-    /// Where the spawn child sends its filter's listener (`watch.rs`), for a job no
-    /// cgroup holds.
-    watch: Option<watch::Channel>,
+    /// The job's filter is to get a listener (`watch.rs`): no cgroup will hold it.
+    watch: bool,
+    /// Written by the spawn child, which shares our memory and, when it makes one, our
+    /// descriptor table: the listener's number in that table, or -1. Ours from then
+    /// on: taken after the launch (`take_watch`), else closed when this is dropped.
+    listener: AtomicI32,
 }
 
 impl Prepared {
@@ -105,32 +109,48 @@ impl Prepared {
             },
             resolved: job.resolved.clone(),
             support: job.support,
-            watch: if watch { Some(watch::Channel::new()?) } else { None },
+            watch: watch && watch::available(),
+            listener: AtomicI32::new(-1),
         })
+    }
+
+    /// The spawn child is to share our descriptor table until the filter is in place,
+    /// so its listener lands here (`watch.rs`).
+    pub fn shares_descriptors(&self) -> bool {
+        self.watch
     }
 
     /// After the launch: the listener of the job's filter, which reports a hang-up
     /// once no process of the job is left (`nothing_left`); `None` if none was asked
     /// for or could be made.
     pub fn take_watch(&self) -> Option<OwnedFd> {
-        self.watch.as_ref()?.receive()
+        let fd = self.listener.swap(-1, Ordering::AcqRel);
+        // SAFETY: a number the child left is a listener it made in our table, which
+        // nothing else owns (the child's own copy of the table is separate since
+        // `watch::unshare_descriptors`); taken once (the swap).
+        (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
     }
 }
 
 impl Drop for Prepared {
     fn drop(&mut self) {
+        // A listener nobody took (the launch failed after the filter): closed.
+        drop(self.take_watch());
         if let Some(used) = self.ruleset.take() {
             rules::after_launch(used, &self.resolved, self.support);
         }
     }
 }
 
-/// In the spawn child, just before exec: confines the calling process. Returns false
-/// with `errno` set if a step failed (the child then exits: nothing runs).
+/// In the spawn child, before it touches its descriptors: confines the calling
+/// process. `shared`: the child shares our descriptor table (`shares_descriptors`), so
+/// the filter's listener is made there; it then takes a table of its own before
+/// returning. Returns false with `errno` set if a step failed (the child then exits:
+/// nothing runs).
 ///
 /// # Safety
 /// Async-signal-safe, allocation-free: system calls on `prepared` only.
-pub unsafe fn apply(prepared: &Prepared) -> bool {
+pub unsafe fn apply(prepared: &Prepared, shared: bool) -> bool {
     // First, while the process may still change its securebits: a job keeps no
     // capability (`caps.rs` says which attacks each one would open).
     if !caps::drop_all() {
@@ -162,8 +182,14 @@ pub unsafe fn apply(prepared: &Prepared) -> bool {
         filter: program.as_ptr() as *mut libc::sock_filter,
     };
     let filter: *const libc::sock_fprog = &filter;
-    match &prepared.watch {
-        Some(channel) => watch::install_reporting(filter, channel.child_end()),
-        None => libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) >= 0,
+    if !shared {
+        return libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) >= 0;
     }
+    let Some(listener) = watch::install_reporting(filter) else {
+        return false;
+    };
+    prepared.listener.store(listener, Ordering::Release);
+    // Nothing of ours is touched after this: the stdio set-up and the clean-up of
+    // inherited descriptors work on the child's own copy.
+    watch::unshare_descriptors()
 }

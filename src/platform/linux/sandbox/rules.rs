@@ -62,7 +62,10 @@ fn error(what: &str, e: impl std::fmt::Display) -> io::Error {
 /// `after_launch` hands the descriptor back once the child is confined.
 pub fn ruleset(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>) -> io::Result<(OwnedFd, bool)> {
     let abi = abi_of(&job.support);
-    let tmpdir = job.tmpdir.anchor();
+    let tmpdir = job
+        .tmpdir
+        .anchor()
+        .ok_or_else(|| error("the job's TMPDIR", "it was handed back already"))?;
     let ahead = Ahead::take(job.resolved.id, tmpdir.id());
     let built_ahead = ahead.is_some();
     let fd = match ahead {
@@ -418,24 +421,24 @@ mod tests {
         let resolved = crate::sandbox::resolve(&Default::default(), &root).expect("resolve");
         let tmpdir = crate::sandbox::JobTmpDir::take().expect("tmpdir");
         let put = || {
-            let fd = job_rules(&resolved, &support, tmpdir.anchor().fd()).expect("rules");
+            let fd = job_rules(&resolved, &support, tmpdir.anchor().expect("held").fd()).expect("rules");
             *AHEAD.lock().expect("lock") = Some(Ahead {
                 resolved: resolved.id,
-                tmpdir: tmpdir.anchor().id(),
+                tmpdir: tmpdir.anchor().expect("held").id(),
                 fd,
             });
         };
         put();
-        assert!(Ahead::take(resolved.id + 1_000_000, tmpdir.anchor().id()).is_none());
+        assert!(Ahead::take(resolved.id + 1_000_000, tmpdir.anchor().expect("held").id()).is_none());
         assert!(
-            Ahead::take(resolved.id, tmpdir.anchor().id()).is_none(),
+            Ahead::take(resolved.id, tmpdir.anchor().expect("held").id()).is_none(),
             "dropped once refused"
         );
         put();
-        let (dev, ino) = tmpdir.anchor().id();
+        let (dev, ino) = tmpdir.anchor().expect("held").id();
         assert!(Ahead::take(resolved.id, (dev, ino + 1)).is_none());
         put();
-        assert!(Ahead::take(resolved.id, tmpdir.anchor().id()).is_some());
+        assert!(Ahead::take(resolved.id, tmpdir.anchor().expect("held").id()).is_some());
     }
 
     /// Whether a new file can be made in each of `dirs` by a process confined by
