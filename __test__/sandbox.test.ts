@@ -146,7 +146,7 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs: nothing left behind', () => {
   }
   const ours = (tmp: string) => readdirSync(tmp).filter((n) => n.startsWith('native-shell-'));
 
-  it('finished sandboxed jobs kept in memory hold no descriptor of their TMPDIRs', async () => {
+  it('finished sandboxed jobs kept in memory hold no descriptor of their TMPDIRs, failed ones none either', async () => {
     // Before: each kept job held its directory open (O_PATH) until it was forgotten, up
     // to keepFinishedJobs descriptors. Spares made ahead and the directories kept for
     // later jobs are a handful whatever the number of jobs.
@@ -156,6 +156,12 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs: nothing left behind', () => {
       await svc.run('true', { timeoutMs: 30_000 });
       const before = open();
       for (let i = 0; i < 40; i++) await svc.run('true', { timeoutMs: 30_000 });
+      // Launches that fail after the sandbox is in place (the program is missing)
+      // leave nothing either: without a cgroup, their filter's listener is closed.
+      for (let i = 0; i < 30; i++) {
+        const failed = await svc.run('/nonexistent/program', { args: [], timeoutMs: 30_000 });
+        expect(failed.status).toBe('failed');
+      }
       expect(await eventually(() => open() <= before + 10)).toBe(true);
     } finally {
       await svc.shutdown();
