@@ -49,6 +49,17 @@ function service(name: string, options: Partial<ConstructorParameters<typeof She
   return { root, svc };
 }
 
+/** Runs `program` in `cwd` with containment off (as for a user without a cgroup); its output. */
+async function withoutCgroup(cwd: string, program: string, args: string[]) {
+  const child = spawn(program, args, { cwd, env: { ...process.env, NATIVE_SHELL_CONTAINMENT: 'off' } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  await new Promise((resolve) => child.on('close', resolve));
+  return { out, err };
+}
+
 type Options = NonNullable<Parameters<Service['run']>[1]>;
 const runIn = (svc: Service, command: string, sandbox?: Options['sandbox']) =>
   svc.run(command, { timeoutMs: 30_000, ...(sandbox === undefined ? {} : { sandbox }) });
@@ -235,15 +246,7 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
         process.stdout.write(JSON.stringify({ mode: s.containment, survivor, later, seen }));
         await s.shutdown();
       })();`;
-    const child = spawn(process.execPath, ['-e', script], {
-      cwd: root,
-      env: { ...process.env, NATIVE_SHELL_CONTAINMENT: 'off' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    await new Promise((resolve) => child.on('close', resolve));
+    const { out, err } = await withoutCgroup(root, process.execPath, ['-e', script]);
     const survivorPid = existsSync(join(root, 'survivor')) ? Number(readFileSync(join(root, 'survivor'), 'utf8')) : 0;
     try {
       if (survivorPid > 0) process.kill(survivorPid, 'SIGKILL');
@@ -291,15 +294,7 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
         process.stdout.write(JSON.stringify({ mode: s.containment, ids, escape: escape.output, sandboxed: !!escape.sandbox }));
         await s.shutdown();
       })();`;
-    const child = spawn('python3', ['-c', wrapper, process.execPath, '-e', script], {
-      cwd: root,
-      env: { ...process.env, NATIVE_SHELL_CONTAINMENT: 'off' },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    await new Promise((resolve) => child.on('close', resolve));
+    const { out, err } = await withoutCgroup(root, 'python3', ['-c', wrapper, process.execPath, '-e', script]);
     const r = JSON.parse(out || '{}') as { mode: string; ids: string[]; escape: string; sandboxed: boolean };
     expect(r.mode, out + err).toBe('process-tree');
     // Confined as ever: the job ran, and could not write outside.
