@@ -14,6 +14,8 @@
 
 mod anchor;
 mod env;
+#[cfg(unix)]
+mod private_base;
 mod tmpdir;
 
 use std::path::Path;
