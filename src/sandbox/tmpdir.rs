@@ -44,7 +44,6 @@ mod imp {
     use std::io;
     use std::os::fd::OwnedFd;
     use std::path::{Path, PathBuf};
-    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::mpsc::{channel, Receiver, Sender};
     use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -68,16 +67,20 @@ mod imp {
         /// Its path, and its identity (device and inode) since it was made.
         path: PathBuf,
         id: FileId,
-        /// Held from when it was made until it is handed back (`release`): what the
-        /// job's rule is built from (shared with the helper thread while it builds that
-        /// rule ahead: `next_spare`). Not held after: a finished job kept in memory
-        /// keeps no descriptor.
-        dir: Mutex<Option<Arc<Anchor>>>,
-        /// Handed back already (`release`).
-        released: AtomicBool,
+        /// From when it was made until it is handed back (`release`, which takes it:
+        /// `None` means handed back); a finished job kept in memory keeps no descriptor.
+        held: Mutex<Option<Held>>,
+    }
+
+    /// What a directory not yet handed back holds.
+    #[derive(Debug)]
+    struct Held {
+        /// What the job's rule is built from (shared with the helper thread while it
+        /// builds that rule ahead: `next_spare`).
+        dir: Arc<Anchor>,
         /// What tells that no process of the job is left anywhere, from the launch
-        /// (`watch`).
-        watch: Mutex<Option<OwnedFd>>,
+        /// (`JobTmpDir::watch`).
+        watch: Option<OwnedFd>,
     }
 
     /// What the helper thread is asked to do.
@@ -95,10 +98,9 @@ mod imp {
         id: FileId,
         /// No process of its job can be left (its cgroup said so).
         reusable: bool,
-        /// What else may say so (`JobTmpDir::watch`).
-        watch: Option<OwnedFd>,
-        /// Its descriptor, closed here on the helper thread, off the caller's way.
-        held: Option<Arc<Anchor>>,
+        /// Its descriptor and what else may say so (`JobTmpDir::watch`); the
+        /// descriptor is closed on the helper thread, off the caller's way.
+        held: Held,
     }
 
     struct Pool {
@@ -141,8 +143,9 @@ mod imp {
             match chore {
                 Chore::MakeSpares => make_spares(),
                 Chore::Settle(done) => {
-                    drop(done.held);
-                    settle(&done.name, done.id, done.reusable || gone(done.watch.as_ref()));
+                    let Held { dir, watch } = done.held;
+                    drop(dir);
+                    settle(&done.name, done.id, done.reusable || gone(watch.as_ref()));
                 }
                 // The spares the last `take`s left short first (a spawn that finds none
                 // makes one, the dearest miss), then the work.
@@ -318,9 +321,10 @@ mod imp {
                 name,
                 path: dir.path().to_path_buf(),
                 id: dir.id(),
-                dir: Mutex::new(Some(Arc::new(dir))),
-                released: AtomicBool::new(false),
-                watch: Mutex::new(None),
+                held: Mutex::new(Some(Held {
+                    dir: Arc::new(dir),
+                    watch: None,
+                })),
             }
         }
 
@@ -339,7 +343,11 @@ mod imp {
         /// The directory, held open since it was made: the job's rule is built from
         /// it. `None` once handed back (`release`).
         pub fn anchor(&self) -> Option<Arc<Anchor>> {
-            self.dir.lock().unwrap_or_else(|e| e.into_inner()).clone()
+            self.held().as_ref().map(|held| held.dir.clone())
+        }
+
+        fn held(&self) -> MutexGuard<'_, Option<Held>> {
+            self.held.lock().unwrap_or_else(|e| e.into_inner())
         }
 
         /// Hands the directory back, once: when nothing of the job runs any more, or
@@ -347,15 +355,14 @@ mod imp {
         /// left anywhere (its cgroup held everything it started and is empty), so the
         /// directory may go to another job if the job left it empty; else it is removed.
         pub fn release(&self, reusable: bool) {
-            if self.released.swap(true, Ordering::AcqRel) {
+            let Some(held) = self.held().take() else {
                 return;
-            }
+            };
             let done = Finished {
                 name: self.name.clone(),
                 id: self.id,
                 reusable,
-                watch: self.watch.lock().unwrap_or_else(|e| e.into_inner()).take(),
-                held: self.dir.lock().unwrap_or_else(|e| e.into_inner()).take(),
+                held,
             };
             if let Err(Chore::Settle(done)) = delegate(Chore::Settle(done)) {
                 settle(&done.name, done.id, false);
@@ -367,7 +374,9 @@ mod imp {
         /// The directory is then reusable however `release` is called: no process
         /// that kept a rule on it can be left.
         pub fn watch(&self, watch: OwnedFd) {
-            *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = Some(watch);
+            if let Some(held) = self.held().as_mut() {
+                held.watch = Some(watch);
+            }
         }
     }
 
@@ -434,7 +443,7 @@ mod imp {
             let settled = |reusable: bool, leave: bool| {
                 let dir = JobTmpDir::take().expect("take");
                 // Settled here, not by the helper, so the outcome is seen at once.
-                dir.released.store(true, Ordering::Release);
+                drop(dir.held().take());
                 if leave {
                     std::fs::write(dir.path().join("left"), "x").expect("write");
                 }

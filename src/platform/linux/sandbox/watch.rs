@@ -29,8 +29,9 @@
 //! `CLOSE_RANGE_UNSHARE`) before it touches any descriptor (its stdio, the clean-up of
 //! inherited ones), and the listener, close-on-exec, is gone from the job at its exec.
 //! Measured against sending it over a socket pair made per spawn, this saves about
-//! 30 µs of a sandboxed spawn (the pair, `sendmsg`, `recvmsg`, two closes); the copy
-//! of the table costs what a clone without `CLONE_FILES` would have paid for it.
+//! 40 µs of a sandboxed spawn (the pair, `sendmsg`, `recvmsg`, two closes:
+//! docs/sandbox.md, "What it costs"); the copy of the table costs what a clone without
+//! `CLONE_FILES` would have paid for it.
 
 use std::ffi::c_int;
 use std::os::fd::OwnedFd;
