@@ -218,7 +218,7 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
   it('without a cgroup, a finished job\'s TMPDIR goes to a later job only once no process of it is left', async () => {
     // Containment off (a user without a writable cgroup): what says that nothing of a
     // job is left is its seccomp filter's listener. A directory is known by its inode
-    // and birth time (a reused one is renamed, a new one may get a freed inode).
+    // and birth time (a new one may get a freed inode).
     const root = join(outside, 'tmp-no-cgroup');
     mkdirSync(root);
     const script = `

@@ -23,8 +23,8 @@
 //! empty (`release(true)`), or, where no cgroup holds the job, the kernel says that no
 //! process carrying the job's confinement exists any more (`watch`: on Linux its
 //! seccomp filter's listener, src/platform/linux/sandbox/watch.rs). And then only if
-//! the job left it empty: renamed away from the name the job knew, checked, made 0700
-//! again. Any other is removed. Making a directory costs (ext4 scans its
+//! the job left it as it was made (empty, ours, 0700: `left_as_given`). Any other is
+//! removed. Making a directory costs (ext4 scans its
 //! recently deleted inodes on each allocation: 0.10 to 0.45 ms for mkdir + rmdir on
 //! this machine, as much as Landlock and seccomp together or more), so it happens off the spawn
 //! path, on one helper thread: spares are made ahead, and finished jobs' directories
@@ -47,7 +47,7 @@ mod imp {
     use std::sync::mpsc::{channel, Receiver, Sender};
     use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-    use rustix::fs::{chmodat, openat, renameat, statat, AtFlags, Dir, Mode, OFlags};
+    use rustix::fs::{fstat, openat, statat, AtFlags, Dir, Mode, OFlags};
 
     use crate::sandbox::anchor::stat_id;
     use crate::sandbox::private_base::{fresh_name, make_base, make_in, Base};
@@ -95,7 +95,6 @@ mod imp {
     /// A directory handed back (`JobTmpDir::release`).
     struct Finished {
         name: String,
-        id: FileId,
         /// No process of its job can be left (its cgroup said so).
         reusable: bool,
         /// Its descriptor and what else may say so (`JobTmpDir::watch`); the
@@ -144,8 +143,9 @@ mod imp {
                 Chore::MakeSpares => make_spares(),
                 Chore::Settle(done) => {
                     let Held { dir, watch } = done.held;
-                    drop(dir);
-                    settle(&done.name, done.id, done.reusable || gone(watch.as_ref()));
+                    let reusable = done.reusable || gone(watch.as_ref());
+                    drop(watch);
+                    settle(done.name, dir, reusable);
                 }
                 // The spares the last `take`s left short first (a spawn that finds none
                 // makes one, the dearest miss), then the work.
@@ -184,29 +184,28 @@ mod imp {
         }
     }
 
-    /// On the helper thread: a finished job's directory, if its name still is that
-    /// directory (it always is: no job can write the base). Kept as a spare when
-    /// `reusable` and the job left it empty, under a new name (so nothing that knew
-    /// the old one finds it); else removed with its contents.
-    fn settle(name: &str, id: FileId, reusable: bool) {
-        let Ok(base) = base() else { return };
-        if !is(base, name, id) {
+    /// On the helper thread: a finished job's directory, held since it was made. Kept
+    /// as a spare, under the same name, when `reusable` and the job left it as it was
+    /// given (empty, ours, 0700: `left_as_given`); else removed with its contents, if
+    /// its name still is that directory (it always is: no job can write the base).
+    ///
+    /// Not renamed, and not found again by name: the descriptor held since the
+    /// directory was made is what its next rule is built from, and the name is checked
+    /// to still be that directory when it is handed out (`take`). A new name would
+    /// stop nothing: no sandboxed job can write the base, and no process of the job
+    /// that knew the name is left (`reusable`); it cost a rename (an ext4 journal
+    /// entry) for every job.
+    fn settle(name: String, dir: Arc<Anchor>, reusable: bool) {
+        if reusable && spares().len() < MAX_SPARES && left_as_given(&dir) {
+            spares().push(JobTmpDir::holding(name, dir));
             return;
         }
-        let mut current = name.to_string();
-        if reusable && spares().len() < MAX_SPARES {
-            let fresh = fresh_name("job-", std::process::id());
-            if renameat(base.dir.fd(), name, base.dir.fd(), fresh.as_str()).is_ok() {
-                current = fresh;
-                if let Some(dir) = reusable_as(base, &current, id) {
-                    spares().push(JobTmpDir::holding(current, dir));
-                    return;
-                }
-            }
-        }
-        if is(base, &current, id) {
+        let Ok(base) = base() else { return };
+        let id = dir.id();
+        drop(dir);
+        if is(base, &name, id) {
             // std's remove_dir_all does not follow symlinks the job left.
-            let _ = std::fs::remove_dir_all(base.dir.path().join(&current));
+            let _ = std::fs::remove_dir_all(base.dir.path().join(&name));
         }
     }
 
@@ -222,17 +221,20 @@ mod imp {
         statat(base.dir.fd(), name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| stat_id(&st) == id)
     }
 
-    /// The directory `name` (identity `id`) opened again, if it is still that
-    /// directory, empty, and made 0700 again (its job owned it and may have changed
-    /// its mode).
-    fn reusable_as(base: &Base, name: &str, id: FileId) -> Option<Anchor> {
-        let dir = base.dir.open_beneath(Path::new(name)).ok().filter(|d| d.id() == id)?;
+    /// The directory is as `make_in` made it: ours, mode 0700 (its job owned it and may
+    /// have changed that), and empty. Read through the descriptor held since it was
+    /// made, never by name.
+    fn left_as_given(dir: &Anchor) -> bool {
+        // SAFETY: no arguments, no failure.
+        let me = unsafe { libc::geteuid() };
+        let as_made = fstat(dir.fd()).is_ok_and(|st| st.st_mode & 0o7777 == 0o700 && st.st_uid == me);
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let listed = openat(dir.fd(), ".", flags, Mode::empty()).ok()?;
-        let mut entries = Dir::read_from(listed).ok()?;
-        let empty = entries.all(|e| e.is_ok_and(|e| matches!(e.file_name().to_bytes(), b"." | b"..")));
-        let private = chmodat(base.dir.fd(), name, Mode::from_raw_mode(0o700), AtFlags::empty()).is_ok();
-        (empty && private).then_some(dir)
+        as_made
+            && openat(dir.fd(), ".", flags, Mode::empty())
+                .and_then(Dir::new)
+                .is_ok_and(|mut entries| {
+                    entries.all(|e| e.is_ok_and(|e| matches!(e.file_name().to_bytes(), b"." | b"..")))
+                })
     }
 
     /// Runs `work` on the helper thread after the chores queued before it, and after
@@ -308,7 +310,7 @@ mod imp {
             loop {
                 let name = fresh_name("job-", std::process::id());
                 match make_in(&base.dir, &name) {
-                    Ok(dir) => return Ok(Self::holding(name, dir)),
+                    Ok(dir) => return Ok(Self::holding(name, Arc::new(dir))),
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                     Err(e) => return Err(e),
                 }
@@ -316,15 +318,12 @@ mod imp {
         }
 
         /// `name` in the base, held as `dir`.
-        fn holding(name: String, dir: Anchor) -> Self {
+        fn holding(name: String, dir: Arc<Anchor>) -> Self {
             Self {
                 name,
                 path: dir.path().to_path_buf(),
                 id: dir.id(),
-                held: Mutex::new(Some(Held {
-                    dir: Arc::new(dir),
-                    watch: None,
-                })),
+                held: Mutex::new(Some(Held { dir, watch: None })),
             }
         }
 
@@ -360,12 +359,11 @@ mod imp {
             };
             let done = Finished {
                 name: self.name.clone(),
-                id: self.id,
                 reusable,
                 held,
             };
             if let Err(Chore::Settle(done)) = delegate(Chore::Settle(done)) {
-                settle(&done.name, done.id, false);
+                settle(done.name, done.held.dir, false);
             }
         }
 
@@ -439,31 +437,34 @@ mod imp {
         }
 
         #[test]
-        fn kept_for_another_job_only_when_reusable_and_left_empty() {
-            let settled = |reusable: bool, leave: bool| {
+        fn kept_for_another_job_only_when_reusable_and_left_as_given() {
+            let settled = |reusable: bool, leave: bool, chmod: bool| {
                 let dir = JobTmpDir::take().expect("take");
                 // Settled here, not by the helper, so the outcome is seen at once.
-                drop(dir.held().take());
+                let held = dir.held().take().expect("held");
                 if leave {
                     std::fs::write(dir.path().join("left"), "x").expect("write");
                 }
-                std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
-                    .expect("chmod");
-                settle(&dir.name, dir.id, reusable);
+                if chmod {
+                    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                        .expect("chmod");
+                }
+                settle(dir.name.clone(), held.dir, reusable);
                 let kept = spares().iter().find(|s| s.id == dir.id).map(|s| s.path().to_path_buf());
                 (dir.path().to_path_buf(), kept)
             };
-            // Kept: under a new name (the job's is gone), 0700 again.
-            let (old, kept) = settled(true, false);
-            let kept = kept.expect("kept as a spare");
-            assert!(!old.exists() && kept != old);
-            assert_eq!(mode(&kept), 0o700);
+            // Kept, under its name, still 0700.
+            let (old, kept) = settled(true, false, false);
+            assert_eq!(kept.as_deref(), Some(old.as_path()), "kept as a spare");
+            assert_eq!(mode(&old), 0o700);
             // Something of the job may live on: removed.
-            let (old, kept) = settled(false, false);
+            let (old, kept) = settled(false, false, false);
             assert!(kept.is_none() && !old.exists());
-            // The job left something in it: removed, contents and all.
-            let (old, kept) = settled(true, true);
+            // The job left something in it, or changed its mode: removed, contents and all.
+            let (old, kept) = settled(true, true, false);
             assert!(kept.is_none() && !old.exists());
+            let (changed, kept) = settled(true, false, true);
+            assert!(kept.is_none() && !changed.exists());
             assert!(std::fs::read_dir(old.parent().expect("base")).expect("list").all(|e| !e
                 .expect("entry")
                 .path()
