@@ -92,6 +92,15 @@ pub unsafe fn drop_all() -> bool {
     if libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr()) < 0 {
         return false;
     }
+    // Nothing to drop (an ordinary user's job): the sets are empty, and so is the
+    // ambient set, which the kernel keeps within them. Each change below is a new set
+    // of credentials for the child, a few microseconds of every spawn.
+    if data
+        .iter()
+        .all(|word| word.effective == 0 && word.permitted == 0 && word.inheritable == 0)
+    {
+        return true;
+    }
     if data[0].effective & (1 << CAP_SETPCAP) != 0 {
         let bits = libc::prctl(libc::PR_GET_SECUREBITS, 0, 0, 0, 0);
         if bits < 0 {
