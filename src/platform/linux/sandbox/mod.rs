@@ -151,15 +151,15 @@ impl Drop for Prepared {
 /// # Safety
 /// Async-signal-safe, allocation-free: system calls on `prepared` only.
 pub unsafe fn apply(prepared: &Prepared, shared: bool) -> bool {
-    // First, while the process may still change its securebits: a job keeps no
-    // capability (`caps.rs` says which attacks each one would open).
+    // A job keeps no capability (`caps.rs` says which attacks each one would open).
     if !caps::drop_all() {
         return false;
     }
     // Required by landlock_restrict_self and seccomp for an unprivileged caller, and
     // what keeps a setuid program or one with file capabilities inside from gaining
-    // privileges the rules assume it lacks (with the bounding set left full, this is
-    // what stops an exec from handing capabilities back: `caps.rs`).
+    // privileges the rules assume it lacks (with the bounding set and the securebits
+    // left as they are, this is what stops an exec from handing capabilities back, to
+    // uid 0 too: `caps.rs`).
     if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) < 0 {
         return false;
     }
