@@ -206,6 +206,12 @@ impl Drop for GitHold {
 /// Records the guarded paths of `root`; none when `.git` is not a directory.
 fn record(root: &Path) -> io::Result<Snapshot> {
     let at = std::time::SystemTime::now();
+    // No `.git` at all (a project that is not a repository, recorded again before every
+    // job): one `lstat`, not the root opened, `.git` tried and the root closed. Any
+    // other answer (a directory, or an error that may hide one) takes the full way.
+    if std::fs::symlink_metadata(root.join(".git")).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+        return Ok(Snapshot { paths: Vec::new(), at });
+    }
     let root = open_dir_at(rustix::fs::CWD, root, false)?;
     let Ok(git) = open_dir_at(root.as_fd(), Path::new(".git"), true) else {
         return Ok(Snapshot { paths: Vec::new(), at });
