@@ -330,8 +330,7 @@ mod imp {
         /// Its name in the base still names the directory that was made (device and
         /// inode), not something put there since.
         fn intact(&self) -> bool {
-            let Ok(base) = base() else { return false };
-            statat(base.dir.fd(), self.name.as_str(), AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| stat_id(&st) == self.id)
+            base().is_ok_and(|base| is(base, &self.name, self.id))
         }
 
         /// The path the job is given as `TMPDIR`.
