@@ -77,9 +77,8 @@ pub unsafe fn drop_all() -> bool {
     if libc::syscall(libc::SYS_capget, &mut header as *mut CapHeader, data.as_mut_ptr()) < 0 {
         return false;
     }
-    // Nothing to drop (an ordinary user's job): the sets are empty, and so is the
-    // ambient set, which the kernel keeps within them. A `capset` is a new set of
-    // credentials for the child, a few microseconds of every spawn.
+    // Nothing to drop (an ordinary user's job), and so nothing ambient either (below):
+    // no `capset`, which would make a new set of credentials for the child.
     if data
         .iter()
         .all(|word| word.effective == 0 && word.permitted == 0 && word.inheritable == 0)
