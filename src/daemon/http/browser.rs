@@ -63,13 +63,13 @@ const SIMPLE_CONTENT_TYPES: &[&str] = &["text/plain", "application/x-www-form-ur
 
 /// The checks that hold for every request, before the token's: the `Host` (without a
 /// token), the `Origin`, and no preflight. `Err` is the refusal to send.
-pub fn admit(method: &Method, uri: &Uri, headers: &HeaderMap, listen: &Listen) -> Result<(), Response<Body>> {
+pub fn admit(method: &Method, uri: &Uri, headers: &HeaderMap, listen: &Listen) -> Result<(), Refusal> {
     if listen.token.is_none() {
-        host_allowed(uri, headers, &listen.allowed_hosts).map_err(|why| refusal("HOST_REFUSED", &why))?;
+        host_allowed(uri, headers, &listen.allowed_hosts).map_err(|why| Refusal::new("HOST_REFUSED", why))?;
     }
-    origin_allowed(headers, &listen.allowed_origins).map_err(|why| refusal("ORIGIN_REFUSED", &why))?;
+    origin_allowed(headers, &listen.allowed_origins).map_err(|why| Refusal::new("ORIGIN_REFUSED", why))?;
     if method == Method::OPTIONS {
-        return Err(refusal(
+        return Err(Refusal::new(
             "PREFLIGHT_REFUSED",
             "this daemon grants no CORS: web pages may not use it (docs/remote.md, \"Web pages\")",
         ));
@@ -143,12 +143,12 @@ pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> Result<(), Str
 
 /// Without a token: whether the request is one a browser could have sent cross-site
 /// without a preflight, refused unless it only reads (the file's comment says why).
-pub fn preflighted(method: &Method, path: &str, headers: &HeaderMap) -> Result<(), Response<Body>> {
+pub fn preflighted(method: &Method, path: &str, headers: &HeaderMap) -> Result<(), Refusal> {
     let reads = (method == Method::GET || method == Method::HEAD) && (path == "/health" || path == "/files");
     if reads || proves_preflight(headers) {
         return Ok(());
     }
-    Err(refusal(
+    Err(Refusal::new(
         "SIMPLE_REQUEST_REFUSED",
         "a request that can change something must show it is not a web page's form post or no-cors fetch: send the access token, a Content-Type other than text/plain, application/x-www-form-urlencoded or multipart/form-data, or an E2b-Sandbox-Id or Connect-Protocol-Version header (docs/remote.md, \"Web pages\")",
     ))
@@ -188,10 +188,26 @@ fn host_of(authority: &str) -> &str {
     authority.rsplit_once(':').map_or(authority, |(h, _)| h)
 }
 
-/// A refusal a client can show: 403 with `{"error": {"code", "message"}}`.
-fn refusal(code: &str, message: &str) -> Response<Body> {
-    let body = serde_json::json!({ "error": { "code": code, "message": message } }).to_string();
-    full(StatusCode::FORBIDDEN, "application/json", Bytes::from(body))
+/// Why a request is refused; sent as 403 with `{"error": {"code", "message"}}`, which a
+/// client can show.
+#[derive(Debug)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Refusal {
+    fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Refusal {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn into_response(self) -> Response<Body> {
+        let body = serde_json::json!({ "error": { "code": self.code, "message": self.message } }).to_string();
+        full(StatusCode::FORBIDDEN, "application/json", Bytes::from(body))
+    }
 }
 
 #[cfg(test)]

@@ -154,7 +154,7 @@ async fn connection(stream: TcpStream, face: Arc<Face>) {
 async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
     if let Err(refusal) = browser::admit(req.method(), req.uri(), req.headers(), &face.listen) {
         discard_body(req.into_body()).await;
-        return refusal;
+        return refusal.into_response();
     }
     let path = req.uri().path();
     if path == "/health" {
@@ -167,7 +167,7 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
     if face.listen.token.is_none() {
         if let Err(refusal) = browser::preflighted(req.method(), path, req.headers()) {
             discard_body(req.into_body()).await;
-            return refusal;
+            return refusal.into_response();
         }
     }
     match path {
