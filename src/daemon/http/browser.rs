@@ -295,4 +295,35 @@ mod tests {
         assert!(preflighted(&Method::GET, "/filesystem.Filesystem/Remove", &HeaderMap::new()).is_err());
         assert!(preflighted(&Method::GET, "/mcp", &HeaderMap::new()).is_err());
     }
+
+    /// The checks' cost on a request such as the SDKs send, printed, not asserted:
+    /// `cargo test --release --lib cost_of_the_checks -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn cost_of_the_checks() {
+        let listen = Listen {
+            addr: "127.0.0.1:49983".parse().unwrap(),
+            token: None,
+            project_root: None,
+            mcp_upstream: None,
+            allowed_origins: vec![],
+            allowed_hosts: vec![],
+        };
+        let headers = with(&[
+            ("host", "localhost:49983"),
+            ("user-agent", "e2b-js-sdk/2.51.0"),
+            ("content-type", "multipart/form-data; boundary=----x"),
+            ("e2b-sandbox-id", "debug_sandbox_id"),
+            ("e2b-sandbox-port", "49983"),
+        ]);
+        let uri = Uri::from_static("/files?path=a.txt");
+        let n = 1_000_000u32;
+        let started = std::time::Instant::now();
+        for _ in 0..n {
+            let ok = admit(&Method::POST, &uri, &headers, &listen).is_ok()
+                && preflighted(&Method::POST, "/files", &headers).is_ok();
+            assert!(std::hint::black_box(ok));
+        }
+        println!("browser.rs checks: {:?} a request", started.elapsed() / n);
+    }
 }
