@@ -66,6 +66,7 @@ export const NEEDS: Record<string, Need[]> = {
   'remote/mcp-http.test.ts': ['posix'],
   'remote/gemini-http.test.ts': ['posix'],
   'remote/tcp-client.test.ts': ['posix'],
+  'remote/browser-doors.test.ts': ['posix', 'linux', 'program:chromium'],
   'scripts/platform-pack.test.ts': ['posix'],
   'sandbox-caches.test.ts': ['posix', 'linux'],
   'sandbox-escapes.test.ts': [

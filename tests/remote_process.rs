@@ -493,7 +493,7 @@ async fn without_a_token_only_the_daemons_user_may_connect() {
     // One raw HTTP/1.1 request through bash's /dev/tcp (a program every user may run);
     // prints the status line, or nothing when the connection is closed unanswered.
     let probe = format!(
-        "exec 3<>/dev/tcp/127.0.0.1/{} && printf 'GET /health HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n' >&3 && head -n 1 <&3 | tr -d '\\r'",
+        "exec 3<>/dev/tcp/127.0.0.1/{} && printf 'GET /health HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && head -n 1 <&3 | tr -d '\\r'",
         daemon.addr.port()
     );
     let run = |as_nobody: bool| {

@@ -12,6 +12,7 @@
 
 pub mod auth;
 pub mod body;
+pub mod browser;
 pub mod connect;
 pub mod mcp_proxy;
 pub mod upgrade;
@@ -56,9 +57,12 @@ pub struct Listen {
     pub project_root: Option<PathBuf>,
     /// `--mcp-upstream`: the unix socket of the MCP server that `/mcp` is passed to.
     pub mcp_upstream: Option<PathBuf>,
-    /// `--allowed-origin` (repeatable): browser origins `/mcp` takes besides loopback
-    /// ones (mcp_proxy.rs).
+    /// `--allowed-origin` (repeatable): browser origins taken besides loopback ones
+    /// (browser.rs).
     pub allowed_origins: Vec<String>,
+    /// `--allowed-host` (repeatable): `Host` names taken without a token besides
+    /// `localhost` and IP literals (browser.rs).
+    pub allowed_hosts: Vec<String>,
 }
 
 /// What every request's handler may use.
@@ -145,9 +149,13 @@ async fn connection(stream: TcpStream, face: Arc<Face>) {
         .await;
 }
 
-/// One request: `/health` is open; everything else needs the token, then goes to its
-/// route.
+/// One request: what a web page could send is refused first (browser.rs), then
+/// `/health` is open; everything else needs the token, then goes to its route.
 async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
+    if let Err(refusal) = browser::admit(req.method(), req.uri(), req.headers(), &face.listen) {
+        discard_body(req.into_body()).await;
+        return refusal.into_response();
+    }
     let path = req.uri().path();
     if path == "/health" {
         return empty(StatusCode::NO_CONTENT);
@@ -155,6 +163,12 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
     if !auth::authorized(req.headers(), face.listen.token.as_deref()) {
         discard_body(req.into_body()).await;
         return empty(StatusCode::UNAUTHORIZED);
+    }
+    if face.listen.token.is_none() {
+        if let Err(refusal) = browser::preflighted(req.method(), path, req.headers()) {
+            discard_body(req.into_body()).await;
+            return refusal.into_response();
+        }
     }
     match path {
         p if p.starts_with("/process.Process/") => super::envd::process::handle(req, face.envd.clone()).await,
