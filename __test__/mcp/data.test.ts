@@ -46,19 +46,32 @@ describe('mcp structured results', () => {
 
   it('run_shell_command, send_input, jobs, kill and shell_cmd return their facts', async () => {
     const done = await structured('run_shell_command', { command: 'echo structured; exit 3' });
-    expect(done).toMatchObject({ status: 'exited', exitCode: 3, stdout: 'structured\n', cancelled: false, liveBackgroundPids: [] });
+    expect(done).toEqual({
+      handle: done.handle,
+      status: 'exited',
+      exitCode: 3,
+      signal: null,
+      next: [],
+      files: { stdout: `shell-job://${done.handle}/stdout.txt`, info: `shell-job://${done.handle}/info.json` },
+      command: 'echo structured; exit 3',
+      durationMs: done.durationMs,
+      output: 'structured\n',
+    });
 
     const py = await structured('run_shell_command', { command: 'python3 -q', ai_callback_pattern: '>>> ' });
     expect(py).toMatchObject({ status: 'running', matched: '>>> ' });
     const h = py.handle as number;
+    expect(py.next).toEqual([expect.stringContaining(`use send_input(handle=${h}, input="...")`)]);
     const answer = await structured('send_input', { handle: h, input: 'print(6 * 7)', ai_callback_pattern: '>>> ' });
-    expect(answer).toMatchObject({ handle: h, status: 'matched', running: true });
+    expect(answer).toMatchObject({ handle: h, status: 'matched', running: true, files: { stdout: `shell-job://${h}/stdout.txt` } });
+    expect(answer.next).toEqual([expect.stringContaining(`kill(handle=${h})`)]);
     expect(answer.output).toContain('42');
 
     const jobs = await structured('jobs');
     const running = jobs.running as Array<Structured>;
     expect(running.map((j) => j.handle)).toContain(h);
-    expect(running.find((j) => j.handle === h)).toMatchObject({ command: 'python3 -q', status: 'running', mode: 'pty' });
+    expect(running.find((j) => j.handle === h)).toMatchObject({ command: 'python3 -q', status: 'running', mode: 'pty', attached: 'this' });
+    expect((jobs.next as string[])[0]).toContain('send_input(handle=H');
 
     const killed = await structured('kill', { handle: h });
     expect(killed).toMatchObject({ handle: h, status: 'killed', wasRunning: true });
@@ -68,11 +81,54 @@ describe('mcp structured results', () => {
     await new Promise((r) => setTimeout(r, 800));
     const after = await structured('jobs');
     expect(after.running).toEqual([]);
-    expect(after.finished).toEqual([{ handle: late.handle, command: 'sleep 0.3; echo late', status: 'exited', exitCode: 0, signal: null }]);
+    expect(after.finished).toEqual([
+      { handle: late.handle, command: 'sleep 0.3; echo late', status: 'exited', exitCode: 0, signal: null, files: expect.any(Object) },
+    ]);
     expect((await structured('jobs')).finished).toEqual([]);
 
     const argv = await structured('shell_cmd', { command: 'printf', parameters: ['%s', 'argv'] });
     expect(argv).toMatchObject({ status: 'exited', exitCode: 0, stdout: 'argv' });
+    expect(argv).not.toHaveProperty('output');
+    const both = await structured('shell_cmd', { command: 'ls', parameters: ['/nonexistent-nss'] });
+    expect(both.stderr).toContain('nonexistent-nss');
+    expect((both.files as Structured).stderr).toBe(`shell-job://${both.handle}/stderr.txt`);
+  });
+
+  it('holds the output once, the hints and where to read on, within the declared schema', async () => {
+    const { tools } = await m.client.listTools();
+    const ajv = new Ajv({ strict: false });
+    const validate = Object.fromEntries(tools.map((t) => [t.name, ajv.compile(t.outputSchema!)]));
+    const checked = async (name: string, args: Record<string, unknown>) => {
+      const s = await structured(name, args);
+      expect(validate[name]!(s), `${name}: ${ajv.errorsText(validate[name]!.errors)}`).toBe(true);
+      return s;
+    };
+    const run = await checked('run_shell_command', { command: 'seq 1 100000' });
+    // One copy of the output: no stdout beside output, and the hints before it.
+    expect(run).not.toHaveProperty('stdout');
+    expect(Object.keys(run).at(-1)).toBe('output');
+    expect(JSON.stringify(run).length).toBeLessThan(1.5 * (run.output as string).length + 2000);
+    expect(run.truncated).toBe(true);
+    const readOn = run.readOn as { uri: string; offset: number; omittedBytes: number };
+    expect(readOn.uri).toBe(`shell-job://${run.handle as number}/stdout.txt?offset=${readOn.offset}`);
+    expect((run.next as string[]).join('\n')).toContain(readOn.uri);
+    // The head ends where the read goes on: the next line after the head's last one.
+    const head = (run.output as string).slice(0, (run.output as string).indexOf('[...'));
+    const lastHeadLine = Number(head.trimEnd().split('\n').at(-1));
+    const page = await m.client.readResource({ uri: readOn.uri });
+    expect((page.contents[0] as { text: string }).text.startsWith(`${lastHeadLine + 1}\n`)).toBe(true);
+    // Paging said in the contents themselves (a client may drop _meta).
+    expect(page.contents).toHaveLength(2);
+    const more = page.contents[1] as { uri: string; text: string };
+    const next = (page.contents[0] as { _meta: { next: string } })._meta.next;
+    expect(more).toMatchObject({ uri: next, text: expect.stringContaining(`continues: read ${next}`) });
+
+    const repl = await checked('run_shell_command', { command: 'python3 -q', ai_callback_pattern: '>>> ' });
+    await checked('send_input', { handle: repl.handle, input: 'print(6 * 7)', ai_callback_pattern: '>>> ' });
+    await checked('jobs', {});
+    await checked('kill', { handle: repl.handle });
+    await checked('kill', { handle: repl.handle });
+    await checked('shell_cmd', { command: 'ls', parameters: ['/nonexistent-nss'] });
   });
 
   it('jobs names what a running job started that detached, in the text and in detachedPids', async () => {
@@ -142,6 +198,23 @@ describe('mcp job resources', () => {
     const expected = Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join('');
     expect(text.replace(/\r\n/g, '\n')).toBe(expected);
     expect(pages).toBeGreaterThan(8);
+  });
+
+  it("reads a running job's output as it stands when the call returns, and a finished job's after the tools forgot it", async () => {
+    const started = await structured('run_shell_command', { command: 'echo mcp-banner-ready; sleep 30', ai_callback_pattern: 'mcp-banner-ready' });
+    const uri = (started.files as Structured).stdout as string;
+    const read = await m.client.readResource({ uri });
+    // The terminal's lines are committed to stdout.txt only once they scroll off or the
+    // job ends: the read comes through the service, with the lines not final yet beside it.
+    const all = read.contents.map((c) => (c as { text: string }).text).join('\n');
+    expect(all).toContain('mcp-banner-ready');
+    expect(all).toContain('still running');
+    expect(read.contents.at(-1)).toMatchObject({ _meta: { note: true } });
+    await structured('kill', { handle: started.handle });
+    const after = await m.client.readResource({ uri });
+    expect((after.contents[0] as { text: string }).text).toContain('mcp-banner-ready');
+    const { resources } = await m.client.listResources();
+    expect(resources.map((r) => r.uri)).toContain(uri);
   });
 
   it('cuts pages between characters, never inside one', async () => {

@@ -36,7 +36,12 @@ export interface JobResourceContents {
   uri: string;
   mimeType: string;
   text: string;
-  _meta: { offset: number; nextOffset: number; size: number; next?: string };
+  /**
+   * `size`: the file's bytes (a running terminal job's stdout.txt: its committed text,
+   * when this page reaches its end); `omitted`: bytes before this page that nothing
+   * holds any more; `running`: the job still writes.
+   */
+  _meta: { offset: number; nextOffset: number; size?: number; next?: string; omitted?: number; running?: boolean };
 }
 
 export function jobResourceUri(job: string, file: string, offset = 0): string {
