@@ -63,6 +63,9 @@ describe('mcp --daemon', () => {
       const killed = await second.call('kill', { handle });
       expect(killed.text).toMatch(new RegExp(`^Process ${handle} \\(python3 -q\\) terminated`));
       expect((await second.call('jobs')).text).not.toContain(`Handle: ${handle}\n`);
+      // Killed, and so forgotten by the daemon: its output is still a resource of this session.
+      const output = await second.client.readResource({ uri: `shell-job://${handle}/stdout.txt` });
+      expect((output.contents[0] as { text: string }).text).toContain('>>>');
     } finally {
       await second.client.close();
     }

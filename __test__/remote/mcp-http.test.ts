@@ -132,20 +132,26 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const client = await connect(d.url, { Authorization: `Bearer ${d.token}` });
     const local = new ShellExecutionService({ projectRoot: d.place.project, daemon: { socket: d.place.socket } });
     try {
-      // (A running job: in daemon mode a finished job's files are not resources, as over stdio with --daemon.)
       const ran = await client.callTool({
         name: 'run_shell_command',
         arguments: { command: 'echo resource-text; exec sleep 60', ai_callback_pattern: 'resource-text' },
       });
-      const handle = (ran.structuredContent as { handle: number }).handle;
+      const { handle, files } = ran.structuredContent as { handle: number; files: { stdout: string } };
+      expect(files.stdout).toBe(`shell-job://${handle}/stdout.txt`);
       const { resources } = await client.listResources();
       expect(resources.map((r) => r.uri)).toContain(`shell-job://${handle}/stdout.txt`);
-      // The file is written as the job runs (persisted in the background): read until it is there.
-      const text = async () => ((await client.readResource({ uri: `shell-job://${handle}/stdout.txt` })).contents[0] as { text: string }).text;
-      expect(await eventuallyAsync(async () => (await text()).includes('resource-text'))).toBe(true);
+      // Current when the call returns: read through the daemon, not the file that trails.
+      const read = async (uri: string) => (await client.readResource({ uri })).contents.map((c) => (c as { text: string }).text).join('\n');
+      expect(await read(files.stdout)).toContain('resource-text');
       const info = await client.readResource({ uri: `shell-job://${handle}/info.json` });
       expect((info.contents[0] as { text: string }).text).toContain('echo resource-text');
       await client.callTool({ name: 'kill', arguments: { handle } });
+      // Finished and forgotten by the tools (and so by the daemon): still readable, and listed.
+      expect(await read(files.stdout)).toContain('resource-text');
+      const done = await client.callTool({ name: 'run_shell_command', arguments: { command: 'echo finished-text' } });
+      const doneFiles = (done.structuredContent as { files: { stdout: string } }).files;
+      expect(await read(doneFiles.stdout)).toContain('finished-text');
+      expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(expect.arrayContaining([files.stdout, doneFiles.stdout]));
 
       // The call waits for a pattern that never comes; the client gives up (notifications/cancelled).
       const abort = new AbortController();

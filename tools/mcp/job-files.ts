@@ -76,7 +76,7 @@ export class JobFiles {
   }
 
   /** A job's folder: remembered, else asked of the service (a daemon's job of another session). */
-  private async dir(handle: number): Promise<string | null> {
+  async dir(handle: number): Promise<string | null> {
     const known = this.dirs.get(handle);
     if (known) return known;
     try {

@@ -196,6 +196,10 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
       token !== undefined && tool.canUpdateOutput ? progressUpdates(token, (n) => extra.sendNotification(n)) : undefined;
     try {
       const jobsBefore = name === 'jobs' ? snapshotJobs(service) : null;
+      // A job this call may end is forgotten by the tools (and a daemon) when it ends:
+      // its folder is learnt first, so its files stay readable.
+      const target = (request.params.arguments as { handle?: unknown } | undefined)?.handle;
+      if ((name === 'kill' || name === 'send_input') && typeof target === 'number') await files.dir(target);
       const result = await tool.buildAndExecute(request.params.arguments ?? {}, extra.signal, progress?.update);
       // The final update (sent as the call ends) must reach the client before the result,
       // which ends the client's interest in progress for this call.
