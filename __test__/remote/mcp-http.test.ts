@@ -171,6 +171,32 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     }
   }, 180_000);
 
+  it('a session left without DELETE ends when idle: its jobs then show as from an ended session, and its id is gone', async () => {
+    const d = await listen({ args: ['--mcp-session-idle-ms', '1500'] });
+    const headers = { Authorization: `Bearer ${d.token}` };
+    const first = await connect(d.url, headers);
+    const sessionId = first.http.sessionId!;
+    const ran = await first.callTool({ name: 'run_shell_command', arguments: { command: 'exec sleep 120', ai_callback_delay: 0 } });
+    const handle = (ran.structuredContent as { handle: number }).handle;
+    // As Claude Code leaves: the connection closes, no DELETE is sent.
+    await first.close();
+    const second = await connect(d.url, headers);
+    try {
+      const attached = async () => {
+        const r = await second.callTool({ name: 'jobs', arguments: {} });
+        const job = ((r.structuredContent as { running: Array<{ handle: number; attached: string }> }).running ?? []).find((j) => j.handle === handle);
+        return { attached: job?.attached, text: (r.content as Array<{ text: string }>)[0]!.text };
+      };
+      expect(await eventuallyAsync(async () => (await attached()).attached === 'none', 30_000)).toBe(true);
+      expect((await attached()).text).toContain('Started by: an earlier session');
+      const gone = await post(d.url, '/mcp', { ...headers, 'mcp-session-id': sessionId }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+      expect(gone.status).toBe(404);
+      await second.callTool({ name: 'kill', arguments: { handle } });
+    } finally {
+      await second.close();
+    }
+  }, 180_000);
+
   it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code; the mcp options apply', async () => {
     // `--deny` is the `mcp` command's option: the wrapper gives it to the /mcp sessions' tools.
     const d = await listen({ args: ['--deny', 'run_shell_command(rm)', '--allowed-origin', 'https://ide.example'] });
