@@ -139,7 +139,7 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
   const server = new Server(
     { name: 'native-shell-service', version: packageVersion() },
     {
-      capabilities: { tools: {}, resources: { listChanged: true } },
+      capabilities: { tools: {}, resources: { listChanged: true }, logging: {} },
       instructions:
         'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell. Each result says what to do next (next) and names the job\'s files (files): its whole output is the resource shell-job://<handle>/stdout.txt, running or finished, read in pages of 64 KiB (a page that stops early says which URI reads on).',
     },
