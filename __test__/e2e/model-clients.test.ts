@@ -4,10 +4,20 @@
 // hints the text carries ("use send_input ...", where the rest of a cut output is) must
 // be in it, and the output in it once. Codex also cuts a long result (about 12 KB,
 // keeping its head and tail): the hints come before the output and survive the cut.
-import { describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { eventuallyAsync, stopDaemons } from '../daemon/setup';
+import { listen, stopAll } from '../remote/listen';
 
 import { type ClientRun, CLAUDE, CODEX, runClaude, runCodex, unavailable } from './model-clients';
 import type { ScriptedCall } from './fake-model';
+
+afterAll(async () => {
+  await stopAll();
+  await stopDaemons();
+}, 120_000);
 
 const SCRIPT: ScriptedCall[] = [
   { tool: 'run_shell_command', args: { command: 'python3 -q', ai_callback_pattern: '>>> ' } },
@@ -41,6 +51,35 @@ describe('what the model of Claude Code sees', () => {
     const why = await unavailable(CLAUDE);
     if (why) ctx.skip(why);
     checkSeen(await runClaude(SCRIPT), 'claude');
+  }, 240_000);
+
+  it('over HTTP it leaves without DELETE; the idle session ends and its job shows as from an ended session', async (ctx) => {
+    const why = await unavailable(CLAUDE);
+    if (why) ctx.skip(why);
+    const d = await listen({ args: ['--mcp-session-idle-ms', '1500'] });
+    const headers = { Authorization: `Bearer ${d.token}` };
+    const run = await runClaude([{ tool: 'run_shell_command', args: { command: 'echo left-running; exec sleep 120', ai_callback_pattern: 'left-running' } }], {
+      server: { type: 'http', url: `${d.url}/mcp`, headers },
+    });
+    expect(run.results.map((r) => r.text).join('\n'), run.stderr).toContain('"status":"running"');
+    const client = new Client({ name: 'nss-after-claude', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), { requestInit: { headers } }));
+    try {
+      const job = async () => {
+        const r = await client.callTool({ name: 'jobs', arguments: {} });
+        return (r.structuredContent as { running: Array<{ command: string; attached: string; handle: number }> }).running.find((j) =>
+          j.command.includes('left-running'),
+        );
+      };
+      expect((await job())?.attached).toBeDefined();
+      expect(await eventuallyAsync(async () => (await job())?.attached === 'none', 30_000)).toBe(true);
+      // Ended by the idle rule: Claude Code sent no DELETE (that would read "ends (closed)").
+      expect(d.stderr()).toMatch(/session \S+ ends \(idle for 1500 ms/);
+      expect(d.stderr()).not.toContain('ends (closed)');
+      await client.callTool({ name: 'kill', arguments: { handle: (await job())!.handle } });
+    } finally {
+      await client.close();
+    }
   }, 240_000);
 });
 

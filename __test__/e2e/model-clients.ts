@@ -78,13 +78,18 @@ function scratch(): Scratch {
   return { base, home, project, mcpArgs: [BIN, 'mcp', '--project-root', project, '--io-dir', join(base, 'io')] };
 }
 
-/** Claude Code in print mode (`-p`), its MCP server from `--mcp-config` only. */
-export async function runClaude(script: ScriptedCall[], timeoutMs = 180_000): Promise<ClientRun> {
+/**
+ * Claude Code in print mode (`-p`), its MCP server from `--mcp-config` only: this
+ * package's stdio server, or `server` (e.g. `{ type: 'http', url, headers }`).
+ */
+export async function runClaude(script: ScriptedCall[], options: { server?: object; timeoutMs?: number } = {}): Promise<ClientRun> {
+  const timeoutMs = options.timeoutMs ?? 180_000;
   const s = scratch();
   const model = await fakeModel(script);
   try {
     const config = join(s.base, 'mcp.json');
-    writeFileSync(config, JSON.stringify({ mcpServers: { shell: { command: process.execPath, args: s.mcpArgs } } }));
+    const server = options.server ?? { command: process.execPath, args: s.mcpArgs };
+    writeFileSync(config, JSON.stringify({ mcpServers: { shell: server } }));
     const env = {
       ...cleanEnv(s.home),
       ANTHROPIC_BASE_URL: model.url,
