@@ -217,6 +217,23 @@ describe('mcp job resources', () => {
     expect(resources.map((r) => r.uri)).toContain(uri);
   });
 
+  it("a running job's pages and its lines not final yet are its whole output, each line once", async () => {
+    const started = await structured('run_shell_command', { command: 'seq 1 50000; printf "READY> "; sleep 30', ai_callback_pattern: 'READY> ' });
+    let uri: string | undefined = (started.files as Structured).stdout as string;
+    let committed = '';
+    let note = '';
+    while (uri) {
+      const read = await m.client.readResource({ uri });
+      const page = read.contents[0] as { text: string; _meta: { next?: string } };
+      committed += page.text;
+      note = (read.contents[1] as { text?: string } | undefined)?.text ?? '';
+      uri = page._meta.next;
+    }
+    const pending = /not final yet \(a terminal may still redraw them\):\n([\s\S]*)\n… read on later from /.exec(note)?.[1] ?? '';
+    expect(committed + pending).toBe(`${Array.from({ length: 50000 }, (_, i) => `${i + 1}\n`).join('')}READY> `);
+    await structured('kill', { handle: started.handle });
+  });
+
   it('cuts pages between characters, never inside one', async () => {
     // 3-byte characters: a 64 KiB page boundary falls inside one.
     const run = await structured('run_shell_command', { command: `python3 -c "print('€' * 30000)"` });
