@@ -2,7 +2,7 @@
 // TypeScript SDK client against `native-shell-service daemon --listen`, the same tools,
 // structured results and progress as over stdio, the token and Origin checks, the jobs
 // shared with the daemon's socket clients, and the wrapper's life tied to the daemon's.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect as connectH2 } from 'node:http2';
@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { alive } from '../helpers';
 import { daemonBinary, eventuallyAsync, place, ShellExecutionService, seen, stopDaemons } from '../daemon/setup';
 import { listen, stopAll } from './listen';
+import { BIN } from '../mcp/setup';
 
 afterAll(async () => {
   await stopAll();
@@ -196,6 +197,12 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       await second.close();
     }
   }, 180_000);
+
+  it('--mcp-session-idle-ms takes a whole number of milliseconds, else the command stops with a usage error', () => {
+    const r = spawnSync(process.execPath, [BIN, 'daemon', '--listen', '127.0.0.1:0', '--mcp-session-idle-ms', 'soon'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--mcp-session-idle-ms is a whole number of milliseconds');
+  });
 
   it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code; the mcp options apply', async () => {
     // `--deny` is the `mcp` command's option: the wrapper gives it to the /mcp sessions' tools.
