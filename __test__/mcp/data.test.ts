@@ -120,7 +120,7 @@ describe('mcp structured results', () => {
     // Paging said in the contents themselves (a client may drop _meta).
     expect(page.contents).toHaveLength(2);
     const more = page.contents[1] as { uri: string; text: string };
-    const next = (page.contents[0] as { _meta: { next: string } })._meta.next;
+    const next = (page.contents[0]!._meta as { next: string }).next;
     expect(more).toMatchObject({ uri: next, text: expect.stringContaining(`continues: read ${next}`) });
 
     const repl = await checked('run_shell_command', { command: 'python3 -q', ai_callback_pattern: '>>> ' });
