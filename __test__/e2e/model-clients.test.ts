@@ -19,10 +19,12 @@ afterAll(async () => {
   await stopDaemons();
 }, 120_000);
 
-const SCRIPT: ScriptedCall[] = [
+/** `readResource`: the client's own tool that reads an MCP resource (ReadMcpResourceTool, read_mcp_resource). */
+const script = (readResource: string): ScriptedCall[] => [
   { tool: 'run_shell_command', args: { command: 'python3 -q', ai_callback_pattern: '>>> ' } },
   { tool: 'run_shell_command', args: { command: 'seq 1 100000' } },
   { tool: 'kill', args: { handle: 1 } },
+  { tool: readResource, args: { server: 'shell', uri: 'shell-job://2/stdout.txt' } },
 ];
 
 /** How often `needle` occurs in `text`. */
@@ -32,8 +34,8 @@ function count(text: string, needle: string): number {
 
 function checkSeen(run: ClientRun, client: string): void {
   const detail = `${client} exit ${run.code}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}`;
-  expect(run.results, detail).toHaveLength(3);
-  const [repl, seq, kill] = run.results.map((r) => r.text) as [string, string, string];
+  expect(run.results, detail).toHaveLength(4);
+  const [repl, seq, kill, page] = run.results.map((r) => r.text) as [string, string, string, string];
   // The running REPL: the model is told how to go on (the text's hint line).
   expect(repl).toContain('use send_input(handle=1, input=');
   expect(repl).toContain('shell-job://1/stdout.txt');
@@ -44,13 +46,18 @@ function checkSeen(run: ClientRun, client: string): void {
   expect(count(seq, '\\n1000\\n')).toBe(1);
   expect(seq).not.toContain('"stdout":"1\\n2');
   expect(kill).toContain('"status":"killed"');
+  // A page of the job's file, whole (not put in a file or cut by the client), and where
+  // to read on said in its contents (the clients drop or hide _meta).
+  expect(page).toContain('1\\n2\\n3\\n');
+  expect(page).toMatch(/… continues: read shell-job:\/\/2\/stdout\.txt\?offset=\d+/);
+  expect(page).not.toContain('persisted-output');
 }
 
 describe('what the model of Claude Code sees', () => {
   it('the hints and the output once, from structuredContent', async (ctx) => {
     const why = await unavailable(CLAUDE);
     if (why) ctx.skip(why);
-    checkSeen(await runClaude(SCRIPT), 'claude');
+    checkSeen(await runClaude(script('ReadMcpResourceTool')), 'claude');
   }, 240_000);
 
   it('over HTTP it leaves without DELETE; the idle session ends and its job shows as from an ended session', async (ctx) => {
@@ -87,7 +94,7 @@ describe('what the model of Codex sees', () => {
   it('the hints and the output once, from structuredContent cut to about 12 KB', async (ctx) => {
     const why = await unavailable(CODEX);
     if (why) ctx.skip(why);
-    const run = await runCodex(SCRIPT);
+    const run = await runCodex(script('read_mcp_resource'));
     checkSeen(run, 'codex');
     expect(run.results[1]!.text.length).toBeLessThan(16_000);
   }, 240_000);

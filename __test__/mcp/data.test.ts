@@ -172,7 +172,7 @@ describe('mcp structured results', () => {
 describe('mcp job resources', () => {
   it('lists each job\'s files and the template, and pages a large output', async () => {
     const { resourceTemplates } = await m.client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['shell-job://{job}/{file}{?offset}']);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['shell-job://{job}/{file}{?offset,length}']);
 
     const run = await structured('run_shell_command', { command: 'seq 1 100000' });
     const h = run.handle as number;
@@ -190,14 +190,21 @@ describe('mcp job resources', () => {
     let pages = 0;
     while (uri) {
       const page = (await m.client.readResource({ uri })).contents[0] as { text: string; _meta: { next?: string } };
-      expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(64 * 1024);
+      expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(8 * 1024);
       text += page.text;
       pages += 1;
       uri = page._meta.next;
     }
     const expected = Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join('');
     expect(text.replace(/\r\n/g, '\n')).toBe(expected);
-    expect(pages).toBeGreaterThan(8);
+    expect(pages).toBeGreaterThan(64);
+    // A program takes bigger pages with ?length= (at most 1 MiB).
+    const big = (await m.client.readResource({ uri: `shell-job://${h}/stdout.txt?length=1048576` })).contents[0] as { text: string; _meta: { next?: string } };
+    expect(big.text).toBe(expected);
+    expect(big._meta.next).toBeUndefined();
+    const mid = (await m.client.readResource({ uri: `shell-job://${h}/stdout.txt?offset=6&length=100000` })).contents[0] as { text: string; _meta: { next?: string } };
+    expect(mid._meta.next).toBe(`shell-job://${h}/stdout.txt?offset=100006&length=100000`);
+    await expect(m.client.readResource({ uri: `shell-job://${h}/stdout.txt?length=2` })).rejects.toThrow(/-32002.*length must be/);
   });
 
   it("reads a running job's output as it stands when the call returns, and a finished job's after the tools forgot it", async () => {
@@ -235,7 +242,7 @@ describe('mcp job resources', () => {
   });
 
   it('cuts pages between characters, never inside one', async () => {
-    // 3-byte characters: a 64 KiB page boundary falls inside one.
+    // 3-byte characters: an 8 KiB page boundary falls inside one.
     const run = await structured('run_shell_command', { command: `python3 -c "print('€' * 30000)"` });
     let uri: string | undefined = `shell-job://${run.handle as number}/stdout.txt`;
     let text = '';

@@ -55,7 +55,7 @@ describe('the Python mcp SDK client', () => {
   it('lists and pages job resources, and hears list_changed', () => {
     const h = seen.seq_handle;
     expect(seen.resources.map((r: Json) => r.uri)).toContain(`shell-job://${h}/stdout.txt`);
-    expect(seen.templates.map((t: Json) => t.uriTemplate)).toEqual(['shell-job://{job}/{file}{?offset}']);
+    expect(seen.templates.map((t: Json) => t.uriTemplate)).toEqual(['shell-job://{job}/{file}{?offset,length}']);
     expect(seen.pages.length).toBe(3);
     const text = (seen.pages as string[]).join('').replace(/\r\n/g, '\n');
     expect(text).toBe(Array.from({ length: 30000 }, (_, i) => `${i + 1}\n`).join(''));

@@ -21,7 +21,6 @@ import {
   type JobResourceContents,
   jobResourceUri,
   listJobResources,
-  PAGE_BYTES,
   parseJobUri,
   readJobResource,
   ResourceNotFound,
@@ -111,12 +110,12 @@ export class JobFiles {
 
   /** One page of `uri`, then a note when there is more to read or the job still runs. */
   async read(uri: string): Promise<Array<JobResourceContents | JobFileNote>> {
-    const { job, file, offset } = parseJobUri(uri);
+    const { job, file, offset, length } = parseJobUri(uri);
     const handle = /^\d+$/.test(job) ? Number(job) : null;
     if (handle !== null && file === 'stdout.txt') {
       const info = await this.job(handle);
       if (info?.mode === 'pty') {
-        const live = await this.readThroughService(uri, info, offset);
+        const live = await this.readThroughService(uri, info, offset, length);
         if (live) return live;
       }
     }
@@ -124,7 +123,7 @@ export class JobFiles {
     // In process a job's folder is also found by its name in the session's folder (`3-2`).
     const dir = handle !== null ? await this.dir(handle) : null;
     if (!dir && this.inDaemon) throw new ResourceNotFound(`${uri}: no job ${job} here`);
-    const page = readJobResource(outputDir, uri, PAGE_BYTES, dir ?? join(outputDir, job));
+    const page = readJobResource(outputDir, uri, dir ?? join(outputDir, job));
     return page._meta.next ? [page, note(page._meta.next, continues(page._meta.next, page._meta.nextOffset, page._meta.size ?? 0))] : [page];
   }
 
@@ -133,12 +132,17 @@ export class JobFiles {
    * left memory), and while it runs the lines not committed yet. Null when the service
    * no longer has the job (read its file instead).
    */
-  private async readThroughService(uri: string, info: ProcessInfo, offset: number): Promise<Array<JobResourceContents | JobFileNote> | null> {
+  private async readThroughService(
+    uri: string,
+    info: ProcessInfo,
+    offset: number,
+    length: number,
+  ): Promise<Array<JobResourceContents | JobFileNote> | null> {
     const handle = info.handle;
     let chunk: { text: string; next: number; omitted: number };
     let atEnd: boolean;
     try {
-      chunk = await this.service.readOutput(handle, { since: offset, maxBytes: PAGE_BYTES });
+      chunk = await this.service.readOutput(handle, { since: offset, maxBytes: length });
       atEnd = (await this.service.readOutput(handle, { since: chunk.next, maxBytes: 1 })).next === chunk.next;
     } catch (e) {
       const err = e as { code?: string; message?: string };
@@ -154,12 +158,12 @@ export class JobFiles {
         offset,
         nextOffset: chunk.next,
         ...(atEnd ? { size: chunk.next } : {}),
-        ...(atEnd ? {} : { next: jobResourceUri(String(handle), 'stdout.txt', chunk.next) }),
+        ...(atEnd ? {} : { next: jobResourceUri(String(handle), 'stdout.txt', chunk.next, length) }),
         ...(chunk.omitted > 0 ? { omitted: chunk.omitted } : {}),
         ...(running ? { running: true } : {}),
       },
     };
-    const readOn = jobResourceUri(String(handle), 'stdout.txt', chunk.next);
+    const readOn = jobResourceUri(String(handle), 'stdout.txt', chunk.next, length);
     const gap = chunk.omitted > 0 ? `(${chunk.omitted} bytes before this page are lost: neither memory nor the file holds them.) ` : '';
     if (!atEnd) return [page, note(readOn, `${gap}… continues: read ${readOn}`)];
     if (!running) return gap ? [page, note(uri, gap.trim())] : [page];

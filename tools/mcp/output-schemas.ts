@@ -22,7 +22,7 @@ function object(properties: Record<string, Schema>, required: string[] = Object.
 /** What to do next: the hint lines of the text (how to continue, what was cut, a sandbox refusal). */
 const NEXT = { type: 'array', items: str, description: 'What to do next, in words: how to talk to or stop a running job, where the rest of a cut output is.' };
 
-/** A job's files as resources (read them with resources/read; pages of 64 KiB). */
+/** A job's files as resources (read them with resources/read; pages of 8 KiB). */
 const FILES = object(
   {
     stdout: { ...str, description: 'The whole output: shell-job://<handle>/stdout.txt.' },

@@ -141,7 +141,7 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
     {
       capabilities: { tools: {}, resources: { listChanged: true }, logging: {} },
       instructions:
-        'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell. Each result says what to do next (next) and names the job\'s files (files): its whole output is the resource shell-job://<handle>/stdout.txt, running or finished, read in pages of 64 KiB (a page that stops early says which URI reads on).',
+        'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell. Each result says what to do next (next) and names the job\'s files (files): its whole output is the resource shell-job://<handle>/stdout.txt, running or finished, read in pages of 8 KiB (a page that stops early says which URI reads on).',
     },
   );
   announceJobs = () => {
@@ -168,7 +168,7 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
         name: 'job-file',
         title: 'A job\'s output',
         description:
-          'job: a handle from run_shell_command or shell_cmd (running or finished); file: stdout.txt (the output), stderr.txt (shell_cmd\'s stderr) or info.json; offset: where to read on (bytes). A read returns at most 64 KiB, then a second item naming the URI that reads on.',
+          'job: a handle from run_shell_command or shell_cmd (running or finished); file: stdout.txt (the output), stderr.txt (shell_cmd\'s stderr) or info.json; offset: where to read on (bytes); length: the most bytes to return (8 KiB by default, at most 1 MiB). A page that stops before the end is followed by a second item naming the URI that reads on.',
       },
     ],
   }));
