@@ -26,6 +26,12 @@ import {
   ResourceNotFound,
 } from './job-resources.js';
 
+/**
+ * How many jobs' folders a server remembers (a long session starts thousands of jobs;
+ * the service's retention prunes old folders anyway, docs/reliability.md).
+ */
+const REMEMBERED = 1000;
+
 /** How much of a running terminal job's latest text is looked at for lines not yet committed. */
 const PENDING_BYTES = 64 * 1024;
 
@@ -65,9 +71,12 @@ export class JobFiles {
     private readonly inDaemon: boolean,
   ) {}
 
-  /** Keeps the folder a result named for `handle` (no folder: nothing to keep). */
+  /** Keeps the folder a result named for `handle` (no folder: nothing to keep); the newest REMEMBERED. */
   remember(handle: number, dir: unknown): void {
-    if (typeof dir === 'string' && dir !== '') this.dirs.set(handle, dir);
+    if (typeof dir !== 'string' || dir === '') return;
+    this.dirs.delete(handle);
+    this.dirs.set(handle, dir);
+    while (this.dirs.size > REMEMBERED) this.dirs.delete(this.dirs.keys().next().value as number);
   }
 
   private async job(handle: number): Promise<ProcessInfo | undefined> {
