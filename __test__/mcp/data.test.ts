@@ -125,6 +125,10 @@ describe('mcp structured results', () => {
 
     const repl = await checked('run_shell_command', { command: 'python3 -q', ai_callback_pattern: '>>> ' });
     await checked('send_input', { handle: repl.handle, input: 'print(6 * 7)', ai_callback_pattern: '>>> ' });
+    const long = await checked('send_input', { handle: repl.handle, input: 'print("\\n".join(str(i) for i in range(100000)))', ai_callback_pattern: '>>> ' });
+    expect(long.truncated).toBe(true);
+    expect(long).not.toHaveProperty('readOn');
+    expect((long.next as string[]).join('\n')).toContain(`whole output: shell-job://${repl.handle as number}/stdout.txt`);
     await checked('jobs', {});
     await checked('kill', { handle: repl.handle });
     await checked('kill', { handle: repl.handle });

@@ -95,7 +95,6 @@ const SEND_INPUT = object(
     status: { type: 'string', enum: ['matched', 'exited', 'delay_elapsed', 'timed_out', 'awaiting_input'] },
     next: NEXT,
     files: FILES,
-    readOn: READ_ON,
     matched: strOrNull,
     exitCode: intOrNull,
     signal: intOrNull,
