@@ -55,10 +55,11 @@ function readOn(handle: number, file: string, text: string): Structured | null {
   return { uri: jobResourceUri(String(handle), file, offset), offset, omittedBytes: Number(m[1]) };
 }
 
-function truncatedNext(where: Structured | null, total: string): string {
+/** The hint for a cut output: which field was cut, and where the rest is. */
+function truncatedNext(where: Structured | null, field: string, total: string): string {
   return where
-    ? `Output truncated: ${where.omittedBytes as number} bytes in the middle were left out of output (${total}). Read them from ${where.uri as string} (readOn).`
-    : `Output truncated (${total}): the middle was left out of output.`;
+    ? `Output truncated: ${where.omittedBytes as number} bytes in the middle were left out of ${field} (${total}). Read them from ${where.uri as string} (readOn).`
+    : `Output truncated (${total}): the middle was left out of ${field}.`;
 }
 
 type RunData = RunResult & { liveBackgroundPids?: number[]; cancelled?: boolean };
@@ -76,7 +77,7 @@ function runStructured(name: 'run_shell_command' | 'shell_cmd', r: RunData, sett
   if (hint) next.push(hint);
   const pipes = name === 'shell_cmd';
   const cut = pipes ? readOn(r.handle, 'stdout.txt', r.stdout) : readOn(r.handle, 'stdout.txt', r.output);
-  if (r.truncated) next.push(truncatedNext(cut, `${r.totalBytes} bytes in total`));
+  if (r.truncated) next.push(truncatedNext(cut, pipes ? 'stdout' : 'output', `${r.totalBytes} bytes in total`));
   const p = persistLine(r);
   if (p) next.push(p);
   // Only what tells the model something: a field that says nothing (no match, no
