@@ -89,6 +89,7 @@ export const NEEDS: Record<string, Need[]> = {
   'compat/differential.test.ts': ['posix'],
   'compat/methods.test.ts': ['posix'],
   'e2e/gemini.test.ts': ['posix', 'program:python3', 'program:ed'],
+  'e2e/model-clients.test.ts': ['posix', 'program:python3'],
   'mcp/cli.test.ts': ['posix'],
   'mcp/data.test.ts': ['posix', 'linux'],
   'mcp/errors.test.ts': ['posix'],

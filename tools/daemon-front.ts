@@ -65,7 +65,8 @@ function privateDir(): string {
 
 /** Runs the daemon `bin` with `args` and the MCP server; resolves with the exit status. */
 export async function runDaemonWithMcp(bin: string, all: string[]): Promise<number> {
-  const { tools: toolArgs, daemon: args } = split(all);
+  const { tools: toolArgs, daemon } = split(all);
+  let args = daemon;
   let tools;
   try {
     tools = toolOptions(parse(toolArgs, TOOL_VALUED_FLAGS, TOOL_BOOLEAN_FLAGS));
@@ -78,6 +79,13 @@ export async function runDaemonWithMcp(bin: string, all: string[]): Promise<numb
     log('native-shell-service daemon: --mcp-upstream is set here (the MCP server this command runs)');
     return 2;
   }
+  // This command's own option: how long an idle /mcp session lives (not the daemon's).
+  const idle = flag(args, 'mcp-session-idle-ms');
+  if (idle !== undefined && !/^\d+$/.test(idle)) {
+    log('native-shell-service daemon: --mcp-session-idle-ms is a whole number of milliseconds');
+    return 2;
+  }
+  args = args.filter((a, i) => !(a === '--mcp-session-idle-ms' || a.startsWith('--mcp-session-idle-ms=') || args[i - 1] === '--mcp-session-idle-ms'));
   const socket = resolve(flag(args, 'socket') ?? defaultSocket());
   const projectRoot = resolve(flag(args, 'project-root') ?? process.cwd());
   const dir = privateDir();
@@ -85,7 +93,13 @@ export async function runDaemonWithMcp(bin: string, all: string[]): Promise<numb
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   let mcp;
   try {
-    mcp = await serveMcpHttp({ listen: upstream, daemonSocket: socket, tools: { ...tools, projectRoot }, log });
+    mcp = await serveMcpHttp({
+      listen: upstream,
+      daemonSocket: socket,
+      tools: { ...tools, projectRoot },
+      log,
+      ...(idle !== undefined ? { sessionIdleMs: Number(idle) } : {}),
+    });
   } catch (e) {
     cleanup();
     log(`native-shell-service daemon: cannot serve MCP on ${upstream}: ${(e as Error).message}`);

@@ -14,8 +14,15 @@ import { createMcpServer, type McpSession, type McpToolOptions, openMcpService }
 
 /** The largest POST body read here (the transport's own default bound). */
 const MAX_BODY = 4 << 20;
-/** A session nobody has used for this long, with no stream open, is closed (its jobs run on in the daemon). */
-const SESSION_IDLE_MS = 30 * 60_000;
+/**
+ * A session with no request or stream open for this long is ended, DELETE or not: some
+ * clients (Claude Code) never send DELETE, and while a session lives its daemon client
+ * does, so the next session would be told its jobs belong to "another session that is
+ * still connected". A client that is there keeps a request or its GET stream open, or
+ * comes back sooner; one that comes back later gets 404 and starts a new session (the
+ * spec's rule), whose `jobs` lists the old session's jobs as from an ended session.
+ */
+export const SESSION_IDLE_MS = 5 * 60_000;
 
 export interface McpHttpOptions {
   /** The unix socket to listen on (its directory private to this user: the caller's job). */
@@ -25,6 +32,8 @@ export interface McpHttpOptions {
   /** What the tools do (`daemon` is set here). */
   tools: McpToolOptions;
   log: (line: string) => void;
+  /** How long a session may sit with nothing open before it is ended (default SESSION_IDLE_MS). */
+  sessionIdleMs?: number;
 }
 
 export interface RunningMcpHttp {
@@ -172,10 +181,15 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
   // Only this user, whatever the umask (its directory is private already: two locks).
   chmodSync(options.listen, 0o600);
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of sessions) if (s.open <= 0 && now - s.lastSeen > SESSION_IDLE_MS) void end(id, s, 'idle');
-  }, 60_000);
+  const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) if (s.open <= 0 && now - s.lastSeen > idleMs) void end(id, s, `idle for ${idleMs} ms with nothing open`);
+    },
+    // Often enough that a session ends within a quarter of its idle time past it.
+    Math.min(60_000, Math.max(100, Math.floor(idleMs / 4))),
+  );
   sweep.unref();
 
   return {
