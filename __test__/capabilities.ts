@@ -87,6 +87,7 @@ export const NEEDS: Record<string, Need[]> = {
   'spawn.test.ts': ['posix', 'linux'],
   'compat/differential.test.ts': ['posix'],
   'compat/methods.test.ts': ['posix'],
+  'compat/parity.test.ts': ['posix'],
   'e2e/gemini.test.ts': ['posix', 'program:python3', 'program:ed'],
   'mcp/cli.test.ts': ['posix'],
   'mcp/data.test.ts': ['posix', 'linux'],

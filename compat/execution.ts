@@ -4,12 +4,14 @@
 // static API (gemini-compat.ts) creates one per `execute`, keeps them by pid and calls
 // them; what spans executions (the native service, the pid map, the background
 // history) stays there and is reached through `ExecutionHooks`.
-import type { WriteStream } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+
+import type { BackgroundLog } from './background-log.js';
 
 import type { NativePackedScreen, NativeService } from './native.js';
 import type { Lifecycle } from './lifecycle.js';
 import { RenderPacer } from './pacer.js';
+import { readPending } from './pending.js';
 import { screenGrid, unpackScreen } from './screen.js';
 import { CharTail, LineTail } from './tail.js';
 import { readLastLines, readPaced, readSlice, type TextCursor } from './text.js';
@@ -73,6 +75,14 @@ function truncate(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max).join('')}...[TRUNCATED]`;
 }
 
+/** The last characters of `text` kept to check the log's end by (whole characters). */
+function keepEnd(text: string): string {
+  if (text.length <= 256) return text;
+  const end = text.slice(-256);
+  // A surrogate pair cut in two would not encode as the bytes it stands for.
+  return /^[\uDC00-\uDFFF]/u.test(end) ? end.slice(1) : end;
+}
+
 export function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
@@ -117,13 +127,17 @@ export class Execution {
   private lastGrid: AnsiOutput = [];
   /** Pipes: where the `data` events have read the committed text up to. */
   private readonly streamCursor: TextCursor = { offset: 0 };
-  private log: WriteStream | undefined;
+  private log: BackgroundLog | undefined;
+  /** The last characters of the committed text in the log (checks where pending text starts). */
+  private logEnd = '';
   /** Where the background log has read the committed text up to. */
   private readonly logCursor: TextCursor = { offset: 0 };
   private pacer: RenderPacer | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly cleanup: (() => void) | undefined;
   private abortHandler: (() => void) | undefined;
+  /** The `killNow` under way: settles once the job's processes are gone. */
+  private killed: Promise<void> | undefined;
 
   constructor(
     start: ExecutionStart,
@@ -151,6 +165,25 @@ export class Execution {
   abandon(): void {
     this.service.kill(this.handle, { graceMs: 0 }).catch(() => undefined);
     this.cleanup?.();
+  }
+
+  /**
+   * Ends the job's processes at once (SIGKILL); `killed` settles once they are gone
+   * and reaped (the native kill waits for that), so a caller awaiting it no longer
+   * finds the pid alive (`isPtyActive` falls back to `process.kill(pid, 0)` in
+   * upstream's lifecycle once the execution is settled).
+   */
+  killNow(): Promise<void> {
+    this.killed ??= this.service.kill(this.handle, { graceMs: 0 }).then(
+      () => undefined,
+      () => undefined,
+    );
+    return this.killed;
+  }
+
+  /** The kill under way (`killNow`), if any. */
+  killing(): Promise<void> | undefined {
+    return this.killed;
   }
 
   /** Kills the job when the caller aborts (now, if it aborted already). */
@@ -183,7 +216,7 @@ export class Execution {
         }
       },
       kill: () => {
-        if (this.running) this.service.kill(this.handle, { graceMs: 0 }).catch(() => undefined);
+        if (this.running) this.killNow();
       },
       isActive: () => this.running,
       formatInjection: (output, error) => {
@@ -316,7 +349,7 @@ export class Execution {
       return;
     }
     if (this.pty) {
-      void this.drain();
+      void this.drain().then(() => this.syncPending());
       const { grid, blank } = screen ?? this.grid();
       // Upstream waits for non-blank output before its first render, unless told not
       // to trim (then every render is sent).
@@ -363,7 +396,10 @@ export class Execution {
       const fresh = readSlice(this.service, this.handle, this.logCursor);
       if (fresh) {
         more = true;
-        if (fresh.text) this.log.write(fresh.text);
+        if (fresh.text) {
+          this.log.append(fresh.text);
+          this.logEnd = keepEnd(this.logEnd + fresh.text);
+        }
       }
     }
     if (!this.pty) {
@@ -397,23 +433,36 @@ export class Execution {
   // ---- background ------------------------------------------------------------------
 
   /** Copies the output so far, then every render's, to `log` (best effort, as upstream). */
-  startLog(open: () => WriteStream): void {
+  startLog(open: () => BackgroundLog): void {
     if (this.log) return;
     try {
-      const log = open();
-      log.on('error', () => undefined);
-      this.log = log;
-      // The output so far goes to the log a slice per turn.
-      void this.drain();
+      this.log = open();
+      // The output so far goes to the log a slice per turn, then the screen's lines.
+      void this.drain().then(() => this.syncPending());
     } catch {
       // logging is best effort, as upstream
+    }
+  }
+
+  /**
+   * A PTY job's log ends with the lines still on its screen (compat/pending.ts), so a
+   * job that prints steadily shows in its log at once, not a screenful later. Only
+   * between drains: the pending text starts where the log's committed text ends.
+   */
+  private syncPending(): void {
+    if (!this.log || !this.pty || this.finishing || this.draining || this.binary === 'binary') return;
+    try {
+      const pending = readPending(this.service, this.handle, this.logCursor.offset, this.logEnd);
+      if (pending !== undefined) this.log.setPending(pending);
+    } catch {
+      // the job was removed meanwhile
     }
   }
 
   async closeLog(): Promise<void> {
     const log = this.log;
     this.log = undefined;
-    if (log) await new Promise<void>((r) => log.end(() => r()));
+    if (log) await log.close();
   }
 
   // ---- exit ------------------------------------------------------------------------

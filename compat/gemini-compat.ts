@@ -4,10 +4,11 @@
 //
 // Every execution is one native job. Callers still name it by its pid (upstream's key);
 // the native handle behind it is available from `getHandle(pid)`.
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve as resolvePath } from 'node:path';
 
+import { BackgroundLog } from './background-log.js';
 import { exactEnvironment, prepare } from './environment.js';
 import { asError, Execution, MAX_SERIALIZED_LINES, PIPES_METHOD } from './execution.js';
 import { defaultNativeOptions, loadAddon, type NativeService, type NativeServiceOptions } from './native.js';
@@ -42,8 +43,18 @@ function native(): NativeService {
   return nativeService;
 }
 
+/**
+ * The home the Gemini CLI keeps its state under: `GEMINI_CLI_HOME` when set (the CLI's
+ * `homedir()` in gemini-cli-core's utils/paths), else the user's. Read on every call,
+ * as upstream does, so a change of the variable moves the logs as it moves upstream's.
+ */
+function geminiHome(): string {
+  return process.env['GEMINI_CLI_HOME'] || homedir();
+}
+
+/** Upstream's `Storage.getGlobalTempDir()`: the runtime directory's `tmp`. */
 function globalTempDir(): string {
-  const home = homedir();
+  const home = geminiHome();
   if (process.env['SANDBOX'] === 'sandbox-exec' && home) return join(home, '.cache', '.gemini', 'tmp');
   return join(home ? join(home, '.gemini') : join(tmpdir(), '.gemini'), 'tmp');
 }
@@ -227,6 +238,9 @@ export class ShellExecutionService {
     const job = this.jobs.get(pid);
     if (job) await job.closeLog();
     this.lifecycleOf(pid).kill(pid);
+    // Resolve once the processes are gone, as upstream's (whose `isPtyActive` is then
+    // false): the lifecycle's kill only starts the native one.
+    await job?.killing();
   }
 
   /**
@@ -249,7 +263,7 @@ export class ShellExecutionService {
 
     job.startLog(() => {
       mkdirSync(this.getLogDir(), { recursive: true, mode: 0o700 });
-      return createWriteStream(this.getLogFilePath(pid), { flags: 'wx' });
+      return BackgroundLog.create(this.getLogFilePath(pid));
     });
     job.lifecycle.background(pid);
   }
