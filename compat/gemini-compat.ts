@@ -11,9 +11,10 @@ import { join, relative, resolve as resolvePath } from 'node:path';
 import { BackgroundLog } from './background-log.js';
 import { exactEnvironment, prepare } from './environment.js';
 import { asError, Execution, MAX_SERIALIZED_LINES, PIPES_METHOD } from './execution.js';
-import { defaultNativeOptions, loadAddon, type NativeService, type NativeServiceOptions } from './native.js';
+import { daemonFromEnv, defaultNativeOptions, isDaemonClient, type JobService, loadAddon, type NativeServiceOptions } from './native.js';
 import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
 import type {
+  AnsiOutput,
   BackgroundProcess,
   BackgroundProcessRecord,
   ShellExecutionConfig,
@@ -33,12 +34,21 @@ export const GEMINI_CLI_IDENTIFICATION_ENV_VAR_VALUE = '1';
 const MAX_BACKGROUND_HISTORY = 100;
 
 let nativeOptions: NativeServiceOptions = {};
-let nativeService: NativeService | undefined;
+let nativeService: JobService | undefined;
 
-function native(): NativeService {
+/**
+ * The service behind the static API: in process, or with `daemon` (configured, else
+ * `NATIVE_SHELL_GEMINI_DAEMON`) a client of the per-user daemon, which then owns every
+ * job: a job cannot move between processes once it runs, and upstream's `execute` is
+ * not told whether the command will be backgrounded (the CLI's shell tool calls
+ * `background(pid)` after `delay_ms`), so every job starts where it can outlive us.
+ */
+function native(): JobService {
   if (!nativeService) {
-    const options: NativeServiceOptions & { daemon?: false } = { ...defaultNativeOptions(), ...nativeOptions };
-    nativeService = new (loadAddon().ShellExecutionService)(options);
+    const { daemon: configured, ...options } = { ...defaultNativeOptions(), ...nativeOptions };
+    const daemon = configured === undefined ? daemonFromEnv() : configured || undefined;
+    const Service = loadAddon().ShellExecutionService;
+    nativeService = daemon ? new Service({ ...options, daemon }) : new Service(options);
   }
   return nativeService;
 }
@@ -87,11 +97,20 @@ export class ShellExecutionService {
     nativeOptions = { ...options };
   }
 
-  /** Kills every job and releases the native service (a new one starts on next use). */
+  /**
+   * Kills every job and releases the native service (a new one starts on next use). In
+   * daemon mode the backgrounded jobs run on in the daemon, as upstream's outlive the
+   * CLI; the others end here, as they would in process.
+   */
   static async shutdown(): Promise<void> {
     const service = nativeService;
     nativeService = undefined;
-    if (service) await service.shutdown();
+    if (!service) return;
+    if (isDaemonClient(service)) {
+      const ending = [...this.jobs.values()].filter((job) => job.service === service && job.running && !job.backgrounded);
+      await Promise.all(ending.map((job) => job.killNow()));
+    }
+    await service.shutdown();
   }
 
   /**
@@ -153,6 +172,8 @@ export class ShellExecutionService {
         scrollback: pty ? (config.maxSerializedLines ?? MAX_SERIALIZED_LINES) : 0,
         callbackDelayMs: 0,
         description: config.originalCommand ?? commandToExecute,
+        // A daemon's job runs on when this process goes (docs/daemon.md, `keep`).
+        ...(isDaemonClient(service) ? { keep: true } : {}),
       });
     } catch (e) {
       cleanup?.();
@@ -161,7 +182,7 @@ export class ShellExecutionService {
     if (started.pid === null) {
       cleanup?.();
       try {
-        service.removeProcess(started.handle);
+        await service.removeProcess(started.handle);
       } catch {
         // already gone
       }
@@ -260,6 +281,7 @@ export class ShellExecutionService {
     history.set(pid, { command: command ?? job.command, status: 'running', startTime: Date.now() });
     this.backgroundHistory.set(session, history);
     job.sessionId = session;
+    job.backgrounded = true;
 
     job.startLog(() => {
       mkdirSync(this.getLogDir(), { recursive: true, mode: 0o700 });
@@ -277,13 +299,20 @@ export class ShellExecutionService {
   static resizePty(pid: number, cols: number, rows: number): void {
     const job = this.jobs.get(pid);
     if (!job?.running || !job.pty) return;
+    const ended = (e: unknown): boolean => (e as { code?: string } | null)?.code === 'PROCESS_NOT_FOUND';
+    let grid: ReturnType<Execution['resize']>;
     try {
-      job.service.resizePty(job.handle, cols, rows);
+      grid = job.resize(cols, rows);
     } catch (e) {
-      if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
+      if (ended(e)) return;
       throw e;
     }
-    job.lifecycle.emitEvent(pid, { type: 'data', chunk: job.grid().grid });
+    const send = (chunk: AnsiOutput): void => {
+      if (job.running) job.lifecycle.emitEvent(pid, { type: 'data', chunk });
+    };
+    // A daemon's job answers later; an error then has no caller to reach.
+    if (grid instanceof Promise) grid.then(send, () => undefined);
+    else send(grid);
   }
 
   /**

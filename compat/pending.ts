@@ -12,7 +12,7 @@
 // native service would make this exact and cheaper (the excerpt copies up to
 // `PROBE_BYTES`); until then every step below is checked, and any doubt gives
 // `undefined` (the log then shows the committed text only, as before).
-import type { NativeService } from './native.js';
+import type { JobService } from './native.js';
 
 /** The excerpt asked for: its back half holds the pending text (a screenful is far less). */
 const PROBE_BYTES = 64 * 1024;
@@ -26,11 +26,11 @@ const MARKER = /\[\.\.\. (\d+) bytes omitted(?:; the full output is in [^\n]*)? 
  * excerpt does not read as expected). `committedEnd` is the end of the committed text
  * as the caller has it (its last bytes), used to check where the pending text starts.
  */
-export function readPending(service: NativeService, handle: number, committed: number, committedEnd: string): string | undefined {
-  const result = service.getResult(handle, { maxOutputSize: PROBE_BYTES });
+export async function readPending(service: JobService, handle: number, committed: number, committedEnd: string): Promise<string | undefined> {
+  const result = await service.getResult(handle, { maxOutputSize: PROBE_BYTES });
   // The excerpt is of the text as it was then: it counts only if nothing was committed
   // since `committed` (committed text only grows, so one look after suffices).
-  if (service.readOutput(handle, { since: committed, maxBytes: 1 }).next !== committed) return undefined;
+  if ((await service.readOutput(handle, { since: committed, maxBytes: 1 })).next !== committed) return undefined;
   const text = result.output;
   let total: number;
   let back: string;
@@ -41,7 +41,7 @@ export function readPending(service: NativeService, handle: number, committed: n
     // Cut: `front`, the marker, `back`. `front` is the start of the committed text (a
     // newline added when it does not end with one); a line of output that looks like a
     // marker is told apart by that. Of the candidates, the last whose front matches.
-    const head = service.readOutput(handle, { since: 0, maxBytes: PROBE_BYTES }).text;
+    const head = (await service.readOutput(handle, { since: 0, maxBytes: PROBE_BYTES })).text;
     let found: { front: string; dropped: number; rest: number } | undefined;
     for (const match of text.matchAll(MARKER)) {
       const before = text.slice(0, match.index);

@@ -2,7 +2,7 @@
 // processes side by side with upstream's service: a PTY job's background log fills as
 // the job prints, the log directory honours GEMINI_CLI_HOME, and a killed pid is no
 // longer active once `kill` has resolved.
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,20 +60,21 @@ function read(path: string): string {
 }
 
 describe('the background log of a PTY job', () => {
-  // Five lines, then a spinner redrawn on the bottom line every 50 ms until input
-  // comes: never half a second quiet and never a screenful, so before the fix none
+  // Five lines, then a spinner redrawn on the bottom line every 50 ms until a file
+  // appears: never half a second quiet and never a screenful, so before the fix none
   // of the five lines reached the log while the job ran (they were committed only
   // when scrolled off the screen or after 500 ms of quiet). Upstream appends every
   // chunk as it comes.
-  const cmd =
+  const cmd = (stop: string): string =>
     'for i in 1 2 3 4 5; do echo "line $i"; done; ' +
-    "while ! read -r -t 0.05 x; do printf '\\rspin %s' $((n++ % 4)); done; echo; echo \"got $x\"";
+    `while [ ! -e ${stop} ]; do printf '\\rspin %s' $((n++ % 4)); sleep 0.05; done; echo; echo "got go"`;
 
   for (const [name, service] of impls) {
     it(`shows the lines the job printed while it runs (${name})`, async () => {
       const session = `log-${name}`;
+      const stop = join(project(), `stop-${name}`);
       const events: ShellOutputEvent[] = [];
-      const { pid, result } = await service.execute(cmd, project(), (e) => events.push(e), never(), true, config({ sessionId: session }));
+      const { pid, result } = await service.execute(cmd(stop), project(), (e) => events.push(e), never(), true, config({ sessionId: session }));
       expect(pid).toBeGreaterThan(0);
       await until('the first render', () => events.some((e) => e.type === 'data'));
       service.background(pid!, session, 'spinner');
@@ -83,9 +84,11 @@ describe('the background log of a PTY job', () => {
       expect(service.isPtyActive(pid!)).toBe(true);
 
       const exited = new Promise<number>((r) => service.onExit(pid!, (code) => r(code)));
-      service.writeToPty(pid!, 'go\n');
+      writeFileSync(stop, '');
       expect(await exited).toBe(0);
-      await until('the last line in the log', () => read(log).includes('got go'));
+      await until('the last line in the log', () => read(log).includes('got go')).catch((e) => {
+        throw new Error(`${(e as Error).message}: ${JSON.stringify(read(log))}`);
+      });
       // Every line once, in order (upstream's log also keeps the spinner's redraws).
       const lines = read(log).split(/\r?\n/u);
       for (const want of ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', 'got go']) {
