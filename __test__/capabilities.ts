@@ -88,6 +88,7 @@ export const NEEDS: Record<string, Need[]> = {
   'compat/differential.test.ts': ['posix'],
   'compat/methods.test.ts': ['posix'],
   'compat/parity.test.ts': ['posix'],
+  'compat/daemon.test.ts': ['posix'],
   'e2e/gemini.test.ts': ['posix', 'program:python3', 'program:ed'],
   'mcp/cli.test.ts': ['posix'],
   'mcp/data.test.ts': ['posix', 'linux'],
