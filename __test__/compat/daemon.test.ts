@@ -155,6 +155,11 @@ describe('the drop-in in daemon mode', () => {
   beforeAll(async () => {
     await Compat.shutdown();
     Compat.configure({ daemon: { socket } });
+    // Start the daemon (if no test before did) and note it, for afterAll to end.
+    const first = client();
+    await first.getActiveProcesses();
+    daemonPids.add(first.daemon!.pid);
+    await first.shutdown();
   });
 
   it('runs commands as in process: results, events, input, kill', async () => {
