@@ -179,10 +179,11 @@ describe('kill', () => {
     let active = 0;
     for (let run = 0; run < 15; run++) {
       const events: ShellOutputEvent[] = [];
-      const { pid, result } = await Upstream.execute('echo up; sleep 30', project(), (e) => events.push(e), never(), true, config());
+      const upstream = impls[0]![1];
+      const { pid, result } = await upstream.execute('echo up; sleep 30', project(), (e) => events.push(e), never(), true, config());
       await until('the job to print', () => events.some((e) => e.type === 'data'));
-      await Upstream.kill(pid!);
-      if (Upstream.isPtyActive(pid!)) active++;
+      await upstream.kill(pid!);
+      if (upstream.isPtyActive(pid!)) active++;
       await result;
       await until('upstream to reap', () => !alive(pid!));
     }
