@@ -98,6 +98,43 @@ describe('the background log of a PTY job', () => {
     });
   }
 
+  // After a long output the lines still on the screen are found past a result
+  // excerpt's cut (compat/pending.ts): 108 KB, past the 64 KiB excerpt; 2 MB, past
+  // what the job keeps in memory too (its head and tail around an omitted middle);
+  // and after a first line that reads as the excerpt's marker (the job's own text).
+  const FAKE = '[... 5 bytes omitted ...]';
+  for (const [count, fake] of [[20_000, false], [300_000, false], [20_000, true]] as const) {
+    it(`shows the screen's lines after ${count} lines of output${fake ? ', the first a fake marker' : ''}`, async () => {
+      const stop = join(project(), `stop-seq-${count}-${fake}`);
+      const { pid, result } = await Compat.execute(
+        `${fake ? `echo '${FAKE}'; ` : ''}seq 1 ${count}; echo tail-1; echo tail-2; echo tail-3; ` +
+          `while [ ! -e ${stop} ]; do printf '\\rspin %s' $((n++ % 4)); sleep 0.05; done; echo; echo "got go"`,
+        project(),
+        () => undefined,
+        never(),
+        true,
+        config({ sessionId: 'long' }),
+      );
+      Compat.background(pid!, 'long');
+      await result;
+      const log = Compat.getLogFilePath(pid!);
+      await until('tail-3 in the log', () => read(log).includes('tail-3\n'));
+      expect(Compat.isPtyActive(pid!)).toBe(true);
+      const running = read(log).split('\n');
+      if (fake) expect(running.shift()).toBe(FAKE);
+      expect(running.slice(0, count)).toEqual(Array.from({ length: count }, (_, i) => String(i + 1)));
+      expect(running.slice(count, count + 3)).toEqual(['tail-1', 'tail-2', 'tail-3']);
+      const exited = new Promise<number>((r) => Compat.onExit(pid!, (code) => r(code)));
+      writeFileSync(stop, '');
+      expect(await exited).toBe(0);
+      const lines = read(log).split('\n');
+      if (fake) expect(lines.shift()).toBe(FAKE);
+      expect(lines.slice(count, count + 3)).toEqual(['tail-1', 'tail-2', 'tail-3']);
+      expect(lines[lines.length - 2]).toBe('got go');
+      expect(lines).toHaveLength(count + 6); // the spinner's last state and a final ''
+    });
+  }
+
   it('fills while a node script logs every 100 ms (as upstream\'s integration test)', async () => {
     // gemini-cli-core's shellBackgroundTools.integration.test.ts backgrounds a node
     // script logging every 100 ms and reads its log for 'Log line' two seconds later.
