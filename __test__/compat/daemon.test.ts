@@ -6,7 +6,7 @@
 // the daemon: listed by any later client of it and ended by its handle. In process (the
 // drop-in's default, and all there was before) it ends with the CLI.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -179,6 +179,28 @@ describe('the drop-in in daemon mode', () => {
     expect(Compat.isPtyActive(pid!)).toBe(false);
     expect(alive(pid!)).toBe(false);
     expect((await result).aborted).toBe(true);
+  });
+
+  it('writes the background log as in process, the screen\'s lines included, under GEMINI_CLI_HOME', async () => {
+    const geminiHome = join(scratch, 'gemini-home');
+    process.env.GEMINI_CLI_HOME = geminiHome;
+    try {
+      const stop = join(project(), 'stop-daemon-log');
+      const spin = `while [ ! -e ${stop} ]; do printf '\\rspin %s' $((n++ % 4)); sleep 0.05; done; echo; echo done`;
+      const { pid, result } = await Compat.execute(`echo one; echo two; ${spin}`, project(), () => undefined, new AbortController().signal, true, config({ sessionId: 'log' }));
+      Compat.background(pid!, 'log');
+      await result;
+      const log = Compat.getLogFilePath(pid!);
+      expect(log.startsWith(join(geminiHome, '.gemini', 'tmp', 'background-processes'))).toBe(true);
+      const read = (): string => (existsSync(log) ? readFileSync(log, 'utf8') : '');
+      await until('the screen lines in the log', () => read().includes('one\ntwo\n'));
+      const exited = new Promise<number>((r) => Compat.onExit(pid!, (code) => r(code)));
+      writeFileSync(stop, '');
+      expect(await exited).toBe(0);
+      expect(read()).toMatch(/^one\ntwo\nspin \d\ndone\n$/u);
+    } finally {
+      delete process.env.GEMINI_CLI_HOME;
+    }
   });
 
   it('shutdown() ends the jobs not backgrounded and leaves the backgrounded ones to the daemon', async () => {
