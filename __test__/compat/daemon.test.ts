@@ -18,6 +18,11 @@ import type { AnsiOutput, ShellOutputEvent } from '../../compat/gemini-compat';
 import { Compat, config, gridText, project, removeProject } from './harness';
 
 const root = resolve(__dirname, '..', '..');
+/**
+ * Where the child's drop-in is built: a directory of this test's own (other suites build
+ * dist/ meanwhile), inside the package so that it finds the addon as dist/ does.
+ */
+const built = join(root, 'node_modules', '.cache', 'nss-compat-daemon-test');
 const SERVER = 'echo listening; while :; do echo tick; sleep 0.2; done';
 
 let scratch: string;
@@ -59,7 +64,7 @@ function headlessCli(impl: 'upstream' | 'compat', env: NodeJS.ProcessEnv, pty = 
   const service =
     impl === 'upstream'
       ? `(await import(${core('shellExecutionService.js')})).ShellExecutionService`
-      : `require(${JSON.stringify(join(root, 'dist', 'compat', 'gemini-compat.js'))}).ShellExecutionService`;
+      : `require(${JSON.stringify(join(built, 'compat', 'gemini-compat.js'))}).ShellExecutionService`;
   const script = `
     (async () => {
       const S = ${service};
@@ -84,7 +89,8 @@ function headlessCli(impl: 'upstream' | 'compat', env: NodeJS.ProcessEnv, pty = 
 
 beforeAll(() => {
   // The child loads the drop-in as the CLI would: built.
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'compat', 'tsconfig.json')]);
+  rmSync(built, { recursive: true, force: true });
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'compat', 'tsconfig.json'), '--outDir', built]);
   scratch = realpathSync(mkdtempSync(join(tmpdir(), 'nss-compat-daemon-')));
   socket = join(scratch, 'run', 'daemon.sock');
   home = join(scratch, 'home');
@@ -99,6 +105,7 @@ afterAll(async () => {
   for (const pid of daemonPids) if (alive(pid)) process.kill(pid, 'SIGTERM');
   await until('the daemon to exit', () => [...daemonPids].every((pid) => !alive(pid)));
   rmSync(scratch, { recursive: true, force: true });
+  rmSync(built, { recursive: true, force: true });
   removeProject();
 });
 
