@@ -1,11 +1,12 @@
 // The file a backgrounded execution's output goes to (`getLogFilePath(pid)`), which the
 // model reads back (`read_background_output` reads its last lines). It holds the job's
-// committed text — final, appended as it is read (compat/text.ts) — followed, for a PTY
-// job, by the text still on its screen (`setPending`): the lines a program may still
-// redraw, rewritten in place as they change, so the file shows what the job printed
-// so far and every line once. Upstream appends each raw chunk as it comes; without the
-// pending part a PTY job's lines would reach the file only as they scroll off the
-// screen, a screenful behind (or after half a second of quiet).
+// committed text — final, appended as it is read (compat/text.ts) — followed by the text
+// not committed yet (`setPending`): a PTY job's lines still on its screen, which a
+// program may still redraw, and the unfinished last line, rewritten in place as they
+// change, so the file shows what the job printed so far and every line once. Upstream
+// appends each raw chunk as it comes; without the pending part a PTY job's lines would
+// reach the file only as they scroll off the screen, a screenful behind (or after half
+// a second of quiet), and a prompt without a newline not at all while it waits.
 //
 // Writes go through one descriptor at explicit positions, one after another in the
 // order they were asked for; a failure stops the logging (best effort, as upstream).

@@ -412,7 +412,7 @@ export class Execution {
       this.lastGrid = grid;
       this.emit({ type: 'data', chunk: grid });
     } else {
-      void this.drain();
+      void this.drain().then(() => this.syncPending());
     }
   }
 
@@ -498,13 +498,14 @@ export class Execution {
   }
 
   /**
-   * A PTY job's log ends with the lines still on its screen (compat/pending.ts), so a
-   * job that prints steadily shows in its log at once, not a screenful later. Only
-   * between drains: the pending text starts where the log's committed text ends.
+   * The log ends with the text not committed yet (compat/pending.ts): a PTY job's lines
+   * still on its screen, so a job that prints steadily shows in its log at once, not a
+   * screenful later; a pipes job's unfinished line (a prompt, a progress bar's state).
+   * Only between drains: the pending text starts where the log's committed text ends.
    */
   private async syncPending(): Promise<void> {
     const log = this.log;
-    if (!log || !this.pty || this.finishing || this.draining || this.pendingRead || this.binary === 'binary') return;
+    if (!log || this.finishing || this.draining || this.pendingRead || this.binary === 'binary') return;
     this.pendingRead = true;
     try {
       const pending = await readPending(this.service, this.handle, this.logCursor.offset, this.logEnd);

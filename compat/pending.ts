@@ -1,8 +1,9 @@
-// A PTY job's text that is not committed yet: the lines still on its screen, which a
+// A job's text that is not committed yet: a PTY job's lines still on its screen, which a
 // program may redraw (src/output/line.rs keeps them editable until they scroll off or
-// the job has been quiet for half a second). `readOutput` reads only committed text,
+// the job has been quiet for half a second), and the unfinished last line (a prompt, a
+// progress bar's current state) in either mode. `readOutput` reads only committed text,
 // so the background log (compat/background-log.ts) would otherwise lag a screenful
-// behind a job that prints steadily.
+// behind a PTY job that prints steadily, and miss a prompt until its line ends.
 //
 // The native API has no read of this text by itself. It is the end of the text a
 // result excerpt holds (`getResult(..., { maxOutputSize })`: committed text followed by

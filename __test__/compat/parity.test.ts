@@ -98,6 +98,33 @@ describe('the background log of a PTY job', () => {
     });
   }
 
+  // A prompt without a newline, in pipes mode (the headless CLI's): upstream's log gets
+  // it with its chunk; the adapter's line was committed only once it ended.
+  for (const [name, service] of impls) {
+    it(`shows an unfinished line while the job waits, pipes mode (${name})`, async () => {
+      const stop = join(project(), `stop-prompt-${name}`);
+      const { pid, result } = await service.execute(
+        `printf 'Password: '; while [ ! -e ${stop} ]; do sleep 0.05; done; echo ok`,
+        project(),
+        () => undefined,
+        never(),
+        false,
+        config({ sessionId: `prompt-${name}` }),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      service.background(pid!, `prompt-${name}`);
+      await result;
+      const log = service.getLogFilePath(pid!);
+      await until('the prompt in the log', () => read(log).includes('Password: '));
+      expect(service.isPtyActive(pid!)).toBe(true);
+      const exited = new Promise<number>((r) => service.onExit(pid!, (code) => r(code)));
+      writeFileSync(stop, '');
+      expect(await exited).toBe(0);
+      await until('the end in the log', () => read(log).includes('ok'));
+      expect(read(log).split('Password: ')).toHaveLength(2);
+    });
+  }
+
   // After a long output the lines still on the screen are found past a result
   // excerpt's cut (compat/pending.ts): 108 KB, past the 64 KiB excerpt; 2 MB, past
   // what the job keeps in memory too (its head and tail around an omitted middle);
