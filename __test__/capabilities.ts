@@ -88,6 +88,8 @@ export const NEEDS: Record<string, Need[]> = {
   'spawn.test.ts': ['posix', 'linux'],
   'compat/differential.test.ts': ['posix'],
   'compat/methods.test.ts': ['posix'],
+  'compat/parity.test.ts': ['posix'],
+  'compat/daemon.test.ts': ['posix'],
   'e2e/gemini.test.ts': ['posix', 'program:python3', 'program:ed'],
   'e2e/model-clients.test.ts': ['posix', 'program:python3'],
   'mcp/cli.test.ts': ['posix'],
