@@ -29,7 +29,8 @@
 //! own user may connect at all (mod.rs), so other users' floods are cut there.
 //!
 //! Descriptors stay bounded: at most `MAX_AUTHENTICATED + MAX_UNAUTHENTICATED_BURST`
-//! served, plus displaced ones in the moment of closing.
+//! served (the burst bound lowered to fit the process's descriptor limit), plus
+//! displaced ones in the moment of closing.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
@@ -48,17 +49,45 @@ pub const MAX_UNAUTHENTICATED_PER_PEER: usize = 32;
 /// How long a new connection has to send its first request before it counts against
 /// the caps above: a token holder's sends it at once.
 pub const GRACE: Duration = Duration::from_secs(2);
-/// Unauthenticated connections held at most, however young.
+/// Unauthenticated connections held at most, however young, where the descriptor limit
+/// allows; see [`burst_bound`].
 pub const MAX_UNAUTHENTICATED_BURST: usize = 1024;
+/// Descriptors left for everything else (jobs' pipes and terminals, the unix socket's
+/// clients) when the burst bound is taken from the descriptor limit.
+const OTHER_DESCRIPTORS: usize = 256;
 
 const UNAUTHENTICATED: u8 = 0;
 const AUTHENTICATED: u8 = 1;
 const GONE: u8 = 2;
 
 /// The table of every served connection.
-#[derive(Default)]
 pub struct Admission {
     table: Mutex<Table>,
+    /// Unauthenticated connections held at most ([`burst_bound`]).
+    burst: usize,
+}
+
+impl Default for Admission {
+    fn default() -> Self {
+        Admission {
+            table: Mutex::default(),
+            burst: burst_bound(),
+        }
+    }
+}
+
+/// [`MAX_UNAUTHENTICATED_BURST`], less what the process's descriptor limit (its soft
+/// `RLIMIT_NOFILE`, often 1024) cannot hold beside the authenticated slots and
+/// [`OTHER_DESCRIPTORS`]; never under [`MAX_UNAUTHENTICATED`]. Were the limit reached,
+/// `accept` would fail for every client alike, token holders too.
+fn burst_bound() -> usize {
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(usize::MAX);
+    limit
+        .saturating_sub(MAX_AUTHENTICATED + OTHER_DESCRIPTORS)
+        .clamp(MAX_UNAUTHENTICATED, MAX_UNAUTHENTICATED_BURST)
 }
 
 #[derive(Default)]
@@ -134,7 +163,7 @@ impl Admission {
             None
         };
         let victim = match victim {
-            None if table.unauthenticated.len() >= MAX_UNAUTHENTICATED_BURST => table.victim(largest, true),
+            None if table.unauthenticated.len() >= self.burst => table.victim(largest, true),
             victim => victim,
         };
         if let Some(id) = victim {
@@ -302,13 +331,11 @@ mod tests {
     #[test]
     fn young_connections_are_displaced_only_past_the_burst_bound() {
         let admission = Arc::new(Admission::default());
-        let burst: Vec<_> = (0..MAX_UNAUTHENTICATED_BURST)
-            .map(|_| admission.admit(ip("10.0.0.1")))
-            .collect();
+        let burst: Vec<_> = (0..admission.burst).map(|_| admission.admit(ip("10.0.0.1"))).collect();
         assert!(burst.iter().all(|slot| !gone(slot)));
         let _next = admission.admit(ip("10.0.0.1"));
         assert!(gone(&burst[0]) && !gone(&burst[1]));
-        assert_eq!(admission.counts(), (0, MAX_UNAUTHENTICATED_BURST));
+        assert_eq!(admission.counts(), (0, admission.burst));
     }
 
     #[test]
