@@ -235,21 +235,25 @@ async fn fifo_reads_and_writes_are_refused_without_blocking() {
     for token in [Some("floods-token"), None] {
         let _one = ONE_FLOOD_AT_A_TIME.lock().await;
         let daemon = Daemon::start(token);
-        let fifo = daemon.root().join("pipe");
-        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
-        let fifo = path_str(&fifo);
+        // One FIFO read and one written: a read and a write of the same FIFO would open
+        // each other's end and go through.
+        let fifo = |name: &str| {
+            let path = daemon.root().join(name);
+            rustix::fs::mkfifoat(rustix::fs::CWD, &path, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+            path_str(&path)
+        };
+        let (read_fifo, written_fifo) = (fifo("read-pipe"), fifo("written-pipe"));
         let mut senders = Vec::new();
         for _ in 0..4 {
             senders.push(h2_sender(daemon.addr).await);
         }
         let mut calls = Vec::new();
         for i in 0..FLOOD + FLOOD / 4 {
-            let (method, body) = if i < FLOOD {
-                ("GET", "")
+            let req = if i < FLOOD {
+                files_request(&daemon, "GET", &read_fifo, "")
             } else {
-                ("POST", "into the pipe")
+                files_request(&daemon, "POST", &written_fifo, "into the pipe")
             };
-            let req = files_request(&daemon, method, &fifo, body);
             let mut sender = senders[i % senders.len()].clone();
             calls.push(tokio::spawn(async move {
                 let response = sender.send_request(req).await.unwrap();
