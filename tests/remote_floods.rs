@@ -159,10 +159,69 @@ async fn h2_connections_without_streams(token: Option<&str>) {
     drop(held);
 }
 
+/// (Against a daemon without a token the same flood can come only from its own user:
+/// another user's connections are refused, the last test.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http2_connections_without_streams_lock_nobody_out() {
     h2_connections_without_streams(Some("floods-token")).await;
-    h2_connections_without_streams(None).await;
+}
+
+/// Waits for the daemon to close `stream` (reads until the end, dropping what comes);
+/// how long that took.
+async fn closed_by_the_daemon(mut stream: TcpStream, what: &str) -> Duration {
+    let started = Instant::now();
+    let mut buf = [0u8; 4096];
+    let ended = tokio::time::timeout(PATIENCE, async {
+        while let Ok(n) = stream.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "{what} was not closed within {PATIENCE:?}");
+    let took = started.elapsed();
+    eprintln!("{what}: closed by the daemon after {took:?}");
+    took
+}
+
+/// Connections with no request open are closed: an HTTP/2 one that never opens a stream
+/// (10 s, then GOAWAY and up to 5 s to go) and an HTTP/1.1 one kept alive after a
+/// `/health` (10 s); a token holder's HTTP/2 connection is kept longer (60 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_are_closed() {
+    let _one = ONE_FLOOD_AT_A_TIME.lock().await;
+    let daemon = Daemon::start(Some("floods-token"));
+    let mut h2 = TcpStream::connect(daemon.addr).await.unwrap();
+    h2.write_all(H2_PREFACE).await.unwrap();
+    let mut h1 = TcpStream::connect(daemon.addr).await.unwrap();
+    h1.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    // A token holder's HTTP/2 connection, idle after one call.
+    let mut authenticated = h2_sender(daemon.addr).await;
+    let stat = || {
+        post(
+            &daemon,
+            "/filesystem.Filesystem/Stat",
+            "application/json",
+            &[],
+            whole(json!({ "path": "" }).to_string()),
+        )
+    };
+    let response = authenticated.send_request(stat()).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    body_bytes(response).await;
+    let (h2_took, h1_took) = tokio::join!(
+        closed_by_the_daemon(h2, "an HTTP/2 connection without a stream"),
+        closed_by_the_daemon(h1, "an HTTP/1.1 connection idle after /health"),
+    );
+    assert!(h2_took >= Duration::from_secs(5) && h1_took >= Duration::from_secs(5));
+    // The token holder's, idle as long, is still open and serves the next call.
+    assert!(
+        !authenticated.is_closed(),
+        "the token holder's idle connection was closed"
+    );
+    let response = authenticated.send_request(stat()).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -43,6 +43,8 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 const UNAUTHENTICATED_IDLE: Duration = Duration::from_secs(10);
 /// The same for a connection that has carried the token: long enough for a client's
 /// pool to reuse it between calls, short enough that forgotten ones are given back.
+/// (An HTTP/1.1 connection of either kind is closed sooner, by hyper's header timer:
+/// HEADER_TIMEOUT between requests.)
 const AUTHENTICATED_IDLE: Duration = Duration::from_secs(60);
 /// How long an idle connection told to close (HTTP/2's GOAWAY) may take to do so.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
