@@ -219,6 +219,12 @@ export interface DaemonOptions {
   url?: string
   /** The daemon's access token (`--access-token-file`), sent with `url`. */
   token?: string
+  /**
+   * The largest frame (one reply or event) taken from the daemon at `url`, in bytes:
+   * 16 MiB by default, from 65536 to 469762048 (448 MiB). A larger one ends the
+   * connection (`DAEMON_FRAME_TOO_LARGE`) before it is held. Only with `url`.
+   */
+  maxFrameBytes?: number
 }
 
 export interface HistoryEntry {

@@ -5,7 +5,8 @@
 //! `application/octet-stream` body for `path` (streamed to disk), makes missing parent
 //! directories, overwrites what is there and answers `[{"name","type":"file","path"}]`.
 //! Failures answer envd's JSON `{"code": <status>, "message"}` with the status the SDKs
-//! map: 400 (bad path, a directory), 404 (not found), 403, 507 (no space), 500.
+//! map: 400 (bad path, a directory, a FIFO, a device or a socket: only regular files
+//! are read or written, and never waited for: regular_file.rs), 404 (not found), 403, 507 (no space), 500.
 //!
 //! Paths are resolved as fs_entry.rs says; `username` is accepted and ignored (no user
 //! switching). Not served: gzip (a `Content-Encoding` on an upload is refused with 400;
@@ -13,9 +14,8 @@
 //! the signed-URL parameters (`signature`, `signature_expiration`: the token rules of
 //! src/daemon/http/auth.rs apply instead).
 
-use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,6 +28,7 @@ use tokio::sync::mpsc;
 
 use super::fs_entry::{Bases, FsCode, FsError};
 use super::multipart;
+use super::regular_file;
 use super::Envd;
 use crate::daemon::http::body::{channel, empty, full, Body};
 
@@ -90,7 +91,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, FsError> + Se
 
 async fn download(path: Option<String>, bases: Bases) -> Result<Response<Body>, FsError> {
     let path = bases.resolve(path.as_deref().unwrap_or(""))?;
-    let (file, len) = blocking(move || open_for_read(&path)).await?;
+    let (file, len) = blocking(move || regular_file::open_for_read(&path)).await?;
     if len == 0 {
         return Ok(full(StatusCode::OK, "application/octet-stream", Bytes::new()));
     }
@@ -116,19 +117,6 @@ async fn download(path: Option<String>, bases: Bases) -> Result<Response<Body>, 
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
     headers.insert(CONTENT_LENGTH, HeaderValue::from(len));
     Ok(response)
-}
-
-/// The file (followed through symlinks) and its length; a directory is refused.
-fn open_for_read(path: &Path) -> Result<(File, u64), FsError> {
-    let meta = std::fs::metadata(path).map_err(|e| FsError::io(&e, "cannot read", path))?;
-    if meta.is_dir() {
-        return Err(FsError::new(
-            FsCode::InvalidArgument,
-            format!("path '{}' is a directory", path.display()),
-        ));
-    }
-    let file = File::open(path).map_err(|e| FsError::io(&e, "cannot open", path))?;
-    Ok((file, meta.len()))
 }
 
 async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> Result<Response<Body>, FsError> {
@@ -255,7 +243,7 @@ fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) ->
     let plan = plan_form(form, boundary, path, bases)?;
     let mut written = Vec::with_capacity(plan.len());
     for (target, data) in plan {
-        let mut file = create(&target)?;
+        let mut file = regular_file::open_for_write(&target)?;
         file.write_all(data)
             .map_err(|e| FsError::io(&e, "cannot write", &target))?;
         written.push(target);
@@ -317,26 +305,13 @@ pub fn decode_upload(content_type: &str, query: &str, body: &[u8]) -> Result<Vec
     Ok(vec![(target, body.len())])
 }
 
-/// Opens `path` for writing from the start, making its missing parent directories.
-fn create(path: &Path) -> Result<File, FsError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| FsError::io(&e, "cannot make directory", parent))?;
-    }
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(|e| FsError::io(&e, "cannot write", path))
-}
-
 /// A raw body into `target`, chunk by chunk: a blocking thread writes while this task
 /// reads the next chunk (a bounded queue between them, so a slow disk slows the client).
 async fn stream_to_file(mut body: Incoming, target: PathBuf) -> Result<PathBuf, FsError> {
     let (tx, mut rx) = mpsc::channel::<Bytes>(8);
     let writing = target.clone();
     let writer = tokio::task::spawn_blocking(move || -> Result<(), FsError> {
-        let mut file = create(&writing)?;
+        let mut file = regular_file::open_for_write(&writing)?;
         while let Some(chunk) = rx.blocking_recv() {
             file.write_all(&chunk)
                 .map_err(|e| FsError::io(&e, "cannot write", &writing))?;

@@ -18,6 +18,7 @@ mod fs_entry;
 mod multipart;
 pub mod process;
 pub mod proto;
+mod regular_file;
 mod stream;
 
 use std::collections::{HashMap, HashSet};
