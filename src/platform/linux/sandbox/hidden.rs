@@ -1,0 +1,109 @@
+//! The Landlock layer that keeps a sandbox's hidden paths unreadable
+//! (`crate::sandbox::Resolved::hidden`: the credential stores, `readDeny`, the
+//! service's output folders) while the rest stays as the job's own rules say.
+//!
+//! Landlock only grants, and a right granted on a directory holds for everything
+//! beneath it. So this is a second layer (layers intersect: a file is read only if
+//! every layer allows it) that handles reading files only and grants it on everything
+//! but the hidden paths: each entry of `/`, going down only into the directories a
+//! hidden path lies beneath (`/home`, the home directory, `~/.config`...), granting
+//! their other entries (`crate::sandbox::readable_except`). It also grants whole what
+//! jobs must read whatever is hidden: the project root and the `write` paths (their
+//! own files: `Resolved::read_whole` says why they cannot be cut), the shared `/tmp`,
+//! the `readAllow` paths, the `read` paths that hold no hidden path, and the private
+//! directory the jobs' TMPDIRs are made in (the job's own rules narrow it to its own).
+//!
+//! Made once per resolved sandbox, at its first job, and kept with it
+//! (`Resolved::read_layer`): a spawn adds one `landlock_restrict_self`, nothing else.
+//! An entry made afterwards in a walked directory is not readable by the sandbox's jobs
+//! (fail closed) until a new sandbox is resolved. Listing stays allowed (`ls ~/.ssh`
+//! shows names), and so do the job's other rights: writing there is the job's own
+//! rules' to refuse (they do, outside the project and the `write` paths).
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+
+use landlock::{AccessFs, BitFlags, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr};
+
+use crate::sandbox::{base_dir, readable_except, Anchor, Resolved, SHARED_TMP};
+
+/// The layer of `resolved`, made at the first call and kept with it; `None` when
+/// nothing is hidden.
+pub fn layer(resolved: &Resolved) -> io::Result<Option<&OwnedFd>> {
+    resolved
+        .read_layer
+        .get_or_init(|| make(resolved).map_err(|e| e.to_string()))
+        .as_ref()
+        .map(Option::as_ref)
+        .map_err(|e| io::Error::other(format!("sandbox: the layer that hides credentials and output: {e}")))
+}
+
+fn make(resolved: &Resolved) -> io::Result<Option<OwnedFd>> {
+    if resolved.hidden.is_empty() {
+        return Ok(None);
+    }
+    let read_file: BitFlags<AccessFs> = AccessFs::ReadFile.into();
+    let created: Option<OwnedFd> = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(read_file)
+        .map_err(io::Error::other)?
+        .create()
+        .map_err(io::Error::other)?
+        .into();
+    let fd = created.ok_or_else(|| io::Error::other("the kernel made no ruleset"))?;
+    let grant = |file: BorrowedFd<'_>| add(&fd, file, read_file.bits());
+    let top = Anchor::open(Path::new("/"))?;
+    readable_except(&top, &resolved.hidden, &[], &mut |entry| grant(entry.fd()))?;
+    grant(resolved.root.fd())?;
+    for anchor in &resolved.write {
+        grant(anchor.fd())?;
+    }
+    for anchor in &resolved.read_allow {
+        grant(anchor.fd())?;
+    }
+    for anchor in resolved.read.iter().flatten() {
+        let holds_hidden = resolved
+            .hidden
+            .iter()
+            .any(|h| h.as_path() != anchor.path() && h.starts_with(anchor.path()));
+        if !holds_hidden {
+            grant(anchor.fd())?;
+        }
+    }
+    if resolved.shared_tmp {
+        if let Ok(tmp) = PathFd::new(SHARED_TMP) {
+            grant(std::os::fd::AsFd::as_fd(&tmp))?;
+        }
+    }
+    grant(base_dir()?.fd())?;
+    Ok(Some(fd))
+}
+
+/// `struct landlock_path_beneath_attr` (linux/landlock.h): packed.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+fn add(ruleset: &OwnedFd, file: BorrowedFd<'_>, access: u64) -> io::Result<()> {
+    let attr = PathBeneathAttr {
+        allowed_access: access,
+        parent_fd: file.as_raw_fd(),
+    };
+    // SAFETY: `attr` is a live path-beneath attribute; the ruleset is ours.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset.as_raw_fd(),
+            1 as libc::c_int,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        )
+    };
+    if done < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
