@@ -239,15 +239,20 @@ pub fn readable_except(
     if !beneath(from.path()) {
         return grant(from);
     }
-    let listing = openat(
+    // A directory the service's user cannot list (another user's home, `/root` for
+    // anyone but root) gets no rule: its jobs could not read it anyway (fail closed).
+    let Ok(listing) = openat(
         from.fd(),
         ".",
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
-    )?;
+    ) else {
+        return Ok(());
+    };
     let mut names = Vec::new();
     for entry in Dir::new(listing)? {
-        let entry = entry?;
+        // An entry that cannot be read gets no rule (fail closed).
+        let Ok(entry) = entry else { break };
         let name = entry.file_name().to_bytes();
         if name != b"." && name != b".." {
             use std::os::unix::ffi::OsStrExt;
