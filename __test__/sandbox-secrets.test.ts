@@ -252,6 +252,9 @@ describe.skipIf(!linux)("the Gemini extension's default", () => {
       expect(b.text).not.toContain('SSH-PRIVATE-KEY');
       expect(b.text).not.toContain('AWS-SECRET-KEY');
       expect(b.text).toContain('GITCONFIG-OK');
+      // The refusal hint names the hidden path and the flag that gives it back.
+      expect(b.text).toContain(`${join(home, '.ssh')} is hidden from sandboxed commands`);
+      expect(b.text).toContain('--sandbox-read-allow PATH');
     } finally {
       await plain.cleanup();
       await boxed.cleanup();
