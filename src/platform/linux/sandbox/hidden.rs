@@ -107,3 +107,90 @@ fn add(ruleset: &OwnedFd, file: BorrowedFd<'_>, access: u64) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::sync::Arc;
+
+    /// Which of `files` a child confined by `layer` alone can open for reading (bit i
+    /// for `files[i]`); judged by the kernel.
+    fn readable(layer: &OwnedFd, files: &[&Path]) -> u32 {
+        let files: Vec<CString> = files
+            .iter()
+            .map(|f| CString::new(f.as_os_str().as_bytes()).expect("path"))
+            .collect();
+        // SAFETY: the child makes system calls on memory prepared before the fork and
+        // leaves with `_exit`; the parent only waits for it.
+        unsafe {
+            let pid = libc::fork();
+            assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
+            if pid == 0 {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0
+                    || libc::syscall(libc::SYS_landlock_restrict_self, layer.as_raw_fd(), 0u32) != 0
+                {
+                    libc::_exit(255);
+                }
+                let mut bits = 0;
+                for (i, file) in files.iter().enumerate() {
+                    let fd = libc::open(file.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+                    if fd >= 0 {
+                        bits |= 1 << i;
+                        libc::close(fd);
+                    }
+                }
+                libc::_exit(bits);
+            }
+            let mut status = 0;
+            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
+            assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
+            let code = libc::WEXITSTATUS(status);
+            assert_ne!(code, 255, "the child could not confine itself");
+            code as u32
+        }
+    }
+
+    /// A hidden directory and file are unreadable through the layer, their siblings and
+    /// the project (inside a hidden directory's parent) are readable; a symlink made
+    /// beside them to the hidden file reaches nothing; and the same files are readable
+    /// unconfined (the check can fail).
+    #[test]
+    fn the_layer_hides_what_is_hidden_and_nothing_else() {
+        super::super::support().expect("Landlock");
+        let dir = tempfile::Builder::new()
+            .prefix("nss-hidden-")
+            .tempdir_in("/var/tmp")
+            .expect("tempdir");
+        let home = dir.path().canonicalize().expect("canonical");
+        for d in [".ssh", ".config/gcloud", ".config/nvim", "project"] {
+            std::fs::create_dir_all(home.join(d)).expect("mkdir");
+        }
+        let files = [
+            home.join(".ssh/id_ed25519"),
+            home.join(".config/gcloud/token"),
+            home.join(".netrc"),
+            home.join(".config/nvim/init.vim"),
+            home.join(".profile"),
+            home.join("project/main.rs"),
+            home.join("link-to-key"),
+        ];
+        for f in &files[..6] {
+            std::fs::write(f, "x").expect("write");
+        }
+        std::os::unix::fs::symlink(&files[0], &files[6]).expect("symlink");
+        let root = Arc::new(Anchor::open(&home.join("project")).expect("root"));
+        let mut resolved = crate::sandbox::resolve(&Default::default(), &root).expect("resolve");
+        for hidden in [".ssh", ".config/gcloud", ".netrc"] {
+            resolved.hide(&home.join(hidden));
+        }
+        let layer = layer(&resolved).expect("layer").expect("something is hidden");
+        let paths: Vec<&Path> = files.iter().map(|f| f.as_path()).collect();
+        assert_eq!(readable(layer, &paths), 0b011_1000, "{paths:?}");
+        assert!(resolved.read_denied.contains(&home.join(".ssh").display().to_string()));
+        for f in &files {
+            std::fs::read(f).expect("unconfined: readable");
+        }
+    }
+}
