@@ -161,6 +161,17 @@ describe.skipIf(!linux)('the home directory\'s credential stores', () => {
     expect(limited.output).not.toContain('NETRC-PASSWORD');
   });
 
+  it('renames and links across directories of the project still work (cargo moves its .rmeta so)', async () => {
+    const move = (tag: string) => `mkdir -p ${tag}/a ${tag}/b && echo moved > ${tag}/a/f && mv ${tag}/a/f ${tag}/b/f && ln ${tag}/b/f ${tag}/a/g && cat ${tag}/a/g`;
+    // A layer that handles reads only would refuse every one (Landlock counts
+    // reparenting as handled by every ruleset); with `read` a root job has one more.
+    for (const [tag, sandbox] of [['default', true], ['limited', { read: [] }]] as const) {
+      const r = await run(move(tag), sandbox);
+      expect(r.output, tag).toContain('moved');
+      expect(r.exitCode, tag).toBe(0);
+    }
+  });
+
   it('bad readDeny and readAllow paths are INVALID_ARGUMENT', async () => {
     await expect(run('true', { readAllow: [join(base, 'missing')] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(run('true', { readDeny: [''] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

@@ -44,9 +44,10 @@ fn make(resolved: &Resolved) -> io::Result<Option<OwnedFd>> {
         return Ok(None);
     }
     let read_file: BitFlags<AccessFs> = AccessFs::ReadFile.into();
+    let refer = reparenting();
     let created: Option<OwnedFd> = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(read_file)
+        .handle_access(read_file | refer)
         .map_err(io::Error::other)?
         .create()
         .map_err(io::Error::other)?
@@ -54,6 +55,7 @@ fn make(resolved: &Resolved) -> io::Result<Option<OwnedFd>> {
     let fd = created.ok_or_else(|| io::Error::other("the kernel made no ruleset"))?;
     let grant = |file: BorrowedFd<'_>| add(&fd, file, read_file.bits());
     let top = Anchor::open(Path::new("/"))?;
+    add(&fd, top.fd(), refer.bits())?;
     readable_except(&top, &resolved.hidden, &[], &mut |entry| grant(entry.fd()))?;
     grant(resolved.root.fd())?;
     for anchor in &resolved.write {
@@ -80,6 +82,21 @@ fn make(resolved: &Resolved) -> io::Result<Option<OwnedFd>> {
     Ok(Some(fd))
 }
 
+/// Landlock counts reparenting (a rename or a hard link into another directory,
+/// `REFER`, ABI 2) as handled by every ruleset, whatever it says it handles: a layer
+/// that does not grant it refuses every such rename (`EXDEV`: `cargo build` moving its
+/// `.rmeta` into place). So a layer about reads handles it and grants it on `/`,
+/// leaving renames to the job's own rules; a file renamed out of a hidden directory
+/// into a readable one would gain the read (the kernel compares the rights of both
+/// places), so that stays refused. Empty before ABI 2 (no renames across directories
+/// at all there, whatever the layers say).
+pub(super) fn reparenting() -> BitFlags<AccessFs> {
+    match super::support() {
+        Ok(support) if support.abi >= 2 => AccessFs::Refer.into(),
+        _ => BitFlags::empty(),
+    }
+}
+
 /// `struct landlock_path_beneath_attr` (linux/landlock.h): packed.
 #[repr(C, packed)]
 struct PathBeneathAttr {
@@ -88,6 +105,9 @@ struct PathBeneathAttr {
 }
 
 fn add(ruleset: &OwnedFd, file: BorrowedFd<'_>, access: u64) -> io::Result<()> {
+    if access == 0 {
+        return Ok(());
+    }
     let attr = PathBeneathAttr {
         allowed_access: access,
         parent_fd: file.as_raw_fd(),
@@ -152,6 +172,30 @@ mod tests {
         }
     }
 
+    /// Whether a child confined by `layer` alone can rename `from` to `to`.
+    fn renamed(layer: &OwnedFd, from: &Path, to: &Path) -> bool {
+        let from = CString::new(from.as_os_str().as_bytes()).expect("path");
+        let to = CString::new(to.as_os_str().as_bytes()).expect("path");
+        // SAFETY: as in `readable`.
+        unsafe {
+            let pid = libc::fork();
+            assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
+            if pid == 0 {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0
+                    || libc::syscall(libc::SYS_landlock_restrict_self, layer.as_raw_fd(), 0u32) != 0
+                {
+                    libc::_exit(255);
+                }
+                libc::_exit(i32::from(libc::rename(from.as_ptr(), to.as_ptr()) == 0));
+            }
+            let mut status = 0;
+            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
+            let code = libc::WEXITSTATUS(status);
+            assert_ne!(code, 255, "the child could not confine itself");
+            code == 1
+        }
+    }
+
     /// A hidden directory and file are unreadable through the layer, their siblings and
     /// the project (inside a hidden directory's parent) are readable; a symlink made
     /// beside them to the hidden file reaches nothing; and the same files are readable
@@ -192,6 +236,16 @@ mod tests {
         for f in &files {
             std::fs::read(f).expect("unconfined: readable");
         }
+        // Renames across directories are the job's own rules' to judge (`reparenting`):
+        // inside the project they pass this layer; out of a hidden directory into a
+        // readable one they do not (the file would gain the read).
+        std::fs::create_dir(home.join("project/b")).expect("mkdir");
+        assert!(
+            renamed(layer, &files[5], &home.join("project/b/main.rs")),
+            "within the project"
+        );
+        assert!(!renamed(layer, &files[0], &home.join("project/stolen")), "out of .ssh");
+        assert!(files[0].exists());
     }
 }
 

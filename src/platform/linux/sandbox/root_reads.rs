@@ -46,15 +46,20 @@ pub fn layer() -> io::Result<Option<&'static OwnedFd>> {
 
 fn make() -> io::Result<OwnedFd> {
     let read_file: landlock::BitFlags<AccessFs> = AccessFs::ReadFile.into();
+    // Renames across directories: left to the job's own rules (`hidden::reparenting`).
+    let refer = super::hidden::reparenting();
     let error = |e: &dyn std::fmt::Display| io::Error::other(e.to_string());
     let created: Option<OwnedFd> = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(read_file)
+        .handle_access(read_file | refer)
         .map_err(|e| error(&e))?
         .create()
         .map_err(|e| error(&e))?
         .into();
     let fd = created.ok_or_else(|| io::Error::other("the kernel made no ruleset"))?;
+    if !refer.is_empty() {
+        add(&fd, &PathFd::new("/").map_err(|e| error(&e))?, refer.bits())?;
+    }
     let mut granted = Vec::new();
     for entry in std::fs::read_dir("/")? {
         let path = entry?.path();
