@@ -8,7 +8,17 @@
 // write /tmp): the service takes the home from the environment (`$HOME`) as well as
 // from the password database, so this file points `$HOME` there before it makes its
 // service (vitest runs each file in a process of its own: `pool: 'forks'`).
-import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -179,6 +189,25 @@ describe.skipIf(!linux)('the home directory\'s credential stores', () => {
 });
 
 describe.skipIf(!linux)("other jobs' output", () => {
+  it('an ioDir inside a read-only project stays readable, and the result says so', async () => {
+    const project = join(base, 'ro-project');
+    mkdirSync(join(project, '.io'), { recursive: true });
+    const inside = new ShellExecutionService({
+      projectRoot: project,
+      ioDir: join(project, '.io'),
+      sessionId: 'inside',
+      persistOutput: true,
+      sandbox: { readOnly: true },
+    });
+    try {
+      const r = await inside.run('true', { timeoutMs: 30_000 });
+      expect(r.sandbox!.notes.join(' ')).toContain(`${join(project, '.io')} stays readable: it lies inside the project root`);
+      expect(r.sandbox!.readDenied).not.toContain(join(project, '.io'));
+    } finally {
+      await inside.shutdown();
+    }
+  });
+
   it("a job cannot read another job's output files", async () => {
     const first = await run('echo OUTPUT-OF-ANOTHER-JOB', false);
     const dir = first.outputDir!;
