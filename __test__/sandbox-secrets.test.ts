@@ -23,6 +23,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { sandboxFromFlags } from '../tools/sandbox-flags';
 import { connect } from './mcp/setup';
 import { ShellExecutionService } from './helpers';
 
@@ -279,6 +280,17 @@ describe.skipIf(!linux || !existsSync(PY))('System V IPC', () => {
   });
 });
 
+describe('the MCP server\'s flags', () => {
+  it('--sandbox-read-deny, --sandbox-read-allow and --sandbox-sysv-ipc become readDeny, readAllow and sysvIpc', () => {
+    const flags = new Map([
+      ['sandbox-read-deny', ['~/work/.env', '/srv/keys']],
+      ['sandbox-read-allow', ['~/.ssh']],
+      ['sandbox-sysv-ipc', ['true']],
+    ]);
+    expect(sandboxFromFlags(flags)).toEqual({ readDeny: ['~/work/.env', '/srv/keys'], readAllow: ['~/.ssh'], sysvIpc: true });
+  });
+});
+
 describe.skipIf(!linux)("the Gemini extension's default", () => {
   it('hides the credential stores from the MCP server\'s jobs too', async () => {
     const env = { ...process.env, HOME: home };
@@ -298,6 +310,15 @@ describe.skipIf(!linux)("the Gemini extension's default", () => {
     } finally {
       await plain.cleanup();
       await boxed.cleanup();
+    }
+    // The user gives ~/.ssh back, by the flag, with `~` as the server's home.
+    const allowed = await connect(['--sandbox', '--sandbox-network', '--sandbox-read-allow', '~/.ssh'], env);
+    try {
+      const a = await allowed.call('run_shell_command', { command: 'cat ~/.ssh/id_ed25519 ~/.aws/credentials' });
+      expect(a.text).toContain('SSH-PRIVATE-KEY');
+      expect(a.text).not.toContain('AWS-SECRET-KEY');
+    } finally {
+      await allowed.cleanup();
     }
   });
 });
