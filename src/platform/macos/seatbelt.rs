@@ -8,7 +8,8 @@
 //! is what Codex, Claude Code and the Gemini CLI use on macOS; it costs one exec more.
 //!
 //! The profile denies by default and allows: process execution and forking, reads
-//! (everywhere, or the system paths, the project and the `read` paths), writes to the
+//! (everywhere, or the system paths, the project and the `read` paths, but the hidden
+//! paths: `crate::sandbox::Resolved::hidden`), writes to the
 //! project (unless read-only), the `write` paths, the job's TMPDIR and the terminal and
 //! null devices, and the network as asked (none; TCP on localhost ports; all).
 //! Seatbelt's `(allow signal (target same-sandbox))` keeps signals inside the job.
