@@ -144,6 +144,7 @@ fn passwd_home() -> Option<PathBuf> {
 
 /// `~` or `~/rest` as a path in the first home (`$HOME`, else the password database's);
 /// anything else unchanged.
+#[cfg_attr(not(unix), allow(dead_code))]
 pub fn expand_home(path: &str) -> PathBuf {
     let rest = match path.strip_prefix('~') {
         Some("") => "",
