@@ -129,7 +129,7 @@ fn add(ruleset: &OwnedFd, file: BorrowedFd<'_>, access: u64) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
@@ -173,7 +173,7 @@ mod tests {
     }
 
     /// Whether a child confined by `layer` alone can rename `from` to `to`.
-    fn renamed(layer: &OwnedFd, from: &Path, to: &Path) -> bool {
+    pub(in crate::platform::linux::sandbox) fn renamed(layer: &OwnedFd, from: &Path, to: &Path) -> bool {
         let from = CString::new(from.as_os_str().as_bytes()).expect("path");
         let to = CString::new(to.as_os_str().as_bytes()).expect("path");
         // SAFETY: as in `readable`.

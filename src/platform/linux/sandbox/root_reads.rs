@@ -150,3 +150,25 @@ fn add(ruleset: &OwnedFd, file: &PathFd, access: u64) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A root job with limited reads renames and links across directories as its own
+    /// rules allow (`cargo build` moves its `.rmeta` so): this layer, about reads, does
+    /// not refuse it (it did, `EXDEV`, before it granted reparenting). Root only.
+    #[test]
+    fn a_rename_across_directories_passes_this_layer() {
+        let Some(layer) = layer().expect("layer") else {
+            return; // not root: no such layer
+        };
+        let dir = tempfile::tempdir_in("/var/tmp").expect("tempdir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).expect("mkdir");
+        std::fs::create_dir(&b).expect("mkdir");
+        std::fs::write(a.join("f"), "x").expect("write");
+        assert!(super::super::hidden::tests::renamed(layer, &a.join("f"), &b.join("f")));
+        assert!(b.join("f").exists());
+    }
+}
