@@ -517,6 +517,14 @@ export interface SandboxInfo {
    * next `git commit` (docs/sandbox.md).
    */
   restored: Array<string>
+  /**
+   * What jobs may not read although the rest of its directory is readable: the
+   * credential stores that exist, the `readDeny` paths and the service's output
+   * folders (`ioDir`). One that stays readable (inside the project root) is in `notes`.
+   */
+  readDenied: Array<string>
+  /** System V IPC is allowed (`sandbox.sysvIpc`). */
+  sysvIpc: boolean
 }
 
 export interface SandboxNetwork {
@@ -549,6 +557,22 @@ export interface SandboxOptions {
    * PASSWORD..., values holding a private key or a known token; docs/sandbox.md).
    */
   env?: Array<string>
+  /**
+   * Not readable by jobs, besides the credential stores left out by default (`~/.ssh`,
+   * `~/.aws`, `~/.netrc`...: docs/sandbox.md): absolute, `~/...`, or relative to the
+   * project root; need not exist yet.
+   */
+  readDeny?: Array<string>
+  /**
+   * Readable although left out (`~/.ssh` for a run that pushes over SSH): absolute,
+   * `~/...`, or relative to the project root; must exist.
+   */
+  readAllow?: Array<string>
+  /**
+   * System V IPC (`shmget`, `semget`, `msgget`... : other processes' shared memory,
+   * semaphores and message queues) is allowed; refused (`EPERM`) by default.
+   */
+  sysvIpc?: boolean
 }
 
 export interface Screen {

@@ -84,6 +84,7 @@ export const NEEDS: Record<string, Need[]> = {
   ],
   'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3', 'landlock:1'],
   'sandbox-integrity.test.ts': ['posix', 'linux', 'program:dd', 'program:python3', 'landlock:1'],
+  'sandbox-secrets.test.ts': ['posix', 'linux', 'program:python3', 'landlock:1'],
   'security.test.ts': ['posix', 'linux'],
   'spawn.test.ts': ['posix', 'linux'],
   'compat/differential.test.ts': ['posix'],

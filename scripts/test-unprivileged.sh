@@ -35,6 +35,7 @@ default_files=(
   __test__/sandbox-integrity.test.ts
   __test__/sandbox-escapes.test.ts
   __test__/sandbox-caches.test.ts
+  __test__/sandbox-secrets.test.ts
   __test__/security.test.ts
   __test__/tools/jobs-kill.test.ts
   __test__/mcp/data.test.ts

@@ -7,12 +7,25 @@ import { dirname, join } from 'node:path';
 
 import type { SandboxOptions } from '../contract/addon.js';
 
-export const SANDBOX_VALUED_FLAGS = ['sandbox-write', 'sandbox-ports', 'sandbox-env'];
-export const SANDBOX_BOOLEAN_FLAGS = ['sandbox', 'sandbox-network', 'sandbox-private-home', 'sandbox-caches'];
+export const SANDBOX_VALUED_FLAGS = [
+  'sandbox-write',
+  'sandbox-ports',
+  'sandbox-env',
+  'sandbox-read-deny',
+  'sandbox-read-allow',
+];
+export const SANDBOX_BOOLEAN_FLAGS = [
+  'sandbox',
+  'sandbox-network',
+  'sandbox-private-home',
+  'sandbox-caches',
+  'sandbox-sysv-ipc',
+];
 
 export const SANDBOX_USAGE = `[--sandbox] [--sandbox-write PATH]... [--sandbox-network]
                            [--sandbox-ports PORT,PORT...] [--sandbox-private-home] [--sandbox-caches]
-                           [--sandbox-env NAME]...`;
+                           [--sandbox-env NAME]... [--sandbox-read-deny PATH]...
+                           [--sandbox-read-allow PATH]... [--sandbox-sysv-ipc]`;
 
 /**
  * `--sandbox-caches`: one writable directory, used by sandboxed jobs only, and the
@@ -116,5 +129,12 @@ export function sandboxFromFlags(flags: Map<string, string[]>, caches: SandboxCa
   // registry): by default a sandboxed job's environment has none (docs/sandbox.md).
   const env = flags.get('sandbox-env');
   if (env) options.env = env;
+  // Paths jobs may not read besides the credential stores left out by default (~/.ssh,
+  // ~/.aws...), and hidden paths they may read after all (docs/sandbox.md, "Secrets").
+  const readDeny = flags.get('sandbox-read-deny');
+  if (readDeny) options.readDeny = readDeny;
+  const readAllow = flags.get('sandbox-read-allow');
+  if (readAllow) options.readAllow = readAllow;
+  if (flags.has('sandbox-sysv-ipc')) options.sysvIpc = true;
   return options;
 }

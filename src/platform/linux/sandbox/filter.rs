@@ -61,17 +61,17 @@ pub fn available() -> bool {
     AUDIT_ARCH.is_some()
 }
 
-/// The program for `network` (`TcpPorts` lists are alike: the ports are Landlock's).
-pub fn program(network: &Network) -> io::Result<&'static Program> {
-    static OFF: OnceLock<Result<Program, String>> = OnceLock::new();
-    static TCP: OnceLock<Result<Program, String>> = OnceLock::new();
-    static ON: OnceLock<Result<Program, String>> = OnceLock::new();
-    let (cell, sockets) = match network {
-        Network::Off => (&OFF, Sockets::UnixOnly),
-        Network::TcpPorts(_) => (&TCP, Sockets::UnixAndTcp),
-        Network::On => (&ON, Sockets::Any),
+/// The program for `network` (`TcpPorts` lists are alike: the ports are Landlock's)
+/// and `sysv_ipc` (System V IPC allowed: `refusals::sysv_ipc`).
+pub fn program(network: &Network, sysv_ipc: bool) -> io::Result<&'static Program> {
+    static CELLS: [[OnceLock<Result<Program, String>>; 2]; 3] = [const { [const { OnceLock::new() }; 2] }; 3];
+    let (mode, sockets) = match network {
+        Network::Off => (0, Sockets::UnixOnly),
+        Network::TcpPorts(_) => (1, Sockets::UnixAndTcp),
+        Network::On => (2, Sockets::Any),
     };
-    cell.get_or_init(|| build(sockets))
+    CELLS[mode][usize::from(sysv_ipc)]
+        .get_or_init(|| build(sockets, sysv_ipc))
         .as_ref()
         .map_err(|e| io::Error::other(format!("the seccomp filter cannot be built: {e}")))
 }
@@ -181,9 +181,9 @@ struct Ends {
     kill: Label,
 }
 
-fn build(sockets: Sockets) -> Result<Program, String> {
+fn build(sockets: Sockets, sysv_ipc: bool) -> Result<Program, String> {
     let arch = AUDIT_ARCH.ok_or_else(|| format!("no seccomp filter for {}", std::env::consts::ARCH))?;
-    let mut checks = checks(sockets);
+    let mut checks = checks(sockets, sysv_ipc);
     checks.sort_by_key(|(nr, _)| *nr);
     if checks.is_empty() || checks.windows(2).any(|pair| pair[0].0 == pair[1].0) {
         return Err("no checks, or two for one system call".to_string());
@@ -354,7 +354,7 @@ mod tests {
     #[test]
     fn every_mode_compiles_to_a_short_program() {
         for network in [Network::Off, Network::TcpPorts(vec![1]), Network::On] {
-            let program = program(&network).expect("compiles");
+            let program = program(&network, false).expect("compiles");
             assert!(
                 !program.code.is_empty() && program.code.len() <= 100,
                 "{}",
@@ -410,9 +410,9 @@ mod tests {
         let allow = libc::SECCOMP_RET_ALLOW;
         let enosys = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
         let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
-        let off = &program(&Network::Off).expect("off").code;
-        let ports = &program(&Network::TcpPorts(vec![1])).expect("ports").code;
-        let on = &program(&Network::On).expect("on").code;
+        let off = &program(&Network::Off, false).expect("off").code;
+        let ports = &program(&Network::TcpPorts(vec![1]), false).expect("ports").code;
+        let on = &program(&Network::On, false).expect("on").code;
         let native = AUDIT_ARCH.expect("a supported architecture");
         let call = |p: &[libc::sock_filter], nr: i64, args: [u64; 6]| run(p, native, nr, args);
         let (unix, inet) = (libc::AF_UNIX as u64, libc::AF_INET as u64);
@@ -542,13 +542,15 @@ mod tests {
     #[test]
     fn only_the_checked_numbers_reach_a_check() {
         let native = AUDIT_ARCH.expect("a supported architecture");
-        for (network, sockets) in [
-            (Network::Off, Sockets::UnixOnly),
-            (Network::TcpPorts(vec![1]), Sockets::UnixAndTcp),
-            (Network::On, Sockets::Any),
+        for (network, sockets, sysv_ipc) in [
+            (Network::Off, Sockets::UnixOnly, false),
+            (Network::Off, Sockets::UnixOnly, true),
+            (Network::TcpPorts(vec![1]), Sockets::UnixAndTcp, false),
+            (Network::On, Sockets::Any, false),
+            (Network::On, Sockets::Any, true),
         ] {
-            let code = &program(&network).expect("compiles").code;
-            let checks = checks(sockets);
+            let code = &program(&network, sysv_ipc).expect("compiles").code;
+            let checks = checks(sockets, sysv_ipc);
             for nr in 0..1024i64 {
                 let check = checks.iter().find(|(n, _)| *n == nr).map(|(_, c)| c);
                 for args in [[0; 6], [u64::MAX; 6], [0x0000_0001_0000_0001; 6]] {
