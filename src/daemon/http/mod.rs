@@ -93,12 +93,9 @@ pub async fn serve(listener: TcpListener, face: Arc<Face>) {
             Ok((stream, peer)) => {
                 let face = face.clone();
                 tokio::spawn(async move {
-                    // No token: only the daemon's own user may connect (auth.rs).
-                    if face.listen.token.is_none() {
-                        let Ok(local) = stream.local_addr() else { return };
-                        if !auth::same_user_peer(local, peer).await {
-                            return;
-                        }
+                    // Who may connect: auth.rs.
+                    if !auth::may_connect(&stream, peer, face.listen.token.is_some()).await {
+                        return;
                     }
                     connection(stream, face).await;
                     drop(slot);
