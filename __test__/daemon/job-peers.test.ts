@@ -8,7 +8,7 @@
 // port, the MCP socket) and ask for a command that reports its own confinement. Every
 // door must close unread; the same doors answer a client that is not a job.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -48,7 +48,7 @@ async function extensionSession(project: string, socket: string) {
     client,
     stderr: () => stderr,
     async run(command: string): Promise<string> {
-      const r = await client.callTool({ name: 'run_shell_command', arguments: { command } }, undefined, { timeout: 120_000 });
+      const r = await client.callTool({ name: 'run_shell_command', arguments: { command, ai_callback_delay: 100 } }, undefined, { timeout: 120_000 });
       const content = r.content as Array<{ type: string; text: string }>;
       return content.map((c) => c.text).join('\n');
     },
@@ -120,17 +120,21 @@ describe('a sandboxed job and the daemon that runs it', () => {
         ),
       );
       // stdin stays open a while (a half-closed connection ends the daemon's reading); a
-      // door that answers is read until then, one that closes ends socat at once.
-      const socat = await session.run(
+      // door that answers is read until then, one that closes ends socat at once. A
+      // script of its own: the tool's policy refuses command substitution in a command.
+      writeFileSync(
+        join(project, 'socat-knock.sh'),
         [
           `echo "socat-unix: [$( (printf '${frames}'; sleep 10) | socat -t 2 - UNIX-CONNECT:${q(l.place.socket)} | tr -d '\\000-\\010')]"`,
           `echo "socat-tcp: [$( (printf '${upgrade}${frames}'; sleep 10) | socat -t 2 - TCP:${port} | tr -d '\\000-\\010')]"`,
           `echo "socat-mcp: [$( (printf '${post}'; sleep 5) | socat -t 2 - UNIX-CONNECT:${q(upstream)})]"`,
-        ].join('; '),
+          '',
+        ].join('\n'),
       );
+      const socat = await session.run('bash socat-knock.sh');
 
-      expect(python).not.toMatch(UNCONFINED);
-      expect(socat).not.toMatch(UNCONFINED);
+      expect(socat, socat).not.toMatch(UNCONFINED);
+      expect(python, python).not.toMatch(UNCONFINED);
       for (const door of ['unix', 'tcp', 'mcp']) expect(python).toMatch(new RegExp(`^${door}: REFUSED$`, 'm'));
       // Reached and closed, not unreachable: no error connecting.
       expect(python).not.toMatch(/ConnectionRefusedError|FileNotFoundError|PermissionError/);
