@@ -8,13 +8,14 @@
 // port, the MCP socket) and ask for a command that reports its own confinement. Every
 // door must close unread; the same doors answer a client that is not a job.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { eventually } from '../helpers';
 import { BIN, ensureBuilt } from '../mcp/setup';
 import { listen, type Listening, stopAll } from '../remote/listen';
 import { ROOT, stopDaemons } from './setup';
@@ -146,6 +147,19 @@ describe('a sandboxed job and the daemon that runs it', () => {
       expect(l.stderr()).toMatch(/refused a connection: pid \d+ is a process of one of the daemon's jobs/);
       expect(l.stderr()).toMatch(/refused a connection on the TCP port: .* is a socket of one of the daemon's jobs/);
       expect(l.stderr()).toMatch(/mcp-http: refused a connection from pid \d+: only the daemon/);
+
+      // What a job leaves behind knocks after the job's own process has exited: an
+      // orphan, re-parented (to the daemon, a subreaper) and, where no cgroup holds jobs,
+      // told only by that ancestry.
+      await session.run(
+        `(sleep 2; python3 job-attack.py unix ${q(l.place.socket)} ${q(project)}; python3 job-attack.py tcp ${q(port)} ${q(project)}) > orphan.txt 2>&1 &`,
+      );
+      const orphanOut = join(project, 'orphan.txt');
+      const orphan = () => (existsSync(orphanOut) ? readFileSync(orphanOut, 'utf8') : '');
+      expect(await eventually(() => /tcp: (REFUSED|ANSWERED)/.test(orphan()), 120_000), orphan()).toBe(true);
+      expect(orphan()).not.toMatch(UNCONFINED);
+      expect(orphan()).toMatch(/^unix: REFUSED$/m);
+      expect(orphan()).toMatch(/^tcp: REFUSED$/m);
     } finally {
       await session.client.close();
     }
