@@ -18,6 +18,7 @@
 //! descendants.
 
 use std::net::SocketAddr;
+#[cfg(target_os = "linux")]
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
@@ -235,6 +236,7 @@ mod tests {
             .contains("not the daemon's user"));
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn a_unix_peer_that_is_our_child_is_refused() {
         let dir = tempfile::tempdir().unwrap();

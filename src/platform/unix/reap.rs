@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
-use std::sync::{Mutex, RwLock};
+use std::sync::Mutex;
+#[cfg(target_os = "linux")]
+use std::sync::RwLock;
 
 use rustix::io::Errno;
 use rustix::process::{waitpid, Pid, WaitOptions};
@@ -24,11 +26,13 @@ static UNREAPED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 static LAUNCHED: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
 /// Held shared by a launch from before its clone until its pid is in `LAUNCHED`, and
 /// exclusively by the orphan reaper while it looks: a child that exits at once is never
-/// taken for an orphan in between.
+/// taken for an orphan in between. (Linux: only its daemon is a subreaper.)
+#[cfg(target_os = "linux")]
 static LAUNCH_GATE: RwLock<()> = RwLock::new(());
 
 /// Runs `launch` (which starts one child and returns its pid) so that the orphan reaper
 /// leaves that child to its watcher.
+#[cfg(target_os = "linux")]
 pub fn launching<E>(launch: impl FnOnce() -> Result<i32, E>) -> Result<i32, E> {
     let _gate = LAUNCH_GATE.read().unwrap_or_else(|e| e.into_inner());
     let pid = launch()?;
@@ -38,6 +42,7 @@ pub fn launching<E>(launch: impl FnOnce() -> Result<i32, E>) -> Result<i32, E> {
 
 /// Reaps the zombies among `children` (this process's children, found by the caller)
 /// that no launch of ours started: orphans of a job, adopted by a subreaper.
+#[cfg(target_os = "linux")]
 pub fn reap_adopted(children: impl FnOnce() -> Vec<i32>) {
     let _gate = LAUNCH_GATE.write().unwrap_or_else(|e| e.into_inner());
     let ours = lock(&LAUNCHED).clone().unwrap_or_default();
