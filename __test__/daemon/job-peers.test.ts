@@ -148,6 +148,19 @@ describe('a sandboxed job and the daemon that runs it', () => {
       expect(l.stderr()).toMatch(/refused a connection on the TCP port: .* is a socket of one of the daemon's jobs/);
       expect(l.stderr()).toMatch(/mcp-http: refused a connection from pid \d+: only the daemon/);
 
+      // Our own client, in the job, says why it was turned away.
+      const client = (daemon: string) =>
+        `node -e ${q(
+          `const { ShellExecutionService: S } = require(${JSON.stringify(join(ROOT, 'service.js'))});` +
+            `new S({ projectRoot: process.cwd(), daemon: ${daemon} }).run('true')` +
+            `.then(() => console.log('client: RAN'), (e) => console.log('client: ' + e.code + ': ' + e.message))`,
+        )}`;
+      const clients = await session.run(
+        [client(JSON.stringify({ socket: l.place.socket })), client(JSON.stringify({ url: l.url }))].join('; '),
+      );
+      expect(clients).not.toMatch(/(^|\s)client: RAN$/m);
+      expect(clients.match(/client: DAEMON_REFUSED: .*runs in one of its jobs/g), clients).toHaveLength(2);
+
       // What a job leaves behind knocks after the job's own process has exited: an
       // orphan, re-parented (to the daemon, a subreaper) and, where no cgroup holds jobs,
       // told only by that ancestry.
