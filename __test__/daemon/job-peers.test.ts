@@ -56,6 +56,36 @@ async function extensionSession(project: string, socket: string) {
   };
 }
 
+/** /proc/PID/stat's state letter and parent pid of every process. */
+function processes(): Array<{ pid: number; state: string; ppid: number }> {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ pid: Number(name), state: state!, ppid: Number(ppid) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The daemon binary serving `socket`. */
+function daemonOf(socket: string): number | undefined {
+  return processes().find((p) => {
+    try {
+      const argv = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0');
+      return argv[0]!.endsWith('native-shell-daemon') && argv.includes(socket);
+    } catch {
+      return false;
+    }
+  })?.pid;
+}
+
+const zombieChildren = (pid: number) => processes().filter((p) => p.ppid === pid && p.state === 'Z').map((p) => p.pid);
+
 /** A shell-quoted argument. */
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -173,6 +203,10 @@ describe('a sandboxed job and the daemon that runs it', () => {
       expect(orphan()).not.toMatch(UNCONFINED);
       expect(orphan()).toMatch(/^unix: REFUSED$/m);
       expect(orphan()).toMatch(/^tcp: REFUSED$/m);
+      // The orphans the daemon adopted are reaped: no zombie is left among its children.
+      const daemonPid = daemonOf(l.place.socket);
+      expect(daemonPid).toBeGreaterThan(0);
+      expect(await eventually(() => zombieChildren(daemonPid!).length === 0, 60_000), String(zombieChildren(daemonPid!))).toBe(true);
     } finally {
       await session.client.close();
     }

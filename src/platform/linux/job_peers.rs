@@ -44,8 +44,14 @@ pub fn become_subreaper() -> io::Result<()> {
 }
 
 /// Reaps the exited orphans this process adopted (never a job's own process: its
-/// watcher reaps it). Called on each SIGCHLD.
+/// watcher reaps it). Called on each SIGCHLD. The daemon's other children are its
+/// jobs' own processes (registered at launch) and the watchdog, which nobody waits for.
 pub fn reap_orphans() {
+    if !any_zombie_child() {
+        // The usual case: the SIGCHLD was a job's own exit, reaped by its watcher
+        // already. No /proc scan then.
+        return;
+    }
     let me = std::process::id() as i32;
     crate::platform::unix::reap::reap_adopted(|| {
         parents()
@@ -54,6 +60,16 @@ pub fn reap_orphans() {
             .map(|(pid, _)| pid)
             .collect()
     });
+}
+
+/// Whether a child of this process has exited and waits to be reaped (looked at, not
+/// reaped: `WNOWAIT`).
+fn any_zombie_child() -> bool {
+    // SAFETY: a zeroed siginfo_t is valid; waitid writes into our local only.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
+    // SAFETY: si_pid is valid to read for a waitid result (zero when none has exited).
+    rc == 0 && unsafe { info.si_pid() } != 0
 }
 
 /// Whether the process `pid` is one of this process's jobs (or a process a job
