@@ -195,7 +195,7 @@ describe('a sandboxed job and the daemon that runs it', () => {
       // orphan, re-parented (to the daemon, a subreaper) and, where no cgroup holds jobs,
       // told only by that ancestry.
       await session.run(
-        `(sleep 2; python3 job-attack.py unix ${q(l.place.socket)} ${q(project)}; python3 job-attack.py tcp ${q(port)} ${q(project)}) > orphan.txt 2>&1 &`,
+        `(echo $BASHPID > orphan.pid; sleep 2; python3 job-attack.py unix ${q(l.place.socket)} ${q(project)}; python3 job-attack.py tcp ${q(port)} ${q(project)}) > orphan.txt 2>&1 &`,
       );
       const orphanOut = join(project, 'orphan.txt');
       const orphan = () => (existsSync(orphanOut) ? readFileSync(orphanOut, 'utf8') : '');
@@ -203,10 +203,13 @@ describe('a sandboxed job and the daemon that runs it', () => {
       expect(orphan()).not.toMatch(UNCONFINED);
       expect(orphan()).toMatch(/^unix: REFUSED$/m);
       expect(orphan()).toMatch(/^tcp: REFUSED$/m);
-      // The orphans the daemon adopted are reaped: no zombie is left among its children.
+      // The orphan was the daemon's (a subreaper) once the job's process had gone, and
+      // is reaped when it exits: no zombie of it is left.
+      const orphanPid = Number(readFileSync(join(project, 'orphan.pid'), 'utf8'));
       const daemonPid = daemonOf(l.place.socket);
       expect(daemonPid).toBeGreaterThan(0);
-      expect(await eventually(() => zombieChildren(daemonPid!).length === 0, 60_000), String(zombieChildren(daemonPid!))).toBe(true);
+      expect(await eventually(() => !existsSync(`/proc/${orphanPid}`), 60_000), `orphan ${orphanPid}: zombies of the daemon ${String(zombieChildren(daemonPid!))}`).toBe(true);
+      expect(zombieChildren(daemonPid!)).toEqual([]);
     } finally {
       await session.client.close();
     }
