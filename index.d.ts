@@ -642,6 +642,9 @@ export interface StartedJob {
   pid: number
 }
 
+/** Not a descriptor this call owns: it is only asked, never closed. */
+export declare function unixPeerPid(fd: number): number | null
+
 export interface WaitOptions {
   pattern?: string
   timeoutMs?: number

@@ -62,6 +62,7 @@ export const NEEDS: Record<string, Need[]> = {
   'containment.test.ts': ['posix', 'linux'],
   'daemon/client.test.ts': ['posix', 'linux', 'program:python3'],
   'daemon/mcp.test.ts': ['posix', 'program:python3'],
+  'daemon/job-peers.test.ts': ['posix', 'linux', 'landlock:1', 'program:python3', 'program:socat'],
   'remote/deploy.test.ts': ['posix'],
   'remote/mcp-http.test.ts': ['posix'],
   'remote/gemini-http.test.ts': ['posix'],

@@ -16,6 +16,22 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/**
+ * Set in every job's environment (src/platform/mod.rs `JOB_MARKER`): this process runs
+ * in a job, and the daemon refuses its jobs' processes as clients (docs/daemon.md, "Who
+ * may connect"). Only used to explain a refusal: the daemon decides from kernel facts.
+ */
+const JOB_MARKER = 'NATIVE_SHELL_JOB';
+
+/** The error for a connection the daemon closed before answering anything, when this process is one of a job's. */
+function refusedAsJob(): Error | null {
+  if (!process.env[JOB_MARKER]) return null;
+  return codedError(
+    'DAEMON_REFUSED',
+    `the daemon closed the connection unread: this process runs in one of its jobs (${JOB_MARKER} is set), and a daemon serves no process of its own jobs, sandboxed or not (docs/daemon.md, "Who may connect")`,
+  );
+}
+
 export interface LinkEvents {
   /** An `output` event of a subscription. */
   output(sub: number, data: unknown): void;
@@ -31,6 +47,8 @@ export class Link {
   /** The code calls made after the end reject with (`DAEMON_LOST` unless a frame was too large). */
   private endCode = 'DAEMON_LOST';
   private bye: string | null = null;
+  /** Anything came from the daemon (a refused connection is closed before a byte). */
+  private heard = false;
   private resolveEnded: () => void = () => {};
   /** Settles once the connection has ended (pending calls rejected, `closed` reported). */
   readonly whenClosed = new Promise<void>((resolve) => {
@@ -89,7 +107,9 @@ export class Link {
           ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}),
         },
       });
-      req.once('error', reject);
+      // Closed before any answer, in a job: refused as one (the daemon's TCP port closes a job's connection unread).
+      const failed = (e: Error) => reject(refusedAsJob() ?? e);
+      req.once('error', failed);
       req.once('response', (res) => {
         res.resume();
         const status = res.statusCode ?? 0;
@@ -101,7 +121,7 @@ export class Link {
         }
       });
       req.once('upgrade', (res, socket, head) => {
-        req.off('error', reject);
+        req.off('error', failed);
         if (String(res.headers.upgrade ?? '').toLowerCase() !== UPGRADE_PROTOCOL) {
           socket.destroy();
           reject(codedError('DAEMON_UNAVAILABLE', `${url.origin} upgraded to ${String(res.headers.upgrade)}, not ${UPGRADE_PROTOCOL}`));
@@ -164,6 +184,7 @@ export class Link {
   }
 
   private received(chunk: Buffer): void {
+    this.heard = true;
     let messages: unknown[];
     try {
       messages = this.reader.push(chunk);
@@ -197,7 +218,8 @@ export class Link {
     this.bye ??= why;
     const pending = [...this.pending.values()];
     this.pending.clear();
-    for (const p of pending) p.reject(codedError(code, `the connection to the daemon was lost (${why}); the call's outcome is unknown`));
+    const refused = this.heard ? null : refusedAsJob();
+    for (const p of pending) p.reject(refused ?? codedError(code, `the connection to the daemon was lost (${why}); the call's outcome is unknown`));
     this.socket.destroy();
     this.events.closed(why);
     this.resolveEnded();

@@ -45,6 +45,7 @@ default_files=(
   __test__/stress/node-sigkill.test.ts
   __test__/daemon/client.test.ts
   __test__/daemon/mcp.test.ts
+  __test__/daemon/job-peers.test.ts
 )
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("${default_files[@]}")

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { defaultSocket } from '../client/place.js';
+import { loadAddon } from '../contract/addon.js';
 import { parse, TOOL_BOOLEAN_FLAGS, TOOL_VALUED_FLAGS, toolOptions, UsageError } from './cli.js';
 import { serveMcpHttp } from './mcp/http.js';
 
@@ -92,11 +93,16 @@ export async function runDaemonWithMcp(bin: string, all: string[]): Promise<numb
   const upstream = join(dir, 'mcp.sock');
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   let mcp;
+  // The daemon's pid once it runs: the only process the MCP server answers.
+  let daemonPid: number | undefined;
   try {
+    const { unixPeerPid } = loadAddon();
     mcp = await serveMcpHttp({
       listen: upstream,
       daemonSocket: socket,
       tools: { ...tools, projectRoot },
+      onlyPeer: () => daemonPid,
+      peerPid: (fd) => unixPeerPid(fd),
       log,
       ...(idle !== undefined ? { sessionIdleMs: Number(idle) } : {}),
     });
@@ -109,6 +115,11 @@ export async function runDaemonWithMcp(bin: string, all: string[]): Promise<numb
   if (flag(args, 'socket') === undefined) passed.push('--socket', socket); // the one the MCP sessions use
   const child = spawn(bin, [...passed, '--mcp-upstream', upstream, '--exit-with-stdin'], {
     stdio: ['pipe', 'inherit', 'inherit'],
+  });
+  daemonPid = child.pid;
+  // Its pid may name another process once it has exited.
+  child.once('exit', () => {
+    daemonPid = undefined;
   });
   // Our end of the pipe is never written; it stays open while we live.
   child.stdin?.on('error', () => {});

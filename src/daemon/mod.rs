@@ -18,6 +18,7 @@ mod http;
 mod outbox;
 mod params;
 mod parent;
+mod peer;
 pub mod place;
 mod server;
 mod state;

@@ -41,6 +41,13 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         Some(listen) => Some(super::http::bind(listen).await?),
         None => None,
     };
+    // Whatever a job leaves behind stays a descendant of the daemon, so its processes
+    // can be told from other clients however they detach (src/daemon/peer.rs); the
+    // orphans adopted so are reaped on each SIGCHLD.
+    if let Err(e) = crate::platform::become_subreaper() {
+        return Err(format!("cannot become a subreaper: {e}"));
+    }
+    let mut child_exits = signal(tokio::signal::unix::SignalKind::child())?;
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
     let daemon = Arc::new(Daemon {
@@ -94,6 +101,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
                     break "idle";
                 }
             },
+            _ = child_exits.recv() => super::peer::reap_orphans(),
             _ = daemon.exit.notified() => break "asked to exit",
             _ = term.recv() => break "SIGTERM",
             _ = int.recv() => break "SIGINT",
@@ -133,17 +141,19 @@ fn signal(kind: tokio::signal::unix::SignalKind) -> Result<tokio::signal::unix::
     tokio::signal::unix::signal(kind).map_err(|e| format!("cannot handle signals: {e}"))
 }
 
-/// The peer check, then the connection's task. Another user's connection is closed
-/// before anything is read or written: it learns nothing, not even the job list.
+/// The peer check, then the connection's task. A connection of another user, or of a
+/// process of one of the daemon's jobs (src/daemon/peer.rs), is closed before anything
+/// is read or written: it learns nothing, not even the job list.
 fn accept(daemon: &Arc<Daemon>, stream: UnixStream) {
-    let peer = stream.peer_cred().map(|c| c.uid());
-    if peer.as_ref().ok() != Some(&daemon.uid) {
-        // Fails closed: credentials that cannot be read are refused too.
-        eprintln!("native-shell-daemon: refused a connection from uid {peer:?}");
-        return;
-    }
     let daemon = daemon.clone();
-    tokio::spawn(connection(daemon, stream));
+    tokio::spawn(async move {
+        // Fails closed: credentials that cannot be read are refused too.
+        if let Err(why) = super::peer::unix_client(&stream, daemon.uid).await {
+            eprintln!("native-shell-daemon: refused a connection: {why}");
+            return;
+        }
+        connection(daemon, stream).await;
+    });
 }
 
 /// One client's connection, until it closes. Also the daemon's protocol over the HTTP

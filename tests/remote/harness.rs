@@ -79,6 +79,11 @@ impl Daemon {
         }
     }
 
+    /// The daemon's process id.
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
     pub fn root(&self) -> PathBuf {
         self.dir.path().join("root")
     }

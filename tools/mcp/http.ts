@@ -3,10 +3,14 @@
 // as a client of its unix socket, so MCP, envd and the daemon's own clients see the
 // same jobs. It listens on a unix socket in a private directory; the daemon's HTTP port
 // forwards `/mcp` here (src/daemon/http/mcp_proxy.rs), after the token and Origin
-// checks. Nothing here faces the network.
+// checks. Nothing here faces the network. Only the daemon's process may connect
+// (`onlyPeer`, asked of the kernel: `unixPeerPid`): the directory keeps other users
+// out, but not the daemon's own jobs, which run as this user; a sandboxed job that
+// reached this socket would have its commands run by the daemon outside its sandbox.
 import { randomUUID } from 'node:crypto';
 import { chmodSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js' with { 'resolution-mode': 'import' };
 
@@ -31,6 +35,13 @@ export interface McpHttpOptions {
   daemonSocket: string;
   /** What the tools do (`daemon` is set here). */
   tools: McpToolOptions;
+  /**
+   * The pid of the one process whose connections are served (the daemon, whose `/mcp`
+   * proxies here); `undefined` while there is none yet: every connection is refused.
+   */
+  onlyPeer: () => number | undefined;
+  /** The pid at the other end of a connected unix socket (the addon's `unixPeerPid`). */
+  peerPid: (fd: number) => number | null;
   log: (line: string) => void;
   /** How long a session may sit with nothing open before it is ended (default SESSION_IDLE_MS). */
   sessionIdleMs?: number;
@@ -167,6 +178,17 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
       if (!res.headersSent) reject(res, 500, -32603, 'Internal error');
       else res.destroy();
     });
+  });
+  // Before the HTTP server's own listener reads a byte: a connection of any process but
+  // the daemon's is closed unread (fails closed: a descriptor or pid that cannot be had).
+  http.prependListener('connection', (socket: Socket) => {
+    const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+    const pid = typeof fd === 'number' ? options.peerPid(fd) : null;
+    const daemon = options.onlyPeer();
+    if (pid === null || daemon === undefined || pid !== daemon) {
+      log(`native-shell-service mcp-http: refused a connection from pid ${pid ?? '(unknown)'}: only the daemon (pid ${daemon ?? 'not started'}) may connect`);
+      socket.destroy();
+    }
   });
   // SSE streams stay open as long as the client wants them.
   http.requestTimeout = 0;

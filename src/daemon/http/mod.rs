@@ -108,12 +108,13 @@ pub async fn serve(listener: TcpListener, face: Arc<Face>) {
                 let slot = Arc::new(admission.admit(peer.ip()));
                 tokio::spawn(async move {
                     let serving = async {
-                        // No token: only the daemon's own user may connect (auth.rs).
+                        // Who may connect: auth.rs.
+                        if !auth::may_connect(&stream, peer, face.listen.token.is_some()).await {
+                            return;
+                        }
                         if face.listen.token.is_none() {
-                            let Ok(local) = stream.local_addr() else { return };
-                            if !auth::same_user_peer(local, peer).await {
-                                return;
-                            }
+                            // The owner check's time does not count against the connection's
+                            // grace before it may be displaced (admission.rs).
                             slot.serving();
                         }
                         connection(stream, face, slot.clone()).await;
