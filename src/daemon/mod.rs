@@ -21,6 +21,7 @@ mod parent;
 mod peer;
 pub mod place;
 mod server;
+mod session;
 mod state;
 mod stop;
 mod wire;
