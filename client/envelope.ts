@@ -1,7 +1,7 @@
 // The wire's framing (docs/daemon.md, "Protocol"): the Connect protocol's streaming
 // envelope on a byte stream — 1 byte of flags (0: a message), 4 bytes of big-endian
 // length, that many bytes of UTF-8 JSON — the same as the daemon's src/daemon/frame.rs,
-// so a network transport (issue 33) can carry the same messages.
+// so a network transport can carry the same messages.
 
 /** The largest request the daemon accepts (src/daemon/frame.rs `MAX_REQUEST`). */
 export const MAX_REQUEST = 16 << 20;

@@ -6,7 +6,7 @@
 // A flood can leave many MiB unread between two renders: `readSlice` reads at most
 // `TURN_BYTES` per call so that a caller can hand the rest to a later turn of the
 // event loop (compat/execution.ts) instead of holding the host's JS thread for the
-// whole of it (issue 31).
+// whole of it.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 import type { JobService } from './native.js';
@@ -126,7 +126,7 @@ async function readRange(service: JobService, handle: number, from: number, to: 
  * a slice per turn (`TURN_BYTES`), then on from `end` to wherever the text ends now:
  * an ended PTY job's result (`ptyOutput` of the whole text) needs only its last lines,
  * and reading a 64 MiB flood from the start to keep the last 300 030 lines decoded
- * three times the text the result holds, on the host's JS thread (issue 31).
+ * three times the text the result holds, on the host's JS thread.
  * `undefined` when a read met lost bytes: the caller reads from the start then, where
  * the gap markers go as they always did.
  */

@@ -1,4 +1,4 @@
-// The e2b PyPI SDK against the daemon's envd face (issue 33 point 3): the script
+// The e2b PyPI SDK against the daemon's envd face: the script
 // (fixtures/e2b_python_client.py) runs the basics and prints what it saw. Python is
 // $PYTHON (CI: .ci/run's .venv, where it installs e2b), else python3; without the SDK
 // there, one is installed into a cache venv, as the MCP suite does for `mcp`.

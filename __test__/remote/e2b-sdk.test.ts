@@ -1,5 +1,5 @@
 // The e2b npm SDK (a devDependency, the version E2B publishes) against the daemon's
-// envd face, in the SDK's debug mode: the calls issue 33 names, each checked by what the
+// envd face, in the SDK's debug mode: the calls the envd face serves, each checked by what the
 // SDK returns, and by the job's own effects where the SDK's word is not enough.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// MCP over Streamable HTTP on the daemon's port (`/mcp`, issue 33): the real MCP
+// MCP over Streamable HTTP on the daemon's port (`/mcp`): the real MCP
 // TypeScript SDK client against `native-shell-service daemon --listen`, the same tools,
 // structured results and progress as over stdio, the token and Origin checks, the jobs
 // shared with the daemon's socket clients, and the wrapper's life tied to the daemon's.

@@ -129,7 +129,7 @@ fn usage(message: &str) -> ! {
 
 #[cfg(not(unix))]
 fn main() {
-    // Named pipes are for later (issue 32): clients report DAEMON_UNAVAILABLE here.
+    // Named pipes are for later: clients report DAEMON_UNAVAILABLE here.
     eprintln!("native-shell-daemon: DAEMON_UNAVAILABLE: the daemon runs on Linux and macOS only for now");
     std::process::exit(2);
 }

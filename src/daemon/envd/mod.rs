@@ -1,4 +1,4 @@
-//! E2B's envd services over the daemon's state (issue 33): `process.Process` here and
+//! E2B's envd services over the daemon's state: `process.Process` here and
 //! in `process`/`stream`; what [sdk] adds beside it (filesystem, /files).
 //!
 //! **One state for every face.** The network face owns one core `Service` of its own

@@ -1,4 +1,4 @@
-//! The daemon's network face (issue 33), on when `--listen HOST:PORT` is given: one
+//! The daemon's network face, on when `--listen HOST:PORT` is given: one
 //! HTTP port, HTTP/1.1 and h2c (HTTP/2 with prior knowledge) side by side through
 //! hyper-util's auto server, as envd's clients use both. This file binds, accepts,
 //! bounds each connection and routes each request; `auth` says who may ask,
