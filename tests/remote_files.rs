@@ -106,6 +106,85 @@ async fn filesystem_calls_in_json_and_protobuf() {
     assert!(body.windows(5).any(|w| w == b"g.txt"), "{body:?}");
 }
 
+/// As envd answers: Remove of nothing succeeds (os.RemoveAll); a symlink is described
+/// with its target's type and mode and the resolved absolute path, in Stat and ListDir;
+/// permission strings are Go's (`Lrwxrwxrwx`, `dtrwxrwxrwx`, `urwxr-xr-x`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn symlinks_modes_and_removes_as_envd_gives_them() {
+    use std::os::unix::fs::PermissionsExt;
+    let daemon = Daemon::start(None);
+    let root = daemon.root();
+    let (status, body) = fs_json(&daemon, "Remove", json!({ "path": "never/there" })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    std::fs::create_dir(root.join("d")).unwrap();
+    std::fs::write(root.join("d/f.txt"), b"abc").unwrap();
+    std::fs::set_permissions(root.join("d/f.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::os::unix::fs::symlink("d/f.txt", root.join("to-file")).unwrap();
+    std::os::unix::fs::symlink("d", root.join("to-dir")).unwrap();
+    std::os::unix::fs::symlink("nowhere", root.join("dangling")).unwrap();
+    let real = std::fs::canonicalize(&root).unwrap();
+
+    let (_, stat) = fs_json(&daemon, "Stat", json!({ "path": "to-file" })).await;
+    let entry = &stat["entry"];
+    assert_eq!(entry["type"], "FILE_TYPE_FILE", "{stat}");
+    assert_eq!(entry["mode"], 0o640, "{stat}");
+    assert_eq!(entry["permissions"], "Lrwxrwxrwx", "{stat}");
+    assert_eq!(
+        entry["symlinkTarget"],
+        real.join("d/f.txt").display().to_string(),
+        "{stat}"
+    );
+    assert_eq!(entry["path"], root.join("to-file").display().to_string(), "{stat}");
+    assert_eq!(entry["name"], "to-file", "{stat}");
+
+    let (_, stat) = fs_json(&daemon, "Stat", json!({ "path": "to-dir" })).await;
+    assert_eq!(stat["entry"]["type"], "FILE_TYPE_DIRECTORY", "{stat}");
+    let (_, stat) = fs_json(&daemon, "Stat", json!({ "path": "dangling" })).await;
+    assert_eq!(stat["entry"]["type"], Value::Null, "unspecified, the default: {stat}");
+    assert_eq!(
+        stat["entry"]["symlinkTarget"],
+        root.join("dangling").display().to_string()
+    );
+
+    let (_, listed) = fs_json(&daemon, "ListDir", json!({ "path": "" })).await;
+    let by_name = |name: &str| {
+        listed["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} not listed: {listed}"))
+    };
+    assert_eq!(by_name("to-dir")["type"], "FILE_TYPE_DIRECTORY");
+    assert_eq!(
+        by_name("to-file")["symlinkTarget"],
+        real.join("d/f.txt").display().to_string()
+    );
+    assert_eq!(by_name("d")["permissions"], "drwxr-xr-x");
+    // Through a symlinked directory: paths under the path as asked.
+    let (_, listed) = fs_json(&daemon, "ListDir", json!({ "path": "to-dir" })).await;
+    assert_eq!(
+        listed["entries"][0]["path"],
+        root.join("to-dir/f.txt").display().to_string()
+    );
+    assert_eq!(listed["entries"][0]["permissions"], "-rw-r-----");
+
+    std::fs::create_dir(root.join("sticky")).unwrap();
+    std::fs::set_permissions(root.join("sticky"), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    std::fs::write(root.join("suid"), b"").unwrap();
+    std::fs::set_permissions(root.join("suid"), std::fs::Permissions::from_mode(0o4755)).unwrap();
+    for (path, permissions, mode) in [("sticky", "dtrwxrwxrwx", 0o777), ("suid", "urwxr-xr-x", 0o755)] {
+        let (_, stat) = fs_json(&daemon, "Stat", json!({ "path": path })).await;
+        assert_eq!(
+            (stat["entry"]["permissions"].clone(), stat["entry"]["mode"].clone()),
+            (json!(permissions), json!(mode)),
+            "{stat}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn filesystem_refusals() {
     let daemon = Daemon::start(None);

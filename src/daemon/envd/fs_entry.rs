@@ -132,30 +132,34 @@ fn clean(path: &Path) -> PathBuf {
     out
 }
 
-/// The entry at `path` itself (a symlink is described, not followed).
+/// The entry at `path` itself: a symlink is described by its own name, size and
+/// permission string, but with the type and mode of what it points at (envd's rule).
 pub fn entry_at(path: &Path) -> Result<EntryInfo, FsError> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| FsError::io(&e, "cannot read", path))?;
     Ok(entry_of(path, &meta))
 }
 
-/// An `EntryInfo` of `path` from its (not followed) metadata.
+/// An `EntryInfo` of `path` from its (not followed) metadata, as envd builds it
+/// (packages/shared/pkg/filesystem in e2b-dev/infra, read for its fields):
+/// - `type` and `mode` are those of what a symlink resolves to (`FILE_TYPE_UNSPECIFIED`
+///   and mode 0 when it dangles or loops), `mode` being the nine rwx bits only;
+/// - `symlink_target` is the link resolved to an absolute path with every symlink
+///   followed (the link's own path when that fails), not the raw link text;
+/// - `permissions` is Go's `FileMode.String()` of the entry itself (`Lrwxrwxrwx` for a
+///   symlink, `dtrwxrwxrwx` for a sticky directory): fs_mode.rs.
+/// - `size`, `modified_time`, `owner` and `group` are the entry's own (not followed).
 pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
     let kind = meta.file_type();
-    let file_type = if kind.is_symlink() {
-        FileType::Symlink
-    } else if kind.is_dir() {
-        FileType::Directory
-    } else if kind.is_file() {
-        FileType::File
+    let (file_type, mode, symlink_target) = if kind.is_symlink() {
+        let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let (file_type, mode) = match std::fs::metadata(&resolved) {
+            Ok(target) => (type_of(&target), target.permissions().mode() & 0o777),
+            Err(_) => (FileType::Unspecified, 0),
+        };
+        (file_type, mode, Some(resolved.display().to_string()))
     } else {
-        // Sockets, FIFOs, devices: listed by envd as unspecified (the SDKs leave them out).
-        FileType::Unspecified
+        (type_of(meta), meta.permissions().mode() & 0o777, None)
     };
-    let symlink_target = kind.is_symlink().then(|| {
-        std::fs::read_link(path)
-            .map(|t| t.display().to_string())
-            .unwrap_or_default()
-    });
     EntryInfo {
         name: path
             .file_name()
@@ -164,8 +168,8 @@ pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
         r#type: file_type as i32,
         path: path.display().to_string(),
         size: i64::try_from(meta.len()).unwrap_or(i64::MAX),
-        mode: meta.permissions().mode() & 0o7777,
-        permissions: permissions(meta),
+        mode,
+        permissions: super::fs_mode::go_mode_string(meta.mode()),
         owner: crate::platform::user_name(meta.uid()).unwrap_or_else(|| meta.uid().to_string()),
         group: crate::platform::group_name(meta.gid()).unwrap_or_else(|| meta.gid().to_string()),
         modified_time: Some(pbjson_types::Timestamp {
@@ -178,45 +182,16 @@ pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
     }
 }
 
-/// The mode as `ls -l` prints it: the kind, then rwx for user, group and others, with
-/// the set-id and sticky bits as s/S and t/T.
-fn permissions(meta: &Metadata) -> String {
-    let kind = meta.file_type();
-    let mode = meta.permissions().mode();
-    let first = if kind.is_symlink() {
-        'l'
-    } else if kind.is_dir() {
-        'd'
-    } else if kind.is_file() {
-        '-'
+/// A file, a directory, or neither (sockets, FIFOs, devices: envd's unspecified, which
+/// the SDKs list without a type).
+fn type_of(meta: &Metadata) -> FileType {
+    if meta.is_dir() {
+        FileType::Directory
+    } else if meta.is_file() {
+        FileType::File
     } else {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            'p'
-        } else if kind.is_socket() {
-            's'
-        } else if kind.is_char_device() {
-            'c'
-        } else {
-            'b'
-        }
-    };
-    let mut out = String::with_capacity(10);
-    out.push(first);
-    let special = [(0o4000, 's'), (0o2000, 's'), (0o1000, 't')];
-    for (i, shift) in [6u32, 3, 0].into_iter().enumerate() {
-        let bits = (mode >> shift) & 0o7;
-        out.push(if bits & 4 != 0 { 'r' } else { '-' });
-        out.push(if bits & 2 != 0 { 'w' } else { '-' });
-        let (flag, letter) = special[i];
-        out.push(match (mode & flag != 0, bits & 1 != 0) {
-            (true, true) => letter,
-            (true, false) => letter.to_ascii_uppercase(),
-            (false, true) => 'x',
-            (false, false) => '-',
-        });
+        FileType::Unspecified
     }
-    out
 }
 
 #[cfg(test)]
@@ -265,10 +240,36 @@ mod tests {
         let d = entry_at(dir.path()).unwrap();
         assert_eq!(d.r#type, FileType::Directory as i32);
         assert!(d.permissions.starts_with('d'));
+        // A symlink: the target's type and mode, the resolved absolute path, its own
+        // permission string.
         let l = entry_at(&link).unwrap();
+        let resolved = std::fs::canonicalize(&file).unwrap().display().to_string();
         assert_eq!(
-            (l.r#type, l.symlink_target.as_deref()),
-            (FileType::Symlink as i32, Some("f.txt"))
+            (
+                l.r#type,
+                l.mode,
+                l.symlink_target.as_deref(),
+                l.permissions.as_str(),
+                l.is_symlink
+            ),
+            (
+                FileType::File as i32,
+                0o640,
+                Some(resolved.as_str()),
+                "Lrwxrwxrwx",
+                true
+            )
+        );
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink("nowhere", &dangling).unwrap();
+        let d = entry_at(&dangling).unwrap();
+        assert_eq!(
+            (d.r#type, d.mode, d.symlink_target.as_deref()),
+            (
+                FileType::Unspecified as i32,
+                0,
+                Some(dangling.display().to_string().as_str())
+            )
         );
         assert_eq!(entry_at(&dir.path().join("none")).unwrap_err().code, FsCode::NotFound);
     }

@@ -15,6 +15,7 @@ pub mod files;
 pub mod filesystem;
 mod fs_calls;
 mod fs_entry;
+mod fs_mode;
 mod multipart;
 pub mod process;
 pub mod proto;

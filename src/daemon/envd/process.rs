@@ -174,7 +174,7 @@ async fn streaming(method: &str, codec: Codec, req: Request<Incoming>, envd: Arc
     tokio::spawn(drain(body));
     match call {
         Call::Start(request) => stream::start(envd, codec, request, timeout, keepalive),
-        Call::Connect(request) => stream::connect(envd, codec, request, keepalive),
+        Call::Connect(request) => stream::connect(envd, codec, request, timeout, keepalive),
         _ => refuse(
             Shape::Streaming,
             codec,
