@@ -356,3 +356,105 @@ async fn files_upload_and_download() {
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     assert!(!root.join("anon.txt").exists());
 }
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(data).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// `Content-Encoding: gzip` uploads, as the SDKs' `files.write(..., { gzip: true })`
+/// send them: a raw body inflated as it streams (h2c, in pieces), a multipart form
+/// inflated whole; a body that is not gzip, another coding and a zip bomb (a form
+/// inflating past the 64 MiB a form may have) are refused with 400 and leave nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gzip_uploads_are_inflated_within_bounds() {
+    let daemon = Daemon::start(None);
+    let root = daemon.root();
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    let compressed = gzip(&data);
+
+    let (tx, body) = feed();
+    let req = post(
+        &daemon,
+        "/files?path=g%2Fraw.bin",
+        "application/octet-stream",
+        &[("content-encoding", "gzip")],
+        body,
+    );
+    let pieces: Vec<bytes::Bytes> = compressed.chunks(5000).map(bytes::Bytes::copy_from_slice).collect();
+    let sending = tokio::spawn(async move {
+        for piece in pieces {
+            tx.send(piece).await.unwrap();
+        }
+    });
+    let response = send(daemon.addr, Version::H2, req).await;
+    sending.await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(std::fs::read(root.join("g/raw.bin")).unwrap(), data);
+
+    let (content_type, form) = multipart(&[("g/form.bin", &data[..1000]), ("g/two.bin", b"two")]);
+    let response = send(
+        daemon.addr,
+        Version::H1,
+        post(
+            &daemon,
+            "/files",
+            &content_type,
+            &[("content-encoding", "GZIP")],
+            whole(gzip(&form)),
+        ),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(std::fs::read(root.join("g/form.bin")).unwrap(), &data[..1000]);
+    assert_eq!(std::fs::read(root.join("g/two.bin")).unwrap(), b"two");
+
+    let zeros = vec![0u8; 65 << 20];
+    let (content_type, bomb_form) = multipart(&[("g/bomb.bin", &zeros)]);
+    let bomb = gzip(&bomb_form);
+    assert!(bomb.len() < 1 << 20, "{}", bomb.len());
+    for (path, content_type, encoding, body, what) in [
+        (
+            "/files?path=g/bad.bin",
+            "application/octet-stream",
+            "gzip",
+            b"not gzip".to_vec(),
+            "not gzip",
+        ),
+        (
+            "/files?path=g/bad.bin",
+            "application/octet-stream",
+            "gzip",
+            compressed[..compressed.len() / 2].to_vec(),
+            "cut short",
+        ),
+        (
+            "/files?path=g/bad.bin",
+            "application/octet-stream",
+            "br",
+            b"x".to_vec(),
+            "another coding",
+        ),
+        ("/files", content_type.as_str(), "gzip", bomb, "a zip bomb"),
+    ] {
+        let response = send(
+            daemon.addr,
+            Version::H1,
+            post(
+                &daemon,
+                path,
+                content_type,
+                &[("content-encoding", encoding)],
+                whole(body),
+            ),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{what}");
+        let error: Value = serde_json::from_slice(&body_bytes(response).await).unwrap();
+        assert_eq!(error["code"], 400, "{what}: {error}");
+    }
+    assert!(!root.join("g/bad.bin").exists());
+    assert!(!root.join("g/bomb.bin").exists());
+}

@@ -8,8 +8,9 @@
 //! map: 400 (bad path, a directory), 404 (not found), 403, 507 (no space), 500.
 //!
 //! Paths are resolved as fs_entry.rs says; `username` is accepted and ignored (no user
-//! switching). Not served: gzip (a `Content-Encoding` on an upload is refused with 400;
-//! `Accept-Encoding` is ignored, as HTTP allows), Range requests (the whole file is sent),
+//! switching). An upload may come gzip-encoded (`Content-Encoding: gzip`, inflated within
+//! bounds: inflate.rs); another coding is refused with 400. Not served:
+//! `Accept-Encoding` (ignored, as HTTP allows: downloads come uncompressed), Range requests (the whole file is sent),
 //! the signed-URL parameters (`signature`, `signature_expiration`: the token rules of
 //! src/daemon/http/auth.rs apply instead).
 
@@ -27,6 +28,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 
 use super::fs_entry::{Bases, FsCode, FsError};
+use super::inflate::{self, Encoding};
 use super::multipart;
 use super::Envd;
 use crate::daemon::http::body::{channel, empty, full, Body};
@@ -138,16 +140,11 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    let compressed = headers
-        .get(CONTENT_ENCODING)
-        .is_some_and(|encoding| !encoding.as_bytes().eq_ignore_ascii_case(b"identity"));
+    let encoding = inflate::content_encoding(headers.get(CONTENT_ENCODING).map(HeaderValue::as_bytes));
     let boundary = multipart::boundary(&content_type);
     let raw = content_type.is_empty() || content_type.starts_with("application/octet-stream");
-    let refused = if compressed {
-        Some(FsError::new(
-            FsCode::InvalidArgument,
-            "this server does not take compressed uploads (Content-Encoding): send the file uncompressed (no gzip option)",
-        ))
+    let refused = if let Err(e) = &encoding {
+        Some(e.clone())
     } else if boundary.is_none() && !raw {
         Some(FsError::new(
             FsCode::InvalidArgument,
@@ -167,14 +164,23 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
         discard(req.into_body()).await;
         return Err(e);
     }
+    let encoding = encoding.unwrap_or(Encoding::Identity);
     let written = match (boundary, path) {
         (Some(boundary), path) => {
             let form = read_form(req.into_body()).await?;
-            blocking(move || write_form(&form, &boundary, path.as_deref(), &bases)).await?
+            blocking(move || {
+                // A compressed form is inflated whole, within the bound a form has.
+                let form = match encoding {
+                    Encoding::Identity => form,
+                    Encoding::Gzip => inflate::gunzip_all(&form, MAX_FORM)?,
+                };
+                write_form(&form, &boundary, path.as_deref(), &bases)
+            })
+            .await?
         }
         (None, Some(path)) => {
             let target = bases.resolve(&path)?;
-            vec![stream_to_file(req.into_body(), target).await?]
+            vec![stream_to_file(req.into_body(), target, encoding).await?]
         }
         (None, None) => {
             return Err(FsError::new(
@@ -332,11 +338,25 @@ fn create(path: &Path) -> Result<File, FsError> {
 
 /// A raw body into `target`, chunk by chunk: a blocking thread writes while this task
 /// reads the next chunk (a bounded queue between them, so a slow disk slows the client).
-async fn stream_to_file(mut body: Incoming, target: PathBuf) -> Result<PathBuf, FsError> {
+/// A gzip body is inflated on that thread as it comes, within [`inflate::MAX_INFLATED`].
+async fn stream_to_file(mut body: Incoming, target: PathBuf, encoding: Encoding) -> Result<PathBuf, FsError> {
     let (tx, mut rx) = mpsc::channel::<Bytes>(8);
     let writing = target.clone();
     let writer = tokio::task::spawn_blocking(move || -> Result<(), FsError> {
         let mut file = create(&writing)?;
+        if encoding == Encoding::Gzip {
+            return match inflate::gunzip_into(rx, &mut file, inflate::MAX_INFLATED) {
+                Ok(_) => Ok(()),
+                Err(inflate::Inflate::Write(e)) => Err(FsError::io(&e, "cannot write", &writing)),
+                Err(inflate::Inflate::Decode(e)) => {
+                    // Nothing of a body that does not inflate, or inflates past the
+                    // bound, stays on the disk (inflate.rs: a zip bomb).
+                    drop(file);
+                    let _ = std::fs::remove_file(&writing);
+                    Err(e)
+                }
+            };
+        }
         while let Some(chunk) = rx.blocking_recv() {
             file.write_all(&chunk)
                 .map_err(|e| FsError::io(&e, "cannot write", &writing))?;
@@ -348,7 +368,15 @@ async fn stream_to_file(mut body: Incoming, target: PathBuf) -> Result<PathBuf, 
         match next_frame(&mut body).await {
             Ok(Some(chunk)) => {
                 if tx.send(chunk).await.is_err() {
-                    break; // the writer failed: its error is the answer
+                    // The writer failed: its error is the answer, which the client
+                    // reads once it stops sending.
+                    drop(tx);
+                    let wrote = writer.await;
+                    discard(body).await;
+                    return match wrote {
+                        Ok(Err(e)) => Err(e),
+                        _ => Err(FsError::new(FsCode::Internal, "the file write failed")),
+                    };
                 }
             }
             Ok(None) => break,

@@ -16,6 +16,7 @@ pub mod filesystem;
 mod fs_calls;
 mod fs_entry;
 mod fs_mode;
+mod inflate;
 mod multipart;
 pub mod process;
 pub mod proto;
