@@ -236,9 +236,16 @@ async fn filesystem_refusals() {
         (
             "CreateWatcher",
             "application/json",
-            whole("{}"),
-            StatusCode::NOT_IMPLEMENTED,
-            "unimplemented",
+            whole("{\"path\":\"/none/such\"}"),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        (
+            "GetWatcherEvents",
+            "application/json",
+            whole("{\"watcherId\":\"w0\"}"),
+            StatusCode::NOT_FOUND,
+            "not_found",
         ),
     ] {
         let response = send(daemon.addr, Version::H1, call(method, content_type, body)).await;
@@ -246,17 +253,17 @@ async fn filesystem_refusals() {
         let value: Value = serde_json::from_slice(&body_bytes(response).await).unwrap();
         assert_eq!(value["code"], code, "{method}: {value}");
     }
-    // WatchDir is a stream: it ends at once with the error.
+    // WatchDir is a stream: a refusal is its one (end) message.
     let req = call(
         "WatchDir",
         "application/connect+json",
-        whole(envelope(0, b"{\"path\":\"/\"}")),
+        whole(envelope(0, b"{\"path\":\"/dev/null\"}")),
     );
     let mut envelopes = Envelopes::new(send(daemon.addr, Version::H1, req).await);
     let (flags, payload) = envelopes.next().await.unwrap();
     assert_eq!(flags, 0x02);
     let end: Value = serde_json::from_slice(&payload).unwrap();
-    assert_eq!(end["error"]["code"], "unimplemented");
+    assert_eq!(end["error"]["code"], "invalid_argument", "{end}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -21,6 +21,8 @@ mod multipart;
 pub mod process;
 pub mod proto;
 mod stream;
+mod watch;
+mod watch_stream;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -58,6 +60,8 @@ pub struct Envd {
     hosted: Arc<Hosted>,
     /// By the face's service's own handle.
     started: Mutex<HashMap<u32, Started>>,
+    /// filesystem.Filesystem's directory watchers (watch.rs).
+    watchers: watch::Watchers,
 }
 
 /// A job found by a selector.
@@ -89,6 +93,7 @@ impl Envd {
             project_root,
             hosted: daemon.state.add_service(service, FACE_CONN),
             started: Mutex::new(HashMap::new()),
+            watchers: watch::Watchers::default(),
         })
     }
 
