@@ -14,7 +14,7 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::fs_calls;
-use super::fs_entry::{Bases, FsCode, FsError};
+use super::fs_entry::{connect_error, Bases, FsError};
 use super::proto::filesystem as pb;
 use super::watch::Spec;
 use super::Envd;
@@ -124,19 +124,4 @@ fn call(method: &str, codec: Codec, bytes: &[u8], bases: &Bases, envd: &Envd) ->
             format!("no method filesystem.Filesystem/{method}"),
         )),
     }
-}
-
-/// A file call's failure as the Connect error the SDKs map (not_found is their
-/// FileNotFoundError; already_exists makes files.makeDir return false).
-pub fn connect_error(e: &FsError) -> ConnectError {
-    let code = match e.code {
-        FsCode::InvalidArgument => Code::InvalidArgument,
-        FsCode::NotFound => Code::NotFound,
-        FsCode::AlreadyExists => Code::AlreadyExists,
-        FsCode::PermissionDenied => Code::PermissionDenied,
-        FsCode::FailedPrecondition => Code::FailedPrecondition,
-        FsCode::ResourceExhausted => Code::ResourceExhausted,
-        FsCode::Internal => Code::Internal,
-    };
-    ConnectError::new(code, e.message.clone())
 }

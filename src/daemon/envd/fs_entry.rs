@@ -14,6 +14,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
 use super::proto::filesystem::{EntryInfo, FileType};
+use crate::daemon::http::connect::{Code, ConnectError};
 
 /// A file call's failure: its code becomes a Connect code (filesystem.rs) or the HTTP
 /// status envd's REST API gives (files.rs).
@@ -71,6 +72,21 @@ impl FsError {
         };
         Self::new(code, format!("{doing} '{}': {err}", path.display()))
     }
+}
+
+/// A file call's failure as the Connect error the SDKs map (not_found is their
+/// FileNotFoundError; already_exists makes files.makeDir return false).
+pub fn connect_error(e: &FsError) -> ConnectError {
+    let code = match e.code {
+        FsCode::InvalidArgument => Code::InvalidArgument,
+        FsCode::NotFound => Code::NotFound,
+        FsCode::AlreadyExists => Code::AlreadyExists,
+        FsCode::PermissionDenied => Code::PermissionDenied,
+        FsCode::FailedPrecondition => Code::FailedPrecondition,
+        FsCode::ResourceExhausted => Code::ResourceExhausted,
+        FsCode::Internal => Code::Internal,
+    };
+    ConnectError::new(code, e.message.clone())
 }
 
 /// Where relative paths start and `~` points.

@@ -13,7 +13,7 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use tokio::sync::mpsc;
 
-use super::filesystem::connect_error;
+use super::fs_entry::connect_error;
 use super::fs_entry::Bases;
 use super::proto::filesystem::{watch_dir_response, WatchDirRequest, WatchDirResponse};
 use super::watch::{Spec, Watch};
