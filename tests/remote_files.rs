@@ -465,3 +465,73 @@ async fn gzip_uploads_are_inflated_within_bounds() {
     assert!(!root.join("g/bad.bin").exists());
     assert!(!root.join("g/bomb.bin").exists());
 }
+
+/// Uploads' `X-Metadata-*` headers kept on the files (extended attributes) and given
+/// back by the upload's answer and by Stat and ListDir; a later upload replaces the
+/// whole set; metadata that is not printable ASCII or too large is refused, unwritten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upload_metadata_is_kept_and_returned() {
+    let daemon = Daemon::start(None);
+    let root = daemon.root();
+    let upload = async |path: &str, content_type: &str, headers: &[(&str, &str)], body: Vec<u8>| {
+        let response = send(
+            daemon.addr,
+            Version::H1,
+            post(
+                &daemon,
+                &format!("/files?path={path}"),
+                content_type,
+                headers,
+                whole(body),
+            ),
+        )
+        .await;
+        let status = response.status();
+        (
+            status,
+            serde_json::from_slice::<Value>(&body_bytes(response).await).unwrap(),
+        )
+    };
+    let (status, written) = upload(
+        "m.txt",
+        "application/octet-stream",
+        &[("X-Metadata-Owner", "alice"), ("x-metadata-stage", "draft 1")],
+        b"data".to_vec(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{written}");
+    assert_eq!(written[0]["metadata"], json!({ "owner": "alice", "stage": "draft 1" }));
+    let (_, stat) = fs_json(&daemon, "Stat", json!({ "path": "m.txt" })).await;
+    assert_eq!(
+        stat["entry"]["metadata"],
+        json!({ "owner": "alice", "stage": "draft 1" }),
+        "{stat}"
+    );
+
+    let (content_type, form) = multipart(&[("m.txt", b"again")]);
+    let (status, written) = upload("m.txt", &content_type, &[("x-metadata-owner", "bob")], form).await;
+    assert_eq!(status, StatusCode::OK, "{written}");
+    assert_eq!(
+        written[0]["metadata"],
+        json!({ "owner": "bob" }),
+        "the whole set replaced"
+    );
+    let (_, listed) = fs_json(&daemon, "ListDir", json!({ "path": "" })).await;
+    assert_eq!(listed["entries"][0]["metadata"], json!({ "owner": "bob" }), "{listed}");
+    let (_, written) = upload("plain.txt", "application/octet-stream", &[], b"x".to_vec()).await;
+    assert!(written[0].get("metadata").is_none(), "{written}");
+
+    let long = "v".repeat(5000);
+    for (headers, what) in [
+        (vec![("x-metadata-k", long.as_str())], "over 4096 bytes"),
+        (vec![("x-metadata-k", "tab\there")], "not printable"),
+    ] {
+        let (status, error) = upload("refused.txt", "application/octet-stream", &headers, b"x".to_vec()).await;
+        assert_eq!(
+            (status, error["code"].clone()),
+            (StatusCode::BAD_REQUEST, json!(400)),
+            "{what}: {error}"
+        );
+    }
+    assert!(!root.join("refused.txt").exists());
+}

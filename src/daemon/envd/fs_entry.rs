@@ -163,7 +163,8 @@ pub fn entry_at(path: &Path) -> Result<EntryInfo, FsError> {
 ///   followed (the link's own path when that fails), not the raw link text;
 /// - `permissions` is Go's `FileMode.String()` of the entry itself (`Lrwxrwxrwx` for a
 ///   symlink, `dtrwxrwxrwx` for a sticky directory): fs_mode.rs.
-/// - `size`, `modified_time`, `owner` and `group` are the entry's own (not followed).
+/// - `size`, `modified_time`, `owner` and `group` are the entry's own (not followed);
+/// - `metadata` is what an upload's `X-Metadata-*` headers left (file_metadata.rs).
 pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
     let kind = meta.file_type();
     let (file_type, mode, symlink_target) = if kind.is_symlink() {
@@ -193,7 +194,7 @@ pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
             nanos: i32::try_from(meta.mtime_nsec()).unwrap_or(0),
         }),
         symlink_target,
-        metadata: Default::default(),
+        metadata: super::file_metadata::read(path),
         is_symlink: kind.is_symlink(),
     }
 }

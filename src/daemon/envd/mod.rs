@@ -11,6 +11,7 @@
 //! listed, attached to, fed and killed from an E2B SDK too.
 
 pub mod decode;
+mod file_metadata;
 pub mod files;
 pub mod filesystem;
 mod fs_calls;
