@@ -18,7 +18,7 @@ use std::path::Path;
 
 use hyper::HeaderMap;
 
-use super::fs_entry::{FsCode, FsError};
+use super::fs_error::{FsCode, FsError};
 
 /// The attribute namespace the metadata lives in.
 pub const PREFIX: &str = "user.e2b.";

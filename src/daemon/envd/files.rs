@@ -29,7 +29,8 @@ use hyper::{Method, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 
 use super::file_metadata::{self, Metadata};
-use super::fs_entry::{Bases, FsCode, FsError};
+use super::fs_entry::Bases;
+use super::fs_error::{FsCode, FsError};
 use super::inflate::{self, Encoding};
 use super::multipart;
 use super::Envd;

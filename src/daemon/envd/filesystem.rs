@@ -14,7 +14,8 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::fs_calls;
-use super::fs_entry::{connect_error, Bases, FsError};
+use super::fs_entry::Bases;
+use super::fs_error::{connect_error, FsError};
 use super::proto::filesystem as pb;
 use super::watch::Spec;
 use super::Envd;

@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::fs_entry::{entry_at, entry_of, Bases, FsCode, FsError};
+use super::fs_entry::{entry_at, entry_of, Bases};
+use super::fs_error::{FsCode, FsError};
 use super::proto::filesystem::{
     EntryInfo, ListDirRequest, ListDirResponse, MakeDirRequest, MakeDirResponse, MoveRequest, MoveResponse,
     RemoveRequest, RemoveResponse, StatRequest, StatResponse,

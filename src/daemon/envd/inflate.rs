@@ -16,7 +16,7 @@ use bytes::{Buf, Bytes};
 use flate2::read::MultiGzDecoder;
 use tokio::sync::mpsc;
 
-use super::fs_entry::{FsCode, FsError};
+use super::fs_error::{FsCode, FsError};
 
 /// The most bytes one gzip-encoded `application/octet-stream` upload inflates to:
 /// 1 GiB. A larger file goes uncompressed (streamed, bounded by what its sender sends).

@@ -16,6 +16,7 @@ pub mod files;
 pub mod filesystem;
 mod fs_calls;
 mod fs_entry;
+mod fs_error;
 mod fs_mode;
 mod inflate;
 mod multipart;

@@ -28,7 +28,8 @@ use notify::event::{EventKind, ModifyKind, RenameMode};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use tokio::sync::Notify;
 
-use super::fs_entry::{entry_at, Bases, FsCode, FsError};
+use super::fs_entry::{entry_at, Bases};
+use super::fs_error::{FsCode, FsError};
 use super::proto::filesystem::{EventType, FilesystemEvent};
 use crate::base::sync::lock;
 

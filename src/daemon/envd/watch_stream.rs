@@ -13,8 +13,8 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use tokio::sync::mpsc;
 
-use super::fs_entry::connect_error;
 use super::fs_entry::Bases;
+use super::fs_error::connect_error;
 use super::proto::filesystem::{watch_dir_response, WatchDirRequest, WatchDirResponse};
 use super::watch::{Spec, Watch};
 use super::Envd;
