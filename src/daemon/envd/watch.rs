@@ -1,13 +1,23 @@
 //! envd's directory watchers: what `WatchDir` streams (watch_stream.rs) and what
 //! `CreateWatcher` / `GetWatcherEvents` / `RemoveWatcher` poll ([`Watchers`]), on the
-//! `notify` crate (inotify on Linux; recursive watches follow new subdirectories).
+//! kernel's inotify through the `inotify` crate (Linux; elsewhere the calls answer
+//! `unimplemented`).
 //!
 //! As envd: the path must be a directory (`not_found`, else `invalid_argument`); one
 //! on a network file system (NFS, CIFS/SMB, FUSE) is refused unless the request allows
 //! it; each change becomes events named by the path relative to the watched directory,
-//! typed as envd's fsnotify types them (a rename is a `RENAME` of the old name and a
-//! `CREATE` of the new; attribute changes are `CHMOD`), with the entry's `EntryInfo`
-//! when asked for (never on `REMOVE`/`RENAME`: the entry there is gone or another).
+//! typed as envd's fsnotify types inotify's (a rename is a `RENAME` of the old name and
+//! a `CREATE` of the new; attribute changes are `CHMOD`), with the entry's `EntryInfo`
+//! when asked for (never on `REMOVE`/`RENAME`: the entry there is gone or another). A
+//! recursive watch adds each directory created (or moved in) below as its creation is
+//! read.
+//!
+//! **Read at once and at every poll.** A task per watch reads the inotify descriptor as
+//! soon as it is readable (so a new subdirectory is watched before much happens in it,
+//! and a stream sends events as they come), and a poll (`GetWatcherEvents`) first reads
+//! whatever the kernel holds still, under the same lock: a change made before the poll
+//! is in its answer, as the SDKs' `watch_dir` then `get_new_events` expect, whatever
+//! the machine's load.
 //!
 //! **Bounds** (envd has none): at most [`MAX_WATCHERS`] watchers at once on the face,
 //! streams and polled ones together (`resource_exhausted` past it: each holds kernel
@@ -19,13 +29,11 @@
 //! [`IDLE_POLLED`] (nothing says its client is gone otherwise).
 
 use std::collections::{HashMap, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use notify::event::{EventKind, ModifyKind, RenameMode};
-use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use tokio::sync::Notify;
 
 use super::fs_entry::{entry_at, Bases};
@@ -48,60 +56,60 @@ pub struct Spec<'a> {
     pub allow_network_mounts: bool,
 }
 
-/// One watch: the crate's watcher (its drop ends the kernel watch and its thread) and
-/// the events it queued.
+/// One watch: what its reading task and its readers share, and its place among the
+/// [`MAX_WATCHERS`]. Dropped, it stops the task, which closes the inotify descriptor
+/// (the kernel's watches go with it).
 pub struct Watch {
-    _watcher: RecommendedWatcher,
     pub shared: Arc<Shared>,
     _slot: Slot,
 }
 
-/// What the crate's event thread fills and the stream or a poll drains.
-pub struct Shared {
-    queue: Mutex<Queue>,
-    /// Woken on every event and on failure (a stream waits on it).
-    pub woken: Notify,
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.shared.stop.notify_one();
+    }
 }
 
-#[derive(Default)]
-struct Queue {
+/// The inotify instance, its directories and the events read from it.
+pub struct Shared {
+    state: Mutex<State>,
+    /// Woken when events come or the watch fails (a stream waits on it).
+    pub woken: Notify,
+    /// Tells the reading task to end.
+    stop: Notify,
+    root: PathBuf,
+    recursive: bool,
+    include_entry: bool,
+}
+
+struct State {
+    #[cfg(target_os = "linux")]
+    inotify: inotify::Inotify,
+    /// The directory each watch descriptor stands for.
+    #[cfg(target_os = "linux")]
+    dirs: HashMap<inotify::WatchDescriptor, PathBuf>,
+    #[cfg(target_os = "linux")]
+    buffer: Vec<u8>,
     events: VecDeque<FilesystemEvent>,
     failed: Option<FsError>,
 }
 
 impl Shared {
-    /// The events so far, taken; or why the watcher failed (it stays failed).
+    /// The events so far (those the kernel still holds read first), taken; or why the
+    /// watcher failed (it stays failed).
     pub fn take(&self) -> Result<Vec<FilesystemEvent>, FsError> {
-        let mut queue = lock(&self.queue);
-        if let Some(e) = &queue.failed {
+        let mut state = lock(&self.state);
+        self.read(&mut state);
+        if let Some(e) = &state.failed {
             return Err(e.clone());
         }
-        Ok(queue.events.drain(..).collect())
+        Ok(state.events.drain(..).collect())
     }
 
-    fn push(&self, events: Vec<FilesystemEvent>) {
-        let mut queue = lock(&self.queue);
-        if queue.failed.is_some() {
-            return;
+    fn fail(&self, state: &mut State, e: FsError) {
+        if state.failed.is_none() {
+            state.failed = Some(e);
         }
-        if queue.events.len() + events.len() > MAX_QUEUED {
-            queue.failed = Some(FsError::new(
-                FsCode::ResourceExhausted,
-                format!("more than {MAX_QUEUED} events waited to be read: the watcher stopped"),
-            ));
-        } else {
-            queue.events.extend(events);
-        }
-        drop(queue);
-        self.woken.notify_one();
-    }
-
-    fn fail(&self, e: FsError) {
-        let mut queue = lock(&self.queue);
-        if queue.failed.is_none() {
-            queue.failed = Some(e);
-        }
-        drop(queue);
         self.woken.notify_one();
     }
 }
@@ -147,37 +155,15 @@ impl Watchers {
             ));
         }
         let shared = Arc::new(Shared {
-            queue: Mutex::new(Queue::default()),
+            state: Mutex::new(inotify_state(&root, spec.recursive)?),
             woken: Notify::new(),
+            stop: Notify::new(),
+            root,
+            recursive: spec.recursive,
+            include_entry: spec.include_entry,
         });
-        let filling = shared.clone();
-        let include_entry = spec.include_entry;
-        let base = root.clone();
-        let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
-            Ok(event) if event.need_rescan() => filling.fail(FsError::new(
-                FsCode::ResourceExhausted,
-                "the kernel's event queue overflowed: events were lost, the watcher stopped",
-            )),
-            Ok(event) => {
-                let events = convert(&base, &event, include_entry);
-                if !events.is_empty() {
-                    filling.push(events);
-                }
-            }
-            Err(e) => filling.fail(FsError::new(FsCode::Internal, format!("watcher error: {e}"))),
-        })
-        .map_err(|e| watch_error(&e, &root))?;
-        let mode = if spec.recursive {
-            RecursiveMode::Recursive
-        } else {
-            RecursiveMode::NonRecursive
-        };
-        watcher.watch(&root, mode).map_err(|e| watch_error(&e, &root))?;
-        Ok(Watch {
-            _watcher: watcher,
-            shared,
-            _slot: slot,
-        })
+        start_reading(&shared)?;
+        Ok(Watch { shared, _slot: slot })
     }
 
     fn slot(&self) -> Result<Slot, FsError> {
@@ -245,52 +231,6 @@ fn new_id() -> Result<String, FsError> {
     ))
 }
 
-fn watch_error(e: &notify::Error, root: &Path) -> FsError {
-    match &e.kind {
-        notify::ErrorKind::Io(io) => FsError::io(io, "cannot watch", root),
-        notify::ErrorKind::PathNotFound => FsError::new(
-            FsCode::NotFound,
-            format!("cannot watch '{}': not found", root.display()),
-        ),
-        notify::ErrorKind::MaxFilesWatch => FsError::new(
-            FsCode::ResourceExhausted,
-            format!(
-                "cannot watch '{}': the user's inotify watches are used up (fs.inotify.max_user_watches)",
-                root.display()
-            ),
-        ),
-        _ => FsError::new(FsCode::Internal, format!("cannot watch '{}': {e}", root.display())),
-    }
-}
-
-/// A crate event as envd's events: one per path, typed as fsnotify types them.
-fn convert(root: &Path, event: &notify::Event, include_entry: bool) -> Vec<FilesystemEvent> {
-    let kind = match event.kind {
-        EventKind::Create(_) => EventType::Create,
-        EventKind::Remove(_) => EventType::Remove,
-        EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any | ModifyKind::Other) => EventType::Write,
-        EventKind::Modify(ModifyKind::Metadata(_)) => EventType::Chmod,
-        // inotify's IN_MOVED_FROM and IN_MOVED_TO, as fsnotify reports them; the
-        // crate's joined `Both` repeats the pair and is skipped.
-        EventKind::Modify(ModifyKind::Name(RenameMode::From | RenameMode::Any)) => EventType::Rename,
-        EventKind::Modify(ModifyKind::Name(RenameMode::To)) => EventType::Create,
-        EventKind::Modify(ModifyKind::Name(RenameMode::Both | RenameMode::Other)) => return Vec::new(),
-        // Opens, reads and closes: fsnotify does not report them.
-        EventKind::Access(_) | EventKind::Any | EventKind::Other => return Vec::new(),
-    };
-    let carries_entry = include_entry && matches!(kind, EventType::Create | EventType::Write | EventType::Chmod);
-    event
-        .paths
-        .iter()
-        .map(|path| FilesystemEvent {
-            name: relative(root, path),
-            r#type: kind as i32,
-            // Best effort, as envd: an entry gone meanwhile has none.
-            entry: carries_entry.then(|| entry_at(path).ok()).flatten(),
-        })
-        .collect()
-}
-
 /// `path` relative to the watched directory (Go's `filepath.Rel`: `.` for itself).
 fn relative(root: &Path, path: &Path) -> String {
     match path.strip_prefix(root) {
@@ -315,4 +255,268 @@ fn on_network_mount(path: &Path) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn on_network_mount(_path: &Path) -> bool {
     false
+}
+
+/// What inotify is asked to report: fsnotify's set (no opens, reads or closes).
+#[cfg(target_os = "linux")]
+fn watch_mask() -> inotify::WatchMask {
+    use inotify::WatchMask as M;
+    M::CREATE | M::MOVED_TO | M::MOVED_FROM | M::MODIFY | M::ATTRIB | M::DELETE | M::DELETE_SELF | M::MOVE_SELF
+}
+
+/// An inotify instance watching `root`, and every directory below it when recursive.
+#[cfg(target_os = "linux")]
+fn inotify_state(root: &Path, recursive: bool) -> Result<State, FsError> {
+    let inotify = inotify::Inotify::init().map_err(|e| add_error(&e, root))?;
+    let mut state = State {
+        inotify,
+        dirs: HashMap::new(),
+        buffer: vec![0u8; 64 * 1024],
+        events: VecDeque::new(),
+        failed: None,
+    };
+    let wd = state
+        .inotify
+        .watches()
+        .add(root, watch_mask())
+        .map_err(|e| add_error(&e, root))?;
+    state.dirs.insert(wd, root.to_path_buf());
+    if recursive {
+        add_below(&mut state, root)?;
+    }
+    Ok(state)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn inotify_state(_root: &Path, _recursive: bool) -> Result<State, FsError> {
+    Err(FsError::new(
+        FsCode::FailedPrecondition,
+        "directory watchers need Linux's inotify",
+    ))
+}
+
+/// Watches every directory below `dir` (symlinks not followed). One that cannot be
+/// watched (gone meanwhile, not readable) is skipped; running out of the user's inotify
+/// watches fails the whole watch.
+#[cfg(target_os = "linux")]
+fn add_below(state: &mut State, dir: &Path) -> Result<(), FsError> {
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let path = entry.path();
+            match state
+                .inotify
+                .watches()
+                .add(&path, watch_mask() | inotify::WatchMask::DONT_FOLLOW)
+            {
+                Ok(wd) => {
+                    state.dirs.insert(wd, path.clone());
+                    pending.push(path);
+                }
+                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => return Err(add_error(&e, &path)),
+                Err(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+fn add_error(e: &std::io::Error, path: &Path) -> FsError {
+    match e.raw_os_error() {
+        Some(libc::ENOSPC | libc::EMFILE) => FsError::new(
+            FsCode::ResourceExhausted,
+            format!(
+                "cannot watch '{}': the user's inotify instances or watches are used up \
+                 (fs.inotify.max_user_instances, max_user_watches)",
+                path.display()
+            ),
+        ),
+        _ => FsError::io(e, "cannot watch", path),
+    }
+}
+
+/// The task that reads the descriptor whenever it is readable, until the watch drops.
+#[cfg(target_os = "linux")]
+fn start_reading(shared: &Arc<Shared>) -> Result<(), FsError> {
+    use std::os::fd::AsFd;
+    // A duplicate of the instance's descriptor, owned by the readiness registration:
+    // epoll watches the open file description both share, so it is readable when the
+    // instance is; and being owned, it is not closed (nor its number reused) while
+    // registered.
+    let fd = lock(&shared.state)
+        .inotify
+        .as_fd()
+        .try_clone_to_owned()
+        .map_err(|e| FsError::new(FsCode::Internal, format!("cannot poll the watch: {e}")))?;
+    // SAFETY: `fd` is an `OwnedFd` the registration owns, so it stays open for as long
+    // as it is registered and is deregistered before it is closed (AsyncFd's drop),
+    // which is what `register_with_interest` asks.
+    let readiness = unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }
+        .map_err(|e| FsError::new(FsCode::Internal, format!("cannot poll the watch: {e}")))?;
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                ready = readiness.readable() => match ready {
+                    Ok(mut guard) => {
+                        // Readiness is cleared only when a read found nothing left.
+                        let _ = guard.try_io(|_| {
+                            shared.read(&mut lock(&shared.state));
+                            Err::<(), _>(std::io::Error::from(std::io::ErrorKind::WouldBlock))
+                        });
+                    }
+                    Err(e) => {
+                        let mut state = lock(&shared.state);
+                        shared.fail(&mut state, FsError::new(FsCode::Internal, format!("watcher error: {e}")));
+                        return;
+                    }
+                },
+                _ = shared.stop.notified() => return,
+            }
+        }
+    });
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_reading(_shared: &Arc<Shared>) -> Result<(), FsError> {
+    Ok(())
+}
+
+impl Shared {
+    /// Reads every event the kernel holds for this watch into the queue.
+    #[cfg(target_os = "linux")]
+    fn read(&self, state: &mut State) {
+        if state.failed.is_some() {
+            return;
+        }
+        let mut buffer = std::mem::take(&mut state.buffer);
+        let mut came = false;
+        loop {
+            let events = match state.inotify.read_events(&mut buffer) {
+                Ok(events) => events,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => {
+                    self.fail(state, FsError::new(FsCode::Internal, format!("watcher error: {e}")));
+                    break;
+                }
+            };
+            let read: Vec<(inotify::WatchDescriptor, inotify::EventMask, Option<std::ffi::OsString>)> = events
+                .map(|e| (e.wd, e.mask, e.name.map(std::ffi::OsStr::to_os_string)))
+                .collect();
+            for (wd, mask, name) in read {
+                came |= self.take_event(state, &wd, mask, name.as_deref());
+                if state.failed.is_some() {
+                    break;
+                }
+            }
+            if state.failed.is_some() {
+                break;
+            }
+        }
+        state.buffer = buffer;
+        if came {
+            self.woken.notify_one();
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn read(&self, _state: &mut State) {}
+
+    /// One inotify event as envd's events (fsnotify's types, in its order); true when
+    /// any was queued.
+    #[cfg(target_os = "linux")]
+    fn take_event(
+        &self,
+        state: &mut State,
+        wd: &inotify::WatchDescriptor,
+        mask: inotify::EventMask,
+        name: Option<&std::ffi::OsStr>,
+    ) -> bool {
+        use inotify::EventMask as M;
+        if mask.contains(M::Q_OVERFLOW) {
+            self.fail(
+                state,
+                FsError::new(
+                    FsCode::ResourceExhausted,
+                    "the kernel's event queue overflowed: events were lost, the watcher stopped",
+                ),
+            );
+            return false;
+        }
+        if mask.contains(M::IGNORED) {
+            state.dirs.remove(wd);
+            return false;
+        }
+        let Some(dir) = state.dirs.get(wd) else {
+            return false;
+        };
+        let path = match name {
+            Some(name) => dir.join(name),
+            // The watched directory itself: reported for the root only (a directory
+            // below is reported by its parent's event).
+            None if *dir == self.root => dir.clone(),
+            None => return false,
+        };
+        if self.recursive && mask.contains(M::ISDIR) && mask.intersects(M::CREATE | M::MOVED_TO) && name.is_some() {
+            match state
+                .inotify
+                .watches()
+                .add(&path, watch_mask() | inotify::WatchMask::DONT_FOLLOW)
+            {
+                Ok(new) => {
+                    state.dirs.insert(new, path.clone());
+                    if let Err(e) = add_below(state, &path) {
+                        self.fail(state, e);
+                        return false;
+                    }
+                }
+                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
+                    self.fail(state, add_error(&e, &path));
+                    return false;
+                }
+                Err(_) => {}
+            }
+        }
+        let kinds = [
+            (M::CREATE | M::MOVED_TO, EventType::Create),
+            (M::MOVE_SELF | M::MOVED_FROM, EventType::Rename),
+            (M::ATTRIB, EventType::Chmod),
+            (M::MODIFY, EventType::Write),
+            (M::DELETE | M::DELETE_SELF, EventType::Remove),
+        ];
+        let mut queued = false;
+        for (bits, kind) in kinds {
+            if !mask.intersects(bits) {
+                continue;
+            }
+            if state.events.len() >= MAX_QUEUED {
+                self.fail(
+                    state,
+                    FsError::new(
+                        FsCode::ResourceExhausted,
+                        format!("more than {MAX_QUEUED} events waited to be read: the watcher stopped"),
+                    ),
+                );
+                return queued;
+            }
+            let carries_entry =
+                self.include_entry && matches!(kind, EventType::Create | EventType::Write | EventType::Chmod);
+            state.events.push_back(FilesystemEvent {
+                name: relative(&self.root, &path),
+                r#type: kind as i32,
+                // Best effort, as envd: an entry gone meanwhile has none.
+                entry: carries_entry.then(|| entry_at(&path).ok()).flatten(),
+            });
+            queued = true;
+        }
+        queued
+    }
 }
