@@ -195,6 +195,31 @@ async fn polled_watchers_and_their_bounds() {
     let seen = got["events"].as_array().cloned().unwrap_or_default();
     assert!(has(&seen, "EVENT_TYPE_CREATE", "one"), "{got}");
     assert!(has(&seen, "EVENT_TYPE_WRITE", "one"), "{got}");
+    // An upload, as envd's: created, given to its owner (CHMOD), written.
+    let req = post(
+        &daemon,
+        "/files?path=p/up.txt",
+        "application/octet-stream",
+        &[],
+        whole("up"),
+    );
+    assert_eq!(send(daemon.addr, Version::H1, req).await.status(), StatusCode::OK);
+    let (_, got) = fs_json(&daemon, "GetWatcherEvents", json!({ "watcherId": id })).await;
+    let kinds: Vec<(&str, &str)> = got["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["type"].as_str().unwrap(), e["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("EVENT_TYPE_CREATE", "up.txt"),
+            ("EVENT_TYPE_CHMOD", "up.txt"),
+            ("EVENT_TYPE_WRITE", "up.txt")
+        ],
+        "{got}"
+    );
     let (status, _) = fs_json(&daemon, "RemoveWatcher", json!({ "watcherId": id })).await;
     assert_eq!(status, StatusCode::OK);
     let (status, gone) = fs_json(&daemon, "GetWatcherEvents", json!({ "watcherId": id })).await;

@@ -281,6 +281,7 @@ fn write_form(
     let mut written = Vec::with_capacity(plan.len());
     for (target, data) in plan {
         let mut file = create(&target)?;
+        hand_to_owner(&file);
         file.write_all(data)
             .map_err(|e| FsError::io(&e, "cannot write", &target))?;
         file_metadata::write(&file, &target, metadata)?;
@@ -356,6 +357,17 @@ fn create(path: &Path) -> Result<File, FsError> {
         .map_err(|e| FsError::io(&e, "cannot write", path))
 }
 
+/// envd gives each uploaded file to the requesting user (a `chown` between its creation
+/// and its first write), which a directory watcher sees as a `CHMOD` event: the SDKs'
+/// watch tests count it. The daemon switches no user, so the file is given to the owner
+/// it has (nothing changes but that event). Best effort: a refusal changes nothing.
+fn hand_to_owner(file: &File) {
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(meta) = file.metadata() {
+        let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
+    }
+}
+
 /// A raw body into `target`, chunk by chunk: a blocking thread writes while this task
 /// reads the next chunk (a bounded queue between them, so a slow disk slows the client).
 /// A gzip body is inflated on that thread as it comes, within [`inflate::MAX_INFLATED`].
@@ -369,6 +381,7 @@ async fn stream_to_file(
     let writing = target.clone();
     let writer = tokio::task::spawn_blocking(move || -> Result<(), FsError> {
         let mut file = create(&writing)?;
+        hand_to_owner(&file);
         if encoding == Encoding::Gzip {
             return match inflate::gunzip_into(rx, &mut file, inflate::MAX_INFLATED) {
                 Ok(_) => file_metadata::write(&file, &writing, &metadata),
