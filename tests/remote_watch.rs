@@ -142,6 +142,40 @@ async fn watch_dir_streams_changes() {
         attempts += 1;
         assert!(attempts < 15, "no event from the new directory: {got:?}");
     }
+    // A directory renamed inside the tree: what happens in it is named by its new name.
+    std::fs::rename(dir.join("later"), dir.join("renamed")).unwrap();
+    let mut got = Vec::new();
+    let mut attempts = 0;
+    loop {
+        std::fs::write(dir.join("renamed/g"), b"1").unwrap();
+        let wait = events_until(&mut deep, ("EVENT_TYPE_WRITE", "renamed/g"), &mut got);
+        if tokio::time::timeout(std::time::Duration::from_secs(2), wait)
+            .await
+            .is_ok()
+        {
+            break;
+        }
+        attempts += 1;
+        assert!(attempts < 15, "no event from the renamed directory: {got:?}");
+    }
+    assert!(has(&got, "EVENT_TYPE_RENAME", "later"), "{got:?}");
+    assert!(
+        !got.iter().any(|e| e["name"] == "later/g"),
+        "named by the old name: {got:?}"
+    );
+    // Moved out of the tree: nothing of it is reported any more (the events of one
+    // watch come in order, so a later change in the tree marks the end).
+    std::fs::rename(dir.join("renamed"), daemon.root().join("outside")).unwrap();
+    std::fs::write(daemon.root().join("outside/h"), b"1").unwrap();
+    std::fs::write(dir.join("sentinel"), b"1").unwrap();
+    let mut got = Vec::new();
+    events_until(&mut deep, ("EVENT_TYPE_WRITE", "sentinel"), &mut got).await;
+    assert!(has(&got, "EVENT_TYPE_RENAME", "renamed"), "{got:?}");
+    assert!(
+        !got.iter()
+            .any(|e| e["name"].as_str().is_some_and(|n| n.ends_with("/h"))),
+        "a moved-out directory still reported: {got:?}"
+    );
     // Quiet: keepalives.
     loop {
         let message = next(&mut deep).await.unwrap();

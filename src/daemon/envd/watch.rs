@@ -469,6 +469,20 @@ impl Shared {
             None if *dir == self.root => dir.clone(),
             None => return false,
         };
+        if self.recursive && mask.contains(M::ISDIR) && mask.contains(M::MOVED_FROM) {
+            // A directory moved out (or away to another name): its watches go, else
+            // what happens in it later would be named by where it was.
+            let gone: Vec<inotify::WatchDescriptor> = state
+                .dirs
+                .iter()
+                .filter(|(_, dir)| dir.starts_with(&path))
+                .map(|(wd, _)| wd.clone())
+                .collect();
+            for wd in gone {
+                state.dirs.remove(&wd);
+                let _ = state.inotify.watches().remove(wd);
+            }
+        }
         if self.recursive && mask.contains(M::ISDIR) && mask.intersects(M::CREATE | M::MOVED_TO) && name.is_some() {
             match state
                 .inotify
