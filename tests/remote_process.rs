@@ -389,8 +389,22 @@ async fn sigkill_ends_the_process_tree() {
     eventually("the background child gone", async || !pid_alive(child)).await;
 }
 
-/// Connect-Timeout-Ms on Start is the process's time limit, as in envd; a quiet
-/// stream gets keepalives at the interval the client asks for.
+/// Reads events (keepalives counted) until the stream's end message, which must be an
+/// error: its `error` object.
+async fn until_error(events: &mut JsonEvents, seen: &mut Collected) -> Value {
+    loop {
+        match events.next().await {
+            Ok(event) => assert!(!seen.take(&event), "an end event, not an error: {event}"),
+            Err(end) => return end["error"].clone(),
+        }
+    }
+}
+
+/// Connect-Timeout-Ms on Start is the process's time limit, as in envd, and the
+/// stream then ends as envd's does: `deadline_exceeded` (the SDKs' TimeoutError), not
+/// an end event. A quiet stream gets keepalives at the interval the client asks for.
+/// On Connect the deadline ends the stream only: the process runs on. A Connect after
+/// the end gets the start and the end with the exit code (envd keeps them).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn start_timeout_and_keepalives() {
     let daemon = Daemon::start(None);
@@ -398,15 +412,66 @@ async fn start_timeout_and_keepalives() {
         &daemon,
         Version::H2,
         "Start",
-        json!({"process": {"cmd": "/bin/sleep", "args": ["300"]}}),
+        json!({"process": {"cmd": "/bin/sh", "args": ["-c", "echo before; exec sleep 300"]}}),
         &[("connect-timeout-ms", "2500"), ("keepalive-ping-interval", "1")],
     )
     .await;
-    assert!(events.next().await.unwrap()["start"]["pid"].as_u64().is_some());
-    let seen = events.until_end().await;
+    let pid = events.next().await.unwrap()["start"]["pid"].as_i64().unwrap();
+    let mut seen = Collected::default();
+    let error = until_error(&mut events, &mut seen).await;
+    assert_eq!(error["code"], "deadline_exceeded", "{error}");
     assert!(seen.keepalives >= 1, "{seen:?}");
-    assert!(!flag(&seen.end["exited"]), "{}", seen.end);
-    assert_eq!(seen.end["status"], "signal: terminated", "{}", seen.end);
+    assert_eq!(seen.all(), "before\n", "the output before the deadline comes");
+    eventually("the timed-out process gone", async || !pid_alive(pid)).await;
+
+    // Connect's deadline ends the stream, not the process.
+    let (mut running, pid) = start_json(
+        &daemon,
+        json!({"process": {"cmd": "/bin/sh", "args": ["-c", "read l; echo got $l"]}}),
+    )
+    .await;
+    let mut connected = stream_json(
+        &daemon,
+        Version::H1,
+        "Connect",
+        json!({"process": {"pid": pid}}),
+        &[("connect-timeout-ms", "1500")],
+    )
+    .await;
+    assert_eq!(connected.next().await.unwrap()["start"]["pid"], pid);
+    let error = until_error(&mut connected, &mut Collected::default()).await;
+    assert_eq!(error["code"], "deadline_exceeded", "{error}");
+    assert!(pid_alive(pid as i64), "Connect's deadline does not kill");
+    let (status, body) = unary_json(
+        &daemon,
+        "SendInput",
+        json!({"process": {"pid": pid}, "input": {"stdin": b64("x\n")}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        running.until_end().await.end["exitCode"],
+        Value::Null,
+        "exit 0 is the default"
+    );
+
+    // A late Connect: the start and the end at once, with the exit code.
+    let (mut quick, pid) = start_json(
+        &daemon,
+        json!({"process": {"cmd": "/bin/sh", "args": ["-c", "exit 7"]}}),
+    )
+    .await;
+    assert_eq!(quick.until_end().await.end["exitCode"], 7);
+    let mut late = stream_json(&daemon, Version::H1, "Connect", json!({"process": {"pid": pid}}), &[]).await;
+    assert_eq!(late.next().await.unwrap()["start"]["pid"], pid);
+    let end = late.until_end().await;
+    assert_eq!(
+        (end.end["exitCode"].clone(), end.all()),
+        (json!(7), String::new()),
+        "{}",
+        end.end
+    );
+    assert!(late.next().await.is_err(), "then the stream ends");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

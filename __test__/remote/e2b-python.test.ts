@@ -60,4 +60,15 @@ describe('the e2b Python SDK', () => {
     expect(seen.list).toEqual([['f.txt', 'file']]);
     expect(seen.missing).toBe('FileNotFoundException');
   });
+
+  it('as envd answers: gzip uploads, metadata kept, remove of nothing, a polled watcher that sees the change made before the poll', () => {
+    expect(seen.gzip).toBe(true);
+    expect(seen.metadata).toEqual([{ owner: 'py' }, { owner: 'py' }]);
+    expect(seen.removed_nothing).toBe(true);
+    expect(seen.watch).toEqual([
+      ['create', 'w.txt'],
+      ['chmod', 'w.txt'],
+      ['write', 'w.txt'],
+    ]);
+  });
 });

@@ -20,7 +20,7 @@ use std::fs::{File, Metadata, OpenOptions};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::fs_entry::{FsCode, FsError};
+use super::fs_error::{FsCode, FsError};
 
 /// The file at `path` (symlinks followed), opened for reading, and its length.
 pub fn open_for_read(path: &Path) -> Result<(File, u64), FsError> {
