@@ -409,7 +409,9 @@ async fn gzip_uploads_are_inflated_within_bounds() {
             &daemon,
             "/files",
             &content_type,
-            &[("content-encoding", "GZIP")],
+            // What both E2B SDKs send with a multipart upload: a tokenless daemon takes a
+            // multipart body only with a header no web page can add (src/daemon/http/browser.rs).
+            &[("content-encoding", "GZIP"), ("e2b-sandbox-id", "sdk")],
             whole(gzip(&form)),
         ),
     )
@@ -453,7 +455,7 @@ async fn gzip_uploads_are_inflated_within_bounds() {
                 &daemon,
                 path,
                 content_type,
-                &[("content-encoding", encoding)],
+                &[("content-encoding", encoding), ("e2b-sandbox-id", "sdk")],
                 whole(body),
             ),
         )
@@ -474,6 +476,10 @@ async fn upload_metadata_is_kept_and_returned() {
     let daemon = Daemon::start(None);
     let root = daemon.root();
     let upload = async |path: &str, content_type: &str, headers: &[(&str, &str)], body: Vec<u8>| {
+        // As the SDKs do: without a token, a multipart body needs a header no web page can
+        // add (src/daemon/http/browser.rs).
+        let headers = [headers, &[("e2b-sandbox-id", "sdk")]].concat();
+        let headers = &headers[..];
         let response = send(
             daemon.addr,
             Version::H1,
