@@ -132,7 +132,17 @@ export class JobFiles {
     // In process a job's folder is also found by its name in the session's folder (`3-2`).
     const dir = handle !== null ? await this.dir(handle) : null;
     if (!dir && this.inDaemon) throw new ResourceNotFound(`${uri}: no job ${job} here`);
-    const page = readJobResource(outputDir, uri, dir ?? join(outputDir, job));
+    let page: JobResourceContents;
+    try {
+      page = readJobResource(outputDir, uri, dir ?? join(outputDir, job));
+    } catch (e) {
+      // A running job's info.json is first written a moment after it starts (the service
+      // spares the file to the many commands that end at once): until then the service's
+      // own word about the job stands in for it.
+      const live = file === 'info.json' && handle !== null ? await this.job(handle) : undefined;
+      if (!live) throw e;
+      page = { uri, mimeType: 'application/json', text: `${JSON.stringify(live, null, 2)}\n`, _meta: { offset: 0, nextOffset: 0, running: true } };
+    }
     return page._meta.next ? [page, note(page._meta.next, continues(page._meta.next, page._meta.nextOffset, page._meta.size ?? 0))] : [page];
   }
 
