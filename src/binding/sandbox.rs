@@ -27,6 +27,10 @@ pub struct SandboxOptions {
     /// sandboxed job's environment has none (names with TOKEN, SECRET, KEY, AUTH,
     /// PASSWORD..., values holding a private key or a known token; docs/sandbox.md).
     pub env: Option<Vec<String>>,
+    /// Pathname unix sockets outside the writable paths the job may connect to (the
+    /// D-Bus session bus, an ssh-agent): none by default. Each is resolved once, when
+    /// the sandbox is made, to the socket file found then (symlinks followed).
+    pub unix_sockets: Option<Vec<String>>,
 }
 
 #[napi(object)]
@@ -60,6 +64,10 @@ pub struct SandboxInfo {
     pub tcp: bool,
     pub scoping: bool,
     pub seccomp: bool,
+    /// What confines connecting to pathname unix sockets: Landlock (ABI 9), the
+    /// service's seccomp supervisor (below ABI 9), or nothing (macOS).
+    #[napi(ts_type = "'landlock' | 'supervised' | 'open'")]
+    pub unix_sockets: String,
     /// What differs from what was asked, and why.
     pub notes: Vec<String>,
     /// The environment variables left out because they look like credentials (names
@@ -87,6 +95,7 @@ pub fn flag_or(option: Option<Either<bool, SandboxOptions>>) -> Option<FlagOr<Sa
             }),
             read: o.read,
             env: o.env,
+            unix_sockets: o.unix_sockets,
         }),
     })
 }
@@ -106,6 +115,7 @@ impl From<Enforced> for SandboxInfo {
             tcp: e.tcp,
             scoping: e.scoping,
             seccomp: e.seccomp,
+            unix_sockets: e.unix_sockets.to_string(),
             notes: e.notes,
             env_dropped: e.env_dropped,
             restored: e.restored,

@@ -32,6 +32,7 @@ pub struct SandboxArgs {
     pub network: Option<FlagOr<NetworkArgs>>,
     pub read: Option<Vec<String>>,
     pub env: Option<Vec<String>>,
+    pub unix_sockets: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -174,6 +175,7 @@ pub fn sandbox_spec(options: SandboxArgs) -> Result<SandboxSpec> {
         network,
         read: options.read,
         env: options.env.unwrap_or_default(),
+        unix_sockets: options.unix_sockets.unwrap_or_default(),
     })
 }
 

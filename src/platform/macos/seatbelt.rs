@@ -136,6 +136,7 @@ mod tests {
             notes: vec![],
             env: Vec::new(),
             per_run: false,
+            unix_sockets: Vec::new(),
         });
         let tmpdir = JobTmpDir::take().expect("tmpdir");
         let job = JobSandbox {
