@@ -24,7 +24,7 @@ use std::sync::Arc;
 use crate::base::error::{ErrorCode, Result, ServiceError};
 
 #[cfg(unix)]
-pub use anchor::reached_through;
+pub use anchor::{reached_through, stat_id};
 pub use anchor::{Anchor, FileId};
 pub use env::sanitize as sanitize_env;
 pub use tmpdir::JobTmpDir;

@@ -66,22 +66,31 @@ pub fn nothing_left(listener: &OwnedFd) -> bool {
 /// In the spawn child, while it shares the service's descriptor table: installs
 /// `filter` with a listener and returns the listener's number (in that table), or -1
 /// if none could be had (the host's own filter has one: `EBUSY`), having installed
-/// it without one. Returns `None` (errno set) only if the filter could not be
-/// installed at all.
+/// it without one. Returns `None` (errno set) if the filter could not be installed at
+/// all, or without a listener when `supervised` (its calls to sockets need one:
+/// `super::supervise`). A supervised job's threads wait for an answer ignoring all but
+/// fatal signals (`SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV`, Linux 5.19; before, the
+/// listener is made without it: a call interrupted after the supervisor made it is
+/// then made again when the job's libc restarts it).
 ///
 /// # Safety
 /// Async-signal-safe and allocation-free: system calls on the caller's data only.
-pub unsafe fn install_reporting(filter: *const libc::sock_fprog) -> Option<c_int> {
-    let listener = libc::syscall(
-        libc::SYS_seccomp,
-        libc::SECCOMP_SET_MODE_FILTER,
-        libc::SECCOMP_FILTER_FLAG_NEW_LISTENER as u32,
-        filter,
-    );
+pub unsafe fn install_reporting(filter: *const libc::sock_fprog, supervised: bool) -> Option<c_int> {
+    let install = |flags: libc::c_ulong| libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags as u32, filter);
+    let mut listener = -1;
+    if supervised {
+        listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | libc::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
+    }
+    if listener < 0 {
+        listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER);
+    }
     if listener >= 0 {
         return Some(listener as c_int);
     }
-    (libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) >= 0).then_some(-1)
+    if supervised {
+        return None;
+    }
+    (install(0) >= 0).then_some(-1)
 }
 
 /// In the spawn child: gives it a descriptor table of its own, a copy of the one it
