@@ -7,12 +7,12 @@ import { dirname, join } from 'node:path';
 
 import type { SandboxOptions } from '../contract/addon.js';
 
-export const SANDBOX_VALUED_FLAGS = ['sandbox-write', 'sandbox-ports', 'sandbox-env'];
+export const SANDBOX_VALUED_FLAGS = ['sandbox-write', 'sandbox-ports', 'sandbox-env', 'sandbox-unix-socket'];
 export const SANDBOX_BOOLEAN_FLAGS = ['sandbox', 'sandbox-network', 'sandbox-private-home', 'sandbox-caches'];
 
 export const SANDBOX_USAGE = `[--sandbox] [--sandbox-write PATH]... [--sandbox-network]
                            [--sandbox-ports PORT,PORT...] [--sandbox-private-home] [--sandbox-caches]
-                           [--sandbox-env NAME]...`;
+                           [--sandbox-env NAME]... [--sandbox-unix-socket PATH]...`;
 
 /**
  * `--sandbox-caches`: one writable directory, used by sandboxed jobs only, and the
@@ -116,5 +116,10 @@ export function sandboxFromFlags(flags: Map<string, string[]>, caches: SandboxCa
   // registry): by default a sandboxed job's environment has none (docs/sandbox.md).
   const env = flags.get('sandbox-env');
   if (env) options.env = env;
+  // Pathname unix sockets outside the writable paths a job may connect to (an ssh-agent,
+  // the D-Bus session bus): none by default, since the servers behind them run or sign
+  // anything for the user (docs/sandbox.md, "Unix sockets").
+  const unixSockets = flags.get('sandbox-unix-socket');
+  if (unixSockets) options.unixSockets = unixSockets;
   return options;
 }
