@@ -225,31 +225,33 @@ os.unlink(p); os.unlink(p + '.d')`);
     const allowed = join(outside, 'race-a.sock');
     const refused = join(outside, 'race-b.sock');
     const [good, bad] = [await server(allowed), await server(refused)];
-    // Two threads: one connects again and again with one sockaddr buffer, the other
-    // flips the path in that buffer between the two sockets as fast as it can (ctypes
-    // lets the GIL go during connect, so the flips land while the call is in the kernel).
-    const race = py(`import ctypes, socket, threading, os
+    // The sockaddr lies in memory shared with a second process of the job, which flips
+    // its path between the two sockets as fast as it can while the first connects again
+    // and again with it (a process rather than a Python thread: Python's lock would let
+    // the two threads take turns, and the flips would never land during a connect).
+    const race = py(`import ctypes, socket, os, mmap, signal
 libc = ctypes.CDLL(None, use_errno=True)
 a, b = ${JSON.stringify(allowed)}.encode(), ${JSON.stringify(refused)}.encode()
-class Addr(ctypes.Structure):
-    _fields_ = [('family', ctypes.c_ushort), ('path', ctypes.c_char * 108)]
-addr = Addr(socket.AF_UNIX, a)
-size = ctypes.sizeof(addr)
-done = False
-def flip():
-    while not done:
-        ctypes.memmove(addr.path, b, len(b))
-        ctypes.memmove(addr.path, a, len(a))
-threading.Thread(target=flip).start()
+assert len(a) == len(b)
+m = mmap.mmap(-1, 4096)
+m[0:2] = socket.AF_UNIX.to_bytes(2, 'little')
+m[2:2 + len(a)] = a
+address = ctypes.addressof(ctypes.c_char.from_buffer(m))
+flipper = os.fork()
+if flipper == 0:
+    while True:
+        m[2:2 + len(b)] = b
+        m[2:2 + len(a)] = a
 ok = refused = 0
 for i in range(2000):
     s = socket.socket(socket.AF_UNIX)
-    if libc.connect(s.fileno(), ctypes.byref(addr), size) == 0:
+    if libc.connect(s.fileno(), ctypes.c_void_p(address), 110) == 0:
         ok += 1
     else:
         refused += 1
     s.close()
-done = True
+os.kill(flipper, signal.SIGKILL)
+os.waitpid(flipper, 0)
 print('ok=%d' % ok)
 print('refused=%d' % refused)`);
     const plain = await run(race, false);
