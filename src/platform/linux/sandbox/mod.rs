@@ -10,7 +10,8 @@
 //! of system call on what was prepared (`apply`): dropping every capability
 //! (`caps.rs`), `prctl(PR_SET_NO_NEW_PRIVS)`,
 //! `landlock_restrict_self`, `seccomp(SECCOMP_SET_MODE_FILTER)` (with a listener
-//! where no cgroup holds the job: `watch.rs`). Any of them failing fails the launch:
+//! where no cgroup holds the job, `watch.rs`, and below Landlock ABI 9 always: the
+//! service answers the job's calls to unix sockets through it, `supervise/`). Any of them failing fails the launch:
 //! the job never runs unconfined.
 
 mod caps;

@@ -13,13 +13,17 @@
 //! (src/sandbox/tmpdir.rs): handed over earlier, a process the job left behind would
 //! reach the later job's files through its own rule on that directory.
 //!
-//! The filter never answers `SECCOMP_RET_USER_NOTIF`, so the listener never carries a
-//! request: it only reports the hang-up. The cost for the job: the kernel allows one
-//! listener per chain of filters, so a job cannot add a listener of its own (`EBUSY`).
-//! That is why a listener is asked for only where no cgroup holds the job
-//! (`super::Prepared::new`), and where the host already runs under a filter with a
-//! listener, the job's filter is installed without one (the same confinement; its
-//! TMPDIR is then not reused).
+//! Below Landlock ABI 9 the same listener also carries the job's calls to unix sockets
+//! to the service (`super::supervise`): a supervised job's filter always gets one, in a
+//! cgroup or not, and its TMPDIR gets a duplicate where no cgroup holds the job. Where
+//! the filter never answers `SECCOMP_RET_USER_NOTIF` (ABI 9 and later), the listener
+//! only reports the hang-up, and is asked for only where no cgroup holds the job
+//! (`super::Prepared::new`). The cost for the job: the kernel allows one listener per
+//! chain of filters, so a job cannot add a listener of its own (`EBUSY`). Where the
+//! host already runs under a filter with a listener, an unsupervised job's filter is
+//! installed without one (the same confinement; its TMPDIR is then not reused), and a
+//! supervised job cannot be confined at all: the sandbox is refused
+//! (`super::probe`), and the launch fails if it happens anyway.
 //!
 //! **How the listener reaches the service.** A filter is installed by the thread it
 //! confines, so the listener is made in the spawn child. That child is created sharing
