@@ -157,17 +157,24 @@ fn sendto(caller: &Caller<'_>, args: [u64; 6], policy: &Policy) -> Outcome<i64> 
     let bytes = caller.read(args[4], len)?;
     let socket = caller.descriptor(args[0])?;
     let kind = socket_type(socket.as_fd())?;
-    let to = destination(caller, bytes, kind, policy)?;
+    // An address of length 0 is none: the kernel sends to the connected peer.
+    let to = match len {
+        0 => None,
+        _ => Some(destination(caller, bytes, kind, policy)?),
+    };
+    let (address, address_len) = to.as_ref().map_or((std::ptr::null(), 0), |to| {
+        (to.address.as_ptr(), to.address.len() as libc::socklen_t)
+    });
     let data = caller.read(args[1], payload_len(args[2] as usize, kind)?)?;
-    // SAFETY: buffers of their own lengths, on a descriptor held here.
+    // SAFETY: buffers of their own lengths (or no address), on a descriptor held here.
     let done = unsafe {
         libc::sendto(
             socket.as_raw_fd(),
             data.as_ptr().cast(),
             data.len(),
             flags | libc::MSG_NOSIGNAL,
-            to.address.as_ptr().cast(),
-            to.address.len() as libc::socklen_t,
+            address.cast(),
+            address_len,
         )
     };
     sent(caller, done, flags)

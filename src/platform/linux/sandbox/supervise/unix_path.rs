@@ -117,3 +117,58 @@ pub fn through_descriptor(socket: BorrowedFd<'_>) -> Vec<u8> {
     address.push(0);
     address
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::Network;
+    use std::os::fd::AsFd;
+
+    fn id(path: &std::path::Path) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).expect("metadata");
+        (m.dev(), m.ino())
+    }
+
+    fn opened(path: &std::path::Path) -> OwnedFd {
+        rustix::fs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty()).expect("open")
+    }
+
+    /// A socket is reached when it is listed by identity or lies (at any depth) in a
+    /// writable directory; a plain file is no socket; anything else is refused.
+    #[test]
+    fn sockets_are_judged_by_identity_and_place() {
+        let base = tempfile::tempdir().expect("tempdir");
+        let (mine, other) = (base.path().join("mine"), base.path().join("other"));
+        std::fs::create_dir_all(mine.join("deep")).expect("mkdir");
+        std::fs::create_dir(&other).expect("mkdir");
+        let inside = mine.join("deep/s.sock");
+        let outside = other.join("s.sock");
+        let _servers = [
+            std::os::unix::net::UnixListener::bind(&inside).expect("bind"),
+            std::os::unix::net::UnixListener::bind(&outside).expect("bind"),
+        ];
+        std::fs::write(mine.join("file"), "x").expect("write");
+        let policy = |allowed: Vec<FileId>| Policy {
+            allowed,
+            writable: vec![id(&mine)],
+            network: Network::Off,
+        };
+        assert_eq!(judge(opened(&inside).as_fd(), &policy(vec![])), Ok(()));
+        assert_eq!(
+            judge(opened(&outside).as_fd(), &policy(vec![])),
+            Err(Refused::Errno(libc::EACCES))
+        );
+        assert_eq!(judge(opened(&outside).as_fd(), &policy(vec![id(&outside)])), Ok(()));
+        assert_eq!(
+            judge(opened(&mine.join("file")).as_fd(), &policy(vec![])),
+            Err(Refused::Errno(libc::ECONNREFUSED))
+        );
+        // Moved out of the writable directory after it was opened: judged where it is now.
+        let held = opened(&inside);
+        std::fs::rename(&inside, other.join("moved.sock")).expect("rename");
+        assert_eq!(judge(held.as_fd(), &policy(vec![])), Err(Refused::Errno(libc::EACCES)));
+        let address = through_descriptor(held.as_fd());
+        assert!(address.ends_with(format!("/proc/self/fd/{}\0", held.as_raw_fd()).as_bytes()));
+    }
+}
