@@ -640,7 +640,10 @@ mod tests {
         assert!(enforced.notes.is_empty(), "{:?}", enforced.notes);
         assert_eq!(enforced.unix_sockets, "supervised");
         let newest = Support { abi: 9, ..old };
-        assert_eq!(Enforced::new(&resolved, &newest, Path::new("/t")).unix_sockets, "landlock");
+        assert_eq!(
+            Enforced::new(&resolved, &newest, Path::new("/t")).unix_sockets,
+            "landlock"
+        );
         assert_eq!(enforced.write[..2], [root.display().to_string(), "/t".to_string()]);
     }
 }

@@ -592,11 +592,21 @@ mod tests {
     fn the_supervised_program_hands_over_only_the_calls_with_an_address() {
         let native = AUDIT_ARCH.expect("a supported architecture");
         let notify = libc::SECCOMP_RET_USER_NOTIF;
-        let handed = [libc::SYS_connect, libc::SYS_sendto, libc::SYS_sendmsg, libc::SYS_sendmmsg];
+        let handed = [
+            libc::SYS_connect,
+            libc::SYS_sendto,
+            libc::SYS_sendmsg,
+            libc::SYS_sendmmsg,
+        ];
         for network in [Network::Off, Network::TcpPorts(vec![1]), Network::On] {
             let plain = &program(&network, false).expect("compiles").code;
             let supervised = &program(&network, true).expect("compiles").code;
-            assert!(supervised.len() <= plain.len() + 12, "{} against {}", supervised.len(), plain.len());
+            assert!(
+                supervised.len() <= plain.len() + 12,
+                "{} against {}",
+                supervised.len(),
+                plain.len()
+            );
             for nr in (0..1024i64).filter(|nr| !handed.contains(nr)) {
                 for args in [[0; 6], [u64::MAX; 6], [0x0000_0001_0000_0001; 6]] {
                     assert_eq!(run(supervised, native, nr, args), run(plain, native, nr, args), "{nr}");

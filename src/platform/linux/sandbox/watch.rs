@@ -80,7 +80,8 @@ pub fn nothing_left(listener: &OwnedFd) -> bool {
 /// # Safety
 /// Async-signal-safe and allocation-free: system calls on the caller's data only.
 pub unsafe fn install_reporting(filter: *const libc::sock_fprog, supervised: bool) -> Option<c_int> {
-    let install = |flags: libc::c_ulong| libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags as u32, filter);
+    let install =
+        |flags: libc::c_ulong| libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags as u32, filter);
     let mut listener = -1;
     if supervised {
         listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | libc::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);

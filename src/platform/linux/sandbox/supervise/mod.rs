@@ -11,9 +11,9 @@
 //! (`SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV`), so a call the supervisor made is never
 //! made again by a restarted one.
 //!
-//! **What is read, when, by whom.** One thread of the service (`Supervisor`) waits on
-//! every supervised job's listener and takes each notification; a worker thread
-//! (`Workers`) handles it: it copies the address (and for a send the data and the
+//! **What is read, when, by whom.** Threads of the service (`Supervisor`) wait on every
+//! supervised job's listener (one `epoll` set); the one woken takes the notification
+//! and handles it: it copies the address (and for a send the data and the
 //! ancillary data) out of the job's memory (`process_vm_readv`), opens a pathname
 //! socket's file from that copy (`unix_path`), judges the file by identity, and makes
 //! the call itself, on a duplicate of the job's socket, to `/proc/self/fd/N` of the
@@ -32,9 +32,9 @@
 //! sandbox was made (`crate::sandbox::Resolved::unix_sockets`), and the job's writable
 //! directories the ones its Landlock rules were made from, never names a job wrote.
 //!
-//! Every call is made on a worker (a pool: a connect to a busy server or a send to a
-//! full socket blocks, as it would have for the job), so one job's blocked call never
-//! holds up another job's.
+//! A call may block (a connect to a busy server, a send to a full socket), as it would
+//! have for the job: another thread is always waiting for the next notification, so one
+//! job's blocked call never holds up another job's.
 
 mod address;
 mod job;
@@ -42,10 +42,11 @@ mod listener;
 mod perform;
 mod unix_path;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::sandbox::{effective_network, FileId, JobSandbox, Network};
@@ -95,12 +96,26 @@ struct Supervised {
     policy: Arc<Policy>,
 }
 
-/// The thread that waits on every supervised job's listener (one `epoll` set).
+/// Every supervised job's listener in one `epoll` set, and the threads that wait on it.
+/// Each listener is registered one-shot: the thread woken for it takes one
+/// notification, arms the listener again (so another thread can take the job's next
+/// call at once) and handles the one it took, blocking if the call blocks. One thread
+/// at least is always waiting: the one that takes the last idle place starts another
+/// (up to `MAX_THREADS`), so a notification costs one wake-up, and one job's blocked
+/// call never holds up another's.
 struct Supervisor {
     epoll: OwnedFd,
     jobs: Mutex<HashMap<u64, Arc<Supervised>>>,
-    next: std::sync::atomic::AtomicU64,
+    next: AtomicU64,
+    /// Threads waiting in `epoll_wait`, and all of them.
+    idle: AtomicUsize,
+    threads: AtomicUsize,
 }
+
+/// Threads at most: past this, calls wait for a thread (each blocked call holds one).
+const MAX_THREADS: usize = 256;
+/// How long a spare waiting thread stays before it ends (the last one stays).
+const IDLE: Duration = Duration::from_secs(10);
 
 fn supervisor() -> io::Result<&'static Supervisor> {
     static SUPERVISOR: OnceLock<Result<Supervisor, String>> = OnceLock::new();
@@ -111,36 +126,34 @@ fn supervisor() -> io::Result<&'static Supervisor> {
             Ok(Supervisor {
                 epoll,
                 jobs: Mutex::new(HashMap::new()),
-                next: std::sync::atomic::AtomicU64::new(1),
+                next: AtomicU64::new(1),
+                idle: AtomicUsize::new(0),
+                threads: AtomicUsize::new(0),
             })
         })
         .as_ref()
         .map_err(|e| io::Error::other(format!("the unix socket supervisor: {e}")))
-        .and_then(|s| {
-            static STARTED: OnceLock<io::Result<()>> = OnceLock::new();
-            match STARTED.get_or_init(|| {
-                std::thread::Builder::new()
-                    .name("unix-socket-supervisor".into())
-                    .spawn(move || s.run())
-                    .map(drop)
-            }) {
-                Ok(()) => Ok(s),
-                Err(e) => Err(io::Error::new(e.kind(), format!("the unix socket supervisor: {e}"))),
-            }
-        })
+}
+
+fn armed() -> rustix::event::epoll::EventFlags {
+    use rustix::event::epoll::EventFlags;
+    EventFlags::IN | EventFlags::ONESHOT
 }
 
 impl Supervisor {
-    fn add(&self, listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
+    fn add(&'static self, listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
         use rustix::event::epoll;
-        let key = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if self.threads.load(Ordering::Acquire) == 0 {
+            self.spawn()?;
+        }
+        let key = self.next.fetch_add(1, Ordering::Relaxed);
         let job = Arc::new(Supervised { listener, policy });
         self.lock().insert(key, job.clone());
         let added = epoll::add(
             &self.epoll,
             job.listener.as_fd(),
             epoll::EventData::new_u64(key),
-            epoll::EventFlags::IN,
+            armed(),
         );
         if let Err(e) = added {
             self.lock().remove(&key);
@@ -153,37 +166,73 @@ impl Supervisor {
         self.jobs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn run(&self) {
+    fn spawn(&'static self) -> io::Result<()> {
+        self.threads.fetch_add(1, Ordering::AcqRel);
+        let spawned = std::thread::Builder::new()
+            .name("unix-socket-supervisor".into())
+            .stack_size(256 << 10)
+            .spawn(move || self.wait());
+        if let Err(e) = spawned {
+            self.threads.fetch_sub(1, Ordering::AcqRel);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn wait(&'static self) {
         use rustix::event::epoll;
-        let mut events: Vec<epoll::Event> = Vec::with_capacity(64);
+        let mut events: Vec<epoll::Event> = Vec::with_capacity(1);
+        let idle = rustix::fs::Timespec {
+            tv_sec: IDLE.as_secs() as _,
+            tv_nsec: 0,
+        };
         loop {
             events.clear();
-            if epoll::wait(&self.epoll, rustix::buffer::spare_capacity(&mut events), None).is_err() {
+            self.idle.fetch_add(1, Ordering::AcqRel);
+            let waited = epoll::wait(&self.epoll, rustix::buffer::spare_capacity(&mut events), Some(&idle));
+            let still_idle = self.idle.fetch_sub(1, Ordering::AcqRel) - 1;
+            let Some(event) = events.first().filter(|_| waited.is_ok()) else {
+                // Nothing for a while: a spare thread ends, the last one stays.
+                if waited.is_ok() && self.threads.load(Ordering::Acquire) > 1 && still_idle > 0 {
+                    self.threads.fetch_sub(1, Ordering::AcqRel);
+                    return;
+                }
+                continue;
+            };
+            let (flags, data) = (event.flags, event.data);
+            let key = data.u64();
+            let Some(job) = self.lock().get(&key).cloned() else {
+                continue;
+            };
+            if flags.intersects(epoll::EventFlags::HUP | epoll::EventFlags::ERR) {
+                // No process of the job is left: none can call again.
+                let _ = epoll::delete(&self.epoll, job.listener.as_fd());
+                self.lock().remove(&key);
                 continue;
             }
-            for event in &events {
-                let (flags, data) = (event.flags, event.data);
-                let key = data.u64();
-                let Some(job) = self.lock().get(&key).cloned() else {
-                    continue;
-                };
-                if flags.intersects(epoll::EventFlags::HUP | epoll::EventFlags::ERR) {
-                    // No process of the job is left: none can call again.
-                    let _ = epoll::delete(&self.epoll, job.listener.as_fd());
-                    self.lock().remove(&key);
-                    continue;
-                }
-                match listener::receive(job.listener.as_fd()) {
-                    Ok(notif) => workers().run(job, notif),
-                    // The caller was interrupted by a fatal signal since: nothing to do.
-                    Err(_) => continue,
-                }
+            let taken = listener::receive(job.listener.as_fd());
+            // Armed again before the call is handled: the job's other threads are not
+            // kept waiting behind this one.
+            let _ = epoll::modify(
+                &self.epoll,
+                job.listener.as_fd(),
+                epoll::EventData::new_u64(key),
+                armed(),
+            );
+            if still_idle == 0 && self.threads.load(Ordering::Acquire) < MAX_THREADS {
+                // Never none waiting. Without one more thread, the calls wait for this
+                // one: slower, still answered.
+                let _ = self.spawn();
+            }
+            // An error: the caller was interrupted by a fatal signal since.
+            if let Ok(notif) = taken {
+                handle(&job, notif);
             }
         }
     }
 }
 
-/// Handles one notification of `job`, on a worker.
+/// Handles one notification of `job`: answers it, unless it no longer waits.
 fn handle(job: &Supervised, notif: libc::seccomp_notif) {
     let caller = Caller {
         listener: job.listener.as_fd(),
@@ -194,91 +243,6 @@ fn handle(job: &Supervised, notif: libc::seccomp_notif) {
         Ok(value) => listener::answer(caller.listener, notif.id, Ok(value)),
         Err(Refused::Errno(errno)) => listener::answer(caller.listener, notif.id, Err(errno)),
         Err(Refused::Gone) => {}
-    }
-}
-
-type Work = (Arc<Supervised>, libc::seccomp_notif);
-
-/// The threads that make the calls, made as needed and ended after a while idle.
-struct Workers {
-    queue: Mutex<Queue>,
-    ready: Condvar,
-}
-
-struct Queue {
-    work: VecDeque<Work>,
-    idle: usize,
-    threads: usize,
-}
-
-/// Threads at most: past this, calls wait for a worker (each blocked call holds one).
-const MAX_WORKERS: usize = 256;
-/// How long an idle worker waits for more before it ends.
-const IDLE: Duration = Duration::from_secs(10);
-
-fn workers() -> &'static Workers {
-    static WORKERS: OnceLock<Workers> = OnceLock::new();
-    WORKERS.get_or_init(|| Workers {
-        queue: Mutex::new(Queue {
-            work: VecDeque::new(),
-            idle: 0,
-            threads: 0,
-        }),
-        ready: Condvar::new(),
-    })
-}
-
-impl Workers {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn run(&'static self, job: Arc<Supervised>, notif: libc::seccomp_notif) {
-        let mut queue = self.lock();
-        queue.work.push_back((job, notif));
-        if queue.idle == 0 && queue.threads < MAX_WORKERS {
-            let spawned = std::thread::Builder::new()
-                .name("unix-socket-call".into())
-                .stack_size(256 << 10)
-                .spawn(move || self.work());
-            if spawned.is_ok() {
-                queue.threads += 1;
-            }
-        }
-        // With no thread at all (none could be made), the call is refused rather than
-        // left waiting: fail closed, and the job is not stuck.
-        if queue.threads == 0 {
-            if let Some((job, notif)) = queue.work.pop_back() {
-                drop(queue);
-                listener::answer(job.listener.as_fd(), notif.id, Err(libc::EAGAIN));
-            }
-            return;
-        }
-        drop(queue);
-        self.ready.notify_one();
-    }
-
-    fn work(&self) {
-        let mut queue = self.lock();
-        loop {
-            if let Some((job, notif)) = queue.work.pop_front() {
-                drop(queue);
-                handle(&job, notif);
-                queue = self.lock();
-                continue;
-            }
-            queue.idle += 1;
-            let (again, timeout) = self
-                .ready
-                .wait_timeout(queue, IDLE)
-                .unwrap_or_else(|e| e.into_inner());
-            queue = again;
-            queue.idle -= 1;
-            if timeout.timed_out() && queue.work.is_empty() {
-                queue.threads -= 1;
-                return;
-            }
-        }
     }
 }
 
@@ -322,4 +286,3 @@ pub fn listener_available() -> bool {
         .unwrap_or(false)
     })
 }
-

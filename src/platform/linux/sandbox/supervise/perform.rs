@@ -236,7 +236,12 @@ fn gather(caller: &Caller<'_>, iov: u64, count: u64, kind: i32) -> Outcome<Vec<u
     }
     let vectors = caller.read(iov, count * IOVEC_LEN)?;
     let parts: Vec<(u64, usize)> = (0..count)
-        .map(|i| (word(&vectors, i * IOVEC_LEN), word(&vectors, i * IOVEC_LEN + 8) as usize))
+        .map(|i| {
+            (
+                word(&vectors, i * IOVEC_LEN),
+                word(&vectors, i * IOVEC_LEN + 8) as usize,
+            )
+        })
         .collect();
     let total = parts.iter().fold(0usize, |sum, (_, len)| sum.saturating_add(*len));
     let mut left = payload_len(total, kind)?;
