@@ -147,6 +147,7 @@ impl Supervisor {
             self.spawn()?;
         }
         let key = self.next.fetch_add(1, Ordering::Relaxed);
+        listener::wake_up_in_turn(listener.as_fd());
         let job = Arc::new(Supervised { listener, policy });
         self.lock().insert(key, job.clone());
         let added = epoll::add(
