@@ -122,14 +122,13 @@ pub(super) fn checks(sockets: Sockets, supervised: bool) -> Vec<(i64, Check)> {
 /// so every call that can carry one is handed to the service's supervisor
 /// (`super::supervise`), which reads the address, decides, and makes the call itself on
 /// a duplicate of the job's socket: `connect` always, `sendto` with an address (its
-/// fifth argument; without one it goes to the connected peer, as `send`), `sendmsg`
-/// always (the address is inside the `msghdr`, in memory). `sendmmsg` (a vector of
-/// those) is reported missing: callers (glibc's resolver) fall back to `sendto`/`sendmsg`.
+/// fifth argument; without one it goes to the connected peer, as `send`), `sendmsg` and
+/// `sendmmsg` always (the address is inside each `msghdr`, in memory).
 fn supervised_calls(checks: &mut Vec<(i64, Check)>) {
     checks.push((libc::SYS_connect, Check::Notify));
     checks.push((libc::SYS_sendto, Check::NotifyIfSet { arg: 4 }));
     checks.push((libc::SYS_sendmsg, Check::Notify));
-    checks.push((libc::SYS_sendmmsg, Check::Missing));
+    checks.push((libc::SYS_sendmmsg, Check::Notify));
 }
 
 /// Namespaces a job could make with `clone`.

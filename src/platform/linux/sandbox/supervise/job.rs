@@ -68,6 +68,27 @@ impl Caller<'_> {
         }
     }
 
+    /// Writes `bytes` at `address` in the caller's memory (what the kernel writes back
+    /// for the call: `sendmmsg`'s lengths), all of them or `EFAULT`.
+    pub fn write(&self, address: u64, bytes: &[u8]) -> Outcome<()> {
+        let local = libc::iovec {
+            iov_base: bytes.as_ptr() as *mut libc::c_void,
+            iov_len: bytes.len(),
+        };
+        let remote = libc::iovec {
+            iov_base: address as *mut libc::c_void,
+            iov_len: bytes.len(),
+        };
+        // SAFETY: one local buffer of its own length, only read.
+        let put = unsafe { libc::process_vm_writev(self.pid, &local, 1, &remote, 1, 0) };
+        self.checked(())?;
+        if put >= 0 && put as usize == bytes.len() {
+            Ok(())
+        } else {
+            Err(Refused::Errno(libc::EFAULT))
+        }
+    }
+
     /// The caller's working directory, opened (relative socket paths are resolved
     /// from it, as the kernel would for the caller).
     pub fn cwd(&self) -> Outcome<OwnedFd> {

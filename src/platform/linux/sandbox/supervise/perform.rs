@@ -35,6 +35,7 @@ pub fn request(caller: &Caller<'_>, data: &libc::seccomp_data, policy: &Policy) 
         libc::SYS_connect => connect(caller, args, policy),
         libc::SYS_sendto => sendto(caller, args, policy),
         libc::SYS_sendmsg => sendmsg(caller, args, policy),
+        libc::SYS_sendmmsg => sendmmsg(caller, args, policy),
         // Nothing else is handed over by the filter (`refusals::supervised_calls`).
         _ => Err(Refused::Errno(libc::ENOSYS)),
     }
@@ -186,43 +187,127 @@ fn word(bytes: &[u8], at: usize) -> u64 {
     u64::from_ne_bytes(w)
 }
 
-/// `sendmsg(fd, message, flags)`: the address, the data (gathered into one buffer: the
-/// same bytes in the same order) and the ancillary data are copied.
+/// One message of `sendmsg` or `sendmmsg`, copied: its destination, its data (gathered
+/// into one buffer: the same bytes in the same order), its ancillary data with the
+/// descriptors it passes (held until it is sent).
+struct Message {
+    to: Option<Destination>,
+    data: Vec<u8>,
+    control: Vec<u8>,
+    _passed: Vec<OwnedFd>,
+    one: libc::iovec,
+}
+
+impl Message {
+    /// The `struct msghdr` at `header` (its bytes, copied) of a socket of type `kind`.
+    fn copy(caller: &Caller<'_>, header: &[u8], kind: i32, policy: &Policy) -> Outcome<Box<Self>> {
+        let (name, name_len) = (word(header, 0), word(header, 8) as u32 as u64);
+        let (iov, iov_count) = (word(header, 16), word(header, 24));
+        let (control, control_len) = (word(header, 32), word(header, 40));
+        let to = if name != 0 && name_len != 0 {
+            let len = address_len(name_len)?;
+            Some(destination(caller, caller.read(name, len)?, kind, policy)?)
+        } else {
+            None
+        };
+        let data = gather(caller, iov, iov_count, kind)?;
+        let (control, passed) = ancillary(caller, control, control_len)?;
+        let mut message = Box::new(Self {
+            to,
+            data,
+            control,
+            _passed: passed,
+            one: libc::iovec {
+                iov_base: std::ptr::null_mut(),
+                iov_len: 0,
+            },
+        });
+        message.one = libc::iovec {
+            iov_base: message.data.as_mut_ptr().cast(),
+            iov_len: message.data.len(),
+        };
+        Ok(message)
+    }
+
+    /// The `struct msghdr` for the kernel: pointers into this message, which is boxed
+    /// (it does not move) and outlives the call.
+    fn header(&mut self) -> libc::msghdr {
+        // SAFETY: plain integers and pointers, all set below.
+        let mut header: libc::msghdr = unsafe { std::mem::zeroed() };
+        if let Some(to) = &self.to {
+            header.msg_name = to.address.as_ptr() as *mut libc::c_void;
+            header.msg_namelen = to.address.len() as libc::socklen_t;
+        }
+        header.msg_iov = &mut self.one;
+        header.msg_iovlen = 1;
+        if !self.control.is_empty() {
+            header.msg_control = self.control.as_mut_ptr().cast();
+            header.msg_controllen = self.control.len() as _;
+        }
+        header
+    }
+}
+
+/// `sendmsg(fd, message, flags)`.
 fn sendmsg(caller: &Caller<'_>, args: [u64; 6], policy: &Policy) -> Outcome<i64> {
     let flags = args[2] as i32;
     let header = caller.read(args[1], MSGHDR_LEN)?;
-    let (name, name_len) = (word(&header, 0), word(&header, 8) as u32 as u64);
-    let (iov, iov_count) = (word(&header, 16), word(&header, 24));
-    let (control, control_len) = (word(&header, 32), word(&header, 40));
     let socket = caller.descriptor(args[0])?;
     let kind = socket_type(socket.as_fd())?;
-    let to = if name != 0 && name_len != 0 {
-        let len = address_len(name_len)?;
-        Some(destination(caller, caller.read(name, len)?, kind, policy)?)
-    } else {
-        None
-    };
-    let data = gather(caller, iov, iov_count, kind)?;
-    let (mut control, _passed) = ancillary(caller, control, control_len)?;
-    let mut one = libc::iovec {
-        iov_base: data.as_ptr() as *mut libc::c_void,
-        iov_len: data.len(),
-    };
-    // SAFETY: plain integers and pointers, all set below.
-    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
-    if let Some(to) = &to {
-        message.msg_name = to.address.as_ptr() as *mut libc::c_void;
-        message.msg_namelen = to.address.len() as libc::socklen_t;
-    }
-    message.msg_iov = &mut one;
-    message.msg_iovlen = 1;
-    if !control.is_empty() {
-        message.msg_control = control.as_mut_ptr().cast();
-        message.msg_controllen = control.len() as _;
-    }
-    // SAFETY: every pointer in `message` is to a buffer held here until it returns.
-    let done = unsafe { libc::sendmsg(socket.as_raw_fd(), &message, flags | libc::MSG_NOSIGNAL) };
+    let mut message = Message::copy(caller, &header, kind, policy)?;
+    let header = message.header();
+    // SAFETY: every pointer in `header` is into `message`, held until it returns.
+    let done = unsafe { libc::sendmsg(socket.as_raw_fd(), &header, flags | libc::MSG_NOSIGNAL) };
     sent(caller, done, flags)
+}
+
+/// `struct mmsghdr`: a `msghdr` and the length sent, which the kernel writes back.
+const MMSGHDR_LEN: usize = 64;
+
+/// `sendmmsg(fd, messages, count, flags)` (glibc's resolver sends its two queries with
+/// it, and has no fallback): each message copied as `sendmsg`'s; the lengths sent are
+/// written back into the job's vector, as the kernel would. As the kernel, a message
+/// refused after the first ends the batch there (the count sent so far is returned).
+fn sendmmsg(caller: &Caller<'_>, args: [u64; 6], policy: &Policy) -> Outcome<i64> {
+    let flags = args[3] as i32;
+    let count = (args[2] as u32 as usize).min(MAX_IOV);
+    let socket = caller.descriptor(args[0])?;
+    let kind = socket_type(socket.as_fd())?;
+    let vector = caller.read(args[1], count * MMSGHDR_LEN)?;
+    let mut messages = Vec::with_capacity(count);
+    for i in 0..count {
+        let header = &vector[i * MMSGHDR_LEN..i * MMSGHDR_LEN + MSGHDR_LEN];
+        match Message::copy(caller, header, kind, policy) {
+            Ok(message) => messages.push(message),
+            Err(refused) if messages.is_empty() => return Err(refused),
+            Err(_) => break,
+        }
+    }
+    let mut headers: Vec<libc::mmsghdr> = messages
+        .iter_mut()
+        .map(|m| libc::mmsghdr {
+            msg_hdr: m.header(),
+            msg_len: 0,
+        })
+        .collect();
+    if headers.is_empty() {
+        return Ok(0);
+    }
+    // SAFETY: every pointer in `headers` is into `messages`, held until it returns.
+    let done = unsafe {
+        libc::sendmmsg(
+            socket.as_raw_fd(),
+            headers.as_mut_ptr(),
+            headers.len() as libc::c_uint,
+            flags | libc::MSG_NOSIGNAL,
+        )
+    };
+    let result = sent(caller, done as isize, flags)?;
+    for (i, header) in headers.iter().take(result as usize).enumerate() {
+        let at = args[1] + (i * MMSGHDR_LEN + MSGHDR_LEN) as u64;
+        caller.write(at, &header.msg_len.to_ne_bytes())?;
+    }
+    Ok(result)
 }
 
 /// The data of `count` iovecs at `iov`, up to what `payload_len` allows.
