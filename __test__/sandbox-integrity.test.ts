@@ -11,8 +11,8 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { eventually, type Service, ShellExecutionService } from './helpers';
 import { landlockAbi } from './capabilities';
+import { eventually, type Service, ShellExecutionService } from './helpers';
 
 const linux = process.platform === 'linux';
 
