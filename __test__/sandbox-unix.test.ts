@@ -192,6 +192,37 @@ os.unlink(p); os.unlink(p + '.d')`);
     expect(srv.log()).toHaveLength(3);
   });
 
+  it('sendmmsg (a batch of datagrams, as glibc\'s resolver sends): refused outside, sent to an allowed socket with the lengths written back', async () => {
+    const path = join(outside, 'batch.sock');
+    const srv = await server(path, 'dgram');
+    const batch = py(`import ctypes, socket, errno
+libc = ctypes.CDLL(None, use_errno=True)
+class Iov(ctypes.Structure): _fields_ = [('base', ctypes.c_char_p), ('len', ctypes.c_size_t)]
+class Hdr(ctypes.Structure): _fields_ = [('name', ctypes.c_void_p), ('namelen', ctypes.c_uint32), ('iov', ctypes.POINTER(Iov)), ('iovlen', ctypes.c_size_t), ('control', ctypes.c_void_p), ('controllen', ctypes.c_size_t), ('flags', ctypes.c_int)]
+class MHdr(ctypes.Structure): _fields_ = [('hdr', Hdr), ('len', ctypes.c_uint)]
+class Un(ctypes.Structure): _fields_ = [('family', ctypes.c_ushort), ('path', ctypes.c_char * 108)]
+to = Un(socket.AF_UNIX, ${JSON.stringify(path)}.encode())
+iovs = [Iov(b'one', 3), Iov(b'three', 5)]
+msgs = (MHdr * 2)()
+for i in range(2):
+    msgs[i].hdr.name = ctypes.cast(ctypes.byref(to), ctypes.c_void_p)
+    msgs[i].hdr.namelen = ctypes.sizeof(to)
+    msgs[i].hdr.iov = ctypes.pointer(iovs[i])
+    msgs[i].hdr.iovlen = 1
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+n = libc.sendmmsg(s.fileno(), msgs, 2, 0)
+print('sent=' + (str(n) if n >= 0 else errno.errorcode[ctypes.get_errno()]))
+print('lengths=%d,%d' % (msgs[0].len, msgs[1].len))`);
+    const plain = await run(batch, false);
+    expect([field(plain.output, 'sent'), field(plain.output, 'lengths')], plain.output).toEqual(['2', '3,5']);
+    expect(await eventually(() => srv.log().length === 2)).toBe(true);
+    expect(field((await run(batch, true)).output, 'sent')).toBe('EACCES');
+    const allowed = await run(batch, { unixSockets: [path] });
+    expect([field(allowed.output, 'sent'), field(allowed.output, 'lengths')], allowed.output).toEqual(['2', '3,5']);
+    expect(await eventually(() => srv.log().length === 4)).toBe(true);
+    expect(srv.log().slice(2)).toEqual(['datagram one', 'datagram three']);
+  });
+
   it('allowlisted sockets work: stream and datagram, by sendto, sendmsg and connect', async () => {
     const stream = join(outside, 'allowed.sock');
     const dgram = join(outside, 'allowed-dgram.sock');
