@@ -5,7 +5,7 @@
 //! ssh-agent (signs with the user's keys), the docker socket, this project's own
 //! daemon. The job's seccomp filter therefore hands every call that can name one to
 //! the service (`SECCOMP_RET_USER_NOTIF`: `connect`, `sendto` with an address,
-//! `sendmsg`; `super::refusals::supervised_calls`), through the listener its filter is
+//! `sendmsg`, `sendmmsg`; `super::refusals::supervised_calls`), through the listener its filter is
 //! installed with (`super::watch` says how the listener reaches the service). The
 //! calling thread waits, and ignores every signal but a fatal one while it does
 //! (`SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV`), so a call the supervisor made is never
