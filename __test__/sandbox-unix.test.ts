@@ -252,7 +252,7 @@ print('lengths=%d,%d' % (msgs[0].len, msgs[1].len))`);
     }
   });
 
-  it('a path flipped by a racing thread between an allowed and a refused socket never reaches the refused one', async () => {
+  it('a path flipped in shared memory by a racing process, between an allowed and a refused socket, never reaches the refused one', async () => {
     const allowed = join(outside, 'race-a.sock');
     const refused = join(outside, 'race-b.sock');
     const [good, bad] = [await server(allowed), await server(refused)];
@@ -293,9 +293,12 @@ print('refused=%d' % refused)`);
     const ok = Number(field(boxed.output, 'ok'));
     console.log(`race: unconfined ${plain.output.replace(/\n/g, ' ')}; sandboxed ok=${ok} refused=${field(boxed.output, 'refused')}`);
     expect(ok).toBeGreaterThan(0);
-    // Give the servers time to log what they accepted, then none of it reached the refused one.
-    expect(await eventually(() => good.log().length - before.good === ok)).toBe(true);
+    // Every connect that succeeded reached the allowed server, none the refused one
+    // (with the job's call let go on after the check, SECCOMP_USER_NOTIF_FLAG_CONTINUE,
+    // about half of them reach the refused one: this test was seen failing so).
+    await eventually(() => good.log().length - before.good >= ok, 5_000);
     expect(bad.log().length).toBe(before.bad);
+    expect(good.log().length - before.good).toBe(ok);
   }, 120_000);
 
   it('a send interrupted by signals is made once: no datagram lost or doubled', async () => {
