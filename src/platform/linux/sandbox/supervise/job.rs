@@ -151,6 +151,12 @@ impl Caller<'_> {
         self.checked(tgid)
     }
 
+    /// Makes `call`, a system call that may block, so that it is interrupted if the
+    /// caller stops waiting for it (`super::abandoned`).
+    pub fn blocking(&self, call: impl FnMut() -> isize) -> isize {
+        super::abandoned::interruptible(self.listener.as_raw_fd(), self.id, call)
+    }
+
     /// `SIGPIPE` to the calling thread, as its own send on a broken stream would
     /// have raised (the supervisor sends with `MSG_NOSIGNAL`, so the signal is not its).
     pub fn broken_pipe(&self) {

@@ -36,6 +36,7 @@
 //! have for the job: another thread is always waiting for the next notification, so one
 //! job's blocked call never holds up another job's.
 
+mod abandoned;
 mod address;
 mod job;
 mod listener;
@@ -116,6 +117,8 @@ struct Supervisor {
 const MAX_THREADS: usize = 256;
 /// How long a spare waiting thread stays before it ends (the last one stays).
 const IDLE: Duration = Duration::from_secs(10);
+/// How often a waiting thread looks for calls whose caller is gone (`abandoned`).
+const LOOK: Duration = Duration::from_secs(1);
 
 fn supervisor() -> io::Result<&'static Supervisor> {
     static SUPERVISOR: OnceLock<Result<Supervisor, String>> = OnceLock::new();
@@ -183,23 +186,29 @@ impl Supervisor {
     fn wait(&'static self) {
         use rustix::event::epoll;
         let mut events: Vec<epoll::Event> = Vec::with_capacity(1);
-        let idle = rustix::fs::Timespec {
-            tv_sec: IDLE.as_secs() as _,
+        let look = rustix::fs::Timespec {
+            tv_sec: LOOK.as_secs() as _,
             tv_nsec: 0,
         };
+        let (mut since, mut looked) = (std::time::Instant::now(), std::time::Instant::now());
         loop {
             events.clear();
             self.idle.fetch_add(1, Ordering::AcqRel);
-            let waited = epoll::wait(&self.epoll, rustix::buffer::spare_capacity(&mut events), Some(&idle));
+            let waited = epoll::wait(&self.epoll, rustix::buffer::spare_capacity(&mut events), Some(&look));
             let still_idle = self.idle.fetch_sub(1, Ordering::AcqRel) - 1;
+            if looked.elapsed() >= LOOK {
+                abandoned::interrupt_abandoned();
+                looked = std::time::Instant::now();
+            }
             let Some(event) = events.first().filter(|_| waited.is_ok()) else {
                 // Nothing for a while: a spare thread ends, the last one stays.
-                if waited.is_ok() && self.threads.load(Ordering::Acquire) > 1 && still_idle > 0 {
+                if since.elapsed() >= IDLE && self.threads.load(Ordering::Acquire) > 1 && still_idle > 0 {
                     self.threads.fetch_sub(1, Ordering::AcqRel);
                     return;
                 }
                 continue;
             };
+            since = std::time::Instant::now();
             let (flags, data) = (event.flags, event.data);
             let key = data.u64();
             let Some(job) = self.lock().get(&key).cloned() else {

@@ -118,15 +118,17 @@ fn connect(caller: &Caller<'_>, args: [u64; 6], policy: &Policy) -> Outcome<i64>
     let socket = caller.descriptor(args[0])?;
     let kind = socket_type(socket.as_fd())?;
     let to = destination(caller, bytes, kind, policy)?;
-    // SAFETY: an address of its own length, on a descriptor held here.
-    let done = unsafe {
-        libc::connect(
-            socket.as_raw_fd(),
-            to.address.as_ptr().cast(),
-            to.address.len() as libc::socklen_t,
-        )
-    };
-    returned(done as isize)
+    let done = caller.blocking(|| {
+        // SAFETY: an address of its own length, on a descriptor held here.
+        unsafe {
+            libc::connect(
+                socket.as_raw_fd(),
+                to.address.as_ptr().cast(),
+                to.address.len() as libc::socklen_t,
+            ) as isize
+        }
+    });
+    returned(done)
 }
 
 /// How much of `len` bytes of data is copied for a socket of type `kind`.
@@ -167,17 +169,19 @@ fn sendto(caller: &Caller<'_>, args: [u64; 6], policy: &Policy) -> Outcome<i64> 
         (to.address.as_ptr(), to.address.len() as libc::socklen_t)
     });
     let data = caller.read(args[1], payload_len(args[2] as usize, kind)?)?;
-    // SAFETY: buffers of their own lengths (or no address), on a descriptor held here.
-    let done = unsafe {
-        libc::sendto(
-            socket.as_raw_fd(),
-            data.as_ptr().cast(),
-            data.len(),
-            flags | libc::MSG_NOSIGNAL,
-            address.cast(),
-            address_len,
-        )
-    };
+    let done = caller.blocking(|| {
+        // SAFETY: buffers of their own lengths (or no address), on a descriptor held here.
+        unsafe {
+            libc::sendto(
+                socket.as_raw_fd(),
+                data.as_ptr().cast(),
+                data.len(),
+                flags | libc::MSG_NOSIGNAL,
+                address.cast(),
+                address_len,
+            )
+        }
+    });
     sent(caller, done, flags)
 }
 
@@ -257,7 +261,7 @@ fn sendmsg(caller: &Caller<'_>, args: [u64; 6], policy: &Policy) -> Outcome<i64>
     let mut message = Message::copy(caller, &header, kind, policy)?;
     let header = message.header();
     // SAFETY: every pointer in `header` is into `message`, held until it returns.
-    let done = unsafe { libc::sendmsg(socket.as_raw_fd(), &header, flags | libc::MSG_NOSIGNAL) };
+    let done = caller.blocking(|| unsafe { libc::sendmsg(socket.as_raw_fd(), &header, flags | libc::MSG_NOSIGNAL) });
     sent(caller, done, flags)
 }
 
@@ -293,16 +297,18 @@ fn sendmmsg(caller: &Caller<'_>, args: [u64; 6], policy: &Policy) -> Outcome<i64
     if headers.is_empty() {
         return Ok(0);
     }
-    // SAFETY: every pointer in `headers` is into `messages`, held until it returns.
-    let done = unsafe {
-        libc::sendmmsg(
-            socket.as_raw_fd(),
-            headers.as_mut_ptr(),
-            headers.len() as libc::c_uint,
-            flags | libc::MSG_NOSIGNAL,
-        )
-    };
-    let result = sent(caller, done as isize, flags)?;
+    let done = caller.blocking(|| {
+        // SAFETY: every pointer in `headers` is into `messages`, held until it returns.
+        unsafe {
+            libc::sendmmsg(
+                socket.as_raw_fd(),
+                headers.as_mut_ptr(),
+                headers.len() as libc::c_uint,
+                flags | libc::MSG_NOSIGNAL,
+            ) as isize
+        }
+    });
+    let result = sent(caller, done, flags)?;
     for (i, header) in headers.iter().take(result as usize).enumerate() {
         let at = args[1] + (i * MMSGHDR_LEN + MSGHDR_LEN) as u64;
         caller.write(at, &header.msg_len.to_ne_bytes())?;
