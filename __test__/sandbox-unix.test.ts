@@ -10,7 +10,7 @@
 // for every connection or datagram), read by the test, not only the job's message. Run
 // as root and as another user (scripts/test-unprivileged.sh lists this file).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -322,6 +322,52 @@ print('signals=%d' % hits)`);
     const got = srv.log().map((l) => l.slice('datagram '.length));
     expect(got).toEqual(Array.from({ length: 300 }, (_, i) => String(i)));
     console.log(`signals during 300 supervised sends: ${field(r.output, 'signals')}`);
+  });
+
+  it('a job killed while its connect waits on a server that never accepts leaves no supervisor thread blocked, and others are served meanwhile', async () => {
+    // A server whose backlog is full after one connection (listen(0), never accepting):
+    // the job's second connect blocks in the supervisor's thread.
+    const stuck = join(outside, 'stuck.sock');
+    const other = join(outside, 'other.sock');
+    const stuckServer = spawn(PY, ['-c', `import socket, sys, time\ns = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(0)\nprint('listening', flush=True)\ntime.sleep(600)`, stuck], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    servers.push(stuckServer);
+    await new Promise<void>((r) => stuckServer.stdout!.once('data', () => r()));
+    const otherServer = await server(other);
+    const sandbox = { unixSockets: [stuck, other] };
+    const blocked = await s.service.run(
+      py(`import socket, sys
+held = []
+for i in range(3):
+    c = socket.socket(socket.AF_UNIX)
+    print('connecting %d' % i, flush=True)
+    c.connect(${JSON.stringify(stuck)})
+    held.append(c)
+print('never', flush=True)`),
+      { mode: 'pipes', sandbox, timeoutMs: 60_000, callbackPattern: 'connecting 1', callbackDelayMs: 60_000 },
+    );
+    expect(blocked.status, blocked.output).toBe('running');
+    // The supervisor's threads blocked in connect (this process is the service).
+    const connectNr = { x64: 42, arm64: 203, riscv64: 203 }[process.arch as 'x64'];
+    const inConnect = () =>
+      readdirSync('/proc/self/task').filter((t) => {
+        try {
+          return (
+            readFileSync(`/proc/self/task/${t}/comm`, 'utf8').startsWith('unix-socket') &&
+            readFileSync(`/proc/self/task/${t}/syscall`, 'utf8').startsWith(`${connectNr} `)
+          );
+        } catch {
+          return false;
+        }
+      }).length;
+    expect(await eventually(() => inConnect() >= 1)).toBe(true);
+    // Another job is served while that call blocks.
+    expect(field((await run(connectTo(other), sandbox)).output, 'reply')).toBe('pong:ping');
+    expect(otherServer.log()).toHaveLength(1);
+    await s.service.kill(blocked.handle);
+    // Once the job is gone, its blocked call is interrupted (looked for every second).
+    expect(await eventually(() => inConnect() === 0)).toBe(true);
   });
 
   itIf('program:dbus-daemon', 'program:dbus-send')('a D-Bus session bus: the job asks it for names unconfined, cannot sandboxed', async () => {
