@@ -219,6 +219,12 @@ export interface DaemonOptions {
   url?: string
   /** The daemon's access token (`--access-token-file`), sent with `url`. */
   token?: string
+  /**
+   * The largest frame (one reply or event) taken from the daemon at `url`, in bytes:
+   * 16 MiB by default, from 65536 to 469762048 (448 MiB). A larger one ends the
+   * connection (`DAEMON_FRAME_TOO_LARGE`) before it is held. Only with `url`.
+   */
+  maxFrameBytes?: number
 }
 
 export interface HistoryEntry {
@@ -516,6 +522,14 @@ export interface SandboxInfo {
    * next `git commit` (docs/sandbox.md).
    */
   restored: Array<string>
+  /**
+   * What jobs may not read although the rest of its directory is readable: the
+   * credential stores that exist, the `readDeny` paths and the service's output
+   * folders (`ioDir`). One that stays readable (inside the project root) is in `notes`.
+   */
+  readDenied: Array<string>
+  /** System V IPC is allowed (`sandbox.sysvIpc`). */
+  sysvIpc: boolean
 }
 
 export interface SandboxNetwork {
@@ -548,6 +562,22 @@ export interface SandboxOptions {
    * PASSWORD..., values holding a private key or a known token; docs/sandbox.md).
    */
   env?: Array<string>
+  /**
+   * Not readable by jobs, besides the credential stores left out by default (`~/.ssh`,
+   * `~/.aws`, `~/.netrc`...: docs/sandbox.md): absolute, `~/...`, or relative to the
+   * project root; need not exist yet.
+   */
+  readDeny?: Array<string>
+  /**
+   * Readable although left out (`~/.ssh` for a run that pushes over SSH): absolute,
+   * `~/...`, or relative to the project root; must exist.
+   */
+  readAllow?: Array<string>
+  /**
+   * System V IPC (`shmget`, `semget`, `msgget`... : other processes' shared memory,
+   * semaphores and message queues) is allowed; refused (`EPERM`) by default.
+   */
+  sysvIpc?: boolean
   /**
    * Pathname unix sockets outside the writable paths the job may connect to (the
    * D-Bus session bus, an ssh-agent): none by default. Each is resolved once, when
@@ -622,6 +652,9 @@ export interface StartedJob {
   handle: number
   pid: number
 }
+
+/** Not a descriptor this call owns: it is only asked, never closed. */
+export declare function unixPeerPid(fd: number): number | null
 
 export interface WaitOptions {
   pattern?: string

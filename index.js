@@ -845,4 +845,5 @@ module.exports.ContainmentMode = nativeBinding.ContainmentMode
 module.exports.JobMode = nativeBinding.JobMode
 module.exports.JobStatus = nativeBinding.JobStatus
 module.exports.RunStatus = nativeBinding.RunStatus
+module.exports.unixPeerPid = nativeBinding.unixPeerPid
 module.exports.WaitStatus = nativeBinding.WaitStatus

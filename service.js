@@ -12,6 +12,9 @@ const entry = withDaemon(native, { packageRoot: __dirname, version: require('./p
 module.exports.ShellExecutionService = entry.ShellExecutionService
 module.exports.JsShellExecutionService = entry.JsShellExecutionService
 module.exports.checkCommand = entry.checkCommand
+// The pid at the other end of a connected unix socket (the MCP server beside the daemon
+// serves the daemon only: tools/mcp/http.ts).
+module.exports.unixPeerPid = entry.unixPeerPid
 module.exports.CommandDecision = entry.CommandDecision
 module.exports.ContainmentMode = entry.ContainmentMode
 module.exports.JobMode = entry.JobMode

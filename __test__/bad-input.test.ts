@@ -370,6 +370,18 @@ add(
   "addon.checkCommand('ls', 'policy')",
   "addon.checkCommand('ls', { allow: 5 })",
 );
+// The MCP server's check of who connects (tools/mcp/http.ts): never a throw but for the
+// argument's type, and null for anything that is not a connected unix socket.
+add(
+  'unixPeerPid',
+  'addon.unixPeerPid()',
+  "addon.unixPeerPid('3')",
+  'addon.unixPeerPid(-1)',
+  'addon.unixPeerPid(NaN)',
+  'addon.unixPeerPid(2 ** 40)',
+  'addon.unixPeerPid(0)',
+  'addon.unixPeerPid(999999)',
+);
 
 /** Runs in the child: evaluates rows from `start`, one JSON line per row. */
 const CHILD = String.raw`

@@ -1,4 +1,4 @@
-// Which containment holds the jobs, and that it is reported truthfully (issue 29):
+// Which containment holds the jobs, and that it is reported truthfully:
 // the service's `containment`, each job's, and the kernel's own word (the job's cgroup in
 // /proc/<pid>/cgroup) agree; where no cgroup can be had, a session bus that never
 // answers costs a bounded wait once, then the process tree, never a hang.

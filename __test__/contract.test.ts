@@ -1,4 +1,4 @@
-// The contract the core answers for the TypeScript layers (issue 19, point 3): status
+// The contract the core answers for the TypeScript layers: status
 // unions generated from the Rust enums, survivors in the kill report, a failed start
 // as a result, and `start`'s timeout.
 import { readFileSync } from 'node:fs';

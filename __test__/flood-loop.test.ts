@@ -1,4 +1,4 @@
-// A flood must not stall the host's event loop (issue 31): while `cat` of a 64 MiB file
+// A flood must not stall the host's event loop: while `cat` of a 64 MiB file
 // runs through the Gemini drop-in (PTY and pipes, with an `onEvent` consumer), through
 // `onOutput` + `readOutput`, and through the tools' live output and the MCP server's
 // progress messages, a timer measures the longest gap between two of its turns. The

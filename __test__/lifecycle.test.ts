@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive, eventually, type Scratch, scratch } from './helpers';
 
-// The escapes of the torture suite (issue 17): each ends in `sleep <tag>`, found by its tag.
+// The escapes of the torture suite: each ends in `sleep <tag>`, found by its tag.
 const { escapes, newTag, tagged } = createRequire(import.meta.url)('./stress/fixtures/escapes.cjs') as {
   escapes: Record<string, (tag: string) => string>;
   newTag: () => string;

@@ -1,4 +1,4 @@
-// The daemon's envd face measured through E2B's own SDKs (issue 33 point 5), beside the
+// The daemon's envd face measured through E2B's own SDKs, beside the
 // same calls through the daemon's unix socket and in process. One Node process, one
 // daemon of its own (own socket, own XDG_RUNTIME_DIR, a free port):
 //

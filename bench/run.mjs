@@ -5,7 +5,7 @@
 // child_process pipes and the physical limit. The drop-in runs from dist/compat:
 // `npm run build:compat` first.
 //
-//   npm run bench                 the full run (the sizes of issue 8)
+//   npm run bench                 the full run (the documented sizes)
 //   npm run bench -- --quick      smaller sizes, fewer repetitions (under two minutes)
 //   options: --reps=N  --only=spawn,cat,...,sandbox-cost,e2b-remote  --peers=addon-text,gemini,...
 //            --json=FILE (all raw results)  --md=FILE (the table as Markdown)

@@ -135,7 +135,7 @@ async function runNode() {
       }
       case 'rtt': {
         if (params.polling && !peer.pollingRepl) return null;
-        // Another client's job floods all along (issue 32: a flood in one job must not delay
+        // Another client's job floods all along (a flood in one job must not delay
         // other clients' round trips more than in process).
         const flooder = params.flood ? await peer.sibling() : null;
         const flooding = flooder ? flooder.exec(params.flood).catch(() => null) : null;

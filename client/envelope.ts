@@ -1,7 +1,7 @@
 // The wire's framing (docs/daemon.md, "Protocol"): the Connect protocol's streaming
 // envelope on a byte stream — 1 byte of flags (0: a message), 4 bytes of big-endian
 // length, that many bytes of UTF-8 JSON — the same as the daemon's src/daemon/frame.rs,
-// so a network transport (issue 33) can carry the same messages.
+// so a network transport can carry the same messages.
 
 /** The largest request the daemon accepts (src/daemon/frame.rs `MAX_REQUEST`). */
 export const MAX_REQUEST = 16 << 20;
@@ -14,6 +14,20 @@ export const MAX_REQUEST = 16 << 20;
  * daemon (same user, its socket directory checked: client/place.ts).
  */
 export const MAX_REPLY = 6 * (64 << 20) + (64 << 20);
+
+/**
+ * The largest frame taken from a daemon reached by `url` unless `daemon.maxFrameBytes`
+ * says otherwise: 16 MiB, the same bound the daemon puts on what it takes from a
+ * client (`MAX_REQUEST`). Whoever answers a URL may be anyone (a wrong address, a proxy,
+ * a hostile host), and a frame is held whole before it is parsed: `MAX_REPLY` would let
+ * it make this process hold 448 MiB and more. Every reply of the default options fits
+ * (outputs of 16 KiB, `maxOutputSize`'s default); one carrying a larger `maxOutputSize`
+ * of output, or a vast screen, needs a larger `maxFrameBytes`.
+ */
+export const DEFAULT_URL_MAX_FRAME = 16 << 20;
+
+/** A frame announced over the reader's limit: the link ends with this code. */
+export const FRAME_TOO_LARGE = 'DAEMON_FRAME_TOO_LARGE';
 
 /** One message as a frame. Throws (`LIMIT_REACHED`) for a request over the limit. */
 export function encodeFrame(message: unknown): Buffer {
@@ -30,11 +44,15 @@ export function encodeFrame(message: unknown): Buffer {
 
 /**
  * Cuts a byte stream into messages. Chunks are kept as they came until a whole frame
- * is there (a 64 MiB read arrives in many chunks: no copy per chunk).
+ * is there (a 64 MiB read arrives in many chunks: no copy per chunk). A frame whose
+ * header announces more than `max` bytes is refused as soon as its header is in, before
+ * any more of it is kept (`FRAME_TOO_LARGE`).
  */
 export class FrameReader {
   private chunks: Buffer[] = [];
   private buffered = 0;
+
+  constructor(private readonly max: number = MAX_REPLY) {}
 
   /** Adds bytes; returns the messages now complete, parsed. Throws on a bad frame. */
   push(chunk: Buffer): unknown[] {
@@ -46,7 +64,9 @@ export class FrameReader {
       const head = this.peek(5);
       if (head[0] !== 0) throw new Error(`frame flags 0x${head[0]!.toString(16)} are reserved`);
       const length = head.readUInt32BE(1);
-      if (length > MAX_REPLY) throw new Error(`a message of ${length} bytes is over the limit of ${MAX_REPLY}`);
+      if (length > this.max) {
+        throw Object.assign(new Error(`a message of ${length} bytes is over the limit of ${this.max}`), { code: FRAME_TOO_LARGE });
+      }
       if (this.buffered < 5 + length) return out;
       const frame = this.take(5 + length);
       out.push(JSON.parse(frame.toString('utf8', 5)));

@@ -1,7 +1,7 @@
 // The daemon client's errors: `Error`s with a stable `code`, as the in-process service
 // throws them (docs/daemon.md, "Errors").
 
-export type DaemonErrorCode = 'DAEMON_LOST' | 'DAEMON_UNAVAILABLE' | 'DAEMON_VERSION' | 'DAEMON_UNAUTHORIZED';
+export type DaemonErrorCode = 'DAEMON_LOST' | 'DAEMON_UNAVAILABLE' | 'DAEMON_VERSION' | 'DAEMON_UNAUTHORIZED' | 'DAEMON_FRAME_TOO_LARGE';
 
 /** An Error with `code` and any extra fields the daemon's reply carried (`result`, ...). */
 export function codedError(code: string, message: string, extra: Record<string, unknown> = {}): Error & { code: string } {

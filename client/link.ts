@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createConnection, type Socket } from 'node:net';
 
-import { encodeFrame, FrameReader } from './envelope.js';
+import { DEFAULT_URL_MAX_FRAME, encodeFrame, FRAME_TOO_LARGE, FrameReader } from './envelope.js';
 import { codedError, replyError } from './errors.js';
 
 /** The `Upgrade` token of the daemon's protocol over HTTP (src/daemon/http/upgrade.rs). */
@@ -14,6 +14,22 @@ export const UPGRADE_PROTOCOL = 'native-shell-service/1';
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
+}
+
+/**
+ * Set in every job's environment (src/platform/mod.rs `JOB_MARKER`): this process runs
+ * in a job, and the daemon refuses its jobs' processes as clients (docs/daemon.md, "Who
+ * may connect"). Only used to explain a refusal: the daemon decides from kernel facts.
+ */
+const JOB_MARKER = 'NATIVE_SHELL_JOB';
+
+/** The error for a connection the daemon closed before answering anything, when this process is one of a job's. */
+function refusedAsJob(): Error | null {
+  if (!process.env[JOB_MARKER]) return null;
+  return codedError(
+    'DAEMON_REFUSED',
+    `the daemon closed the connection unread: this process runs in one of its jobs (${JOB_MARKER} is set), and a daemon serves no process of its own jobs, sandboxed or not (docs/daemon.md, "Who may connect")`,
+  );
 }
 
 export interface LinkEvents {
@@ -26,9 +42,13 @@ export interface LinkEvents {
 export class Link {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private readonly reader = new FrameReader();
+  private readonly reader: FrameReader;
   private ended = false;
+  /** The code calls made after the end reject with (`DAEMON_LOST` unless a frame was too large). */
+  private endCode = 'DAEMON_LOST';
   private bye: string | null = null;
+  /** Anything came from the daemon (a refused connection is closed before a byte). */
+  private heard = false;
   private resolveEnded: () => void = () => {};
   /** Settles once the connection has ended (pending calls rejected, `closed` reported). */
   readonly whenClosed = new Promise<void>((resolve) => {
@@ -38,7 +58,9 @@ export class Link {
   private constructor(
     private readonly socket: Socket,
     private readonly events: LinkEvents,
+    maxFrame?: number,
   ) {
+    this.reader = new FrameReader(maxFrame);
     socket.on('data', (chunk: Buffer) => this.received(chunk));
     socket.on('error', (e) => this.end(`the connection failed: ${e.message}`));
     socket.on('close', () => this.end(this.bye ?? 'the daemon closed the connection'));
@@ -64,9 +86,11 @@ export class Link {
    * the token; after the daemon's 101 the connection carries the socket's frames.
    * `https:` goes through TLS (a reverse proxy's). Rejects with `DAEMON_UNAUTHORIZED`
    * on 401 or 403 (a missing or wrong token), `DAEMON_UNAVAILABLE` for any other answer,
-   * and the socket's error (`code` ECONNREFUSED, ...) when nothing answers.
+   * and the socket's error (`code` ECONNREFUSED, ...) when nothing answers. Frames over
+   * `maxFrame` bytes (default `DEFAULT_URL_MAX_FRAME`, 16 MiB) end the link: pending
+   * calls reject with `DAEMON_FRAME_TOO_LARGE`, and none of the frame is kept.
    */
-  static openUrl(url: URL, token: string | undefined, events: LinkEvents): Promise<Link> {
+  static openUrl(url: URL, token: string | undefined, events: LinkEvents, maxFrame: number = DEFAULT_URL_MAX_FRAME): Promise<Link> {
     return new Promise((resolve, reject) => {
       const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const req = request({
@@ -83,7 +107,9 @@ export class Link {
           ...(token !== undefined ? { Authorization: `Bearer ${token}` } : {}),
         },
       });
-      req.once('error', reject);
+      // Closed before any answer, in a job: refused as one (the daemon's TCP port closes a job's connection unread).
+      const failed = (e: Error) => reject(refusedAsJob() ?? e);
+      req.once('error', failed);
       req.once('response', (res) => {
         res.resume();
         const status = res.statusCode ?? 0;
@@ -95,14 +121,14 @@ export class Link {
         }
       });
       req.once('upgrade', (res, socket, head) => {
-        req.off('error', reject);
+        req.off('error', failed);
         if (String(res.headers.upgrade ?? '').toLowerCase() !== UPGRADE_PROTOCOL) {
           socket.destroy();
           reject(codedError('DAEMON_UNAVAILABLE', `${url.origin} upgraded to ${String(res.headers.upgrade)}, not ${UPGRADE_PROTOCOL}`));
           return;
         }
         socket.setNoDelay?.(true);
-        const link = new Link(socket, events);
+        const link = new Link(socket, events, maxFrame);
         // Frames the daemon sent with its answer.
         if (head.length > 0) link.received(head);
         resolve(link);
@@ -117,7 +143,7 @@ export class Link {
 
   /** Sends a request; settles with its reply (or `DAEMON_LOST` if the connection ends first). */
   request(method: string, params: Record<string, unknown>): Promise<unknown> {
-    if (this.ended) return Promise.reject(codedError('DAEMON_LOST', `the connection to the daemon is gone (${this.bye ?? 'closed'})`));
+    if (this.ended) return Promise.reject(codedError(this.endCode, `the connection to the daemon is gone (${this.bye ?? 'closed'})`));
     const id = this.nextId;
     this.nextId = this.nextId >= 0xffff_ffff ? 1 : this.nextId + 1;
     let frame: Buffer;
@@ -158,11 +184,13 @@ export class Link {
   }
 
   private received(chunk: Buffer): void {
+    this.heard = true;
     let messages: unknown[];
     try {
       messages = this.reader.push(chunk);
     } catch (e) {
-      this.end(`the daemon sent a bad frame: ${(e as Error).message}`);
+      const code = (e as { code?: string }).code === FRAME_TOO_LARGE ? FRAME_TOO_LARGE : 'DAEMON_LOST';
+      this.end(`the daemon sent a bad frame: ${(e as Error).message}`, code);
       this.socket.destroy();
       return;
     }
@@ -182,12 +210,16 @@ export class Link {
     else if (m.event === 'bye') this.bye = typeof m.reason === 'string' ? m.reason : 'the daemon said goodbye';
   }
 
-  private end(why: string): void {
+  /** Ends the link; pending calls reject with `code` (`DAEMON_LOST`, or `DAEMON_FRAME_TOO_LARGE` for an oversized frame). */
+  private end(why: string, code = 'DAEMON_LOST'): void {
     if (this.ended) return;
     this.ended = true;
+    this.endCode = code;
+    this.bye ??= why;
     const pending = [...this.pending.values()];
     this.pending.clear();
-    for (const p of pending) p.reject(codedError('DAEMON_LOST', `the connection to the daemon was lost (${why}); the call's outcome is unknown`));
+    const refused = this.heard ? null : refusedAsJob();
+    for (const p of pending) p.reject(refused ?? codedError(code, `the connection to the daemon was lost (${why}); the call's outcome is unknown`));
     this.socket.destroy();
     this.events.closed(why);
     this.resolveEnded();

@@ -44,7 +44,7 @@ import { codedError } from './errors.js';
 
 import { daemonBinary, type Launched, launchDaemon } from './launch.js';
 import { Link } from './link.js';
-import { daemonUrl } from './remote.js';
+import { daemonUrl, urlMaxFrame } from './remote.js';
 import { checkSocketDir, socketPath } from './place.js';
 
 /** The wire protocol this client speaks (the daemon's `PROTOCOL`). */
@@ -93,6 +93,8 @@ export class DaemonShellExecutionService implements DaemonServiceType {
   /** A daemon's HTTP port (`daemon.url`): reached over TCP, never started here. */
   private readonly url: URL | null;
   private readonly token: string | undefined;
+  /** The largest frame taken from the daemon at `url` (`daemon.maxFrameBytes`). */
+  private readonly maxFrame: number;
   private readonly idleExitMs: number | undefined;
   private readonly openParams: Record<string, unknown>;
   private live: Link | null = null;
@@ -124,6 +126,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
     if (problem) throw codedError('INVALID_ARGUMENT', problem);
     this.url = daemonUrl(d);
     this.token = d.token ?? undefined;
+    this.maxFrame = urlMaxFrame(d, this.url);
     this.socket = this.url ? this.url.origin : socketPath(d.socket ?? undefined);
     this.idleExitMs = d.idleExitMs ?? undefined;
     // The daemon's working directory and environment are not this process's: the
@@ -405,10 +408,15 @@ export class DaemonShellExecutionService implements DaemonServiceType {
   private async establishRemote(url: URL): Promise<Link> {
     let link: Link;
     try {
-      link = await Link.openUrl(url, this.token, {
-        output: (sub, data) => this.event(link, sub, data as OutputEvent),
-        closed: (why) => this.lost(link, why),
-      });
+      link = await Link.openUrl(
+        url,
+        this.token,
+        {
+          output: (sub, data) => this.event(link, sub, data as OutputEvent),
+          closed: (why) => this.lost(link, why),
+        },
+        this.maxFrame,
+      );
     } catch (e) {
       if ((e as { code?: string }).code?.startsWith('DAEMON_')) throw e;
       throw codedError('DAEMON_UNAVAILABLE', `cannot connect to the daemon at ${url.origin}: ${(e as Error).message}`);

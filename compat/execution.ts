@@ -4,12 +4,14 @@
 // static API (gemini-compat.ts) creates one per `execute`, keeps them by pid and calls
 // them; what spans executions (the native service, the pid map, the background
 // history) stays there and is reached through `ExecutionHooks`.
-import type { WriteStream } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-import type { NativePackedScreen, NativeService } from './native.js';
+import type { BackgroundLog } from './background-log.js';
+
+import { isDaemonClient, type JobService, type NativePackedScreen, type NativeService } from './native.js';
 import type { Lifecycle } from './lifecycle.js';
 import { RenderPacer } from './pacer.js';
+import { readPending } from './pending.js';
 import { screenGrid, unpackScreen } from './screen.js';
 import { CharTail, LineTail } from './tail.js';
 import { readLastLines, readPaced, readSlice, type TextCursor } from './text.js';
@@ -41,8 +43,11 @@ interface ExitNews {
 
 /** What an execution is, fixed when its job has started. */
 export interface ExecutionStart {
-  /** The native service that runs this job (a shutdown starts a new one for later jobs). */
-  service: NativeService;
+  /**
+   * The native service that runs this job (a shutdown starts a new one for later jobs):
+   * in process, or a client of the daemon that owns the job.
+   */
+  service: JobService;
   pid: number;
   handle: number;
   pty: boolean;
@@ -73,12 +78,32 @@ function truncate(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max).join('')}...[TRUNCATED]`;
 }
 
+/** The last characters of `text` kept to check the log's end by (whole characters). */
+function keepEnd(text: string): string {
+  if (text.length <= 256) return text;
+  const end = text.slice(-256);
+  // A surrogate pair cut in two would not encode as the bytes it stands for.
+  return /^[\uDC00-\uDFFF]/u.test(end) ? end.slice(1) : end;
+}
+
+/** Runs `call`, ignoring what it throws or rejects with (a job that is gone). */
+function quietly(call: () => unknown): void {
+  try {
+    const done = call();
+    if (done instanceof Promise) done.catch(() => undefined);
+  } catch {
+    // the job is gone
+  }
+}
+
 export function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
 export class Execution {
-  readonly service: NativeService;
+  readonly service: JobService;
+  /** The in-process service, whose reads answer at once; undefined for a daemon's job. */
+  private readonly local: NativeService | undefined;
   readonly pid: number;
   readonly handle: number;
   readonly pty: boolean;
@@ -87,6 +112,8 @@ export class Execution {
   readonly config: ShellExecutionConfig;
   readonly lifecycle: Lifecycle;
   running = true;
+  /** `background()` was called: in daemon mode the job outlives the drop-in's `shutdown()`. */
+  backgrounded = false;
   /** Upstream's viewport offset, kept for parity only (see `scroll`). */
   scrollOffset = 0;
   private readonly onOutputEvent: Listener;
@@ -117,19 +144,26 @@ export class Execution {
   private lastGrid: AnsiOutput = [];
   /** Pipes: where the `data` events have read the committed text up to. */
   private readonly streamCursor: TextCursor = { offset: 0 };
-  private log: WriteStream | undefined;
+  private log: BackgroundLog | undefined;
+  /** The last characters of the committed text in the log (checks where pending text starts). */
+  private logEnd = '';
+  /** A read of the pending text is under way (`syncPending`). */
+  private pendingRead = false;
   /** Where the background log has read the committed text up to. */
   private readonly logCursor: TextCursor = { offset: 0 };
   private pacer: RenderPacer | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly cleanup: (() => void) | undefined;
   private abortHandler: (() => void) | undefined;
+  /** The `killNow` under way: settles once the job's processes are gone. */
+  private killed: Promise<void> | undefined;
 
   constructor(
     start: ExecutionStart,
     private readonly hooks: ExecutionHooks,
   ) {
     this.service = start.service;
+    this.local = isDaemonClient(start.service) ? undefined : (start.service as NativeService);
     this.pid = start.pid;
     this.handle = start.handle;
     this.pty = start.pty;
@@ -149,8 +183,27 @@ export class Execution {
 
   /** A failed `attach`: the job is killed and its preparations undone. */
   abandon(): void {
-    this.service.kill(this.handle, { graceMs: 0 }).catch(() => undefined);
+    quietly(() => this.service.kill(this.handle, { graceMs: 0 }));
     this.cleanup?.();
+  }
+
+  /**
+   * Ends the job's processes at once (SIGKILL); `killed` settles once they are gone
+   * and reaped (the native kill waits for that), so a caller awaiting it no longer
+   * finds the pid alive (`isPtyActive` falls back to `process.kill(pid, 0)` in
+   * upstream's lifecycle once the execution is settled).
+   */
+  killNow(): Promise<void> {
+    this.killed ??= this.service.kill(this.handle, { graceMs: 0 }).then(
+      () => undefined,
+      () => undefined,
+    );
+    return this.killed;
+  }
+
+  /** The kill under way (`killNow`), if any. */
+  killing(): Promise<void> | undefined {
+    return this.killed;
   }
 
   /** Kills the job when the caller aborts (now, if it aborted already). */
@@ -171,19 +224,14 @@ export class Execution {
       getSubscriptionSnapshot: () => {
         if (!this.running || this.binary === 'binary') return undefined;
         if (!this.pty) return this.streamed.text() || undefined;
-        const { grid } = this.grid();
+        const grid = this.shownGrid();
         return grid.length > 0 ? grid : undefined;
       },
       writeInput: (input) => {
-        if (!this.running) return;
-        try {
-          this.service.writeToPty(this.handle, input);
-        } catch {
-          // exited meanwhile
-        }
+        if (this.running) quietly(() => this.service.writeToPty(this.handle, input));
       },
       kill: () => {
-        if (this.running) this.service.kill(this.handle, { graceMs: 0 }).catch(() => undefined);
+        if (this.running) this.killNow();
       },
       isActive: () => this.running,
       formatInjection: (output, error) => {
@@ -206,28 +254,36 @@ export class Execution {
   follow(): void {
     const pacer = new RenderPacer(RENDER_INTERVAL_MS, () => {
       if (this.finishing) return;
-      try {
-        if (this.pty && this.binary !== 'binary') this.renderOffThread();
-        else this.render(false);
-      } catch {
-        // the job was removed meanwhile
-      }
+      if (this.pty && this.binary !== 'binary') this.renderOffThread();
+      else this.render(false).catch(() => undefined); // the job was removed meanwhile
     });
     this.pacer = pacer;
+    const gone = (e: unknown): void => {
+      // The job is gone already: nothing will report its exit but this.
+      this.finish({ exitCode: null, signal: null, error: asError(e) });
+    };
     try {
-      this.unsubscribe = this.service.onOutput(this.handle, (event) => {
+      const unsubscribe = this.service.onOutput(this.handle, (event) => {
         this.seenBytes = event.totalBytes;
         if (event.exited) {
           this.finish({ exitCode: event.exitCode, signal: event.signal, error: null, textLength: event.textLength });
         }
         else pacer.news();
       });
+      if (unsubscribe instanceof Promise) {
+        // A daemon's: the events may come before the subscription's reply.
+        unsubscribe.then((off) => (this.finishing ? off() : (this.unsubscribe = off)), gone);
+      } else this.unsubscribe = unsubscribe;
       // Output that came before the subscription notifies nobody: look once now.
-      this.seenBytes = this.service.getResult(this.handle, { maxOutputSize: 1 }).totalBytes;
-      if (this.seenBytes > 0) pacer.news();
+      const look = (info: { totalBytes: number }): void => {
+        this.seenBytes = Math.max(this.seenBytes, info.totalBytes);
+        if (this.seenBytes > 0 && !this.finishing) pacer.news();
+      };
+      const info = this.service.getResult(this.handle, { maxOutputSize: 1 });
+      if (info instanceof Promise) info.then(look, () => undefined);
+      else look(info);
     } catch (e) {
-      // The job is gone already: nothing will report its exit but this.
-      this.finish({ exitCode: null, signal: null, error: asError(e) });
+      gone(e);
     }
   }
 
@@ -237,9 +293,10 @@ export class Execution {
   }
 
   /** Decides text or binary from the first bytes, as upstream does. */
-  private sniff(final: boolean): void {
+  private async sniff(final: boolean): Promise<void> {
     if (this.binary !== 'unknown' || this.seenBytes === 0) return;
-    const raw = this.service.getProcessOutput(this.handle, { view: 'raw' });
+    const raw = await this.service.getProcessOutput(this.handle, { view: 'raw' });
+    if (this.binary !== 'unknown') return;
     const head = Buffer.from(raw.slice(0, SNIFF_BYTES * 2), 'utf8');
     if (looksBinary(head, this.pty)) {
       this.binary = 'binary';
@@ -249,13 +306,39 @@ export class Execution {
     }
   }
 
+  /**
+   * The grid a PTY job shows now: read from the native screen in process; for a
+   * daemon's job (whose reads are answers to wait for) the last grid rendered.
+   */
+  shownGrid(): AnsiOutput {
+    return this.local ? this.grid(this.local).grid : this.lastGrid;
+  }
+
   /** The grid a PTY job shows, from the native screen (see compat/screen.ts). */
-  grid(): { grid: AnsiOutput; blank: boolean } {
+  private grid(service: NativeService): { grid: AnsiOutput; blank: boolean } {
     // On the alternate screen the native screen has no scrollback, as upstream's
     // terminal (the corpus case 'ends on the alternate screen').
     // Packed: 2000 lines of runs as JS objects made through N-API cost more than
     // making them here from one string and typed arrays.
-    return this.gridOf(this.service.getScreenPacked(this.handle, { scrollback: this.maxLines() }));
+    return this.gridOf(service.getScreenPacked(this.handle, { scrollback: this.maxLines() }));
+  }
+
+  /**
+   * Resizes the job's terminal; gives the grid laid out again: at once in process (and
+   * throws as the native call does), a promise of it for a daemon's job.
+   */
+  resize(cols: number, rows: number): AnsiOutput | Promise<AnsiOutput> {
+    if (this.local) {
+      this.local.resizePty(this.handle, cols, rows);
+      return this.grid(this.local).grid;
+    }
+    const service = this.service;
+    return (async () => {
+      await service.resizePty(this.handle, cols, rows);
+      const grid = this.gridOf(await service.readScreenPacked(this.handle, { scrollback: this.maxLines() })).grid;
+      this.lastGrid = grid;
+      return grid;
+    })();
   }
 
   private maxLines(): number {
@@ -279,12 +362,12 @@ export class Execution {
       (packed) => {
         this.screenRead = undefined;
         if (this.finishing) return;
-        try {
-          this.render(false, this.gridOf(packed));
-          if (this.screenAgain && !this.finishing && this.binary !== 'binary') this.renderOffThread();
-        } catch {
-          // the job was removed meanwhile
-        }
+        this.render(false, this.gridOf(packed)).then(
+          () => {
+            if (this.screenAgain && !this.finishing && this.binary !== 'binary') this.renderOffThread();
+          },
+          () => undefined, // the job was removed meanwhile
+        );
       },
       () => {
         // the job was removed meanwhile
@@ -306,8 +389,10 @@ export class Execution {
    * caller has it already). The text to read — a pipes job's `data` events, the
    * background log — is read by `drain`, a slice per turn.
    */
-  private render(final: boolean, screen?: { grid: AnsiOutput; blank: boolean }): void {
-    this.sniff(final);
+  private async render(final: boolean, screen?: { grid: AnsiOutput; blank: boolean }): Promise<void> {
+    await this.sniff(final);
+    // A paced render that waited for the sniff gives way to the final one.
+    if (!final && this.finishing) return;
     if (this.binary === 'binary') {
       if (this.seenBytes !== this.progressBytes) {
         this.progressBytes = this.seenBytes;
@@ -316,8 +401,8 @@ export class Execution {
       return;
     }
     if (this.pty) {
-      void this.drain();
-      const { grid, blank } = screen ?? this.grid();
+      void this.drain().then(() => this.syncPending());
+      const { grid, blank } = screen ?? (this.local ? this.grid(this.local) : { grid: this.lastGrid, blank: this.lastGrid.length === 0 });
       // Upstream waits for non-blank output before its first render, unless told not
       // to trim (then every render is sent).
       if (!this.started && !this.config.disableDynamicLineTrimming) {
@@ -327,7 +412,7 @@ export class Execution {
       this.lastGrid = grid;
       this.emit({ type: 'data', chunk: grid });
     } else {
-      void this.drain();
+      void this.drain().then(() => this.syncPending());
     }
   }
 
@@ -340,12 +425,10 @@ export class Execution {
    */
   private drain(): Promise<void> {
     if (this.draining) return this.draining;
-    // The first slice now, in the render's turn (a job that is gone throws to it).
-    if (!this.drainStep()) return Promise.resolve();
+    // The first slice at once, in the render's turn, then one per turn.
     this.draining = (async () => {
       try {
-        do await nextTurn();
-        while (this.drainStep());
+        while (await this.drainStep()) await nextTurn();
       } catch {
         // the job was removed meanwhile
       } finally {
@@ -356,18 +439,22 @@ export class Execution {
   }
 
   /** One slice of each reader; whether any of them read something. */
-  private drainStep(): boolean {
+  private async drainStep(): Promise<boolean> {
     if (this.binary === 'binary') return false;
     let more = false;
-    if (this.log) {
-      const fresh = readSlice(this.service, this.handle, this.logCursor);
+    const log = this.log;
+    if (log) {
+      const fresh = await readSlice(this.service, this.handle, this.logCursor);
       if (fresh) {
         more = true;
-        if (fresh.text) this.log.write(fresh.text);
+        if (fresh.text) {
+          log.append(fresh.text);
+          this.logEnd = keepEnd(this.logEnd + fresh.text);
+        }
       }
     }
     if (!this.pty) {
-      const fresh = readSlice(this.service, this.handle, this.streamCursor);
+      const fresh = await readSlice(this.service, this.handle, this.streamCursor);
       if (fresh) {
         more = true;
         if (fresh.omitted) this.streamGap = true;
@@ -387,8 +474,10 @@ export class Execution {
 
   private currentOutput(): string {
     if (this.pty) {
-      // The text view so far, the lines not yet committed included.
-      const text = this.service.getProcessOutput(this.handle, { view: 'text' });
+      // The text view so far, the lines not yet committed included; a daemon's job
+      // (whose reads are answers to wait for) gives the lines of its last grid.
+      if (!this.local) return gridLines(this.lastGrid);
+      const text = this.local.getProcessOutput(this.handle, { view: 'text' });
       return ptyOutput(text, this.bufferLines());
     }
     return this.streamed.text();
@@ -397,23 +486,42 @@ export class Execution {
   // ---- background ------------------------------------------------------------------
 
   /** Copies the output so far, then every render's, to `log` (best effort, as upstream). */
-  startLog(open: () => WriteStream): void {
+  startLog(open: () => BackgroundLog): void {
     if (this.log) return;
     try {
-      const log = open();
-      log.on('error', () => undefined);
-      this.log = log;
-      // The output so far goes to the log a slice per turn.
-      void this.drain();
+      this.log = open();
+      // The output so far goes to the log a slice per turn, then the screen's lines.
+      void this.drain().then(() => this.syncPending());
     } catch {
       // logging is best effort, as upstream
+    }
+  }
+
+  /**
+   * The log ends with the text not committed yet (compat/pending.ts): a PTY job's lines
+   * still on its screen, so a job that prints steadily shows in its log at once, not a
+   * screenful later; a pipes job's unfinished line (a prompt, a progress bar's state).
+   * Only between drains: the pending text starts where the log's committed text ends.
+   */
+  private async syncPending(): Promise<void> {
+    const log = this.log;
+    if (!log || this.finishing || this.draining || this.pendingRead || this.binary === 'binary') return;
+    this.pendingRead = true;
+    try {
+      const pending = await readPending(this.service, this.handle, this.logCursor.offset, this.logEnd);
+      // Only if the log's committed text is still where it was read against.
+      if (pending !== undefined && !this.draining && this.log === log && !this.finishing) log.setPending(pending);
+    } catch {
+      // the job was removed meanwhile
+    } finally {
+      this.pendingRead = false;
     }
   }
 
   async closeLog(): Promise<void> {
     const log = this.log;
     this.log = undefined;
-    if (log) await new Promise<void>((r) => log.end(() => r()));
+    if (log) await log.close();
   }
 
   // ---- exit ------------------------------------------------------------------------
@@ -435,13 +543,13 @@ export class Execution {
     let output = '';
     let ansiOutput: AnsiOutput | undefined;
     try {
-      const info = this.service.getResult(this.handle, { maxOutputSize: 1 });
+      const info = await this.service.getResult(this.handle, { maxOutputSize: 1 });
       this.seenBytes = info.totalBytes;
       // The job has ended: its screen is final, one read serves the render and the
       // result. Read off the JS thread, as the paced renders' (it may first emulate a
       // batch of output still queued for the screen: src/output/screen.rs).
       const screen = this.pty ? this.gridOf(await this.service.readScreenPacked(this.handle, { scrollback: this.maxLines() })) : undefined;
-      this.render(true, screen);
+      await this.render(true, screen);
       // The events and the log get the rest of the text (the drain under way, if any,
       // reads on to the end: the text of an ended job is final).
       await this.drain();
@@ -499,10 +607,6 @@ export class Execution {
     };
     this.hooks.forget(this);
     this.lifecycle.completeWithResult(this.pid, result);
-    try {
-      this.service.removeProcess(this.handle);
-    } catch {
-      // already gone (service shut down)
-    }
+    quietly(() => this.service.removeProcess(this.handle)); // already gone (service shut down)
   }
 }

@@ -4,15 +4,17 @@
 //
 // Every execution is one native job. Callers still name it by its pid (upstream's key);
 // the native handle behind it is available from `getHandle(pid)`.
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve as resolvePath } from 'node:path';
 
+import { BackgroundLog } from './background-log.js';
 import { exactEnvironment, prepare } from './environment.js';
 import { asError, Execution, MAX_SERIALIZED_LINES, PIPES_METHOD } from './execution.js';
-import { defaultNativeOptions, loadAddon, type NativeService, type NativeServiceOptions } from './native.js';
+import { daemonFromEnv, defaultNativeOptions, isDaemonClient, type JobService, loadAddon, type NativeServiceOptions } from './native.js';
 import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
 import type {
+  AnsiOutput,
   BackgroundProcess,
   BackgroundProcessRecord,
   ShellExecutionConfig,
@@ -32,18 +34,37 @@ export const GEMINI_CLI_IDENTIFICATION_ENV_VAR_VALUE = '1';
 const MAX_BACKGROUND_HISTORY = 100;
 
 let nativeOptions: NativeServiceOptions = {};
-let nativeService: NativeService | undefined;
+let nativeService: JobService | undefined;
 
-function native(): NativeService {
+/**
+ * The service behind the static API: in process, or with `daemon` (configured, else
+ * `NATIVE_SHELL_GEMINI_DAEMON`) a client of the per-user daemon, which then owns every
+ * job: a job cannot move between processes once it runs, and upstream's `execute` is
+ * not told whether the command will be backgrounded (the CLI's shell tool calls
+ * `background(pid)` after `delay_ms`), so every job starts where it can outlive us.
+ */
+function native(): JobService {
   if (!nativeService) {
-    const options: NativeServiceOptions & { daemon?: false } = { ...defaultNativeOptions(), ...nativeOptions };
-    nativeService = new (loadAddon().ShellExecutionService)(options);
+    const { daemon: configured, ...options } = { ...defaultNativeOptions(), ...nativeOptions };
+    const daemon = configured === undefined ? daemonFromEnv() : configured || undefined;
+    const Service = loadAddon().ShellExecutionService;
+    nativeService = daemon ? new Service({ ...options, daemon }) : new Service(options);
   }
   return nativeService;
 }
 
+/**
+ * The home the Gemini CLI keeps its state under: `GEMINI_CLI_HOME` when set (the CLI's
+ * `homedir()` in gemini-cli-core's utils/paths), else the user's. Read on every call,
+ * as upstream does, so a change of the variable moves the logs as it moves upstream's.
+ */
+function geminiHome(): string {
+  return process.env['GEMINI_CLI_HOME'] || homedir();
+}
+
+/** Upstream's `Storage.getGlobalTempDir()`: the runtime directory's `tmp`. */
 function globalTempDir(): string {
-  const home = homedir();
+  const home = geminiHome();
   if (process.env['SANDBOX'] === 'sandbox-exec' && home) return join(home, '.cache', '.gemini', 'tmp');
   return join(home ? join(home, '.gemini') : join(tmpdir(), '.gemini'), 'tmp');
 }
@@ -76,11 +97,20 @@ export class ShellExecutionService {
     nativeOptions = { ...options };
   }
 
-  /** Kills every job and releases the native service (a new one starts on next use). */
+  /**
+   * Kills every job and releases the native service (a new one starts on next use). In
+   * daemon mode the backgrounded jobs run on in the daemon, as upstream's outlive the
+   * CLI; the others end here, as they would in process.
+   */
   static async shutdown(): Promise<void> {
     const service = nativeService;
     nativeService = undefined;
-    if (service) await service.shutdown();
+    if (!service) return;
+    if (isDaemonClient(service)) {
+      const ending = [...this.jobs.values()].filter((job) => job.service === service && job.running && !job.backgrounded);
+      await Promise.all(ending.map((job) => job.killNow()));
+    }
+    await service.shutdown();
   }
 
   /**
@@ -142,6 +172,8 @@ export class ShellExecutionService {
         scrollback: pty ? (config.maxSerializedLines ?? MAX_SERIALIZED_LINES) : 0,
         callbackDelayMs: 0,
         description: config.originalCommand ?? commandToExecute,
+        // A daemon's job runs on when this process goes (docs/daemon.md, `keep`).
+        ...(isDaemonClient(service) ? { keep: true } : {}),
       });
     } catch (e) {
       cleanup?.();
@@ -150,7 +182,7 @@ export class ShellExecutionService {
     if (started.pid === null) {
       cleanup?.();
       try {
-        service.removeProcess(started.handle);
+        await service.removeProcess(started.handle);
       } catch {
         // already gone
       }
@@ -227,6 +259,9 @@ export class ShellExecutionService {
     const job = this.jobs.get(pid);
     if (job) await job.closeLog();
     this.lifecycleOf(pid).kill(pid);
+    // Resolve once the processes are gone, as upstream's (whose `isPtyActive` is then
+    // false): the lifecycle's kill only starts the native one.
+    await job?.killing();
   }
 
   /**
@@ -246,10 +281,11 @@ export class ShellExecutionService {
     history.set(pid, { command: command ?? job.command, status: 'running', startTime: Date.now() });
     this.backgroundHistory.set(session, history);
     job.sessionId = session;
+    job.backgrounded = true;
 
     job.startLog(() => {
       mkdirSync(this.getLogDir(), { recursive: true, mode: 0o700 });
-      return createWriteStream(this.getLogFilePath(pid), { flags: 'wx' });
+      return BackgroundLog.create(this.getLogFilePath(pid));
     });
     job.lifecycle.background(pid);
   }
@@ -263,13 +299,20 @@ export class ShellExecutionService {
   static resizePty(pid: number, cols: number, rows: number): void {
     const job = this.jobs.get(pid);
     if (!job?.running || !job.pty) return;
+    const ended = (e: unknown): boolean => (e as { code?: string } | null)?.code === 'PROCESS_NOT_FOUND';
+    let grid: ReturnType<Execution['resize']>;
     try {
-      job.service.resizePty(job.handle, cols, rows);
+      grid = job.resize(cols, rows);
     } catch (e) {
-      if ((e as { code?: string }).code === 'PROCESS_NOT_FOUND') return;
+      if (ended(e)) return;
       throw e;
     }
-    job.lifecycle.emitEvent(pid, { type: 'data', chunk: job.grid().grid });
+    const send = (chunk: AnsiOutput): void => {
+      if (job.running) job.lifecycle.emitEvent(pid, { type: 'data', chunk });
+    };
+    // A daemon's job answers later; an error then has no caller to reach.
+    if (grid instanceof Promise) grid.then(send, () => undefined);
+    else send(grid);
   }
 
   /**

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 
 import type {
   CellRun,
+  DaemonOptions,
+  DaemonShellExecutionService,
   JobStatus,
   OutputChunk,
   OutputEvent,
@@ -16,7 +18,7 @@ import type {
   ShellExecutionService,
 } from '../contract/addon.js';
 
-export { loadAddon } from '../contract/addon.js';
+export { isDaemonClient, loadAddon } from '../contract/addon.js';
 
 export type NativeStatus = JobStatus;
 export type NativeRunResult = RunResult;
@@ -30,12 +32,33 @@ export type NativeCellRun = CellRun;
 export type NativeScreen = Screen;
 /** The same screen packed: all runs' text in one string, their lengths and looks in typed arrays. */
 export type NativePackedScreen = PackedScreen;
+/** The in-process service: its reads answer at once. */
 export type NativeService = ShellExecutionService;
+/** A client of the per-user daemon (docs/daemon.md): the same calls, answered by promises. */
+export type DaemonService = DaemonShellExecutionService;
 /**
- * The drop-in's service is in process (it stands in for the Gemini CLI's own, whose jobs
- * are its process's): no `daemon` here; the tools take a daemon client (docs/daemon.md).
+ * Either: an execution runs its job through whichever the drop-in was configured with
+ * (compat/execution.ts awaits every read, which costs the in-process service nothing).
  */
-export type NativeServiceOptions = Omit<ServiceOptions, 'daemon'>;
+export type JobService = NativeService | DaemonService;
+/**
+ * The service's options. `daemon` (adapter extension): every execution's job belongs
+ * to the per-user daemon, so a backgrounded job outlives this process (docs/gemini-compat.md,
+ * "Jobs that outlive the CLI").
+ */
+export type NativeServiceOptions = Omit<ServiceOptions, 'daemon'> & { daemon?: true | DaemonOptions | false | null };
+
+/**
+ * `NATIVE_SHELL_GEMINI_DAEMON`: `1` or `true` runs the drop-in's jobs in the user's
+ * daemon, a path in the daemon listening on that socket; unset, empty, `0` or `false`:
+ * in process. How a Gemini CLI run opts in without a code change (docs/gemini-compat.md).
+ */
+export function daemonFromEnv(value = process.env['NATIVE_SHELL_GEMINI_DAEMON']): true | DaemonOptions | undefined {
+  const v = value?.trim();
+  if (!v || v === '0' || v.toLowerCase() === 'false') return undefined;
+  if (v === '1' || v.toLowerCase() === 'true') return true;
+  return { socket: v };
+}
 
 /** Defaults for the one native service behind the adapter's static API. */
 export function defaultNativeOptions(): NativeServiceOptions {

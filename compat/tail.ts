@@ -1,7 +1,7 @@
 // The end of a long text kept as the slices it arrived in, so that neither keeping it
 // nor handing it out copies it: the final `output` of a flood is the last 16 MB (pipes)
 // or the last 300 030 lines (PTY) of up to hundreds of MB, and building it as one flat
-// string in one turn held the host's JS thread for hundreds of milliseconds (issue 31).
+// string in one turn held the host's JS thread for hundreds of milliseconds.
 // Strings joined with `+` are ropes in V8: the caller gets the same text without a copy.
 // What they stand for: `pipesOutput` and `ptyOutput` (compat/views.ts) of the whole text.
 

@@ -6,10 +6,10 @@
 // A flood can leave many MiB unread between two renders: `readSlice` reads at most
 // `TURN_BYTES` per call so that a caller can hand the rest to a later turn of the
 // event loop (compat/execution.ts) instead of holding the host's JS thread for the
-// whole of it (issue 31).
+// whole of it.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-import type { NativeService } from './native.js';
+import type { JobService } from './native.js';
 import { LineTail } from './tail.js';
 
 /** Put where output was lost (it left memory and the output file). */
@@ -37,14 +37,14 @@ export interface TextCursor {
  * One read turned into text, a gap marker where bytes were lost: the native read puts
  * a gap only ever at the start of a chunk, so the marker goes there, on a line of its own.
  */
-function readOnce(
-  service: NativeService,
+async function readOnce(
+  service: JobService,
   handle: number,
   since: number,
   midLine: boolean,
   maxBytes = READ_BYTES,
-): { text: string; next: number; omitted: boolean } {
-  const chunk = service.readOutput(handle, { since, maxBytes });
+): Promise<{ text: string; next: number; omitted: boolean }> {
+  const chunk = await service.readOutput(handle, { since, maxBytes });
   if (chunk.omitted === 0) return { text: chunk.text, next: chunk.next, omitted: false };
   return { text: `${midLine ? '\n' : ''}${GAP_MARKER}${chunk.text}`, next: chunk.next, omitted: true };
 }
@@ -54,13 +54,13 @@ function readOnce(
  * bytes were lost), advancing the cursor; `undefined` when there is nothing new. The
  * slices of successive calls join to what `readNew` would have returned at once.
  */
-export function readSlice(
-  service: NativeService,
+export async function readSlice(
+  service: JobService,
   handle: number,
   cursor: TextCursor,
   maxBytes = TURN_BYTES,
-): { text: string; omitted: boolean } | undefined {
-  const { text, next, omitted } = readOnce(service, handle, cursor.offset, cursor.midLine === true, maxBytes);
+): Promise<{ text: string; omitted: boolean } | undefined> {
+  const { text, next, omitted } = await readOnce(service, handle, cursor.offset, cursor.midLine === true, maxBytes);
   if (next <= cursor.offset) return undefined;
   cursor.offset = next;
   if (text.length > 0) cursor.midLine = !text.endsWith('\n');
@@ -72,38 +72,17 @@ export function readSlice(
  * each slice to `take`; resolves once a read finds nothing new.
  */
 export async function readPaced(
-  service: NativeService,
+  service: JobService,
   handle: number,
   cursor: TextCursor,
   take: (text: string, omitted: boolean) => void,
 ): Promise<void> {
   for (;;) {
-    const slice = readSlice(service, handle, cursor);
+    const slice = await readSlice(service, handle, cursor);
     if (!slice) return;
     take(slice.text, slice.omitted);
     await nextTurn();
   }
-}
-
-/**
- * The committed text from `cursor.offset` up to `until` bytes (or as far as there is),
- * advancing the cursor: each line is handed out once.
- */
-export function readNew(service: NativeService, handle: number, cursor: TextCursor, until = Infinity): string {
-  const parts: string[] = [];
-  while (cursor.offset < until) {
-    const { text, next } = readOnce(service, handle, cursor.offset, cursor.midLine === true);
-    if (next <= cursor.offset) break;
-    cursor.offset = next;
-    if (text.length > 0) cursor.midLine = !text.endsWith('\n');
-    parts.push(text);
-  }
-  return parts.join('');
-}
-
-/** The whole committed text of a job (an ended job's is final). */
-export function readAll(service: NativeService, handle: number): string {
-  return readNew(service, handle, { offset: 0 });
 }
 
 /** Whether a native call was refused as bad input (see index.d.ts, `ErrorCode`). */
@@ -117,12 +96,12 @@ function invalidArgument(e: unknown): boolean {
  * `from` inside a character is refused natively: it moves back to the character's
  * start (at most 3 bytes), so the text may start a little before `from`.
  */
-function readRange(service: NativeService, handle: number, from: number, to: number): { text: string; from: number } | undefined {
+async function readRange(service: JobService, handle: number, from: number, to: number): Promise<{ text: string; from: number } | undefined> {
   const parts: string[] = [];
   let since = from;
   for (let back = 0; ; back++) {
     try {
-      const chunk = service.readOutput(handle, { since, maxBytes: to - since });
+      const chunk = await service.readOutput(handle, { since, maxBytes: to - since });
       if (chunk.omitted > 0 || chunk.next <= since) return undefined;
       parts.push(chunk.text);
       since = chunk.next;
@@ -134,7 +113,7 @@ function readRange(service: NativeService, handle: number, from: number, to: num
     }
   }
   while (since < to) {
-    const chunk = service.readOutput(handle, { since, maxBytes: to - since });
+    const chunk = await service.readOutput(handle, { since, maxBytes: to - since });
     if (chunk.omitted > 0 || chunk.next <= since) return undefined;
     parts.push(chunk.text);
     since = chunk.next;
@@ -147,12 +126,12 @@ function readRange(service: NativeService, handle: number, from: number, to: num
  * a slice per turn (`TURN_BYTES`), then on from `end` to wherever the text ends now:
  * an ended PTY job's result (`ptyOutput` of the whole text) needs only its last lines,
  * and reading a 64 MiB flood from the start to keep the last 300 030 lines decoded
- * three times the text the result holds, on the host's JS thread (issue 31).
+ * three times the text the result holds, on the host's JS thread.
  * `undefined` when a read met lost bytes: the caller reads from the start then, where
  * the gap markers go as they always did.
  */
 export async function readLastLines(
-  service: NativeService,
+  service: JobService,
   handle: number,
   end: number,
   maxLines: number,
@@ -161,7 +140,7 @@ export async function readLastLines(
   let start = end;
   let seen = 0;
   while (start > 0 && seen < maxLines) {
-    const range = readRange(service, handle, Math.max(0, start - TURN_BYTES), start);
+    const range = await readRange(service, handle, Math.max(0, start - TURN_BYTES), start);
     if (!range) return undefined;
     seen += tail.prepend(range.text);
     start = range.from;

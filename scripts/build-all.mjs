@@ -208,7 +208,7 @@ function build(p, scratch, env) {
 }
 
 /**
- * The daemon binary (issue 32) for `p`, built as the addon is (zig or MinGW) but without
+ * The daemon binary for `p`, built as the addon is (zig or MinGW) but without
  * the `node` feature, and checked to be an executable for `p`'s format and CPU.
  */
 function buildDaemonFor(p, env) {

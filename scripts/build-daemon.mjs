@@ -1,6 +1,6 @@
 // `node scripts/build-daemon.mjs [--debug]`
 //
-// Builds the per-user daemon (`src/daemon/main.rs`, issue 32) for this
+// Builds the per-user daemon (`src/bin/native-shell-daemon.rs`) for this
 // machine and puts it at the package root as `native-shell-daemon` (`.exe` on Windows),
 // where clients find it next to the addon. `npm run build` runs this after the addon.
 //

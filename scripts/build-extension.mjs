@@ -48,7 +48,7 @@ function addonOf(p) {
   return candidates.find((c) => existsSync(c)) ?? null;
 }
 
-/** Where this platform's daemon binary (issue 32) is, or null: beside its addon. */
+/** Where this platform's daemon binary is, or null: beside its addon. */
 function daemonOf(p) {
   const file = daemonFileName(p.platform);
   const candidates = [join(ROOT, 'npm', p.name, file)];

@@ -36,6 +36,7 @@ default_files=(
   __test__/sandbox-escapes.test.ts
   __test__/sandbox-unix.test.ts
   __test__/sandbox-caches.test.ts
+  __test__/sandbox-secrets.test.ts
   __test__/security.test.ts
   __test__/tools/jobs-kill.test.ts
   __test__/mcp/data.test.ts
@@ -45,6 +46,7 @@ default_files=(
   __test__/stress/node-sigkill.test.ts
   __test__/daemon/client.test.ts
   __test__/daemon/mcp.test.ts
+  __test__/daemon/job-peers.test.ts
 )
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("${default_files[@]}")

@@ -24,6 +24,6 @@ pub mod service;
 #[cfg(feature = "node")]
 mod binding;
 
-/// The per-user daemon: the core behind a unix socket (`src/daemon/main.rs`).
+/// The per-user daemon: the core behind a unix socket (its binary: `src/bin/native-shell-daemon.rs`).
 #[cfg(unix)]
 pub mod daemon;

@@ -34,7 +34,11 @@ Usage:
       allows the network, --sandbox-ports only those TCP ports, --sandbox-private-home
       makes the home directory unreadable, --sandbox-caches gives the jobs package
       manager caches of their own (npm, cargo, pip, Go; never the user's ~/.npm, ~/.cargo,
-      ~/.cache, whose contents run outside the sandbox). Each of them implies --sandbox.
+      ~/.cache, whose contents run outside the sandbox). Credential stores (~/.ssh,
+      ~/.aws, ~/.netrc...) and other jobs' output files are never readable:
+      --sandbox-read-deny hides one more path, --sandbox-read-allow makes one readable
+      after all; --sandbox-sysv-ipc allows System V IPC (refused by default). Each of
+      them implies --sandbox.
   native-shell-service run [--directory DIR] [--pattern REGEX] [--delay SECONDS] [--json]
                            [--project-root DIR] [--io-dir DIR] [--] <command...>
       Runs one command through the service (bash -c, in a terminal) and prints the result.

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { defaultSocket } from '../client/place.js';
+import { loadAddon } from '../contract/addon.js';
 import { parse, TOOL_BOOLEAN_FLAGS, TOOL_VALUED_FLAGS, toolOptions, UsageError } from './cli.js';
 import { serveMcpHttp } from './mcp/http.js';
 
@@ -65,7 +66,8 @@ function privateDir(): string {
 
 /** Runs the daemon `bin` with `args` and the MCP server; resolves with the exit status. */
 export async function runDaemonWithMcp(bin: string, all: string[]): Promise<number> {
-  const { tools: toolArgs, daemon: args } = split(all);
+  const { tools: toolArgs, daemon } = split(all);
+  let args = daemon;
   let tools;
   try {
     tools = toolOptions(parse(toolArgs, TOOL_VALUED_FLAGS, TOOL_BOOLEAN_FLAGS));
@@ -78,14 +80,32 @@ export async function runDaemonWithMcp(bin: string, all: string[]): Promise<numb
     log('native-shell-service daemon: --mcp-upstream is set here (the MCP server this command runs)');
     return 2;
   }
+  // This command's own option: how long an idle /mcp session lives (not the daemon's).
+  const idle = flag(args, 'mcp-session-idle-ms');
+  if (idle !== undefined && !/^\d+$/.test(idle)) {
+    log('native-shell-service daemon: --mcp-session-idle-ms is a whole number of milliseconds');
+    return 2;
+  }
+  args = args.filter((a, i) => !(a === '--mcp-session-idle-ms' || a.startsWith('--mcp-session-idle-ms=') || args[i - 1] === '--mcp-session-idle-ms'));
   const socket = resolve(flag(args, 'socket') ?? defaultSocket());
   const projectRoot = resolve(flag(args, 'project-root') ?? process.cwd());
   const dir = privateDir();
   const upstream = join(dir, 'mcp.sock');
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   let mcp;
+  // The daemon's pid once it runs: the only process the MCP server answers.
+  let daemonPid: number | undefined;
   try {
-    mcp = await serveMcpHttp({ listen: upstream, daemonSocket: socket, tools: { ...tools, projectRoot }, log });
+    const { unixPeerPid } = loadAddon();
+    mcp = await serveMcpHttp({
+      listen: upstream,
+      daemonSocket: socket,
+      tools: { ...tools, projectRoot },
+      onlyPeer: () => daemonPid,
+      peerPid: (fd) => unixPeerPid(fd),
+      log,
+      ...(idle !== undefined ? { sessionIdleMs: Number(idle) } : {}),
+    });
   } catch (e) {
     cleanup();
     log(`native-shell-service daemon: cannot serve MCP on ${upstream}: ${(e as Error).message}`);
@@ -95,6 +115,11 @@ export async function runDaemonWithMcp(bin: string, all: string[]): Promise<numb
   if (flag(args, 'socket') === undefined) passed.push('--socket', socket); // the one the MCP sessions use
   const child = spawn(bin, [...passed, '--mcp-upstream', upstream, '--exit-with-stdin'], {
     stdio: ['pipe', 'inherit', 'inherit'],
+  });
+  daemonPid = child.pid;
+  // Its pid may name another process once it has exited.
+  child.once('exit', () => {
+    daemonPid = undefined;
   });
   // Our end of the pipe is never written; it stays open while we live.
   child.stdin?.on('error', () => {});

@@ -115,6 +115,8 @@ interface FileFacts {
   persistError: string | null;
   /** Pipes mode: the job wrote to stderr, which has a file of its own. */
   stderr?: string;
+  /** The job was sandboxed: no sandboxed command can read the output files. */
+  sandbox?: object | null;
 }
 
 /** The files that hold the whole output, or null when none does (off, incomplete, removed). */
@@ -132,8 +134,11 @@ export function persistLine(r: { persistError: string | null }): string | null {
 export function truncationLine(r: FileFacts & { truncated: boolean; totalBytes: number }): string | null {
   if (!r.truncated) return null;
   const where = wholeOutputIn(r);
+  // The output folders are hidden from every sandboxed job (docs/sandbox.md, "Secrets
+  // and other jobs' output"): a `grep` of them in a later command would be refused.
+  const unreadable = r.sandbox ? ' (sandboxed commands cannot read it: open it with a file tool, not the shell, or run the command again with less output)' : '';
   const whole = where
-    ? `The whole output is in ${where}`
+    ? `The whole output is in ${where}${unreadable}`
     : r.persistError !== null
       ? 'The output files do not hold all of it (see above).'
       : 'The whole output is not on disk (output persistence is off, or its folder was removed).';

@@ -10,6 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { AnyShellExecutionService as ShellExecutionService } from '../contract/addon.js';
 import { DECLARATIONS } from './declarations.js';
 import type { ShellTools } from './create.js';
+import { ClientLog } from './mcp/client-log.js';
 import { createMcpServer, type McpToolOptions, openMcpService, packageVersion } from './mcp/server.js';
 
 export { packageVersion };
@@ -17,7 +18,10 @@ export { packageVersion };
 export interface McpServerOptions extends McpToolOptions {
   stdin?: Readable;
   stdout?: Writable;
-  /** Where diagnostics go (never stdout: it carries the protocol). */
+  /**
+   * Where errors go (default stderr; never stdout: it carries the protocol). What is not
+   * an error is said to the client as MCP logging (tools/mcp/client-log.ts).
+   */
   log?: (line: string) => void;
 }
 
@@ -36,8 +40,10 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   // No daemon here (Windows, no binary, a bad socket directory) or one of another
   // version still holding jobs: the server runs, its jobs in this process as without
   // --daemon (the Gemini extension asks for the daemon everywhere).
-  const { native, containment } = await openMcpService({ ...options, projectRoot }, log);
+  const notices = new ClientLog();
+  const { native, containment } = await openMcpService({ ...options, projectRoot }, (line) => notices.say('warning', line));
   const { server, service, tools, inDaemon, quiet } = await createMcpServer(native, { ...options, projectRoot });
+  notices.attach(server);
 
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
@@ -52,7 +58,8 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
     closing ??= (async () => {
       quiet(); // the jobs killed now end with the connection
       // In the daemon the jobs outlive the session (docs/daemon.md); in process they end.
-      log(`native-shell-service mcp: ${why}; ${inDaemon ? 'the jobs run on in the daemon' : 'stopping every job'}`);
+      // Said to a client still there (asked to stop); one that left hears nothing.
+      notices.say('info', `native-shell-service mcp: ${why}; ${inDaemon ? 'the jobs run on in the daemon' : 'stopping every job'}`);
       try {
         await service.shutdown();
       } catch (e) {
@@ -73,6 +80,6 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   stdin.once('close', () => void close('stdin closed'));
   await server.connect(transport);
   const where = inDaemon && native.daemon ? `, jobs in the daemon pid ${native.daemon.pid} at ${native.daemon.socket}` : '';
-  log(`native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot} (containment: ${containment}${where})`);
+  notices.say('info', `native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot} (containment: ${containment}${where})`);
   return { service, tools, closed, close: () => close('asked to stop') };
 }

@@ -7,12 +7,27 @@ import { dirname, join } from 'node:path';
 
 import type { SandboxOptions } from '../contract/addon.js';
 
-export const SANDBOX_VALUED_FLAGS = ['sandbox-write', 'sandbox-ports', 'sandbox-env', 'sandbox-unix-socket'];
-export const SANDBOX_BOOLEAN_FLAGS = ['sandbox', 'sandbox-network', 'sandbox-private-home', 'sandbox-caches'];
+export const SANDBOX_VALUED_FLAGS = [
+  'sandbox-write',
+  'sandbox-ports',
+  'sandbox-env',
+  'sandbox-read-deny',
+  'sandbox-read-allow',
+  'sandbox-unix-socket',
+];
+export const SANDBOX_BOOLEAN_FLAGS = [
+  'sandbox',
+  'sandbox-network',
+  'sandbox-private-home',
+  'sandbox-caches',
+  'sandbox-sysv-ipc',
+];
 
 export const SANDBOX_USAGE = `[--sandbox] [--sandbox-write PATH]... [--sandbox-network]
                            [--sandbox-ports PORT,PORT...] [--sandbox-private-home] [--sandbox-caches]
-                           [--sandbox-env NAME]... [--sandbox-unix-socket PATH]...`;
+                           [--sandbox-env NAME]... [--sandbox-read-deny PATH]...
+                           [--sandbox-read-allow PATH]... [--sandbox-sysv-ipc]
+                           [--sandbox-unix-socket PATH]...`;
 
 /**
  * `--sandbox-caches`: one writable directory, used by sandboxed jobs only, and the
@@ -116,6 +131,13 @@ export function sandboxFromFlags(flags: Map<string, string[]>, caches: SandboxCa
   // registry): by default a sandboxed job's environment has none (docs/sandbox.md).
   const env = flags.get('sandbox-env');
   if (env) options.env = env;
+  // Paths jobs may not read besides the credential stores left out by default (~/.ssh,
+  // ~/.aws...), and hidden paths they may read after all (docs/sandbox.md, "Secrets").
+  const readDeny = flags.get('sandbox-read-deny');
+  if (readDeny) options.readDeny = readDeny;
+  const readAllow = flags.get('sandbox-read-allow');
+  if (readAllow) options.readAllow = readAllow;
+  if (flags.has('sandbox-sysv-ipc')) options.sysvIpc = true;
   // Pathname unix sockets outside the writable paths a job may connect to (an ssh-agent,
   // the D-Bus session bus): none by default, since the servers behind them run or sign
   // anything for the user (docs/sandbox.md, "Unix sockets").

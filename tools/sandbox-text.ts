@@ -9,6 +9,8 @@ export interface SandboxSettingNames {
   write: string;
   network: string;
   ports: string;
+  /** What gives a hidden path (a credential store, another job's output) back. */
+  readAllow?: string;
 }
 
 /** The names of the programmatic config (ShellToolsConfig.sandbox). */
@@ -16,6 +18,7 @@ export const CONFIG_SETTINGS: SandboxSettingNames = {
   write: 'sandbox.write',
   network: 'sandbox.network',
   ports: 'sandbox.network.tcpPorts',
+  readAllow: 'sandbox.readAllow',
 };
 
 /** The names of the MCP server's flags. */
@@ -23,6 +26,7 @@ export const MCP_SETTINGS: SandboxSettingNames = {
   write: '--sandbox-write PATH',
   network: '--sandbox-network',
   ports: '--sandbox-ports',
+  readAllow: '--sandbox-read-allow PATH',
 };
 
 /** One line: what confined the job. */
@@ -51,7 +55,14 @@ export function refusalHint(result: RunResult, names: SandboxSettingNames = CONF
   if (!failed) return null;
   const text = `${result.output}\n${result.stderr}\n${result.error ?? ''}`;
   const hints: string[] = [];
-  if (WRITE_REFUSED.test(text)) {
+  // A hidden path the failure names (docs/sandbox.md, "Secrets and other jobs' output"):
+  // a refused read there, not a write.
+  const hidden = WRITE_REFUSED.test(text) ? (info.readDenied ?? []).find((p) => text.includes(p)) : undefined;
+  if (hidden !== undefined) {
+    hints.push(
+      `${hidden} is hidden from sandboxed commands (credentials, other jobs' output)${names.readAllow ? `; only the user can give it back (${names.readAllow})` : ''}`,
+    );
+  } else if (WRITE_REFUSED.test(text)) {
     hints.push(`writes outside ${info.write.filter((p) => !p.startsWith('/dev/')).join(', ')} are refused (allow a path with ${names.write})`);
   }
   if (info.network !== 'all' && NETWORK_REFUSED.test(text)) {

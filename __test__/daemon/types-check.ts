@@ -9,10 +9,12 @@ declare const Ctor: typeof import('../../service.js').ShellExecutionService;
 const inProcess = new Ctor({ projectRoot: '/' });
 const viaDaemon = new Ctor({ daemon: true });
 const withSocket = new Ctor({ daemon: { socket: '/tmp/x.sock', idleExitMs: 1000 } });
+const withUrl = new Ctor({ daemon: { url: 'http://127.0.0.1:49983', token: 't', maxFrameBytes: 64 << 20 } });
 
 check<Equal<typeof inProcess, ShellExecutionService>>();
 check<Equal<typeof viaDaemon, DaemonShellExecutionService>>();
 check<Equal<typeof withSocket, DaemonShellExecutionService>>();
+check<Equal<typeof withUrl, DaemonShellExecutionService>>();
 check<Equal<ReturnType<typeof inProcess.start>, StartedJob>>();
 check<Equal<ReturnType<typeof viaDaemon.start>, Promise<StartedJob>>>();
 check<Equal<ReturnType<typeof inProcess.getActiveProcesses>, ProcessInfo[]>>();

@@ -15,25 +15,44 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // A scratch HOME: `run` keeps job output under ~/.gemini/io by default.
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, HOME: cwd }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { ...process.env, HOME: cwd },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    child.stdin?.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
 describe('native-shell-service command', () => {
-  it('mcp names on start what holds its jobs (the server stops at the end of its input)', async () => {
-    const r = await cli(['mcp']);
+  it('mcp names on start what holds its jobs, as MCP logging, not on stderr (the server stops at the end of its input)', async () => {
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cli-test', version: '0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ];
+    const r = await cli(['mcp'], messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
     const { ShellExecutionService } = createRequire(import.meta.url)('../../index.js') as typeof import('../../index.js');
     const mode = new ShellExecutionService({ persistOutput: false }).containment;
-    expect(r.stderr).toContain(`tools for ${cwd} (containment: ${mode})\n`);
+    const said = r.stdout
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { method?: string; params?: { level: string; data: string } })
+      .filter((m) => m.method === 'notifications/message');
+    expect(said.map((m) => m.params)).toContainEqual({
+      level: 'info',
+      logger: 'native-shell-service',
+      data: expect.stringContaining(`tools for ${cwd} (containment: ${mode})`),
+    });
+    expect(r.stderr).toBe('');
   });
 
   it('demo runs the three seed workflows and exits 0', async () => {

@@ -1,4 +1,4 @@
-// The e2b PyPI SDK against the daemon's envd face (issue 33 point 3): the script
+// The e2b PyPI SDK against the daemon's envd face: the script
 // (fixtures/e2b_python_client.py) runs the basics and prints what it saw. Python is
 // $PYTHON (CI: .ci/run's .venv, where it installs e2b), else python3; without the SDK
 // there, one is installed into a cache venv, as the MCP suite does for `mcp`.
@@ -59,5 +59,16 @@ describe('the e2b Python SDK', () => {
     expect(seen.read).toBe('from python\n');
     expect(seen.list).toEqual([['f.txt', 'file']]);
     expect(seen.missing).toBe('FileNotFoundException');
+  });
+
+  it('as envd answers: gzip uploads, metadata kept, remove of nothing, a polled watcher that sees the change made before the poll', () => {
+    expect(seen.gzip).toBe(true);
+    expect(seen.metadata).toEqual([{ owner: 'py' }, { owner: 'py' }]);
+    expect(seen.removed_nothing).toBe(true);
+    expect(seen.watch).toEqual([
+      ['create', 'w.txt'],
+      ['chmod', 'w.txt'],
+      ['write', 'w.txt'],
+    ]);
   });
 });

@@ -1,10 +1,20 @@
 // The e2b npm SDK (a devDependency, the version E2B publishes) against the daemon's
-// envd face, in the SDK's debug mode: the calls issue 33 names, each checked by what the
+// envd face, in the SDK's debug mode: the calls the envd face serves, each checked by what the
 // SDK returns, and by the job's own effects where the SDK's word is not enough.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AuthenticationError, type CommandHandle, CommandExitError, FileNotFoundError, InvalidArgumentError, Sandbox } from 'e2b';
+import {
+  AuthenticationError,
+  type CommandHandle,
+  CommandExitError,
+  FileNotFoundError,
+  type FilesystemEvent,
+  FilesystemEventType,
+  InvalidArgumentError,
+  Sandbox,
+  TimeoutError,
+} from 'e2b';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive } from '../helpers';
@@ -168,11 +178,11 @@ describe('files', () => {
     expect(await sandbox.files.makeDir(join(dir, 'made'))).toBe(false);
     expect(existsSync(join(dir, 'made'))).toBe(true);
 
-    // The raw upload (application/octet-stream, streamed to disk); gzip is refused.
+    // The raw upload (application/octet-stream, streamed to disk), and gzip-encoded.
     await sandbox.files.write(join(dir, 'raw.txt'), 'raw body', { useOctetStream: true });
     expect(readFileSync(join(dir, 'raw.txt'), 'utf8')).toBe('raw body');
-    await expect(sandbox.files.write(join(dir, 'gz.txt'), 'x', { gzip: true })).rejects.toBeInstanceOf(InvalidArgumentError);
-    expect(existsSync(join(dir, 'gz.txt'))).toBe(false);
+    await sandbox.files.write(join(dir, 'gz.txt'), 'gzipped '.repeat(1000), { gzip: true });
+    expect(readFileSync(join(dir, 'gz.txt'), 'utf8')).toBe('gzipped '.repeat(1000));
 
     const moved = await sandbox.files.rename(join(dir, 'c.txt'), join(dir, 'moved', 'c2.txt'));
     expect(moved).toMatchObject({ name: 'c2.txt', type: 'file', path: join(dir, 'moved', 'c2.txt') });
@@ -187,19 +197,62 @@ describe('files', () => {
   });
 });
 
+describe('as envd answers', () => {
+  it('a symlink is described by its target; permissions as Go writes them; removing nothing succeeds', async () => {
+    const dir = join(face.base, 'envd-entries');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'f.txt'), 'abc', { mode: 0o640 });
+    symlinkSync('f.txt', join(dir, 'link'));
+    const info = await sandbox.files.getInfo(join(dir, 'link'));
+    expect(info).toMatchObject({ name: 'link', type: 'file', mode: 0o640, permissions: 'Lrwxrwxrwx', symlinkTarget: join(dir, 'f.txt') });
+    expect(await sandbox.files.getInfo(join(dir, 'f.txt'))).toMatchObject({ permissions: '-rw-r-----', size: 3 });
+    await expect(sandbox.files.remove(join(dir, 'never-there'))).resolves.toBeUndefined();
+  });
+
+  it('metadata given to write is kept and listed', async () => {
+    const path = join(face.base, 'with-metadata.txt');
+    const written = await sandbox.files.write(path, 'm', { metadata: { owner: 'alice', stage: 'draft' } });
+    expect(written.metadata).toEqual({ owner: 'alice', stage: 'draft' });
+    expect((await sandbox.files.getInfo(path)).metadata).toEqual({ owner: 'alice', stage: 'draft' });
+  });
+
+  it('watchDir reports what is done in the directory, with entries when asked', async () => {
+    const dir = join(face.base, 'watched');
+    mkdirSync(dir);
+    const events: FilesystemEvent[] = [];
+    const handle = await sandbox.files.watchDir(dir, (e) => void events.push(e), { recursive: true, includeEntry: true });
+    mkdirSync(join(dir, 'sub'));
+    await sandbox.files.write(join(dir, 'sub', 'new.txt'), 'hi');
+    expect(
+      await eventuallyAsync(() => events.some((e) => e.name === 'sub/new.txt' && e.type === FilesystemEventType.WRITE)),
+    ).toBe(true);
+    const created = events.find((e) => e.name === 'sub');
+    expect(created).toMatchObject({ type: FilesystemEventType.CREATE, entry: { type: 'dir', path: join(dir, 'sub') } });
+    await handle.stop();
+  });
+
+  it('a command past its timeoutMs is TimeoutError, as envd ends it (deadline_exceeded)', async () => {
+    const handle = await sandbox.commands.run('sleep 30', { background: true, timeoutMs: 1500 });
+    await expect(handle.wait()).rejects.toBeInstanceOf(TimeoutError);
+    expect(await eventuallyAsync(() => !alive(handle.pid))).toBe(true);
+  });
+});
+
 describe('with an access token (--access-token-file)', () => {
   it('an SDK that sends it (X-Access-Token) is served; one without it gets AuthenticationError on every call', async () => {
     const token = 'e2b-test-token-7c1f';
     const guarded = await startFace({ token });
     // Debug mode never sends a token; the SDK's own constructor (what Sandbox.connect
     // builds from the control plane's answer) takes one, as a deployment behind a
-    // control plane would.
+    // control plane would. envdVersion 0.6.4 is the highest the SDK gates a path on
+    // (docs/remote.md): every path the debug mode's 99.99.99 takes is on.
     const Construct = Sandbox as unknown as new (opts: Record<string, unknown>) => Sandbox;
-    const authorized = new Construct({ sandboxId: 'pod', envdVersion: '0.6.0', envdAccessToken: token, debug: true, sandboxUrl: guarded.url });
+    const authorized = new Construct({ sandboxId: 'pod', envdVersion: '0.6.4', envdAccessToken: token, debug: true, sandboxUrl: guarded.url });
     expect((await authorized.commands.run('echo ok')).stdout).toBe('ok\n');
     const path = join(guarded.project, 't.txt');
-    await authorized.files.write(path, 'guarded');
+    await authorized.files.write(path, 'guarded', { metadata: { k: 'v' } });
     expect(await authorized.files.read(path)).toBe('guarded');
+    expect((await authorized.files.getInfo(path)).metadata).toEqual({ k: 'v' });
     expect((await authorized.files.list(guarded.project)).map((e) => e.name)).toContain('t.txt');
 
     const anonymous = await Sandbox.create({ debug: true, sandboxUrl: guarded.url });

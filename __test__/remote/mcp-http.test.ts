@@ -1,8 +1,8 @@
-// MCP over Streamable HTTP on the daemon's port (`/mcp`, issue 33): the real MCP
+// MCP over Streamable HTTP on the daemon's port (`/mcp`): the real MCP
 // TypeScript SDK client against `native-shell-service daemon --listen`, the same tools,
 // structured results and progress as over stdio, the token and Origin checks, the jobs
 // shared with the daemon's socket clients, and the wrapper's life tied to the daemon's.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect as connectH2 } from 'node:http2';
@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { alive } from '../helpers';
 import { daemonBinary, eventuallyAsync, place, ShellExecutionService, seen, stopDaemons } from '../daemon/setup';
 import { listen, stopAll } from './listen';
+import { BIN } from '../mcp/setup';
 
 afterAll(async () => {
   await stopAll();
@@ -132,20 +133,26 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     const client = await connect(d.url, { Authorization: `Bearer ${d.token}` });
     const local = new ShellExecutionService({ projectRoot: d.place.project, daemon: { socket: d.place.socket } });
     try {
-      // (A running job: in daemon mode a finished job's files are not resources, as over stdio with --daemon.)
       const ran = await client.callTool({
         name: 'run_shell_command',
         arguments: { command: 'echo resource-text; exec sleep 60', ai_callback_pattern: 'resource-text' },
       });
-      const handle = (ran.structuredContent as { handle: number }).handle;
+      const { handle, files } = ran.structuredContent as { handle: number; files: { stdout: string } };
+      expect(files.stdout).toBe(`shell-job://${handle}/stdout.txt`);
       const { resources } = await client.listResources();
       expect(resources.map((r) => r.uri)).toContain(`shell-job://${handle}/stdout.txt`);
-      // The file is written as the job runs (persisted in the background): read until it is there.
-      const text = async () => ((await client.readResource({ uri: `shell-job://${handle}/stdout.txt` })).contents[0] as { text: string }).text;
-      expect(await eventuallyAsync(async () => (await text()).includes('resource-text'))).toBe(true);
+      // Current when the call returns: read through the daemon, not the file that trails.
+      const read = async (uri: string) => (await client.readResource({ uri })).contents.map((c) => (c as { text: string }).text).join('\n');
+      expect(await read(files.stdout)).toContain('resource-text');
       const info = await client.readResource({ uri: `shell-job://${handle}/info.json` });
       expect((info.contents[0] as { text: string }).text).toContain('echo resource-text');
       await client.callTool({ name: 'kill', arguments: { handle } });
+      // Finished and forgotten by the tools (and so by the daemon): still readable, and listed.
+      expect(await read(files.stdout)).toContain('resource-text');
+      const done = await client.callTool({ name: 'run_shell_command', arguments: { command: 'echo finished-text' } });
+      const doneFiles = (done.structuredContent as { files: { stdout: string } }).files;
+      expect(await read(doneFiles.stdout)).toContain('finished-text');
+      expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(expect.arrayContaining([files.stdout, doneFiles.stdout]));
 
       // The call waits for a pattern that never comes; the client gives up (notifications/cancelled).
       const abort = new AbortController();
@@ -164,6 +171,38 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
       await client.close();
     }
   }, 180_000);
+
+  it('a session left without DELETE ends when idle: its jobs then show as from an ended session, and its id is gone', async () => {
+    const d = await listen({ args: ['--mcp-session-idle-ms', '1500'] });
+    const headers = { Authorization: `Bearer ${d.token}` };
+    const first = await connect(d.url, headers);
+    const sessionId = first.http.sessionId!;
+    const ran = await first.callTool({ name: 'run_shell_command', arguments: { command: 'exec sleep 120', ai_callback_delay: 0 } });
+    const handle = (ran.structuredContent as { handle: number }).handle;
+    // As Claude Code leaves: the connection closes, no DELETE is sent.
+    await first.close();
+    const second = await connect(d.url, headers);
+    try {
+      const attached = async () => {
+        const r = await second.callTool({ name: 'jobs', arguments: {} });
+        const job = ((r.structuredContent as { running: Array<{ handle: number; attached: string }> }).running ?? []).find((j) => j.handle === handle);
+        return { attached: job?.attached, text: (r.content as Array<{ text: string }>)[0]!.text };
+      };
+      expect(await eventuallyAsync(async () => (await attached()).attached === 'none', 30_000)).toBe(true);
+      expect((await attached()).text).toContain('Started by: an earlier session');
+      const gone = await post(d.url, '/mcp', { ...headers, 'mcp-session-id': sessionId }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+      expect(gone.status).toBe(404);
+      await second.callTool({ name: 'kill', arguments: { handle } });
+    } finally {
+      await second.close();
+    }
+  }, 180_000);
+
+  it('--mcp-session-idle-ms takes a whole number of milliseconds, else the command stops with a usage error', () => {
+    const r = spawnSync(process.execPath, [BIN, 'daemon', '--listen', '127.0.0.1:0', '--mcp-session-idle-ms', 'soon'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--mcp-session-idle-ms is a whole number of milliseconds');
+  });
 
   it('without the token: 401 (the SDK client fails to connect); a foreign Origin: 403 with a code; the mcp options apply', async () => {
     // `--deny` is the `mcp` command's option: the wrapper gives it to the /mcp sessions' tools.

@@ -1,4 +1,4 @@
-// The daemon client over the HTTP port (`daemon: { url, token }`, issue 33): the
+// The daemon client over the HTTP port (`daemon: { url, token }`): the
 // daemon's own protocol after an HTTP/1.1 Upgrade (src/daemon/http/upgrade.rs), every
 // method as over the socket: run, a wait for a pattern, reads from an offset, output
 // events, the jobs of the socket's clients; a missing or wrong token is a coded error.

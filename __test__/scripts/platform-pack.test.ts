@@ -49,7 +49,7 @@ describe.skipIf(!existsSync(join(ROOT, binary)) || !existsSync(join(ROOT, daemon
     const files = packed();
     expect(files.map((f) => f.path).sort()).toEqual(['README.md', binary, daemon, 'package.json'].sort());
     expect(files.find((f) => f.path === binary)?.size).toBe(statSync(join(ROOT, binary)).size);
-    // The daemon `npm run build` put at the root goes with it (issue 32).
+    // The daemon `npm run build` put at the root goes with it.
     expect(files.find((f) => f.path === daemon)?.size).toBe(statSync(join(ROOT, daemon)).size);
     // napi wrote nothing else of the package: the loader is as committed.
     expect(readFileSync(join(dir, 'index.js'), 'utf8')).toBe(readFileSync(join(ROOT, 'index.js'), 'utf8'));

@@ -142,8 +142,8 @@ describe('what no search could find', () => {
   // A process that (1) clears its environment, (2) leaves the session and (3) is
   // orphaned before the kill carries none of the three things `process_tree` finds
   // processes by (session/group, a parent link to the job, the NATIVE_SHELL_JOB
-  // marker). It was the documented escape until jobs got a cgroup each (issue 17,
-  // src/platform/linux/cgroup.rs): the cgroup holds it, so `kill` ends it.
+  // marker). It was the documented escape until jobs got a cgroup each
+  // (src/platform/linux/cgroup.rs): the cgroup holds it, so `kill` ends it.
   it('an orphaned setsid process with an emptied environment is killed too', async () => {
     const r = await s.service.run('(setsid env -i /bin/sleep 1000 & echo "p $!"); echo ready; sleep 1000', {
       callbackPattern: 'ready',

@@ -6,6 +6,7 @@ mod errors;
 mod events;
 mod object_arg;
 mod owner;
+mod peer;
 mod policy;
 mod reply;
 mod sandbox;

@@ -27,6 +27,16 @@ pub struct SandboxOptions {
     /// sandboxed job's environment has none (names with TOKEN, SECRET, KEY, AUTH,
     /// PASSWORD..., values holding a private key or a known token; docs/sandbox.md).
     pub env: Option<Vec<String>>,
+    /// Not readable by jobs, besides the credential stores left out by default (`~/.ssh`,
+    /// `~/.aws`, `~/.netrc`...: docs/sandbox.md): absolute, `~/...`, or relative to the
+    /// project root; need not exist yet.
+    pub read_deny: Option<Vec<String>>,
+    /// Readable although left out (`~/.ssh` for a run that pushes over SSH): absolute,
+    /// `~/...`, or relative to the project root; must exist.
+    pub read_allow: Option<Vec<String>>,
+    /// System V IPC (`shmget`, `semget`, `msgget`... : other processes' shared memory,
+    /// semaphores and message queues) is allowed; refused (`EPERM`) by default.
+    pub sysv_ipc: Option<bool>,
     /// Pathname unix sockets outside the writable paths the job may connect to (the
     /// D-Bus session bus, an ssh-agent): none by default. Each is resolved once, when
     /// the sandbox is made, to the socket file found then (symlinks followed).
@@ -77,6 +87,12 @@ pub struct SandboxInfo {
     /// changed, which the service put back: they would run unconfined at the user's
     /// next `git commit` (docs/sandbox.md).
     pub restored: Vec<String>,
+    /// What jobs may not read although the rest of its directory is readable: the
+    /// credential stores that exist, the `readDeny` paths and the service's output
+    /// folders (`ioDir`). One that stays readable (inside the project root) is in `notes`.
+    pub read_denied: Vec<String>,
+    /// System V IPC is allowed (`sandbox.sysvIpc`).
+    pub sysv_ipc: bool,
 }
 
 /// The JS `sandbox` option as the core's plain one (`crate::service::options`, which
@@ -95,6 +111,9 @@ pub fn flag_or(option: Option<Either<bool, SandboxOptions>>) -> Option<FlagOr<Sa
             }),
             read: o.read,
             env: o.env,
+            read_deny: o.read_deny,
+            read_allow: o.read_allow,
+            sysv_ipc: o.sysv_ipc,
             unix_sockets: o.unix_sockets,
         }),
     })
@@ -119,6 +138,8 @@ impl From<Enforced> for SandboxInfo {
             notes: e.notes,
             env_dropped: e.env_dropped,
             restored: e.restored,
+            read_denied: e.read_denied,
+            sysv_ipc: e.sysv_ipc,
         }
     }
 }

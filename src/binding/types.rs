@@ -175,6 +175,10 @@ pub struct DaemonOptions {
     pub url: Option<String>,
     /// The daemon's access token (`--access-token-file`), sent with `url`.
     pub token: Option<String>,
+    /// The largest frame (one reply or event) taken from the daemon at `url`, in bytes:
+    /// 16 MiB by default, from 65536 to 469762048 (448 MiB). A larger one ends the
+    /// connection (`DAEMON_FRAME_TOO_LARGE`) before it is held. Only with `url`.
+    pub max_frame_bytes: Option<f64>,
 }
 
 #[napi(object, object_to_js = false)]

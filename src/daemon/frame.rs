@@ -1,6 +1,6 @@
 //! The wire's framing: the Connect protocol's streaming envelope on a byte stream
 //! (1 byte of flags, 0 for a message; 4 bytes of big-endian length; that many bytes of
-//! UTF-8 JSON), so a network transport (issue 33) can carry the same messages.
+//! UTF-8 JSON), so a network transport can carry the same messages.
 
 use std::io;
 

@@ -1,4 +1,4 @@
-//! The per-user daemon (issue 32): a second front-end of the core beside the napi
+//! The per-user daemon: a second front-end of the core beside the napi
 //! binding. It owns jobs for clients that come and go, over a unix socket only its
 //! user can use, and answers the same calls with the same results and error codes as
 //! the in-process service (docs/architecture.md, "The daemon").
@@ -7,7 +7,7 @@
 //! daemon per socket; `frame` is the wire's envelope; `wire` the answers as JSON;
 //! `state` the services and the daemon-wide handles; `conn` what a connection
 //! holds and how it answers, `outbox` how its messages leave; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
-//! arguments with `params`. With `--listen`, `http` is the network face (issue 33) and
+//! arguments with `params`. With `--listen`, `http` is the network face and
 //! `envd` the E2B services it serves over the same state.
 
 mod conn;
@@ -18,8 +18,10 @@ mod http;
 mod outbox;
 mod params;
 mod parent;
+mod peer;
 pub mod place;
 mod server;
+mod session;
 mod state;
 mod stop;
 mod wire;
@@ -67,8 +69,8 @@ pub enum Ended {
 /// Serves until idle, `exitDaemon` or SIGTERM/SIGINT/SIGHUP; every job is killed on the way
 /// out. Blocks the calling thread; makes its own runtimes.
 ///
-/// Two runtimes, so a flood in one job does not delay other clients' round trips (issue 32
-/// point 4): the jobs' (their readers, writers and waits; a flooding job keeps one of its
+/// Two runtimes, so a flood in one job does not delay other clients' round trips: the
+/// jobs' (their readers, writers and waits; a flooding job keeps one of its
 /// threads busy) and the connections' (this thread: reading requests, answering what is
 /// answered at once). A request is read by a thread no job's output keeps busy, as in
 /// process, where the caller's own thread makes the call.

@@ -2,7 +2,7 @@
 //! made it (the dispatch, or the job's thread that finished a `sendInput`), without
 //! a hop through another task: on a loaded machine every thread woken to pass a message
 //! on waits for a core, and a flood in another connection's job keeps the cores busy
-//! (issue 32 point 4; bench `rtt-flood`). Only what the socket cannot take at once (a
+//! (bench `rtt-flood`). Only what the socket cannot take at once (a
 //! client that does not read, a big reply) is queued for the connection's writer task,
 //! which awaits room; while anything is queued, every message queues behind it, so
 //! messages leave in the order they were sent.

@@ -8,12 +8,7 @@ use std::path::{Path, PathBuf};
 /// `$XDG_RUNTIME_DIR/native-shell-service/daemon.sock`, else
 /// `<temp dir>/native-shell-service-<uid>/daemon.sock` (the clients use the same rule).
 pub fn default_socket() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("native-shell-service").join("daemon.sock"),
-        None => std::env::temp_dir()
-            .join(format!("native-shell-service-{}", rustix::process::getuid().as_raw()))
-            .join("daemon.sock"),
-    }
+    crate::base::places::daemon_dir().join("daemon.sock")
 }
 
 /// Makes the socket's directory (mode 0700) or checks the one there: a real directory

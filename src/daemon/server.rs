@@ -1,22 +1,16 @@
 //! Accepting connections: the lock and the socket, the peer check, one task per
-//! connection (requests in, replies and events out), the idle exit.
+//! connection (session.rs serves it), the idle exit.
 
-use std::collections::HashMap;
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::mpsc;
 
-use super::conn::{message, Conn, Daemon};
-use super::frame::{read_frame, MAX_REQUEST};
-use super::outbox::Outbox;
+use super::conn::Daemon;
 use super::place::{prepare_dir, take_lock};
+use super::session::connection;
 use super::state::State;
 use super::{Config, Ended};
-use crate::base::sync::lock;
 
 pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended, String> {
     let dir = prepare_dir(&config.socket)?;
@@ -41,6 +35,13 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         Some(listen) => Some(super::http::bind(listen).await?),
         None => None,
     };
+    // Whatever a job leaves behind stays a descendant of the daemon, so its processes
+    // can be told from other clients however they detach (src/daemon/peer.rs); the
+    // orphans adopted so are reaped on each SIGCHLD.
+    if let Err(e) = crate::platform::become_subreaper() {
+        return Err(format!("cannot become a subreaper: {e}"));
+    }
+    let mut child_exits = signal(tokio::signal::unix::SignalKind::child())?;
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
     let daemon = Arc::new(Daemon {
@@ -94,6 +95,7 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
                     break "idle";
                 }
             },
+            _ = child_exits.recv() => super::peer::reap_orphans(),
             _ = daemon.exit.notified() => break "asked to exit",
             _ = term.recv() => break "SIGTERM",
             _ = int.recv() => break "SIGINT",
@@ -133,73 +135,17 @@ fn signal(kind: tokio::signal::unix::SignalKind) -> Result<tokio::signal::unix::
     tokio::signal::unix::signal(kind).map_err(|e| format!("cannot handle signals: {e}"))
 }
 
-/// The peer check, then the connection's task. Another user's connection is closed
-/// before anything is read or written: it learns nothing, not even the job list.
+/// The peer check, then the connection's task. A connection of another user, or of a
+/// process of one of the daemon's jobs (src/daemon/peer.rs), is closed before anything
+/// is read or written: it learns nothing, not even the job list.
 fn accept(daemon: &Arc<Daemon>, stream: UnixStream) {
-    let peer = stream.peer_cred().map(|c| c.uid());
-    if peer.as_ref().ok() != Some(&daemon.uid) {
-        // Fails closed: credentials that cannot be read are refused too.
-        eprintln!("native-shell-daemon: refused a connection from uid {peer:?}");
-        return;
-    }
     let daemon = daemon.clone();
-    tokio::spawn(connection(daemon, stream));
-}
-
-/// One client's connection, until it closes. Also the daemon's protocol over the HTTP
-/// port after its Upgrade (src/daemon/http/upgrade.rs), through a socket pair.
-pub(super) async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
-    let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (mut reader, writer) = stream.into_split();
-    let (out, writer) = Outbox::new(writer);
-    let (events, mut ready) = mpsc::unbounded_channel::<u32>();
-    lock(&daemon.outs).insert(id, out.clone());
-    daemon.state.connected();
-    let writing = tokio::spawn(writer);
-    let mut conn = Conn {
-        id,
-        daemon: daemon.clone(),
-        out: out.clone(),
-        hello: false,
-        hosted: None,
-        subs: Arc::new(Mutex::new(HashMap::new())),
-        next_sub: 1,
-        events,
-    };
-    let subs = conn.subs.clone();
-    let pump_out = out.clone();
-    let pumping = tokio::spawn(async move {
-        while let Some(sub) = ready.recv().await {
-            let found = lock(&subs).get(&sub).cloned();
-            let Some((subscription, handle)) = found else { continue };
-            let Some(event) = subscription.take_event() else {
-                continue;
-            };
-            if event.exited {
-                lock(&subs).remove(&sub);
-            }
-            let data = super::wire::output_event(event, handle);
-            let _ = pump_out.send(message(&json!({ "event": "output", "sub": sub, "data": data })));
+    tokio::spawn(async move {
+        // Fails closed: credentials that cannot be read are refused too.
+        if let Err(why) = super::peer::unix_client(&stream, daemon.uid).await {
+            eprintln!("native-shell-daemon: refused a connection: {why}");
+            return;
         }
+        connection(daemon, stream).await;
     });
-    loop {
-        match read_frame(&mut reader, MAX_REQUEST).await {
-            Ok(Some(body)) => super::dispatch::request(&mut conn, &body),
-            Ok(None) => break,
-            Err(e) => {
-                let _ = out.send(message(&json!({ "event": "bye", "reason": e.to_string() })));
-                break;
-            }
-        }
-    }
-    for (subscription, _) in lock(&conn.subs).drain().map(|(_, v)| v) {
-        subscription.cancel();
-    }
-    lock(&daemon.outs).remove(&id);
-    super::dispatch::closed(&conn);
-    drop(conn);
-    drop(out);
-    pumping.abort();
-    // Replies still queued go out; the task ends when every sender is gone.
-    let _ = writing.await;
 }

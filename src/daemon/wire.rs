@@ -43,6 +43,8 @@ pub fn sandbox(e: Option<Enforced>) -> Value {
         "notes": e.notes,
         "envDropped": e.env_dropped,
         "restored": e.restored,
+        "readDenied": e.read_denied,
+        "sysvIpc": e.sysv_ipc,
     })
 }
 

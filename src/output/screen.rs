@@ -15,8 +15,8 @@
 //!
 //! The screen has a lock of its own, apart from its job's: a batch's emulation and a
 //! read of the cells take milliseconds, and under the job's lock they held every other
-//! caller of the job (the host's JS thread reading output or taking an event) as long
-//! (issue 31). The reader queues bytes under the job's lock ([`Screen::queue`], which
+//! caller of the job (the host's JS thread reading output or taking an event) as long.
+//! The reader queues bytes under the job's lock ([`Screen::queue`], which
 //! keeps their order, under a lock of the queue's own that nothing holds for long)
 //! and emulates them after letting it go ([`Screen::flush`]); readers of the screen
 //! take it from the job and read it outside the job's lock. Locks are taken job, then

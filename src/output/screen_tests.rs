@@ -345,7 +345,7 @@ fn screen_memory_and_cells_cost() {
 }
 
 /// The reader queues under its job's lock: a read of the screen holding the emulator
-/// (a walk of the cells, an emulation) must not make it wait there (issue 31).
+/// (a walk of the cells, an emulation) must not make it wait there.
 #[test]
 fn queueing_never_waits_for_the_emulator() {
     let screen = Screen::new(20, 5, 0);

@@ -17,6 +17,7 @@
 //! | `watchdog::ensure_started(owner_entry)` | ends every job when the host dies, however it dies |
 //! | `sandboxed_job_gone(&watch)` (Unix) | no process of a sandboxed job is left anywhere, from the descriptor its launch gave its TMPDIR (Linux, where no cgroup holds the job) |
 //! | `program_name(pid)` | the name of the program a pid runs |
+//! | `tcp_peer(local, peer)`, `is_job_process(pid)`, `is_job_socket(inode, cgroup)`, `become_subreaper()`, `reap_orphans()` | who is behind a connection to the daemon: a local TCP client's uid, socket and cgroup, and whether a client is one of our jobs (Linux; elsewhere the TCP lookup is `Unsupported` and jobs are not told apart) |
 //! | `open_directory(path) -> io::Result<File>`, `opened_path(&File)` | the job's working directory, opened and verified |
 //!
 //! Where a platform cannot give a guarantee, its backend says so at the top of its
@@ -122,22 +123,63 @@ pub use linux::thread_priority::batch_current_thread;
 #[cfg(not(target_os = "linux"))]
 pub fn batch_current_thread() {}
 
-/// The uid owning the client end of a loopback TCP connection (`local` is our end's
-/// address, `peer` the client's), `Ok(None)` when the kernel lists no such socket: the
-/// daemon's port, without a token, serves its own user only (src/daemon/http/auth.rs).
-/// Linux reads its socket tables; elsewhere this is `Unsupported`, and the caller
-/// refuses (fails closed).
+/// The kernel's record of the client's socket of a local TCP connection (`local` is
+/// our end's address, `peer` the client's): its uid, inode and cgroup. `Ok(None)` when
+/// no ESTABLISHED socket has that four-tuple here (closed meanwhile, or on another
+/// machine): the daemon's port, without a token, serves its own user only
+/// (src/daemon/http/auth.rs). Linux asks sock_diag (linux/tcp_diag.rs); elsewhere this
+/// is `Unsupported`, and the caller refuses (fails closed).
 #[cfg(target_os = "linux")]
-pub use linux::loopback_peer::loopback_peer_uid;
+pub use linux::tcp_diag::{tcp_peer, TcpPeer};
 
-/// See the Linux one: no socket table to read here.
+/// See the Linux one.
 #[cfg(not(target_os = "linux"))]
-pub fn loopback_peer_uid(_local: std::net::SocketAddr, _peer: std::net::SocketAddr) -> std::io::Result<Option<u32>> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpPeer {
+    pub uid: u32,
+    pub inode: u64,
+    pub cgroup_id: Option<u64>,
+}
+
+/// See the Linux one: nothing to ask here.
+#[cfg(not(target_os = "linux"))]
+pub fn tcp_peer(_local: std::net::SocketAddr, _peer: std::net::SocketAddr) -> std::io::Result<Option<TcpPeer>> {
     Err(std::io::Error::new(
         std::io::ErrorKind::Unsupported,
         "the owner of a TCP peer cannot be found on this platform",
     ))
 }
+
+/// Whether a client process (`is_job_process(pid)`) or a client's TCP socket
+/// (`is_job_socket(inode, cgroup_id)`) belongs to one of this process's jobs, from its
+/// cgroup and its ancestry; `become_subreaper` keeps every job's orphans our
+/// descendants, `reap_orphans` reaps them (linux/job_peers.rs). The daemon refuses
+/// its jobs as clients (src/daemon/peer.rs).
+#[cfg(target_os = "linux")]
+pub use linux::job_peers::{become_subreaper, is_job_process, is_job_socket, reap_orphans};
+
+/// Not checked here: no backend but Linux's runs sandboxed jobs under the daemon's
+/// rules yet (docs/platforms.md).
+#[cfg(not(target_os = "linux"))]
+pub fn is_job_process(_pid: i32) -> std::io::Result<bool> {
+    Ok(false)
+}
+
+/// See `is_job_process`.
+#[cfg(not(target_os = "linux"))]
+pub fn is_job_socket(_inode: u64, _cgroup_id: Option<u64>) -> bool {
+    false
+}
+
+/// See the Linux one: nothing here.
+#[cfg(not(target_os = "linux"))]
+pub fn become_subreaper() -> std::io::Result<()> {
+    Ok(())
+}
+
+/// See the Linux one: nothing here.
+#[cfg(not(target_os = "linux"))]
+pub fn reap_orphans() {}
 
 /// Whether no process is left of the sandboxed job whose launch gave its TMPDIR
 /// `watch` (`crate::sandbox::JobTmpDir::watch`), and none can come back. Linux: the

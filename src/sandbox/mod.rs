@@ -14,11 +14,12 @@
 
 mod anchor;
 mod env;
+mod hidden;
 #[cfg(unix)]
 mod private_base;
 mod tmpdir;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::base::error::{ErrorCode, Result, ServiceError};
@@ -27,9 +28,12 @@ use crate::base::error::{ErrorCode, Result, ServiceError};
 pub use anchor::{reached_through, stat_id};
 pub use anchor::{Anchor, FileId};
 pub use env::sanitize as sanitize_env;
+#[cfg(unix)]
+pub use hidden::readable_except;
+pub use hidden::{credential_stores, homes, LayerSlot, CREDENTIAL_STORES};
 pub use tmpdir::JobTmpDir;
 #[cfg(unix)]
-pub use tmpdir::{base_id, base_reached_through, next_spare, on_helper};
+pub use tmpdir::{base_dir, base_id, base_reached_through, next_spare, on_helper};
 
 /// What a job may reach beyond the project, as the caller asks it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -45,6 +49,14 @@ pub struct SandboxSpec {
     /// Environment variables passed to the job although their names or values look
     /// like credentials (`env.rs` drops those by default).
     pub env: Vec<String>,
+    /// Not readable, besides the credential stores (`hidden.rs`): absolute, `~/...`,
+    /// or relative to the project root; need not exist.
+    pub read_deny: Vec<String>,
+    /// Readable although hidden (a credential store one run needs): absolute, `~/...`,
+    /// or relative to the project root; must exist.
+    pub read_allow: Vec<String>,
+    /// System V IPC (shared memory, semaphores, message queues) is allowed.
+    pub sysv_ipc: bool,
     /// Pathname unix sockets outside the job's writable paths it may connect to (the
     /// D-Bus bus, an ssh-agent): each resolved once, to the socket file found then.
     pub unix_sockets: Vec<String>,
@@ -96,6 +108,19 @@ pub struct Resolved {
     /// A run's own sandbox (`RunRequest::sandbox` as an object), resolved again at
     /// every run: no later job has it, so nothing is built ahead for it.
     pub per_run: bool,
+    /// What jobs may not read (`hidden.rs`): canonical, whether it exists or not.
+    pub hidden: Vec<PathBuf>,
+    /// `SandboxSpec::read_allow`, held open: readable whatever `hidden` says.
+    pub read_allow: Vec<Anchor>,
+    /// The hidden paths that exist and that no directory jobs read whole holds: what
+    /// the report's `readDenied` lists.
+    pub read_denied: Vec<String>,
+    /// Hidden paths that stay readable, and why (a directory jobs read whole holds them).
+    pub hidden_notes: Vec<String>,
+    pub sysv_ipc: bool,
+    /// The platform's rules for `hidden`, made once for this sandbox (Linux: a Landlock
+    /// layer, src/platform/linux/sandbox/hidden.rs).
+    pub read_layer: LayerSlot,
     /// `SandboxSpec::unix_sockets`: the socket files, held open since they were found.
     pub unix_sockets: Vec<Anchor>,
 }
@@ -134,8 +159,25 @@ pub fn resolve_within(spec: &SandboxSpec, root: &Arc<Anchor>, writable: &[&Ancho
             "sandbox env names variables to pass: {bad:?} is not a variable name"
         )));
     }
+    let named = |list: &[String], what: &str| -> Result<Vec<String>> {
+        list.iter()
+            .map(|p| {
+                if p.is_empty() || p.contains('\0') {
+                    return Err(ServiceError::invalid(format!(
+                        "sandbox {what} path {p:?} must be a non-empty path without NUL bytes"
+                    )));
+                }
+                Ok(hidden::expand_home(p).display().to_string())
+            })
+            .collect()
+    };
+    let read_allow = paths(&named(&spec.read_allow, "readAllow")?, "readAllow")?;
+    let mut hidden = hidden::credential_stores(&hidden::homes());
+    for denied in named(&spec.read_deny, "readDeny")? {
+        hidden.push(hidden::canonical_lenient(&anchor::normalize(&root.path().join(denied))));
+    }
     static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    Ok(Resolved {
+    let mut resolved = Resolved {
         id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         env: spec.env.clone(),
         root: root.clone(),
@@ -146,12 +188,20 @@ pub fn resolve_within(spec: &SandboxSpec, root: &Arc<Anchor>, writable: &[&Ancho
         shared_tmp: present().shared_tmp,
         notes: Vec::new(),
         per_run: false,
+        hidden,
+        read_allow,
+        read_denied: Vec::new(),
+        hidden_notes: Vec::new(),
+        sysv_ipc: spec.sysv_ipc,
+        read_layer: LayerSlot::default(),
         unix_sockets: spec
             .unix_sockets
             .iter()
             .map(|p| resolve_unix_socket(p, root))
             .collect::<Result<_>>()?,
-    })
+    };
+    resolved.settle_hidden();
+    Ok(resolved)
 }
 
 /// A socket a job may connect to (`SandboxSpec::unix_sockets`), as the caller names it
@@ -280,7 +330,61 @@ impl Resolved {
         if self.shared_tmp {
             self.shared_tmp = false;
             self.notes.push(format!("{SHARED_TMP} is not writable: {why}"));
+            self.settle_hidden();
         }
+    }
+
+    /// `path` not readable by this sandbox's jobs either (the service's `ioDir`: the
+    /// other jobs' output files), unless `readAllow` names it or a directory above it.
+    pub fn hide(&mut self, path: &Path) {
+        self.hidden.push(hidden::canonical_lenient(path));
+        self.settle_hidden();
+    }
+
+    /// The directories jobs read whole, whatever is hidden: Landlock cannot take a
+    /// right back beneath a directory it grants, and cutting the project root or a
+    /// writable path into its entries would leave what a job makes there later
+    /// unreadable to it. The project root, the `write` paths and the shared `/tmp`.
+    pub fn read_whole(&self) -> Vec<(&Path, &'static str)> {
+        let mut whole = vec![(self.root.path(), "the project root")];
+        whole.extend(self.write.iter().map(|a| (a.path(), "the write path")));
+        if self.shared_tmp && present().shared_tmp {
+            whole.push((Path::new(SHARED_TMP), "the shared"));
+        }
+        whole
+    }
+
+    /// After `hidden`, `read_allow` or the writable paths changed: what `readAllow`
+    /// names is not hidden; what a directory jobs read whole holds is said in a note;
+    /// the rest that exists is what the report lists as left out.
+    fn settle_hidden(&mut self) {
+        let allowed: Vec<PathBuf> = self.read_allow.iter().map(|a| a.path().to_path_buf()).collect();
+        self.hidden.retain(|h| !allowed.iter().any(|a| hidden::within(h, a)));
+        let mut unique: Vec<PathBuf> = Vec::new();
+        for h in self.hidden.drain(..) {
+            if !unique.contains(&h) {
+                unique.push(h);
+            }
+        }
+        self.hidden = unique;
+        let mut denied = Vec::new();
+        let mut notes = Vec::new();
+        let whole = self.read_whole();
+        for h in &self.hidden {
+            if std::fs::symlink_metadata(h).is_err() {
+                continue;
+            }
+            match whole.iter().find(|(dir, _)| hidden::within(h, dir)) {
+                Some((dir, what)) => notes.push(format!(
+                    "{} stays readable: it lies inside {what} {}, which jobs read whole",
+                    h.display(),
+                    dir.display()
+                )),
+                None => denied.push(h.display().to_string()),
+            }
+        }
+        self.read_denied = denied;
+        self.hidden_notes = notes;
     }
 }
 
@@ -384,6 +488,12 @@ pub struct Enforced {
     /// What of the project's `.git` hooks and configuration the job changed and the
     /// service put back (`platform::GitGuard`), relative to the project root.
     pub restored: Vec<String>,
+    /// What jobs may not read although reads are otherwise allowed there: the existing
+    /// credential stores, `readDeny` paths and the service's output folders
+    /// (`Resolved::read_denied`).
+    pub read_denied: Vec<String>,
+    /// System V IPC is allowed (`SandboxSpec::sysv_ipc`).
+    pub sysv_ipc: bool,
 }
 
 /// Writable for every sandboxed job although it is shared: glibc's `tmpfile()` (`ed`'s
@@ -419,6 +529,7 @@ impl Enforced {
             let mut read: Vec<String> = present().system_read_paths.iter().map(|p| p.to_string()).collect();
             read.push(root.clone());
             read.extend(extra.iter().map(here));
+            read.extend(resolved.read_allow.iter().map(here));
             read.extend(granted.iter().cloned());
             read.push(show(tmpdir));
             if shared_tmp {
@@ -427,6 +538,7 @@ impl Enforced {
             read
         });
         let mut notes = resolved.notes.clone();
+        notes.extend(resolved.hidden_notes.iter().cloned());
         let network = effective_network(&resolved.network, support);
         if network != resolved.network {
             notes.push(format!(
@@ -470,6 +582,8 @@ impl Enforced {
             notes,
             env_dropped: Vec::new(),
             restored: Vec::new(),
+            read_denied: resolved.read_denied.clone(),
+            sysv_ipc: resolved.sysv_ipc,
         }
     }
 }
@@ -626,6 +740,12 @@ mod tests {
             notes: vec![],
             env: Vec::new(),
             per_run: false,
+            hidden: Vec::new(),
+            read_allow: Vec::new(),
+            read_denied: Vec::new(),
+            hidden_notes: Vec::new(),
+            sysv_ipc: false,
+            read_layer: LayerSlot::default(),
             unix_sockets: Vec::new(),
         };
         let enforced = Enforced::new(&resolved, &old, Path::new("/t"));

@@ -259,6 +259,13 @@ mod imp {
         base().map(|b| b.reached.as_slice())
     }
 
+    /// The private base, held open (made first if it is not yet): every job's own
+    /// TMPDIR lies in it, so what hides paths from a sandbox's jobs grants it
+    /// (src/platform/linux/sandbox/hidden.rs); the job's own rules narrow it to its own.
+    pub fn base_dir() -> io::Result<&'static Anchor> {
+        base().map(|b| &b.dir)
+    }
+
     /// The private base's identity (made first if it is not yet).
     pub fn base_id() -> io::Result<FileId> {
         base().map(|b| b.dir.id())

@@ -32,6 +32,9 @@ pub struct SandboxArgs {
     pub network: Option<FlagOr<NetworkArgs>>,
     pub read: Option<Vec<String>>,
     pub env: Option<Vec<String>>,
+    pub read_deny: Option<Vec<String>>,
+    pub read_allow: Option<Vec<String>>,
+    pub sysv_ipc: Option<bool>,
     pub unix_sockets: Option<Vec<String>>,
 }
 
@@ -175,6 +178,9 @@ pub fn sandbox_spec(options: SandboxArgs) -> Result<SandboxSpec> {
         network,
         read: options.read,
         env: options.env.unwrap_or_default(),
+        read_deny: options.read_deny.unwrap_or_default(),
+        read_allow: options.read_allow.unwrap_or_default(),
+        sysv_ipc: options.sysv_ipc.unwrap_or(false),
         unix_sockets: options.unix_sockets.unwrap_or_default(),
     })
 }

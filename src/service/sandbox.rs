@@ -71,6 +71,12 @@ impl Guarded<'_> {
                 ));
             }
         }
+        // Other jobs' output files (each job reads its own output through the service,
+        // never from the disk) and the daemon's directory: not readable by any job.
+        if self.keeps_files {
+            resolved.hide(self.io_dir);
+        }
+        resolved.hide(&crate::base::places::daemon_dir());
         check_private_base(&resolved)?;
         // No writable path inside the service's own directories (one the caller named
         // there): ioDir, and the jobs' private TMPDIR directory.

@@ -34,6 +34,11 @@ impl Daemon {
     /// A daemon on its own socket, listening on a free loopback port; `token`: with
     /// `--access-token-file`.
     pub fn start(token: Option<&str>) -> Self {
+        Self::start_with(token, &[])
+    }
+
+    /// As `start`, with more of the daemon's arguments (`--allowed-host devbox`, ...).
+    pub fn start_with(token: Option<&str>, extra: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let socket = dir.path().join("run").join("daemon.sock");
         let root = dir.path().join("root");
@@ -48,6 +53,7 @@ impl Daemon {
             std::fs::write(&file, format!("{token}\n")).unwrap();
             cmd.arg("--access-token-file").arg(&file);
         }
+        cmd.args(extra);
         let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -71,6 +77,11 @@ impl Daemon {
             dir,
             token: token.map(str::to_string),
         }
+    }
+
+    /// The daemon's process id.
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
     }
 
     pub fn root(&self) -> PathBuf {

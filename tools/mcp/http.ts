@@ -3,10 +3,14 @@
 // as a client of its unix socket, so MCP, envd and the daemon's own clients see the
 // same jobs. It listens on a unix socket in a private directory; the daemon's HTTP port
 // forwards `/mcp` here (src/daemon/http/mcp_proxy.rs), after the token and Origin
-// checks. Nothing here faces the network.
+// checks. Nothing here faces the network. Only the daemon's process may connect
+// (`onlyPeer`, asked of the kernel: `unixPeerPid`): the directory keeps other users
+// out, but not the daemon's own jobs, which run as this user; a sandboxed job that
+// reached this socket would have its commands run by the daemon outside its sandbox.
 import { randomUUID } from 'node:crypto';
 import { chmodSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js' with { 'resolution-mode': 'import' };
 
@@ -14,8 +18,15 @@ import { createMcpServer, type McpSession, type McpToolOptions, openMcpService }
 
 /** The largest POST body read here (the transport's own default bound). */
 const MAX_BODY = 4 << 20;
-/** A session nobody has used for this long, with no stream open, is closed (its jobs run on in the daemon). */
-const SESSION_IDLE_MS = 30 * 60_000;
+/**
+ * A session with no request or stream open for this long is ended, DELETE or not: some
+ * clients (Claude Code) never send DELETE, and while a session lives its daemon client
+ * does, so the next session would be told its jobs belong to "another session that is
+ * still connected". A client that is there keeps a request or its GET stream open, or
+ * comes back sooner; one that comes back later gets 404 and starts a new session (the
+ * spec's rule), whose `jobs` lists the old session's jobs as from an ended session.
+ */
+export const SESSION_IDLE_MS = 5 * 60_000;
 
 export interface McpHttpOptions {
   /** The unix socket to listen on (its directory private to this user: the caller's job). */
@@ -24,7 +35,16 @@ export interface McpHttpOptions {
   daemonSocket: string;
   /** What the tools do (`daemon` is set here). */
   tools: McpToolOptions;
+  /**
+   * The pid of the one process whose connections are served (the daemon, whose `/mcp`
+   * proxies here); `undefined` while there is none yet: every connection is refused.
+   */
+  onlyPeer: () => number | undefined;
+  /** The pid at the other end of a connected unix socket (the addon's `unixPeerPid`). */
+  peerPid: (fd: number) => number | null;
   log: (line: string) => void;
+  /** How long a session may sit with nothing open before it is ended (default SESSION_IDLE_MS). */
+  sessionIdleMs?: number;
 }
 
 export interface RunningMcpHttp {
@@ -159,6 +179,17 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
       else res.destroy();
     });
   });
+  // Before the HTTP server's own listener reads a byte: a connection of any process but
+  // the daemon's is closed unread (fails closed: a descriptor or pid that cannot be had).
+  http.prependListener('connection', (socket: Socket) => {
+    const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+    const pid = typeof fd === 'number' ? options.peerPid(fd) : null;
+    const daemon = options.onlyPeer();
+    if (pid === null || daemon === undefined || pid !== daemon) {
+      log(`native-shell-service mcp-http: refused a connection from pid ${pid ?? '(unknown)'}: only the daemon (pid ${daemon ?? 'not started'}) may connect`);
+      socket.destroy();
+    }
+  });
   // SSE streams stay open as long as the client wants them.
   http.requestTimeout = 0;
   http.headersTimeout = 60_000;
@@ -172,10 +203,15 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
   // Only this user, whatever the umask (its directory is private already: two locks).
   chmodSync(options.listen, 0o600);
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of sessions) if (s.open <= 0 && now - s.lastSeen > SESSION_IDLE_MS) void end(id, s, 'idle');
-  }, 60_000);
+  const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) if (s.open <= 0 && now - s.lastSeen > idleMs) void end(id, s, `idle for ${idleMs} ms with nothing open`);
+    },
+    // Often enough that a session ends within a quarter of its idle time past it.
+    Math.min(60_000, Math.max(100, Math.floor(idleMs / 4))),
+  );
   sweep.unref();
 
   return {

@@ -1,17 +1,25 @@
 // Each job's persisted files as MCP resources: `shell-job://<job>/<file>`, where <job> is
 // the job's directory under the session's output directory (its handle, or `<handle>-2`
 // when the name was taken, see src/output/persist.rs) and <file> is stdout.txt,
-// stderr.txt or info.json. A read returns one page from `?offset=` (bytes) on, so a
-// large output comes in pieces: `_meta.next` is the URI of the next piece.
+// stderr.txt or info.json. A read returns one page from `?offset=` (bytes) on, of
+// `?length=` bytes at most (PAGE_BYTES by default), so a large output comes in pieces:
+// `_meta.next` is the URI of the next piece.
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { AnyShellExecutionService as ShellExecutionService, RunOptions } from '../../contract/addon.js';
 
 export const JOB_SCHEME = 'shell-job';
-export const JOB_URI_TEMPLATE = `${JOB_SCHEME}://{job}/{file}{?offset}`;
-/** The most a read returns at once (bytes of the file). */
-export const PAGE_BYTES = 64 * 1024;
+export const JOB_URI_TEMPLATE = `${JOB_SCHEME}://{job}/{file}{?offset,length}`;
+/**
+ * What a read returns at most by default (bytes of the file): a page a model's client
+ * shows whole. Claude Code puts a tool result over 50,000 characters in a file and shows
+ * the model a 2 KB preview (a 64 KiB page is about 76 KB of JSON); Codex cuts one to
+ * about 12 KB. 8 KiB of text stays under both once escaped as JSON.
+ */
+export const PAGE_BYTES = 8 * 1024;
+/** The most `?length=` may ask for (a program reading a whole file). */
+export const MAX_PAGE_BYTES = 1024 * 1024;
 
 const FILES: Record<string, { mimeType: string; label: string }> = {
   'stdout.txt': { mimeType: 'text/plain', label: 'output' },
@@ -36,11 +44,18 @@ export interface JobResourceContents {
   uri: string;
   mimeType: string;
   text: string;
-  _meta: { offset: number; nextOffset: number; size: number; next?: string };
+  /**
+   * `size`: the file's bytes (a running terminal job's stdout.txt: its committed text,
+   * when this page reaches its end); `omitted`: bytes before this page that nothing
+   * holds any more; `running`: the job still writes.
+   */
+  _meta: { offset: number; nextOffset: number; size?: number; next?: string; omitted?: number; running?: boolean };
 }
 
-export function jobResourceUri(job: string, file: string, offset = 0): string {
-  return `${JOB_SCHEME}://${job}/${file}${offset > 0 ? `?offset=${offset}` : ''}`;
+/** A job file's URI; `length` only when it is not the default page. */
+export function jobResourceUri(job: string, file: string, offset = 0, length = PAGE_BYTES): string {
+  const query = [...(offset > 0 ? [`offset=${offset}`] : []), ...(length !== PAGE_BYTES ? [`length=${length}`] : [])];
+  return `${JOB_SCHEME}://${job}/${file}${query.length > 0 ? `?${query.join('&')}` : ''}`;
 }
 
 function jobOrder(a: string, b: string): number {
@@ -105,7 +120,7 @@ export function jobFileResources(dir: string, job: string): JobResource[] {
   return resources;
 }
 
-export function parseJobUri(uri: string): { job: string; file: string; offset: number } {
+export function parseJobUri(uri: string): { job: string; file: string; offset: number; length: number } {
   let url: URL;
   try {
     url = new URL(uri);
@@ -119,7 +134,11 @@ export function parseJobUri(uri: string): { job: string; file: string; offset: n
   }
   const offsetText = url.searchParams.get('offset') ?? '0';
   if (!/^\d+$/.test(offsetText)) throw new ResourceNotFound(`${uri}: offset must be a number of bytes`);
-  return { job, file, offset: Number(offsetText) };
+  const lengthText = url.searchParams.get('length') ?? String(PAGE_BYTES);
+  const length = /^\d+$/.test(lengthText) ? Number(lengthText) : 0;
+  // At least one whole character (4 bytes in UTF-8), so every page moves the offset on.
+  if (length < 4 || length > MAX_PAGE_BYTES) throw new ResourceNotFound(`${uri}: length must be a number of bytes from 4 to ${MAX_PAGE_BYTES}`);
+  return { job, file, offset: Number(offsetText), length };
 }
 
 /** How many of the first `n` bytes of `buf` end on a whole UTF-8 character. */
@@ -137,8 +156,8 @@ function wholeUtf8(buf: Buffer, n: number): number {
  * One page of a job file; throws `ResourceNotFound` for anything else. `jobDir`: the
  * job's folder when it is not `<outputDir>/<job>` (a daemon's job, found by its handle).
  */
-export function readJobResource(outputDir: string, uri: string, pageBytes = PAGE_BYTES, jobDir?: string): JobResourceContents {
-  const { job, file, offset } = parseJobUri(uri);
+export function readJobResource(outputDir: string, uri: string, jobDir?: string): JobResourceContents {
+  const { job, file, offset, length: pageBytes } = parseJobUri(uri);
   let fd: number;
   try {
     // No symlinks: only the files the service wrote are served.
@@ -157,7 +176,7 @@ export function readJobResource(outputDir: string, uri: string, pageBytes = PAGE
       uri,
       mimeType: (FILES[file] as { mimeType: string }).mimeType,
       text: buf.subarray(0, end).toString('utf8'),
-      _meta: { offset: start, nextOffset, size, ...(nextOffset < size ? { next: jobResourceUri(job, file, nextOffset) } : {}) },
+      _meta: { offset: start, nextOffset, size, ...(nextOffset < size ? { next: jobResourceUri(job, file, nextOffset, pageBytes) } : {}) },
     };
   } finally {
     closeSync(fd);

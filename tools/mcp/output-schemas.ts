@@ -1,6 +1,7 @@
 // What each tool returns as MCP `structuredContent` (the JSON Schemas announced as
 // `outputSchema` in tools/list), and the hints announced as `annotations`. The shapes
-// are the service's own result types (index.d.ts) plus the fields the tools add.
+// are built for the model (tools/mcp/structured.ts): the service's result types
+// (index.d.ts) with the output once, plus `next`, `files` and `readOn`.
 import type { ToolName } from '../types.js';
 
 type Schema = Record<string, unknown>;
@@ -18,84 +19,123 @@ function object(properties: Record<string, Schema>, required: string[] = Object.
   return { type: 'object', properties, required };
 }
 
-/** `RunResult` (index.d.ts) and `cancelled`: what run_shell_command and shell_cmd ran. */
+/** What to do next: the hint lines of the text (how to continue, what was cut, a sandbox refusal). */
+const NEXT = { type: 'array', items: str, description: 'What to do next, in words: how to talk to or stop a running job, where the rest of a cut output is.' };
+
+/** A job's files as resources (read them with resources/read; pages of 8 KiB). */
+const FILES = object(
+  {
+    stdout: { ...str, description: 'The whole output: shell-job://<handle>/stdout.txt.' },
+    stderr: { ...str, description: "shell_cmd: the program's stderr, when it wrote any." },
+    info: { ...str, description: 'The job as JSON: command, status, times, exit code.' },
+  },
+  ['stdout', 'info'],
+);
+
+/** Where the part left out of a cut output begins. */
+const READ_ON = object({
+  uri: { ...str, description: 'Read here (a resource URI) for the bytes left out; each read says where the next page is.' },
+  offset: { ...int, description: "The byte offset in the job's file where the left-out part begins." },
+  omittedBytes: int,
+});
+
+/** `RunResult` (index.d.ts) as the model needs it, the output once and last. */
 const RUN_RESULT = {
   handle: { ...int, description: 'The job handle (for a program that could not be started: the handle of its history entry; no job has it).' },
-  pid: intOrNull,
-  command: str,
-  directory: str,
   status: { type: 'string', enum: ['exited', 'running', 'awaiting_input', 'killed', 'timed_out', 'failed'] },
-  stdout: str,
-  stderr: str,
-  output: { ...str, description: 'stdout and stderr as they were interleaved.' },
+  error: { ...str, description: 'Why the program could not be started.' },
   exitCode: intOrNull,
   signal: intOrNull,
-  error: { ...strOrNull, description: 'Why the program could not be started.' },
-  backgroundPids: pids,
+  next: NEXT,
+  files: FILES,
+  readOn: READ_ON,
+  command: str,
+  directory: str,
   matched: { ...strOrNull, description: 'The text ai_callback_pattern matched.' },
-  truncated: { ...bool, description: 'Only the head and tail of the output are here; the whole is in outputDir unless persistError says otherwise.' },
+  backgroundPids: pids,
+  truncated: { ...bool, description: 'Only the head and tail of the output are here; readOn says where the rest is.' },
   totalBytes: int,
   outputDir: {
     ...strOrNull,
-    description: 'The directory holding stdout.txt, stderr.txt and info.json; null when output is not persisted or the folder was removed.',
+    description: "The job's folder on the server's machine (stdout.txt, stderr.txt, info.json); null when output is not persisted or the folder was removed.",
   },
   persistError: {
     ...strOrNull,
     description: "What the job's files lack and why (a full disk: ENOSPC, the folder removed, the per-job disk cap); null while they hold everything.",
   },
-  startedAt: { ...num, description: 'Milliseconds since the epoch.' },
+  sandbox: { type: 'object', description: 'What confined the job (writable paths, network).' },
   durationMs: num,
-  awaitingInput: { ...bool, description: 'The job runs and waits for input at its terminal (status awaiting_input).' },
   cancelled: { ...bool, description: 'The call was cancelled and the job killed.' },
 };
+/** Always there; the rest only when it says something (a match, a cut output, a sandbox...). */
+const RUN_REQUIRED = ['handle', 'status', 'exitCode', 'signal', 'next', 'command', 'durationMs'];
 
-const RUN_SHELL_COMMAND = object({
-  ...RUN_RESULT,
-  liveBackgroundPids: { ...pids, description: 'Background processes (`cmd &`) still alive.' },
-});
+const RUN_SHELL_COMMAND = object(
+  {
+    ...RUN_RESULT,
+    liveBackgroundPids: { ...pids, description: 'Background processes (`cmd &`) still alive.' },
+    output: { ...str, description: "What the command printed (a terminal: stdout and stderr together). Cut in the middle when truncated." },
+  },
+  [...RUN_REQUIRED, 'output'],
+);
 
-const SHELL_CMD = object(RUN_RESULT);
+const SHELL_CMD = object(
+  {
+    ...RUN_RESULT,
+    stdout: str,
+    stderr: { ...str, description: 'Only when the program wrote to stderr.' },
+  },
+  [...RUN_REQUIRED, 'stdout'],
+);
 
 /** `InteractionResult` (index.d.ts): what the job printed after the input. */
-const SEND_INPUT = object({
-  handle: int,
-  status: { type: 'string', enum: ['matched', 'exited', 'delay_elapsed', 'timed_out', 'awaiting_input'] },
-  output: str,
-  matched: strOrNull,
-  exitCode: intOrNull,
-  signal: intOrNull,
-  running: bool,
-  truncated: bool,
-  cancelled: bool,
-});
-
-const RUNNING_JOB = object({
-  handle: int,
-  pid: int,
-  command: str,
-  description: strOrNull,
-  directory: str,
-  mode: { type: 'string', enum: ['pty', 'pipes'] },
-  status: jobStatus,
-  startedAt: num,
-  durationMs: num,
-  exitCode: intOrNull,
-  signal: intOrNull,
-  outputBytes: int,
-  lastLine: str,
-  backgroundPids: pids,
-  detachedPids: {
-    ...pids,
-    description: 'Running: the processes the job started that detached from it (setsid, double fork, nohup). Ended: as backgroundPids.',
+const SEND_INPUT = object(
+  {
+    handle: int,
+    status: { type: 'string', enum: ['matched', 'exited', 'delay_elapsed', 'timed_out', 'awaiting_input'] },
+    next: NEXT,
+    files: FILES,
+    matched: strOrNull,
+    exitCode: intOrNull,
+    signal: intOrNull,
+    running: bool,
+    truncated: bool,
+    cancelled: bool,
+    output: { ...str, description: 'What the job printed after the input.' },
   },
-  liveBackgroundPids: pids,
-  awaitingInput: { ...bool, description: 'The job waits for input at its terminal now.' },
-  persistError: { ...strOrNull, description: "What the job's files lack and why; null while they hold everything." },
-});
+  ['handle', 'status', 'running', 'next', 'files', 'output'],
+);
 
-const FINISHED_JOB = object({ handle: int, command: str, status: jobStatus, exitCode: intOrNull, signal: intOrNull });
+const RUNNING_JOB = object(
+  {
+    handle: int,
+    command: str,
+    status: jobStatus,
+    attached: {
+      type: 'string',
+      enum: ['this', 'other', 'none'],
+      description: 'Who started it: this session, another session still connected, or a session that has ended.',
+    },
+    files: FILES,
+    mode: { type: 'string', enum: ['pty', 'pipes'] },
+    description: str,
+    directory: str,
+    durationMs: num,
+    awaitingInput: { ...bool, description: 'The job waits for input at its terminal now.' },
+    exitCode: intOrNull,
+    signal: intOrNull,
+    liveBackgroundPids: { ...pids, description: "An ended job's background processes still alive." },
+    detachedPids: { ...pids, description: 'The processes the running job started that detached from it (setsid, double fork, nohup).' },
+    persistError: { ...str, description: "What the job's files lack and why." },
+    lastLine: str,
+  },
+  ['handle', 'command', 'status', 'attached', 'files', 'mode', 'durationMs', 'lastLine'],
+);
+
+const FINISHED_JOB = object({ handle: int, command: str, status: jobStatus, exitCode: intOrNull, signal: intOrNull, files: FILES });
 
 const JOBS = object({
+  next: NEXT,
   running: { type: 'array', items: RUNNING_JOB, description: 'Jobs still running, or whose background processes are.' },
   finished: { type: 'array', items: FINISHED_JOB, description: 'Jobs that finished since jobs was last called.' },
 });
@@ -105,6 +145,8 @@ const KILL = object(
   {
     handle: int,
     status: jobStatus,
+    next: NEXT,
+    files: FILES,
     exitCode: intOrNull,
     signal: intOrNull,
     escalated: { ...bool, description: 'SIGKILL was needed after the grace period.' },
@@ -113,7 +155,7 @@ const KILL = object(
     backgroundPids: { ...pids, description: 'Background processes that were terminated too.' },
     alreadyFinished: { ...bool, description: 'The job had ended before; nothing was killed.' },
   },
-  ['handle', 'status'],
+  ['handle', 'status', 'next', 'files'],
 );
 
 export const OUTPUT_SCHEMAS: Record<ToolName, Schema> = {

@@ -17,16 +17,8 @@ import { DECLARATIONS } from '../declarations.js';
 import { createShellTools, type ShellTools } from '../create.js';
 import { MCP_SETTINGS } from '../sandbox-text.js';
 import type { ToolName } from '../types.js';
-import {
-  JOB_URI_TEMPLATE,
-  jobFileResources,
-  type JobResource,
-  listJobResources,
-  parseJobUri,
-  readJobResource,
-  ResourceNotFound,
-  watchJobs,
-} from './job-resources.js';
+import { JobFiles } from './job-files.js';
+import { JOB_URI_TEMPLATE, ResourceNotFound, watchJobs } from './job-resources.js';
 import { ANNOTATIONS, OUTPUT_SCHEMAS } from './output-schemas.js';
 import { progressUpdates } from './progress.js';
 import { snapshotJobs, structuredResult } from './structured.js';
@@ -147,9 +139,9 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
   const server = new Server(
     { name: 'native-shell-service', version: packageVersion() },
     {
-      capabilities: { tools: {}, resources: { listChanged: true } },
+      capabilities: { tools: {}, resources: { listChanged: true }, logging: {} },
       instructions:
-        'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell. Each job\'s whole output is a resource: shell-job://<handle>/stdout.txt (read in pages: follow _meta.next).',
+        'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell. Each result says what to do next (next) and names the job\'s files (files): its whole output is the resource shell-job://<handle>/stdout.txt, running or finished, read in pages of 8 KiB (a page that stops early says which URI reads on).',
     },
   );
   announceJobs = () => {
@@ -167,41 +159,22 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
     })),
   }));
 
-  /** A daemon's job's folder, by its handle (the folder of whichever session started it). */
-  const daemonJobDir = async (handle: number): Promise<string | null> => {
-    try {
-      return (await service.getResult(handle, { maxOutputSize: 1 })).outputDir;
-    } catch {
-      return null;
-    }
-  };
-  server.setRequestHandler(sdk.ListResourcesRequestSchema, async () => {
-    if (!inDaemon) return { resources: listJobResources(await service.outputDir) };
-    // Every job the daemon holds for this project, named by the daemon's handle.
-    const resources: JobResource[] = [];
-    for (const job of await service.getActiveProcesses()) {
-      const dir = await daemonJobDir(job.handle);
-      if (dir) resources.push(...jobFileResources(dir, String(job.handle)));
-    }
-    return { resources };
-  });
+  const files = new JobFiles(service, inDaemon);
+  server.setRequestHandler(sdk.ListResourcesRequestSchema, async () => ({ resources: await files.list() }));
   server.setRequestHandler(sdk.ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
       {
         uriTemplate: JOB_URI_TEMPLATE,
         name: 'job-file',
-        title: 'A job\'s persisted output',
-        description: `job: a handle from run_shell_command or shell_cmd; file: stdout.txt (the output), stderr.txt (shell_cmd's stderr) or info.json; offset: where to read on (bytes; each read returns at most 64 KiB and _meta.next)`,
+        title: 'A job\'s output',
+        description:
+          'job: a handle from run_shell_command or shell_cmd (running or finished); file: stdout.txt (the output), stderr.txt (shell_cmd\'s stderr) or info.json; offset: where to read on (bytes); length: the most bytes to return (8 KiB by default, at most 1 MiB). A page that stops before the end is followed by a second item naming the URI that reads on.',
       },
     ],
   }));
   server.setRequestHandler(sdk.ReadResourceRequestSchema, async (request) => {
     try {
-      if (!inDaemon) return { contents: [readJobResource(await service.outputDir, request.params.uri)] };
-      const { job } = parseJobUri(request.params.uri);
-      const dir = /^\d+$/.test(job) ? await daemonJobDir(Number(job)) : null;
-      if (!dir) throw new ResourceNotFound(`${request.params.uri}: no job ${job} here`);
-      return { contents: [readJobResource(await service.outputDir, request.params.uri, undefined, dir)] };
+      return { contents: await files.read(request.params.uri) };
     } catch (e) {
       // -32002: the code MCP gives a resource that does not exist.
       if (e instanceof ResourceNotFound) throw new ProtocolError(-32002, e.message, { uri: request.params.uri });
@@ -223,11 +196,17 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
       token !== undefined && tool.canUpdateOutput ? progressUpdates(token, (n) => extra.sendNotification(n)) : undefined;
     try {
       const jobsBefore = name === 'jobs' ? snapshotJobs(service) : null;
+      // A job this call may end is forgotten by the tools (and a daemon) when it ends:
+      // its folder is learnt first, so its files stay readable.
+      const target = (request.params.arguments as { handle?: unknown } | undefined)?.handle;
+      if ((name === 'kill' || name === 'send_input') && typeof target === 'number') await files.dir(target);
       const result = await tool.buildAndExecute(request.params.arguments ?? {}, extra.signal, progress?.update);
       // The final update (sent as the call ends) must reach the client before the result,
       // which ends the client's interest in progress for this call.
       await progress?.settled();
-      const structuredContent = await structuredResult(name as ToolName, result, service, jobsBefore);
+      // The job's folder, kept for reads of its files after the tools forget the job.
+      if (typeof result.data?.handle === 'number') files.remember(result.data.handle, result.data.outputDir);
+      const structuredContent = await structuredResult(name as ToolName, result, service, jobsBefore, MCP_SETTINGS);
       return {
         content: [{ type: 'text' as const, text: result.llmContent }],
         ...(structuredContent ? { structuredContent } : {}),

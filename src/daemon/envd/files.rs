@@ -5,17 +5,19 @@
 //! `application/octet-stream` body for `path` (streamed to disk), makes missing parent
 //! directories, overwrites what is there and answers `[{"name","type":"file","path"}]`.
 //! Failures answer envd's JSON `{"code": <status>, "message"}` with the status the SDKs
-//! map: 400 (bad path, a directory), 404 (not found), 403, 507 (no space), 500.
+//! map: 400 (bad path, a directory, a FIFO, a device or a socket: only regular files
+//! are read or written, and never waited for: regular_file.rs), 404 (not found), 403, 507 (no space), 500.
 //!
 //! Paths are resolved as fs_entry.rs says; `username` is accepted and ignored (no user
-//! switching). Not served: gzip (a `Content-Encoding` on an upload is refused with 400;
-//! `Accept-Encoding` is ignored, as HTTP allows), Range requests (the whole file is sent),
+//! switching). `X-Metadata-*` headers are kept on the written files (file_metadata.rs).
+//! An upload may come gzip-encoded (`Content-Encoding: gzip`, inflated within
+//! bounds: inflate.rs); another coding is refused with 400. Not served:
+//! `Accept-Encoding` (ignored, as HTTP allows: downloads come uncompressed), Range requests (the whole file is sent),
 //! the signed-URL parameters (`signature`, `signature_expiration`: the token rules of
 //! src/daemon/http/auth.rs apply instead).
 
-use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,8 +28,12 @@ use hyper::header::{HeaderValue, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE}
 use hyper::{Method, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 
-use super::fs_entry::{Bases, FsCode, FsError};
+use super::file_metadata::{self, Metadata};
+use super::fs_entry::Bases;
+use super::fs_error::{FsCode, FsError};
+use super::inflate::{self, Encoding};
 use super::multipart;
+use super::regular_file;
 use super::Envd;
 use crate::daemon::http::body::{channel, empty, full, Body};
 
@@ -90,7 +96,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, FsError> + Se
 
 async fn download(path: Option<String>, bases: Bases) -> Result<Response<Body>, FsError> {
     let path = bases.resolve(path.as_deref().unwrap_or(""))?;
-    let (file, len) = blocking(move || open_for_read(&path)).await?;
+    let (file, len) = blocking(move || regular_file::open_for_read(&path)).await?;
     if len == 0 {
         return Ok(full(StatusCode::OK, "application/octet-stream", Bytes::new()));
     }
@@ -118,19 +124,6 @@ async fn download(path: Option<String>, bases: Bases) -> Result<Response<Body>, 
     Ok(response)
 }
 
-/// The file (followed through symlinks) and its length; a directory is refused.
-fn open_for_read(path: &Path) -> Result<(File, u64), FsError> {
-    let meta = std::fs::metadata(path).map_err(|e| FsError::io(&e, "cannot read", path))?;
-    if meta.is_dir() {
-        return Err(FsError::new(
-            FsCode::InvalidArgument,
-            format!("path '{}' is a directory", path.display()),
-        ));
-    }
-    let file = File::open(path).map_err(|e| FsError::io(&e, "cannot open", path))?;
-    Ok((file, meta.len()))
-}
-
 async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> Result<Response<Body>, FsError> {
     let headers = req.headers();
     let content_type = headers
@@ -138,16 +131,14 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    let compressed = headers
-        .get(CONTENT_ENCODING)
-        .is_some_and(|encoding| !encoding.as_bytes().eq_ignore_ascii_case(b"identity"));
+    let encoding = inflate::content_encoding(headers.get(CONTENT_ENCODING).map(HeaderValue::as_bytes));
+    let metadata = file_metadata::from_headers(headers);
     let boundary = multipart::boundary(&content_type);
     let raw = content_type.is_empty() || content_type.starts_with("application/octet-stream");
-    let refused = if compressed {
-        Some(FsError::new(
-            FsCode::InvalidArgument,
-            "this server does not take compressed uploads (Content-Encoding): send the file uncompressed (no gzip option)",
-        ))
+    let refused = if let Err(e) = &encoding {
+        Some(e.clone())
+    } else if let Err(e) = &metadata {
+        Some(e.clone())
     } else if boundary.is_none() && !raw {
         Some(FsError::new(
             FsCode::InvalidArgument,
@@ -167,14 +158,24 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
         discard(req.into_body()).await;
         return Err(e);
     }
+    let encoding = encoding.unwrap_or(Encoding::Identity);
+    let metadata = metadata.unwrap_or_default();
     let written = match (boundary, path) {
         (Some(boundary), path) => {
             let form = read_form(req.into_body()).await?;
-            blocking(move || write_form(&form, &boundary, path.as_deref(), &bases)).await?
+            blocking(move || {
+                // A compressed form is inflated whole, within the bound a form has.
+                let form = match encoding {
+                    Encoding::Identity => form,
+                    Encoding::Gzip => inflate::gunzip_all(&form, MAX_FORM)?,
+                };
+                write_form(&form, &boundary, path.as_deref(), &bases, &metadata)
+            })
+            .await?
         }
         (None, Some(path)) => {
             let target = bases.resolve(&path)?;
-            vec![stream_to_file(req.into_body(), target).await?]
+            vec![stream_to_file(req.into_body(), target, encoding, metadata).await?]
         }
         (None, None) => {
             return Err(FsError::new(
@@ -186,11 +187,17 @@ async fn upload(req: Request<Incoming>, path: Option<String>, bases: Bases) -> R
     let entries: Vec<serde_json::Value> = written
         .iter()
         .map(|p| {
-            serde_json::json!({
+            let mut entry = serde_json::json!({
                 "name": p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
                 "type": "file",
                 "path": p.display().to_string(),
-            })
+            });
+            // What the file system kept, read back (envd's answer has it when any).
+            let kept = file_metadata::read(p);
+            if !kept.is_empty() {
+                entry["metadata"] = serde_json::json!(kept);
+            }
+            entry
         })
         .collect();
     Ok(full(
@@ -251,13 +258,21 @@ async fn next_frame(body: &mut Incoming) -> Result<Option<Bytes>, FsError> {
 }
 
 /// Writes every `file` part of a form where [`plan_form`] says.
-fn write_form(form: &[u8], boundary: &str, path: Option<&str>, bases: &Bases) -> Result<Vec<PathBuf>, FsError> {
+fn write_form(
+    form: &[u8],
+    boundary: &str,
+    path: Option<&str>,
+    bases: &Bases,
+    metadata: &Metadata,
+) -> Result<Vec<PathBuf>, FsError> {
     let plan = plan_form(form, boundary, path, bases)?;
     let mut written = Vec::with_capacity(plan.len());
     for (target, data) in plan {
-        let mut file = create(&target)?;
+        let mut file = regular_file::open_for_write(&target)?;
+        hand_to_owner(&file);
         file.write_all(data)
             .map_err(|e| FsError::io(&e, "cannot write", &target))?;
+        file_metadata::write(&file, &target, metadata)?;
         written.push(target);
     }
     Ok(written)
@@ -317,38 +332,64 @@ pub fn decode_upload(content_type: &str, query: &str, body: &[u8]) -> Result<Vec
     Ok(vec![(target, body.len())])
 }
 
-/// Opens `path` for writing from the start, making its missing parent directories.
-fn create(path: &Path) -> Result<File, FsError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| FsError::io(&e, "cannot make directory", parent))?;
+/// envd gives each uploaded file to the requesting user (a `chown` between its creation
+/// and its first write), which a directory watcher sees as a `CHMOD` event: the SDKs'
+/// watch tests count it. The daemon switches no user, so the file is given to the owner
+/// it has (nothing changes but that event). Best effort: a refusal changes nothing.
+fn hand_to_owner(file: &std::fs::File) {
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(meta) = file.metadata() {
+        let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
     }
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(|e| FsError::io(&e, "cannot write", path))
 }
 
 /// A raw body into `target`, chunk by chunk: a blocking thread writes while this task
 /// reads the next chunk (a bounded queue between them, so a slow disk slows the client).
-async fn stream_to_file(mut body: Incoming, target: PathBuf) -> Result<PathBuf, FsError> {
+/// A gzip body is inflated on that thread as it comes, within [`inflate::MAX_INFLATED`].
+async fn stream_to_file(
+    mut body: Incoming,
+    target: PathBuf,
+    encoding: Encoding,
+    metadata: Metadata,
+) -> Result<PathBuf, FsError> {
     let (tx, mut rx) = mpsc::channel::<Bytes>(8);
     let writing = target.clone();
     let writer = tokio::task::spawn_blocking(move || -> Result<(), FsError> {
-        let mut file = create(&writing)?;
+        let mut file = regular_file::open_for_write(&writing)?;
+        hand_to_owner(&file);
+        if encoding == Encoding::Gzip {
+            return match inflate::gunzip_into(rx, &mut file, inflate::MAX_INFLATED) {
+                Ok(_) => file_metadata::write(&file, &writing, &metadata),
+                Err(inflate::Inflate::Write(e)) => Err(FsError::io(&e, "cannot write", &writing)),
+                Err(inflate::Inflate::Decode(e)) => {
+                    // Nothing of a body that does not inflate, or inflates past the
+                    // bound, stays on the disk (inflate.rs: a zip bomb).
+                    drop(file);
+                    let _ = std::fs::remove_file(&writing);
+                    Err(e)
+                }
+            };
+        }
         while let Some(chunk) = rx.blocking_recv() {
             file.write_all(&chunk)
                 .map_err(|e| FsError::io(&e, "cannot write", &writing))?;
         }
-        Ok(())
+        file_metadata::write(&file, &writing, &metadata)
     });
     let mut read_error = None;
     loop {
         match next_frame(&mut body).await {
             Ok(Some(chunk)) => {
                 if tx.send(chunk).await.is_err() {
-                    break; // the writer failed: its error is the answer
+                    // The writer failed: its error is the answer, which the client
+                    // reads once it stops sending.
+                    drop(tx);
+                    let wrote = writer.await;
+                    discard(body).await;
+                    return match wrote {
+                        Ok(Err(e)) => Err(e),
+                        _ => Err(FsError::new(FsCode::Internal, "the file write failed")),
+                    };
                 }
             }
             Ok(None) => break,
@@ -392,18 +433,22 @@ mod tests {
             workdir: None,
         };
         let form = b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a/x.txt\"\r\n\r\nX\r\n--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"y.txt\"\r\n\r\nY\r\n--B--\r\n";
-        let written = write_form(form, "B", None, &bases).unwrap();
+        let none = Metadata::new();
+        let written = write_form(form, "B", None, &bases, &none).unwrap();
         assert_eq!(written, [dir.path().join("a/x.txt"), dir.path().join("y.txt")]);
         assert_eq!(std::fs::read(dir.path().join("a/x.txt")).unwrap(), b"X");
         // One file and a path in the query: the path wins.
         let one = b"--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"ignored\"\r\n\r\nZ\r\n--B--\r\n";
-        assert_eq!(write_form(one, "B", Some("z"), &bases).unwrap(), [dir.path().join("z")]);
-        // A directory where the file should go.
-        let err = write_form(one, "B", Some("a"), &bases).unwrap_err();
-        assert_eq!(err.code, FsCode::InvalidArgument);
-        let none = b"--B\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nZ\r\n--B--\r\n";
         assert_eq!(
-            write_form(none, "B", Some("z"), &bases).unwrap_err().code,
+            write_form(one, "B", Some("z"), &bases, &none).unwrap(),
+            [dir.path().join("z")]
+        );
+        // A directory where the file should go.
+        let err = write_form(one, "B", Some("a"), &bases, &none).unwrap_err();
+        assert_eq!(err.code, FsCode::InvalidArgument);
+        let no_file = b"--B\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nZ\r\n--B--\r\n";
+        assert_eq!(
+            write_form(no_file, "B", Some("z"), &bases, &none).unwrap_err().code,
             FsCode::InvalidArgument
         );
     }

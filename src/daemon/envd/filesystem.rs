@@ -2,10 +2,9 @@
 //! HTTP, for the e2b SDKs' files.list/exists/getInfo/makeDir/rename/remove: each request
 //! checked like process.Process's (method, content type, encoding, size), decoded in
 //! either codec, and answered by fs_calls.rs on a blocking thread (file system calls
-//! block; the connection's thread serves other requests meanwhile).
-//!
-//! Not served: WatchDir and the polling watcher calls (CreateWatcher, GetWatcherEvents,
-//! RemoveWatcher) answer `unimplemented` (the SDKs' files.watchDir fails with it).
+//! block; the connection's thread serves other requests meanwhile). The watchers:
+//! WatchDir, a server stream (watch_stream.rs), and the polled CreateWatcher,
+//! GetWatcherEvents and RemoveWatcher (watch.rs).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,8 +14,10 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::fs_calls;
-use super::fs_entry::{Bases, FsCode, FsError};
+use super::fs_entry::Bases;
+use super::fs_error::{connect_error, FsError};
 use super::proto::filesystem as pb;
+use super::watch::Spec;
 use super::Envd;
 use crate::daemon::http::body::{empty, full, Body};
 use crate::daemon::http::connect::{
@@ -36,13 +37,9 @@ pub async fn handle(req: Request<Incoming>, envd: Arc<Envd>) -> Response<Body> {
     let Some((shape, codec)) = connect::content_type(req.headers()) else {
         return empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
     };
-    // WatchDir is the service's one stream: it ends at once with the error.
+    // WatchDir is the service's one stream.
     if method == "WatchDir" && shape == Shape::Streaming {
-        return full(
-            StatusCode::OK,
-            connect::streaming_type(codec),
-            unimplemented().end_stream(),
-        );
+        return super::watch_stream::handle(req, codec, envd).await;
     }
     if shape != Shape::Unary {
         return empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
@@ -56,7 +53,7 @@ pub async fn handle(req: Request<Incoming>, envd: Arc<Envd>) -> Response<Body> {
         Err(e) => return e.unary_response(),
     };
     let bases = Bases::of_daemon(envd.project_root.as_deref());
-    let answer = tokio::task::spawn_blocking(move || call(&method, codec, &bytes, &bases))
+    let answer = tokio::task::spawn_blocking(move || call(&method, codec, &bytes, &bases, &envd))
         .await
         .unwrap_or_else(|e| Err(ConnectError::new(Code::Internal, format!("the file call failed: {e}"))));
     match answer {
@@ -66,7 +63,7 @@ pub async fn handle(req: Request<Incoming>, envd: Arc<Envd>) -> Response<Body> {
 }
 
 /// One unary call: its request decoded, the call made, its reply encoded.
-fn call(method: &str, codec: Codec, bytes: &[u8], bases: &Bases) -> Result<Bytes, ConnectError> {
+fn call(method: &str, codec: Codec, bytes: &[u8], bases: &Bases, envd: &Envd) -> Result<Bytes, ConnectError> {
     fn reply<M: prost::Message + serde::Serialize>(codec: Codec, r: Result<M, FsError>) -> Result<Bytes, ConnectError> {
         r.map(|m| encode(codec, &m)).map_err(|e| connect_error(&e))
     }
@@ -88,32 +85,44 @@ fn call(method: &str, codec: Codec, bytes: &[u8], bases: &Bases) -> Result<Bytes
             codec,
             fs_calls::remove(bases, &decode::<pb::RemoveRequest>(codec, bytes)?),
         ),
-        "WatchDir" | "CreateWatcher" | "GetWatcherEvents" | "RemoveWatcher" => Err(unimplemented()),
+        "CreateWatcher" => {
+            let req = decode::<pb::CreateWatcherRequest>(codec, bytes)?;
+            let spec = Spec {
+                path: &req.path,
+                recursive: req.recursive,
+                include_entry: req.include_entry,
+                allow_network_mounts: req.allow_network_mounts,
+            };
+            reply(
+                codec,
+                envd.watchers
+                    .create(bases, &spec)
+                    .map(|watcher_id| pb::CreateWatcherResponse { watcher_id }),
+            )
+        }
+        "GetWatcherEvents" => {
+            let req = decode::<pb::GetWatcherEventsRequest>(codec, bytes)?;
+            reply(
+                codec,
+                envd.watchers
+                    .events(&req.watcher_id)
+                    .map(|events| pb::GetWatcherEventsResponse { events }),
+            )
+        }
+        "RemoveWatcher" => {
+            let req = decode::<pb::RemoveWatcherRequest>(codec, bytes)?;
+            reply(
+                codec,
+                envd.watchers
+                    .remove(&req.watcher_id)
+                    .map(|()| pb::RemoveWatcherResponse {}),
+            )
+        }
+        // WatchDir as a unary call: it is a stream (its content type says so).
+        "WatchDir" => Err(ConnectError::invalid("WatchDir is a server stream: send it as one")),
         _ => Err(ConnectError::new(
             Code::NotFound,
             format!("no method filesystem.Filesystem/{method}"),
         )),
     }
-}
-
-fn unimplemented() -> ConnectError {
-    ConnectError::new(
-        Code::Unimplemented,
-        "this server does not watch directories (filesystem.WatchDir and the watcher calls)",
-    )
-}
-
-/// A file call's failure as the Connect error the SDKs map (not_found is their
-/// FileNotFoundError; already_exists makes files.makeDir return false).
-pub fn connect_error(e: &FsError) -> ConnectError {
-    let code = match e.code {
-        FsCode::InvalidArgument => Code::InvalidArgument,
-        FsCode::NotFound => Code::NotFound,
-        FsCode::AlreadyExists => Code::AlreadyExists,
-        FsCode::PermissionDenied => Code::PermissionDenied,
-        FsCode::FailedPrecondition => Code::FailedPrecondition,
-        FsCode::ResourceExhausted => Code::ResourceExhausted,
-        FsCode::Internal => Code::Internal,
-    };
-    ConnectError::new(code, e.message.clone())
 }

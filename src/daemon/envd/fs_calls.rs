@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::fs_entry::{entry_at, entry_of, Bases, FsCode, FsError};
+use super::fs_entry::{entry_at, entry_of, Bases};
+use super::fs_error::{FsCode, FsError};
 use super::proto::filesystem::{
     EntryInfo, ListDirRequest, ListDirResponse, MakeDirRequest, MakeDirResponse, MoveRequest, MoveResponse,
     RemoveRequest, RemoveResponse, StatRequest, StatResponse,
@@ -111,17 +112,25 @@ pub fn rename(bases: &Bases, req: &MoveRequest) -> Result<MoveResponse, FsError>
     })
 }
 
-/// Removes a file, a symlink (not what it points at) or a directory with everything in it.
+/// Removes a file, a symlink (not what it points at) or a directory with everything in
+/// it. Nothing there is success, as envd's `os.RemoveAll` has it (the SDKs' `remove` of
+/// a missing path does not throw), and so is an entry that vanishes meanwhile.
 pub fn remove(bases: &Bases, req: &RemoveRequest) -> Result<RemoveResponse, FsError> {
     let path = bases.resolve(&req.path)?;
-    let meta = std::fs::symlink_metadata(&path).map_err(|e| FsError::io(&e, "cannot remove", &path))?;
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RemoveResponse {}),
+        Err(e) => return Err(FsError::io(&e, "cannot remove", &path)),
+    };
     let done = if meta.is_dir() {
         std::fs::remove_dir_all(&path)
     } else {
         std::fs::remove_file(&path)
     };
-    done.map_err(|e| FsError::io(&e, "cannot remove", &path))?;
-    Ok(RemoveResponse {})
+    match done {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(FsError::io(&e, "cannot remove", &path)),
+        _ => Ok(RemoveResponse {}),
+    }
 }
 
 #[cfg(test)]
@@ -218,9 +227,7 @@ mod tests {
         );
         remove(&b, &RemoveRequest { path: "x".into() }).unwrap();
         assert!(!dir.path().join("x").exists());
-        assert_eq!(
-            remove(&b, &RemoveRequest { path: "x".into() }).unwrap_err().code,
-            FsCode::NotFound
-        );
+        // Nothing there: success, as envd's os.RemoveAll.
+        remove(&b, &RemoveRequest { path: "x".into() }).unwrap();
     }
 }

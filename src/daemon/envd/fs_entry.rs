@@ -1,6 +1,6 @@
 //! What envd's file calls share (filesystem.rs, the Connect service; files.rs, GET/POST
-//! /files): the absolute path a request's path names, an `EntryInfo` of what is there,
-//! and a failure as the code envd gives it.
+//! /files): the absolute path a request's path names and an `EntryInfo` of what is there
+//! (failures: fs_error.rs).
 //!
 //! Paths are the daemon's user's: there is no user switching (envd runs as root and acts
 //! as the user a request names; the daemon is one user's and acts as that user, so the
@@ -9,69 +9,11 @@
 //! a fence here would stop nothing (docs/remote.md says so).
 
 use std::fs::Metadata;
-use std::io;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
+use super::fs_error::{FsCode, FsError};
 use super::proto::filesystem::{EntryInfo, FileType};
-
-/// A file call's failure: its code becomes a Connect code (filesystem.rs) or the HTTP
-/// status envd's REST API gives (files.rs).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FsError {
-    pub code: FsCode,
-    pub message: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FsCode {
-    InvalidArgument,
-    NotFound,
-    AlreadyExists,
-    PermissionDenied,
-    FailedPrecondition,
-    ResourceExhausted,
-    Internal,
-}
-
-impl FsCode {
-    /// The status envd's REST API (/files) answers with: 404 is the SDKs'
-    /// FileNotFoundError, 400 InvalidArgumentError, 507 NotEnoughSpaceError.
-    pub fn http_status(self) -> u16 {
-        match self {
-            FsCode::InvalidArgument | FsCode::FailedPrecondition | FsCode::AlreadyExists => 400,
-            FsCode::NotFound => 404,
-            FsCode::PermissionDenied => 403,
-            FsCode::ResourceExhausted => 507,
-            FsCode::Internal => 500,
-        }
-    }
-}
-
-impl FsError {
-    pub fn new(code: FsCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
-    }
-
-    /// An I/O failure on `path` (what `doing` was), coded by its cause.
-    pub fn io(err: &io::Error, doing: &str, path: &Path) -> Self {
-        let code = match err.raw_os_error() {
-            Some(libc::ENOENT) => FsCode::NotFound,
-            Some(libc::EACCES | libc::EPERM | libc::EROFS) => FsCode::PermissionDenied,
-            Some(libc::EEXIST | libc::ENOTEMPTY) => FsCode::AlreadyExists,
-            Some(libc::ENOTDIR | libc::EISDIR | libc::ENAMETOOLONG | libc::EINVAL | libc::EXDEV) => {
-                FsCode::InvalidArgument
-            }
-            Some(libc::ELOOP) => FsCode::FailedPrecondition,
-            Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG) => FsCode::ResourceExhausted,
-            _ => FsCode::Internal,
-        };
-        Self::new(code, format!("{doing} '{}': {err}", path.display()))
-    }
-}
 
 /// Where relative paths start and `~` points.
 #[derive(Debug, Clone)]
@@ -132,30 +74,35 @@ fn clean(path: &Path) -> PathBuf {
     out
 }
 
-/// The entry at `path` itself (a symlink is described, not followed).
+/// The entry at `path` itself: a symlink is described by its own name, size and
+/// permission string, but with the type and mode of what it points at (envd's rule).
 pub fn entry_at(path: &Path) -> Result<EntryInfo, FsError> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| FsError::io(&e, "cannot read", path))?;
     Ok(entry_of(path, &meta))
 }
 
-/// An `EntryInfo` of `path` from its (not followed) metadata.
+/// An `EntryInfo` of `path` from its (not followed) metadata, as envd builds it
+/// (packages/shared/pkg/filesystem in e2b-dev/infra, read for its fields):
+/// - `type` and `mode` are those of what a symlink resolves to (`FILE_TYPE_UNSPECIFIED`
+///   and mode 0 when it dangles or loops), `mode` being the nine rwx bits only;
+/// - `symlink_target` is the link resolved to an absolute path with every symlink
+///   followed (the link's own path when that fails), not the raw link text;
+/// - `permissions` is Go's `FileMode.String()` of the entry itself (`Lrwxrwxrwx` for a
+///   symlink, `dtrwxrwxrwx` for a sticky directory): fs_mode.rs.
+/// - `size`, `modified_time`, `owner` and `group` are the entry's own (not followed);
+/// - `metadata` is what an upload's `X-Metadata-*` headers left (file_metadata.rs).
 pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
     let kind = meta.file_type();
-    let file_type = if kind.is_symlink() {
-        FileType::Symlink
-    } else if kind.is_dir() {
-        FileType::Directory
-    } else if kind.is_file() {
-        FileType::File
+    let (file_type, mode, symlink_target) = if kind.is_symlink() {
+        let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let (file_type, mode) = match std::fs::metadata(&resolved) {
+            Ok(target) => (type_of(&target), target.permissions().mode() & 0o777),
+            Err(_) => (FileType::Unspecified, 0),
+        };
+        (file_type, mode, Some(resolved.display().to_string()))
     } else {
-        // Sockets, FIFOs, devices: listed by envd as unspecified (the SDKs leave them out).
-        FileType::Unspecified
+        (type_of(meta), meta.permissions().mode() & 0o777, None)
     };
-    let symlink_target = kind.is_symlink().then(|| {
-        std::fs::read_link(path)
-            .map(|t| t.display().to_string())
-            .unwrap_or_default()
-    });
     EntryInfo {
         name: path
             .file_name()
@@ -164,8 +111,8 @@ pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
         r#type: file_type as i32,
         path: path.display().to_string(),
         size: i64::try_from(meta.len()).unwrap_or(i64::MAX),
-        mode: meta.permissions().mode() & 0o7777,
-        permissions: permissions(meta),
+        mode,
+        permissions: super::fs_mode::go_mode_string(meta.mode()),
         owner: crate::platform::user_name(meta.uid()).unwrap_or_else(|| meta.uid().to_string()),
         group: crate::platform::group_name(meta.gid()).unwrap_or_else(|| meta.gid().to_string()),
         modified_time: Some(pbjson_types::Timestamp {
@@ -173,50 +120,21 @@ pub fn entry_of(path: &Path, meta: &Metadata) -> EntryInfo {
             nanos: i32::try_from(meta.mtime_nsec()).unwrap_or(0),
         }),
         symlink_target,
-        metadata: Default::default(),
+        metadata: super::file_metadata::read(path),
         is_symlink: kind.is_symlink(),
     }
 }
 
-/// The mode as `ls -l` prints it: the kind, then rwx for user, group and others, with
-/// the set-id and sticky bits as s/S and t/T.
-fn permissions(meta: &Metadata) -> String {
-    let kind = meta.file_type();
-    let mode = meta.permissions().mode();
-    let first = if kind.is_symlink() {
-        'l'
-    } else if kind.is_dir() {
-        'd'
-    } else if kind.is_file() {
-        '-'
+/// A file, a directory, or neither (sockets, FIFOs, devices: envd's unspecified, which
+/// the SDKs list without a type).
+fn type_of(meta: &Metadata) -> FileType {
+    if meta.is_dir() {
+        FileType::Directory
+    } else if meta.is_file() {
+        FileType::File
     } else {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            'p'
-        } else if kind.is_socket() {
-            's'
-        } else if kind.is_char_device() {
-            'c'
-        } else {
-            'b'
-        }
-    };
-    let mut out = String::with_capacity(10);
-    out.push(first);
-    let special = [(0o4000, 's'), (0o2000, 's'), (0o1000, 't')];
-    for (i, shift) in [6u32, 3, 0].into_iter().enumerate() {
-        let bits = (mode >> shift) & 0o7;
-        out.push(if bits & 4 != 0 { 'r' } else { '-' });
-        out.push(if bits & 2 != 0 { 'w' } else { '-' });
-        let (flag, letter) = special[i];
-        out.push(match (mode & flag != 0, bits & 1 != 0) {
-            (true, true) => letter,
-            (true, false) => letter.to_ascii_uppercase(),
-            (false, true) => 'x',
-            (false, false) => '-',
-        });
+        FileType::Unspecified
     }
-    out
 }
 
 #[cfg(test)]
@@ -265,10 +183,36 @@ mod tests {
         let d = entry_at(dir.path()).unwrap();
         assert_eq!(d.r#type, FileType::Directory as i32);
         assert!(d.permissions.starts_with('d'));
+        // A symlink: the target's type and mode, the resolved absolute path, its own
+        // permission string.
         let l = entry_at(&link).unwrap();
+        let resolved = std::fs::canonicalize(&file).unwrap().display().to_string();
         assert_eq!(
-            (l.r#type, l.symlink_target.as_deref()),
-            (FileType::Symlink as i32, Some("f.txt"))
+            (
+                l.r#type,
+                l.mode,
+                l.symlink_target.as_deref(),
+                l.permissions.as_str(),
+                l.is_symlink
+            ),
+            (
+                FileType::File as i32,
+                0o640,
+                Some(resolved.as_str()),
+                "Lrwxrwxrwx",
+                true
+            )
+        );
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink("nowhere", &dangling).unwrap();
+        let d = entry_at(&dangling).unwrap();
+        assert_eq!(
+            (d.r#type, d.mode, d.symlink_target.as_deref()),
+            (
+                FileType::Unspecified as i32,
+                0,
+                Some(dangling.display().to_string().as_str())
+            )
         );
         assert_eq!(entry_at(&dir.path().join("none")).unwrap_err().code, FsCode::NotFound);
     }

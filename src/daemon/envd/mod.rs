@@ -1,4 +1,4 @@
-//! E2B's envd services over the daemon's state (issue 33): `process.Process` here and
+//! E2B's envd services over the daemon's state: `process.Process` here and
 //! in `process`/`stream`; what [sdk] adds beside it (filesystem, /files).
 //!
 //! **One state for every face.** The network face owns one core `Service` of its own
@@ -11,14 +11,21 @@
 //! listed, attached to, fed and killed from an E2B SDK too.
 
 pub mod decode;
+mod file_metadata;
 pub mod files;
 pub mod filesystem;
 mod fs_calls;
 mod fs_entry;
+mod fs_error;
+mod fs_mode;
+mod inflate;
 mod multipart;
 pub mod process;
 pub mod proto;
+mod regular_file;
 mod stream;
+mod watch;
+mod watch_stream;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -56,6 +63,8 @@ pub struct Envd {
     hosted: Arc<Hosted>,
     /// By the face's service's own handle.
     started: Mutex<HashMap<u32, Started>>,
+    /// filesystem.Filesystem's directory watchers (watch.rs).
+    watchers: watch::Watchers,
 }
 
 /// A job found by a selector.
@@ -87,6 +96,7 @@ impl Envd {
             project_root,
             hosted: daemon.state.add_service(service, FACE_CONN),
             started: Mutex::new(HashMap::new()),
+            watchers: watch::Watchers::default(),
         })
     }
 

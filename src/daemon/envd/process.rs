@@ -174,7 +174,7 @@ async fn streaming(method: &str, codec: Codec, req: Request<Incoming>, envd: Arc
     tokio::spawn(drain(body));
     match call {
         Call::Start(request) => stream::start(envd, codec, request, timeout, keepalive),
-        Call::Connect(request) => stream::connect(envd, codec, request, keepalive),
+        Call::Connect(request) => stream::connect(envd, codec, request, timeout, keepalive),
         _ => refuse(
             Shape::Streaming,
             codec,
@@ -184,7 +184,7 @@ async fn streaming(method: &str, codec: Codec, req: Request<Incoming>, envd: Arc
 }
 
 /// Reads what is left of a request body and drops it (bounded in size and time).
-async fn drain(mut body: Incoming) {
+pub(super) async fn drain(mut body: Incoming) {
     use http_body_util::BodyExt;
     let mut seen = 0usize;
     let _ = tokio::time::timeout(BODY_WAIT, async {

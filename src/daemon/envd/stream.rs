@@ -11,7 +11,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hyper::header::HeaderMap;
@@ -22,8 +22,9 @@ use super::connect_error;
 use super::proto::process as pb;
 use super::Envd;
 use crate::daemon::http::body::{channel, Body};
-use crate::daemon::http::connect::{self, encode, envelope, Codec, ConnectError};
+use crate::daemon::http::connect::{self, encode, envelope, Code, Codec, ConnectError};
 use crate::daemon::state::Hosted;
+use crate::job::JobStatus;
 use crate::output::persist::Stream;
 use crate::service::request::Launched;
 use crate::service::request::{RunRequest, RunResult};
@@ -149,6 +150,7 @@ pub fn start(
         Err(e) => return failed(codec, &e),
     };
     let pty = request.pty.is_some();
+    let deadline = deadline_of(timeout_ms);
     let hosted = envd.service().clone();
     let (local, pid) = match hosted.service.launch(run) {
         Ok(Launched::Running { handle, pid }) => (handle, pid),
@@ -177,12 +179,35 @@ pub fn start(
         pid,
         pty,
         keepalive,
+        deadline,
     };
     tokio::spawn(pump.run(0));
     streaming_response(codec, body)
 }
 
-pub fn connect(envd: Arc<Envd>, codec: Codec, request: pb::ConnectRequest, keepalive: Duration) -> Response<Body> {
+/// When a stream's `Connect-Timeout-Ms` runs out (none: never).
+fn deadline_of(timeout_ms: Option<u64>) -> Option<Instant> {
+    timeout_ms
+        .filter(|&t| t > 0)
+        .and_then(|t| Instant::now().checked_add(Duration::from_millis(t)))
+}
+
+/// How a stream ends when its deadline passed: Connect's `deadline_exceeded`, as envd's
+/// (connect-go's) does, which the SDKs raise as their TimeoutError.
+fn deadline_exceeded() -> ConnectError {
+    ConnectError::new(
+        Code::DeadlineExceeded,
+        "the request's deadline (Connect-Timeout-Ms) passed",
+    )
+}
+
+pub fn connect(
+    envd: Arc<Envd>,
+    codec: Codec,
+    request: pb::ConnectRequest,
+    timeout_ms: Option<u64>,
+    keepalive: Duration,
+) -> Response<Body> {
     let found = match envd.find(&envd.daemon, request.process.as_ref()) {
         Ok(found) => found,
         Err(e) => return failed(codec, &e),
@@ -205,6 +230,7 @@ pub fn connect(envd: Arc<Envd>, codec: Codec, request: pb::ConnectRequest, keepa
         pid: found.pid,
         pty: found.pty,
         keepalive,
+        deadline: deadline_of(timeout_ms),
     };
     tokio::spawn(pump.run(from));
     streaming_response(codec, body)
@@ -219,6 +245,10 @@ struct Pump {
     pid: u32,
     pty: bool,
     keepalive: Duration,
+    /// `Connect-Timeout-Ms` from the request's arrival: past it the stream ends with
+    /// `deadline_exceeded`. A `Start` job is killed then too (the core's time limit,
+    /// `run_request`); a `Connect`ed one runs on, as in envd.
+    deadline: Option<Instant>,
 }
 
 impl Pump {
@@ -295,10 +325,22 @@ impl Pump {
                     .service
                     .result(self.local, 1)
                     .map_err(|e| connect_error(&e))?;
+                // Killed for this very stream's deadline (a `Start`'s time limit): the
+                // deadline's error, not an end event, as envd ends it.
+                if result.status == JobStatus::TimedOut && matches!(self.reply, Reply::Start) {
+                    return Err(deadline_exceeded());
+                }
                 return Ok(self.send(Event::End(end_event(&result))).await);
             }
+            let deadline = async {
+                match self.deadline {
+                    Some(at) => tokio::time::sleep_until(at.into()).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = woken.notified() => {}
+                _ = deadline => return Err(deadline_exceeded()),
                 _ = tokio::time::sleep(self.keepalive) => {
                     if !self.send(Event::Keepalive(pb::process_event::KeepAlive {})).await {
                         return Ok(false);

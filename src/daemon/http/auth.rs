@@ -1,4 +1,4 @@
-//! Who may use the network face (issue 33 point 2), failing closed:
+//! Who may use the network face, failing closed:
 //! - it listens on 127.0.0.1 unless told otherwise, and refuses any address that is not
 //!   loopback without an access token: a port open to a network with no token would
 //!   give anyone who reaches it a shell as this user;
@@ -10,9 +10,11 @@
 //!   token cannot be guessed byte by byte from response times;
 //! - without a token, a loopback port is still reachable by every user of the machine:
 //!   each connection's client socket must then belong to the daemon's own user, as the
-//!   unix socket's `SO_PEERCRED` check demands (`same_user_peer`), else it is closed
+//!   unix socket's `SO_PEERCRED` check demands (`may_connect`), else it is closed
 //!   before a byte is read. Where the kernel cannot tell (not Linux), a token is
-//!   required for any address.
+//!   required for any address;
+//! - token or not, a process of one of the daemon's own jobs is refused the same way
+//!   (src/daemon/peer.rs says how it is told).
 //!
 //! TLS is the reverse proxy's job (a pod's ingress, a sidecar): the token travels in
 //! clear on the hop to this port.
@@ -61,13 +63,19 @@ pub fn check_exposure(addr: &SocketAddr, token: Option<&[u8]>) -> Result<(), Str
     Ok(())
 }
 
-/// Whether the client of a loopback connection runs as the daemon's user (asked only
-/// when there is no token). A socket the kernel does not list (closed meanwhile) or a
-/// failed lookup is refused.
-pub async fn same_user_peer(local: SocketAddr, peer: SocketAddr) -> bool {
-    let lookup = tokio::task::spawn_blocking(move || crate::platform::loopback_peer_uid(local, peer)).await;
-    let own = rustix::process::geteuid().as_raw();
-    matches!(lookup, Ok(Ok(Some(uid))) if uid == own)
+/// Whether the TCP client may use the port at all, decided before a byte is read
+/// (src/daemon/peer.rs): without a token, only the daemon's own user, from a socket
+/// the kernel lists as ESTABLISHED with the connection's exact four-tuple; with or
+/// without one, never a process of one of the daemon's jobs. A refusal is said on
+/// stderr; the connection is then closed.
+pub async fn may_connect(stream: &tokio::net::TcpStream, peer: SocketAddr, token: bool) -> bool {
+    match super::super::peer::tcp_client(stream, peer, token).await {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!("native-shell-daemon: refused a connection on the TCP port: {why}");
+            false
+        }
+    }
 }
 
 /// Whether the request carries the token (always, when none is set).

@@ -4,21 +4,16 @@
 //! passed there on a connection of its own and its answer streamed back as it comes
 //! (SSE: progress, list changes, the GET stream), so this file holds no MCP state.
 //!
-//! The token was checked by the router (auth.rs) and is not passed on. What is checked
-//! here is `Origin`, against DNS rebinding: a web page whose name an attacker points at
-//! 127.0.0.1 is, to the browser, same-origin with this port, and could drive the tools
-//! of a daemon that listens without a token. A request without `Origin` (every
-//! non-browser client) passes; a browser's must name a loopback host, this very IP
-//! address (a page from this machine's own address, which no rebinding can forge), or
-//! one of `--allowed-origin`. Anything else: 403 with a coded JSON body.
+//! The token, `Host` and `Origin` were checked by the router (auth.rs, browser.rs);
+//! the token is not passed on. The upstream's own CORS headers are not passed back
+//! either: this port grants no CORS (browser.rs says why).
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::header::{HeaderMap, HeaderName, HeaderValue, HOST, ORIGIN};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, HOST};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::UnixStream;
@@ -42,9 +37,6 @@ const NOT_FORWARDED: &[&str] = &[
 ];
 
 pub async fn handle(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
-    if let Err(why) = origin_allowed(req.headers(), &face.listen.allowed_origins) {
-        return coded(StatusCode::FORBIDDEN, "ORIGIN_REFUSED", &why);
-    }
     let Some(upstream) = face.listen.mcp_upstream.clone() else {
         return coded(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -120,9 +112,12 @@ fn private_dir(upstream: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Passes headers on but those of one hop, the token, `Host`, and any CORS grant (the
+/// upstream's answer may carry `Access-Control-Allow-*`; this port grants none).
 fn copy_headers(from: &HeaderMap, to: &mut HeaderMap) {
     for (name, value) in from {
-        if !NOT_FORWARDED.contains(&name.as_str()) && name != HOST {
+        let cors = name.as_str().starts_with("access-control-");
+        if !NOT_FORWARDED.contains(&name.as_str()) && name != HOST && !cors {
             to.append(HeaderName::clone(name), value.clone());
         }
     }
@@ -134,65 +129,9 @@ fn coded(status: StatusCode, code: &str, message: &str) -> Response<Body> {
     full(status, "application/json", Bytes::from(body))
 }
 
-/// Whether a request's `Origin` may reach the tools (the file's comment says why).
-pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
-    let Some(origin) = headers.get(ORIGIN) else {
-        return Ok(());
-    };
-    let refused = |o: &str| {
-        Err(format!(
-            "Origin {o} may not use /mcp (DNS rebinding guard); allow it with --allowed-origin {o}"
-        ))
-    };
-    let Ok(origin) = origin.to_str() else {
-        return refused("(not text)");
-    };
-    let origin = origin.trim_end_matches('/');
-    if allowed
-        .iter()
-        .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
-    {
-        return Ok(());
-    }
-    // scheme://host[:port]; "null" (a sandboxed frame, a file) has no host and is refused.
-    let Some((_, rest)) = origin.split_once("://") else {
-        return refused(origin);
-    };
-    let host = host_of(rest);
-    if host.eq_ignore_ascii_case("localhost") {
-        return Ok(());
-    }
-    if let Ok(ip) = host.parse::<IpAddr>() {
-        if ip.is_loopback() {
-            return Ok(());
-        }
-        // A page from this machine's own address: the request's Host names the same IP.
-        let own = headers.get(HOST).and_then(|h| h.to_str().ok()).map(host_of);
-        if own.and_then(|h| h.parse::<IpAddr>().ok()) == Some(ip) {
-            return Ok(());
-        }
-    }
-    refused(origin)
-}
-
-/// The host of `host[:port]` (an IPv6 literal without its brackets).
-fn host_of(authority: &str) -> &str {
-    if let Some(v6) = authority.strip_prefix('[') {
-        return v6.split(']').next().unwrap_or(v6);
-    }
-    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with(origin: &str, host: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(ORIGIN, HeaderValue::from_str(origin).unwrap());
-        h.insert(HOST, HeaderValue::from_str(host).unwrap());
-        h
-    }
 
     #[test]
     fn the_upstream_must_sit_in_a_private_directory() {
@@ -206,21 +145,5 @@ mod tests {
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(dir.path(), &link).unwrap();
         assert!(private_dir(&link.join("mcp.sock")).is_err());
-    }
-
-    #[test]
-    fn browsers_are_held_to_loopback_this_address_or_the_list() {
-        assert!(origin_allowed(&HeaderMap::new(), &[]).is_ok());
-        assert!(origin_allowed(&with("http://localhost:3000", "127.0.0.1:8"), &[]).is_ok());
-        assert!(origin_allowed(&with("http://127.0.0.1", "127.0.0.1:8"), &[]).is_ok());
-        assert!(origin_allowed(&with("http://[::1]:5", "[::1]:8"), &[]).is_ok());
-        assert!(origin_allowed(&with("http://10.0.0.5:3000", "10.0.0.5:8"), &[]).is_ok());
-        // DNS rebinding: the attacker's name, sent as both Origin and Host.
-        assert!(origin_allowed(&with("http://evil.example:8", "evil.example:8"), &[]).is_err());
-        assert!(origin_allowed(&with("http://10.0.0.6", "10.0.0.5:8"), &[]).is_err());
-        assert!(origin_allowed(&with("null", "127.0.0.1:8"), &[]).is_err());
-        assert!(origin_allowed(&with("http://localhost.evil.example", "127.0.0.1:8"), &[]).is_err());
-        let list = ["https://ide.example".to_owned()];
-        assert!(origin_allowed(&with("https://ide.example", "ide.example"), &list).is_ok());
     }
 }

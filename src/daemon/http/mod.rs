@@ -1,4 +1,4 @@
-//! The daemon's network face (issue 33), on when `--listen HOST:PORT` is given: one
+//! The daemon's network face, on when `--listen HOST:PORT` is given: one
 //! HTTP port, HTTP/1.1 and h2c (HTTP/2 with prior knowledge) side by side through
 //! hyper-util's auto server, as envd's clients use both. This file binds, accepts,
 //! bounds each connection and routes each request; `auth` says who may ask,
@@ -10,9 +10,12 @@
 //! (`full`, `empty`, or a streaming body from `channel`); what it needs of the daemon is
 //! in `Face` (the daemon's state and runtimes, the options of `Listen`).
 
+pub mod admission;
 pub mod auth;
 pub mod body;
+pub mod browser;
 pub mod connect;
+mod idle;
 pub mod mcp_proxy;
 pub mod upgrade;
 
@@ -27,17 +30,25 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 
 use super::conn::Daemon;
+use admission::{Admission, Slot};
 use body::{empty, Body};
 
 /// A client has this long to send its first bytes and, over HTTP/1.1, a request's
 /// headers: a connection that sends nothing does not hold a slot for ever (slowloris).
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-/// Connections served at once; more wait in the kernel's backlog until one closes, so
-/// a flood of connections cannot exhaust the daemon's descriptors.
-const MAX_CONNECTIONS: usize = 512;
+/// How long a connection that has not carried the token may go without an open request
+/// (an HTTP/2 connection with no stream, an HTTP/1.1 one kept alive between requests)
+/// before it is closed: its slot is one of the few shared ones (admission.rs).
+const UNAUTHENTICATED_IDLE: Duration = Duration::from_secs(10);
+/// The same for a connection that has carried the token: long enough for a client's
+/// pool to reuse it between calls, short enough that forgotten ones are given back.
+/// (An HTTP/1.1 connection of either kind is closed sooner, by hyper's header timer:
+/// HEADER_TIMEOUT between requests.)
+const AUTHENTICATED_IDLE: Duration = Duration::from_secs(60);
+/// How long an idle connection told to close (HTTP/2's GOAWAY) may take to do so.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
 /// HTTP/2 pings on an idle connection, and how long the answer may take before the
 /// connection is dropped (a peer that vanished without closing).
 const H2_KEEPALIVE: Duration = Duration::from_secs(30);
@@ -56,9 +67,12 @@ pub struct Listen {
     pub project_root: Option<PathBuf>,
     /// `--mcp-upstream`: the unix socket of the MCP server that `/mcp` is passed to.
     pub mcp_upstream: Option<PathBuf>,
-    /// `--allowed-origin` (repeatable): browser origins `/mcp` takes besides loopback
-    /// ones (mcp_proxy.rs).
+    /// `--allowed-origin` (repeatable): browser origins taken besides loopback ones
+    /// (browser.rs).
     pub allowed_origins: Vec<String>,
+    /// `--allowed-host` (repeatable): `Host` names taken without a token besides
+    /// `localhost` and IP literals (browser.rs).
+    pub allowed_hosts: Vec<String>,
 }
 
 /// What every request's handler may use.
@@ -78,30 +92,38 @@ pub async fn bind(listen: &Listen) -> Result<TcpListener, String> {
         .map_err(|e| format!("cannot listen on {}: {e}", listen.addr))
 }
 
-/// Accepts connections until the daemon's runtime ends.
+/// Accepts connections until the daemon's runtime ends. Every connection is taken at
+/// once (none waits in the backlog behind a flood): admission.rs gives it a slot,
+/// displacing a connection without the token when the shared ones are full.
 pub async fn serve(listener: TcpListener, face: Arc<Face>) {
     match listener.local_addr() {
         Ok(addr) => eprintln!("native-shell-daemon: listening on http://{addr}"),
         Err(e) => eprintln!("native-shell-daemon: listening (address unknown: {e})"),
     }
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let admission = Arc::new(Admission::default());
     loop {
-        let Ok(slot) = slots.clone().acquire_owned().await else {
-            return;
-        };
         match listener.accept().await {
             Ok((stream, peer)) => {
                 let face = face.clone();
+                let slot = Arc::new(admission.admit(peer.ip()));
                 tokio::spawn(async move {
-                    // No token: only the daemon's own user may connect (auth.rs).
-                    if face.listen.token.is_none() {
-                        let Ok(local) = stream.local_addr() else { return };
-                        if !auth::same_user_peer(local, peer).await {
+                    let serving = async {
+                        // Who may connect: auth.rs.
+                        if !auth::may_connect(&stream, peer, face.listen.token.is_some()).await {
                             return;
                         }
+                        if face.listen.token.is_none() {
+                            // The owner check's time does not count against the connection's
+                            // grace before it may be displaced (admission.rs).
+                            slot.serving();
+                        }
+                        connection(stream, face, slot.clone()).await;
+                    };
+                    // Displaced to make room: the connection is dropped, so closed, at once.
+                    tokio::select! {
+                        _ = serving => {}
+                        _ = slot.displaced() => {}
                     }
-                    connection(stream, face).await;
-                    drop(slot);
                 });
             }
             // Out of descriptors and the like: a pause rather than a busy loop.
@@ -113,7 +135,7 @@ pub async fn serve(listener: TcpListener, face: Arc<Face>) {
     }
 }
 
-async fn connection(stream: TcpStream, face: Arc<Face>) {
+async fn connection(stream: TcpStream, face: Arc<Face>, slot: Arc<Slot>) {
     let _ = stream.set_nodelay(true);
     // The auto server reads the first bytes to tell HTTP/2's preface from HTTP/1.1 with
     // no deadline of its own: a client must have sent something by then.
@@ -135,19 +157,62 @@ async fn connection(stream: TcpStream, face: Arc<Face>) {
         .keep_alive_timeout(H2_KEEPALIVE_TIMEOUT)
         .max_concurrent_streams(H2_MAX_STREAMS)
         .max_header_list_size(64 * 1024);
-    let service = hyper::service::service_fn(move |req| {
-        let face = face.clone();
-        async move { Ok::<_, Infallible>(route(req, face).await) }
-    });
+    let activity = idle::Activity::new();
+    let service = {
+        let slot = slot.clone();
+        let activity = activity.clone();
+        hyper::service::service_fn(move |req| {
+            let open = activity.begin();
+            // The connection's kind is settled by its requests: the first that carries
+            // the token moves it to the reserved slots (admission.rs).
+            if carries_the_token(&req, &face) {
+                slot.authenticate();
+            } else {
+                slot.mark_refused();
+            }
+            let face = face.clone();
+            async move { Ok::<_, Infallible>(idle::held_until_sent(route(req, face).await, open)) }
+        })
+    };
     // With upgrades: the daemon's own protocol is reached by an HTTP/1.1 Upgrade.
-    let _ = builder
-        .serve_connection_with_upgrades(TokioIo::new(stream), service)
-        .await;
+    let serving = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+    tokio::pin!(serving);
+    // Until it ends, the connection is looked at whenever it may have become idle for
+    // longer than its kind may be; then it is told to close (HTTP/2: GOAWAY; HTTP/1.1:
+    // closed between requests), and dropped if it has not within CLOSE_GRACE.
+    loop {
+        let limit = if slot.is_authenticated() {
+            AUTHENTICATED_IDLE
+        } else {
+            UNAUTHENTICATED_IDLE
+        };
+        let idle = activity.idle_for();
+        if idle >= limit {
+            serving.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(CLOSE_GRACE, serving.as_mut()).await;
+            return;
+        }
+        tokio::select! {
+            _ = serving.as_mut() => return,
+            _ = tokio::time::sleep(limit - idle) => {}
+        }
+    }
 }
 
-/// One request: `/health` is open; everything else needs the token, then goes to its
-/// route.
+/// Whether a request proves its connection a token holder's: any but `/health` with
+/// the token, or, on a daemon without one (whose connections are its own user's), any
+/// but `/health` (a poller of which proves nothing).
+fn carries_the_token(req: &Request<Incoming>, face: &Face) -> bool {
+    req.uri().path() != "/health" && auth::authorized(req.headers(), face.listen.token.as_deref())
+}
+
+/// One request: what a web page could send is refused first (browser.rs), then
+/// `/health` is open; everything else needs the token, then goes to its route.
 async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
+    if let Err(refusal) = browser::admit(req.method(), req.uri(), req.headers(), &face.listen) {
+        discard_body(req.into_body()).await;
+        return refusal.into_response();
+    }
     let path = req.uri().path();
     if path == "/health" {
         return empty(StatusCode::NO_CONTENT);
@@ -155,6 +220,12 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
     if !auth::authorized(req.headers(), face.listen.token.as_deref()) {
         discard_body(req.into_body()).await;
         return empty(StatusCode::UNAUTHORIZED);
+    }
+    if face.listen.token.is_none() {
+        if let Err(refusal) = browser::preflighted(req.method(), path, req.headers()) {
+            discard_body(req.into_body()).await;
+            return refusal.into_response();
+        }
     }
     match path {
         p if p.starts_with("/process.Process/") => super::envd::process::handle(req, face.envd.clone()).await,

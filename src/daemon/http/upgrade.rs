@@ -3,7 +3,7 @@
 //! An HTTP/1.1 request with `Connection: Upgrade` and `Upgrade: native-shell-service/1`
 //! (authenticated like every request, by the router: auth.rs) gets `101 Switching
 //! Protocols`; from then on the connection carries exactly the unix socket's framed
-//! messages (docs/daemon.md, "Wire"), served by the same code (server.rs
+//! messages (docs/daemon.md, "Wire"), served by the same code (session.rs
 //! `connection`), so the TypeScript client (client/link.ts `openUrl`) works over TCP as
 //! over the socket.
 //!
@@ -87,7 +87,7 @@ where
             return;
         }
     };
-    tokio::spawn(crate::daemon::server::connection(daemon, ours));
+    tokio::spawn(crate::daemon::session::connection(daemon, ours));
     // Ends when either side closes: the client went (its `keep: false` jobs end, as
     // on the socket), or the daemon closed the connection.
     let _ = tokio::io::copy_bidirectional(&mut tcp, &mut theirs).await;

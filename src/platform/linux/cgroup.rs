@@ -48,6 +48,8 @@ pub const SWITCH: &str = "NATIVE_SHELL_CONTAINMENT";
 
 /// The per-process parent cgroup, if containment is available.
 static PARENT: OnceLock<Option<PathBuf>> = OnceLock::new();
+/// Where the cgroup2 file system the parent lives on is mounted.
+static MOUNT: OnceLock<PathBuf> = OnceLock::new();
 /// Cleared when a launch into a cgroup was refused: later jobs are not contained.
 static USABLE: AtomicBool = AtomicBool::new(true);
 static NEXT_JOB: AtomicU64 = AtomicU64::new(1);
@@ -70,6 +72,7 @@ fn make_parent() -> Option<PathBuf> {
         return None;
     }
     let mount = cgroup2_mount(&fs::read("/proc/self/mountinfo").ok()?)?;
+    let _ = MOUNT.set(mount.clone());
     let current = || own_cgroup(&fs::read("/proc/self/cgroup").ok()?);
     let me = std::process::id();
     let name = format!("native-shell-{me}-{}", super::process_tree::start_ticks(me as i32));
@@ -387,6 +390,51 @@ pub fn mode() -> ContainmentMode {
     } else {
         ContainmentMode::ProcessTree
     }
+}
+
+/// Whether the cgroup `relative` (as the `0::` line of /proc/PID/cgroup names it) is
+/// this process's jobs' parent cgroup or one below it: the process in it is one of our
+/// jobs' (src/platform/linux/job_peers.rs).
+pub fn holds_path(relative: &Path) -> bool {
+    let (Some(parent), Some(mount)) = (parent(), MOUNT.get()) else {
+        return false;
+    };
+    mount
+        .join(relative.strip_prefix("/").unwrap_or(relative))
+        .starts_with(parent)
+}
+
+/// Whether the cgroup whose id is `id` (its directory's inode number, which is what
+/// the kernel gives as a cgroup's id) is our jobs' parent or a cgroup below it (the
+/// job cgroups, and any an unsandboxed job made in its own).
+pub fn holds_id(id: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(parent) = parent() else { return false };
+    let mut pending = vec![parent.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        if fs::metadata(&dir).is_ok_and(|m| m.ino() == id) {
+            return true;
+        }
+        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        pending.extend(
+            entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path()),
+        );
+    }
+    false
+}
+
+/// Whether every job so far was created in a cgroup of its own (none fell back to the
+/// process tree).
+pub fn every_job_contained() -> bool {
+    parent().is_some() && USABLE.load(Ordering::Relaxed)
+}
+
+/// The cgroup a process is in, as the `0::` line of its /proc/PID/cgroup names it.
+pub fn cgroup_of(pid: i32) -> Option<PathBuf> {
+    own_cgroup(&fs::read(format!("/proc/{pid}/cgroup")).ok()?)
 }
 
 fn remove_leftovers() {

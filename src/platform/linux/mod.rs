@@ -7,10 +7,11 @@ pub mod cgroup;
 pub mod child;
 pub mod clone3;
 pub mod input_wait;
-pub mod loopback_peer;
+pub mod job_peers;
 pub mod process_tree;
 pub mod sandbox;
 mod systemd_scope;
+pub mod tcp_diag;
 pub mod thread_priority;
 pub mod watchdog;
 

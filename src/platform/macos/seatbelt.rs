@@ -8,7 +8,8 @@
 //! is what Codex, Claude Code and the Gemini CLI use on macOS; it costs one exec more.
 //!
 //! The profile denies by default and allows: process execution and forking, reads
-//! (everywhere, or the system paths, the project and the `read` paths), writes to the
+//! (everywhere, or the system paths, the project and the `read` paths, but the hidden
+//! paths: `crate::sandbox::Resolved::hidden`), writes to the
 //! project (unless read-only), the `write` paths, the job's TMPDIR and the terminal and
 //! null devices, and the network as asked (none; TCP on localhost ports; all).
 //! Seatbelt's `(allow signal (target same-sandbox))` keeps signals inside the job.
@@ -66,22 +67,46 @@ pub fn profile(job: &JobSandbox<'_>) -> String {
     let mut p = String::from("(version 1)\n(deny default)\n");
     p.push_str("(allow process-exec process-fork)\n(allow signal (target same-sandbox))\n");
     p.push_str("(allow sysctl-read)\n(allow mach-lookup)\n(allow ipc-posix-shm)\n(allow file-ioctl)\n");
-    match &r.read {
-        None => p.push_str("(allow file-read*)\n"),
-        Some(extra) => {
-            p.push_str("(allow file-read-metadata)\n");
-            let mut paths: Vec<String> = system_read_paths().iter().map(|s| s.to_string()).collect();
-            paths.push(here(&r.root));
-            paths.extend(extra.iter().map(here));
-            paths.extend(r.write.iter().map(here));
-            paths.push(job.tmpdir.path().display().to_string());
-            for path in paths {
-                p.push_str(&format!("(allow file-read* (subpath {}))\n", quoted(&path)));
-            }
-            p.push_str(
-                "(allow file-read* (literal \"/dev/null\") (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n",
-            );
-        }
+    p.push_str("(allow file-read-metadata)\n");
+    // The hidden paths (credential stores, `readDeny`, the output folders:
+    // `crate::sandbox::Resolved::hidden`) are cut out of what is read broadly (all, or
+    // the `read` paths); `require-not` keeps this independent of rule order.
+    let but_hidden: String = r
+        .hidden
+        .iter()
+        .map(|h| format!(" (require-not (subpath {}))", quoted(&h.display().to_string())))
+        .collect();
+    let broad: Vec<String> = match &r.read {
+        None => vec!["/".to_string()],
+        Some(extra) => extra.iter().map(here).collect(),
+    };
+    for path in broad {
+        p.push_str(&format!(
+            "(allow file-read* (require-all (subpath {}){but_hidden}))\n",
+            quoted(&path)
+        ));
+    }
+    // Read whole whatever is hidden: the project, the writable paths, the job's
+    // TMPDIR, `readAllow` (and, with `read`, the system paths and the devices).
+    let mut whole: Vec<String> = Vec::new();
+    if r.read.is_some() {
+        whole.extend(system_read_paths().iter().map(|s| s.to_string()));
+    }
+    whole.push(here(&r.root));
+    whole.extend(r.write.iter().map(here));
+    whole.extend(r.read_allow.iter().map(here));
+    whole.push(job.tmpdir.path().display().to_string());
+    for path in whole {
+        p.push_str(&format!("(allow file-read* (subpath {}))\n", quoted(&path)));
+    }
+    if r.read.is_some() {
+        p.push_str(
+            "(allow file-read* (literal \"/dev/null\") (literal \"/dev/tty\") (regex #\"^/dev/ttys[0-9]+$\"))\n",
+        );
+    }
+    // System V IPC: refused by `(deny default)` unless asked for (docs/sandbox.md).
+    if r.sysv_ipc {
+        p.push_str("(allow ipc-sysv*)\n");
     }
     let mut writable: Vec<String> = Vec::new();
     if !r.read_only {
@@ -136,6 +161,12 @@ mod tests {
             notes: vec![],
             env: Vec::new(),
             per_run: false,
+            hidden: vec![base.join("home/.ssh")],
+            read_allow: Vec::new(),
+            read_denied: Vec::new(),
+            hidden_notes: Vec::new(),
+            sysv_ipc: false,
+            read_layer: Default::default(),
             unix_sockets: Vec::new(),
         });
         let tmpdir = JobTmpDir::take().expect("tmpdir");
@@ -154,6 +185,10 @@ mod tests {
             tmpdir.path().display()
         )));
         assert!(profile.contains("(remote tcp \"*:3000\")"));
+        assert!(profile.contains(&format!(
+            "(allow file-read* (require-all (subpath \"/\") (require-not (subpath \"{base}/home/.ssh\"))))"
+        )));
+        assert!(!profile.contains("(allow file-read*)\n") && !profile.contains("ipc-sysv"));
         assert!(!profile.contains("(allow network*)\n"));
         let (program, args) = wrap(&job, &OsString::from("bash"), &[OsString::from("-c")]);
         assert_eq!(program, OsString::from(SANDBOX_EXEC));

@@ -171,6 +171,12 @@ impl LaunchPlan {
     /// means nothing runs (a child that failed is reaped here).
     #[cfg(target_os = "linux")]
     pub fn launch(&self) -> io::Result<i32> {
+        // Registered as ours before the daemon's orphan reaper can see it exit.
+        super::reap::launching(|| self.start_child())
+    }
+
+    #[cfg(target_os = "linux")]
+    fn start_child(&self) -> io::Result<i32> {
         let candidates: Vec<*const c_char> = self.candidates.iter().map(|c| c.as_ptr()).collect();
         let argv = null_terminated(&self.argv);
         let envp = null_terminated(&self.envp);

@@ -1,10 +1,15 @@
 //! Reaping a job's process with `waitpid` (only that pid, so Node's own children are
-//! left to libuv), shared by the Linux and macOS exit watchers.
+//! left to libuv), shared by the Linux and macOS exit watchers; and, in the daemon (a
+//! child subreaper: src/platform/linux/job_peers.rs), reaping the orphans it adopts
+//! without taking the exit status of a job's own process from its watcher.
 
+use std::collections::HashSet;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::Mutex;
+#[cfg(target_os = "linux")]
+use std::sync::RwLock;
 
 use rustix::io::Errno;
 use rustix::process::{waitpid, Pid, WaitOptions};
@@ -15,6 +20,44 @@ use crate::platform::Exit;
 /// Children whose watcher was dropped before they exited. Each new launch reaps those
 /// that have exited since (`reap_dropped`), so none stays a zombie for long.
 static UNREAPED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// The job processes this process started and has not reaped yet: their exit status is
+/// their watcher's (`ChildProcess`), never the orphan reaper's.
+static LAUNCHED: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+/// Held shared by a launch from before its clone until its pid is in `LAUNCHED`, and
+/// exclusively by the orphan reaper while it looks: a child that exits at once is never
+/// taken for an orphan in between. (Linux: only its daemon is a subreaper.)
+#[cfg(target_os = "linux")]
+static LAUNCH_GATE: RwLock<()> = RwLock::new(());
+
+/// Runs `launch` (which starts one child and returns its pid) so that the orphan reaper
+/// leaves that child to its watcher.
+#[cfg(target_os = "linux")]
+pub fn launching<E>(launch: impl FnOnce() -> Result<i32, E>) -> Result<i32, E> {
+    let _gate = LAUNCH_GATE.read().unwrap_or_else(|e| e.into_inner());
+    let pid = launch()?;
+    lock(&LAUNCHED).get_or_insert_with(HashSet::new).insert(pid);
+    Ok(pid)
+}
+
+/// Reaps the zombies among `children` (this process's children, found by the caller)
+/// that no launch of ours started: orphans of a job, adopted by a subreaper.
+#[cfg(target_os = "linux")]
+pub fn reap_adopted(children: impl FnOnce() -> Vec<i32>) {
+    let _gate = LAUNCH_GATE.write().unwrap_or_else(|e| e.into_inner());
+    let ours = lock(&LAUNCHED).clone().unwrap_or_default();
+    for pid in children() {
+        if !ours.contains(&pid) {
+            let _ = try_reap(pid);
+        }
+    }
+}
+
+fn forget(pid: i32) {
+    if let Some(set) = lock(&LAUNCHED).as_mut() {
+        set.remove(&pid);
+    }
+}
 
 /// A watcher dropped before its process was reaped: reap it now if it has exited,
 /// else remember it for a later launch.
@@ -45,9 +88,19 @@ fn wait_for(pid: i32, options: WaitOptions) -> io::Result<Option<ExitStatus>> {
     let child = Pid::from_raw(pid).ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
     loop {
         match waitpid(Some(child), options) {
-            Ok(done) => return Ok(done.map(|(_, status)| ExitStatus::from_raw(status.as_raw()))),
+            Ok(done) => {
+                if done.is_some() {
+                    forget(pid);
+                }
+                return Ok(done.map(|(_, status)| ExitStatus::from_raw(status.as_raw())));
+            }
             Err(Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                if e == Errno::CHILD {
+                    forget(pid);
+                }
+                return Err(e.into());
+            }
         }
     }
 }

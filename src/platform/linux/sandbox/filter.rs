@@ -61,19 +61,19 @@ pub fn available() -> bool {
     AUDIT_ARCH.is_some()
 }
 
-/// The program for `network` (`TcpPorts` lists are alike: the ports are Landlock's);
-/// `supervised`: it hands the calls that can name a unix socket to the service
-/// (`super::refusals::supervised_calls`).
-pub fn program(network: &Network, supervised: bool) -> io::Result<&'static Program> {
+/// The program for `network` (`TcpPorts` lists are alike: the ports are Landlock's),
+/// `sysv_ipc` (System V IPC allowed: `refusals::sysv_ipc`) and `supervised` (it hands
+/// the calls that can name a unix socket to the service: `refusals::supervised_calls`).
+pub fn program(network: &Network, sysv_ipc: bool, supervised: bool) -> io::Result<&'static Program> {
     type Cell = OnceLock<Result<Program, String>>;
-    static CELLS: [Cell; 6] = [const { OnceLock::new() }; 6];
-    let (index, sockets) = match network {
+    static CELLS: [[[Cell; 2]; 2]; 3] = [const { [const { [const { OnceLock::new() }; 2] }; 2] }; 3];
+    let (mode, sockets) = match network {
         Network::Off => (0, Sockets::UnixOnly),
         Network::TcpPorts(_) => (1, Sockets::UnixAndTcp),
         Network::On => (2, Sockets::Any),
     };
-    CELLS[index + 3 * usize::from(supervised)]
-        .get_or_init(|| build(sockets, supervised))
+    CELLS[mode][usize::from(sysv_ipc)][usize::from(supervised)]
+        .get_or_init(|| build(sockets, sysv_ipc, supervised))
         .as_ref()
         .map_err(|e| io::Error::other(format!("the seccomp filter cannot be built: {e}")))
 }
@@ -184,9 +184,9 @@ struct Ends {
     notify: Label,
 }
 
-fn build(sockets: Sockets, supervised: bool) -> Result<Program, String> {
+fn build(sockets: Sockets, sysv_ipc: bool, supervised: bool) -> Result<Program, String> {
     let arch = AUDIT_ARCH.ok_or_else(|| format!("no seccomp filter for {}", std::env::consts::ARCH))?;
-    let mut checks = checks(sockets, supervised);
+    let mut checks = checks(sockets, sysv_ipc, supervised);
     checks.sort_by_key(|(nr, _)| *nr);
     if checks.is_empty() || checks.windows(2).any(|pair| pair[0].0 == pair[1].0) {
         return Err("no checks, or two for one system call".to_string());
@@ -370,7 +370,7 @@ mod tests {
     #[test]
     fn every_mode_compiles_to_a_short_program() {
         for network in [Network::Off, Network::TcpPorts(vec![1]), Network::On] {
-            let program = program(&network, false).expect("compiles");
+            let program = program(&network, false, false).expect("compiles");
             assert!(
                 !program.code.is_empty() && program.code.len() <= 100,
                 "{}",
@@ -426,9 +426,9 @@ mod tests {
         let allow = libc::SECCOMP_RET_ALLOW;
         let enosys = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
         let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
-        let off = &program(&Network::Off, false).expect("off").code;
-        let ports = &program(&Network::TcpPorts(vec![1]), false).expect("ports").code;
-        let on = &program(&Network::On, false).expect("on").code;
+        let off = &program(&Network::Off, false, false).expect("off").code;
+        let ports = &program(&Network::TcpPorts(vec![1]), false, false).expect("ports").code;
+        let on = &program(&Network::On, false, false).expect("on").code;
         let native = AUDIT_ARCH.expect("a supported architecture");
         let call = |p: &[libc::sock_filter], nr: i64, args: [u64; 6]| run(p, native, nr, args);
         let (unix, inet) = (libc::AF_UNIX as u64, libc::AF_INET as u64);
@@ -558,13 +558,15 @@ mod tests {
     #[test]
     fn only_the_checked_numbers_reach_a_check() {
         let native = AUDIT_ARCH.expect("a supported architecture");
-        for (network, sockets) in [
-            (Network::Off, Sockets::UnixOnly),
-            (Network::TcpPorts(vec![1]), Sockets::UnixAndTcp),
-            (Network::On, Sockets::Any),
+        for (network, sockets, sysv_ipc) in [
+            (Network::Off, Sockets::UnixOnly, false),
+            (Network::Off, Sockets::UnixOnly, true),
+            (Network::TcpPorts(vec![1]), Sockets::UnixAndTcp, false),
+            (Network::On, Sockets::Any, false),
+            (Network::On, Sockets::Any, true),
         ] {
-            let code = &program(&network, false).expect("compiles").code;
-            let checks = checks(sockets, false);
+            let code = &program(&network, sysv_ipc, false).expect("compiles").code;
+            let checks = checks(sockets, sysv_ipc, false);
             for nr in 0..1024i64 {
                 let check = checks.iter().find(|(n, _)| *n == nr).map(|(_, c)| c);
                 for args in [[0; 6], [u64::MAX; 6], [0x0000_0001_0000_0001; 6]] {
@@ -598,8 +600,8 @@ mod tests {
             libc::SYS_sendmmsg,
         ];
         for network in [Network::Off, Network::TcpPorts(vec![1]), Network::On] {
-            let plain = &program(&network, false).expect("compiles").code;
-            let supervised = &program(&network, true).expect("compiles").code;
+            let plain = &program(&network, false, false).expect("compiles").code;
+            let supervised = &program(&network, false, true).expect("compiles").code;
             assert!(
                 supervised.len() <= plain.len() + 12,
                 "{} against {}",

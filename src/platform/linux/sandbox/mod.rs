@@ -16,6 +16,7 @@
 
 mod caps;
 mod filter;
+mod hidden;
 mod refusals;
 mod root_reads;
 mod rules;
@@ -95,6 +96,9 @@ pub struct Prepared {
     filter: &'static filter::Program,
     /// A second Landlock layer for a root job with limited reads (`root_reads.rs`).
     root_reads: Option<&'static OwnedFd>,
+    /// The layer that hides the credential stores and output folders (`hidden.rs`):
+    /// its descriptor, owned by `resolved`, which this holds.
+    hidden: Option<c_int>,
     resolved: Arc<Resolved>,
     support: Support,
     /// The job's filter is to get a listener (`watch.rs`): no cgroup will hold it.
@@ -117,7 +121,7 @@ impl Prepared {
         let (ruleset, _built_ahead) = rules::ruleset(job, terminal)?;
         let network = crate::sandbox::effective_network(&job.resolved.network, &job.support);
         let supervised = job.support.supervised_unix();
-        let filter = filter::program(&network, supervised)?;
+        let filter = filter::program(&network, job.resolved.sysv_ipc, supervised)?;
         Ok(Self {
             ruleset: Some(ruleset),
             filter,
@@ -125,6 +129,7 @@ impl Prepared {
                 Some(_) => root_reads::layer()?,
                 None => None,
             },
+            hidden: hidden::layer(job.resolved)?.map(|fd| fd.as_raw_fd()),
             resolved: job.resolved.clone(),
             support: job.support,
             watch: watch && watch::available(),
@@ -210,6 +215,11 @@ pub unsafe fn apply(prepared: &Prepared, shared: bool) -> bool {
     }
     if let Some(layer) = prepared.root_reads {
         if libc::syscall(libc::SYS_landlock_restrict_self, layer.as_raw_fd() as c_int, 0u32) < 0 {
+            return false;
+        }
+    }
+    if let Some(layer) = prepared.hidden {
+        if libc::syscall(libc::SYS_landlock_restrict_self, layer, 0u32) < 0 {
             return false;
         }
     }

@@ -61,9 +61,10 @@ pub(super) enum Check {
     NotifyIfSet { arg: u8 },
 }
 
-/// Every call the program looks at, by number, with its check. `supervised`: the
-/// calls that can name a unix socket's path go to the service (`supervised`).
-pub(super) fn checks(sockets: Sockets, supervised: bool) -> Vec<(i64, Check)> {
+/// Every call the program looks at, by number, with its check. `sysv_ipc`: System V
+/// IPC is allowed (`sysv_ipc`). `supervised`: the calls that can name a unix socket's
+/// path go to the service (`supervised_calls`).
+pub(super) fn checks(sockets: Sockets, sysv_ipc: bool, supervised: bool) -> Vec<(i64, Check)> {
     let mut checks = Vec::new();
     if supervised {
         supervised_calls(&mut checks);
@@ -112,7 +113,41 @@ pub(super) fn checks(sockets: Sockets, supervised: bool) -> Vec<(i64, Check)> {
     // surface only.
     checks.push((libc::SYS_bpf, Check::Refused));
     set_id_bits(&mut checks);
+    if !sysv_ipc {
+        sysv_ipc_calls(&mut checks);
+    }
     checks
+}
+
+/// System V IPC: shared memory segments, semaphore sets and message queues are named
+/// by a key or id anyone may guess (`ipcs` lists them all), and the kernel lets any
+/// process of the owning user (and often everyone: mode 0666 is common) attach, read,
+/// write, remove or change them. Landlock does not cover them (its IPC scoping is for
+/// signals and abstract unix sockets), so a job could read or corrupt what another
+/// program of the user (a database's shared buffers, an X server's MIT-SHM images, a
+/// build tool's lock semaphore) keeps there, or remove it. Builds and tests rarely use
+/// them (POSIX shared memory is files in `/dev/shm`, not this; PostgreSQL's `initdb`
+/// tests still do): `sandbox.sysvIpc` allows them. `EPERM`, as the kernel answers a
+/// caller without the rights. x86_64, aarch64 and riscv64 (the architectures the
+/// filter exists for) have a system call each; the old `ipc` multiplexer exists only
+/// on architectures without a filter here, where no sandbox is given at all.
+fn sysv_ipc_calls(checks: &mut Vec<(i64, Check)>) {
+    for nr in [
+        libc::SYS_shmget,
+        libc::SYS_shmat,
+        libc::SYS_shmdt,
+        libc::SYS_shmctl,
+        libc::SYS_semget,
+        libc::SYS_semop,
+        libc::SYS_semtimedop,
+        libc::SYS_semctl,
+        libc::SYS_msgget,
+        libc::SYS_msgsnd,
+        libc::SYS_msgrcv,
+        libc::SYS_msgctl,
+    ] {
+        checks.push((nr, Check::Refused));
+    }
 }
 
 /// Below Landlock ABI 9 nothing in the kernel confines connecting to a pathname unix

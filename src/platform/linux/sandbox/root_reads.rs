@@ -46,15 +46,20 @@ pub fn layer() -> io::Result<Option<&'static OwnedFd>> {
 
 fn make() -> io::Result<OwnedFd> {
     let read_file: landlock::BitFlags<AccessFs> = AccessFs::ReadFile.into();
+    // Renames across directories: left to the job's own rules (`hidden::reparenting`).
+    let refer = super::hidden::reparenting();
     let error = |e: &dyn std::fmt::Display| io::Error::other(e.to_string());
     let created: Option<OwnedFd> = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(read_file)
+        .handle_access(read_file | refer)
         .map_err(|e| error(&e))?
         .create()
         .map_err(|e| error(&e))?
         .into();
     let fd = created.ok_or_else(|| io::Error::other("the kernel made no ruleset"))?;
+    if !refer.is_empty() {
+        add(&fd, &PathFd::new("/").map_err(|e| error(&e))?, refer.bits())?;
+    }
     let mut granted = Vec::new();
     for entry in std::fs::read_dir("/")? {
         let path = entry?.path();
@@ -144,4 +149,26 @@ fn add(ruleset: &OwnedFd, file: &PathFd, access: u64) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A root job with limited reads renames and links across directories as its own
+    /// rules allow (`cargo build` moves its `.rmeta` so): this layer, about reads, does
+    /// not refuse it (it did, `EXDEV`, before it granted reparenting). Root only.
+    #[test]
+    fn a_rename_across_directories_passes_this_layer() {
+        let Some(layer) = layer().expect("layer") else {
+            return; // not root: no such layer
+        };
+        let dir = tempfile::tempdir_in("/var/tmp").expect("tempdir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).expect("mkdir");
+        std::fs::create_dir(&b).expect("mkdir");
+        std::fs::write(a.join("f"), "x").expect("write");
+        assert!(super::super::hidden::tests::renamed(layer, &a.join("f"), &b.join("f")));
+        assert!(b.join("f").exists());
+    }
 }

@@ -183,6 +183,10 @@ fn job_rules(resolved: &Resolved, support: &Support, tmpdir: BorrowedFd<'_>) -> 
         for anchor in extra {
             rules.anchor(anchor, fs_read)?;
         }
+        // Read whatever else is hidden or limited (`hidden.rs` grants them too).
+        for anchor in &resolved.read_allow {
+            rules.anchor(anchor, fs_read)?;
+        }
     }
     let root_access = if resolved.read_only { fs_read } else { no_devices(abi) };
     rules.anchor(&resolved.root, root_access)?;

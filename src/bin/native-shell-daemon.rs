@@ -1,5 +1,5 @@
 //! `native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--listen HOST:PORT
-//! [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]`: the
+//! [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]`: the
 //! per-user daemon that owns jobs for clients that come and go (src/daemon/), and with
 //! `--listen` serves them over HTTP too (src/daemon/http/). `--stop` asks the one on the
 //! socket to exit (its jobs are killed). This file is the binary's crate root (Cargo.toml
@@ -21,6 +21,7 @@ fn main() {
     let mut project_root: Option<std::path::PathBuf> = None;
     let mut mcp_upstream: Option<std::path::PathBuf> = None;
     let mut allowed_origins = Vec::new();
+    let mut allowed_hosts = Vec::new();
     let mut exit_with_stdin = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -42,6 +43,10 @@ fn main() {
                 Some(origin) => allowed_origins.push(origin),
                 None => usage("--allowed-origin takes an origin (https://host[:port])"),
             },
+            "--allowed-host" => match args.next() {
+                Some(host) if !host.is_empty() => allowed_hosts.push(host),
+                _ => usage("--allowed-host takes a host name (a Host the daemon answers without a token)"),
+            },
             "--exit-with-stdin" => exit_with_stdin = true,
             "--stop" => stop = true,
             "--version" => {
@@ -49,7 +54,7 @@ fn main() {
                 return;
             }
             "-h" | "--help" => {
-                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]");
+                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]");
                 return;
             }
             other => usage(&format!("unknown argument {other:?}")),
@@ -84,6 +89,7 @@ fn main() {
         project_root,
         mcp_upstream,
         allowed_origins,
+        allowed_hosts,
     });
     let config = daemon::Config {
         socket: socket.unwrap_or_else(daemon::default_socket),
@@ -117,13 +123,13 @@ fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
 
 #[cfg(unix)]
 fn usage(message: &str) -> ! {
-    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]...] [--exit-with-stdin]");
+    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]");
     std::process::exit(2);
 }
 
 #[cfg(not(unix))]
 fn main() {
-    // Named pipes are for later (issue 32): clients report DAEMON_UNAVAILABLE here.
+    // Named pipes are for later: clients report DAEMON_UNAVAILABLE here.
     eprintln!("native-shell-daemon: DAEMON_UNAVAILABLE: the daemon runs on Linux and macOS only for now");
     std::process::exit(2);
 }
