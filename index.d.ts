@@ -504,6 +504,11 @@ export interface SandboxInfo {
   tcp: boolean
   scoping: boolean
   seccomp: boolean
+  /**
+   * What confines connecting to pathname unix sockets: Landlock (ABI 9), the
+   * service's seccomp supervisor (below ABI 9), or nothing (macOS).
+   */
+  unixSockets: 'landlock' | 'supervised' | 'open'
   /** What differs from what was asked, and why. */
   notes: Array<string>
   /**
@@ -573,6 +578,12 @@ export interface SandboxOptions {
    * semaphores and message queues) is allowed; refused (`EPERM`) by default.
    */
   sysvIpc?: boolean
+  /**
+   * Pathname unix sockets outside the writable paths the job may connect to (the
+   * D-Bus session bus, an ssh-agent): none by default. Each is resolved once, when
+   * the sandbox is made, to the socket file found then (symlinks followed).
+   */
+  unixSockets?: Array<string>
 }
 
 export interface Screen {

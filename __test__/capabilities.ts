@@ -84,6 +84,8 @@ export const NEEDS: Record<string, Need[]> = {
     'program:chattr',
   ],
   'sandbox.test.ts': ['posix', 'linux', 'program:gdb', 'program:python3', 'program:ed', 'program:sqlite3', 'landlock:1'],
+  // Each escape needs its server program too (dbus-daemon, ssh-agent): gated test by test.
+  'sandbox-unix.test.ts': ['posix', 'linux', 'landlock:1', 'program:python3'],
   'sandbox-integrity.test.ts': ['posix', 'linux', 'program:dd', 'program:python3', 'landlock:1'],
   'sandbox-secrets.test.ts': ['posix', 'linux', 'program:python3', 'landlock:1'],
   'security.test.ts': ['posix', 'linux'],

@@ -11,6 +11,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { landlockAbi } from './capabilities';
 import { eventually, type Service, ShellExecutionService } from './helpers';
 
 const linux = process.platform === 'linux';
@@ -263,9 +264,13 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
     expect(new Set(r.later).size).toBeLessThan(r.later.length);
   });
 
-  it('a host already under a seccomp filter with a listener still runs confined jobs (their TMPDIRs then not reused)', async () => {
+  it('a host already under a seccomp filter with a listener gets no sandbox below Landlock ABI 9 (SANDBOX_UNAVAILABLE), or confined jobs whose TMPDIRs are not reused', async () => {
     // The kernel allows one listener per chain of filters; a host inside such a chain
-    // (some container runtimes) makes the job's own listener EBUSY. Python's ctypes
+    // (some container runtimes) makes the job's own listener EBUSY. Below Landlock ABI 9
+    // the job's unix sockets are confined only through that listener
+    // (src/platform/linux/sandbox/supervise/), so no sandbox is given there: refused,
+    // never one that lets every socket through. From ABI 9 the jobs run confined, their
+    // TMPDIRs never reused (nothing says their processes are gone). Python's ctypes
     // installs an allow-all filter with a listener and keeps the listener open across
     // the exec of Node, as such a runtime would.
     const root = join(outside, 'tmp-host-listener');
@@ -286,8 +291,18 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
     ].join('\n');
     const script = `
       const { ShellExecutionService } = require(${JSON.stringify(join(__dirname, '..', 'index.js'))});
-      const s = new ShellExecutionService({ projectRoot: ${JSON.stringify(root)}, persistOutput: false, sandbox: true });
       (async () => {
+        let s;
+        try {
+          s = new ShellExecutionService({ projectRoot: ${JSON.stringify(root)}, persistOutput: false, sandbox: true });
+          await s.run('true', { timeoutMs: 30000 });
+        } catch (e) {
+          const plain = new ShellExecutionService({ projectRoot: ${JSON.stringify(root)}, persistOutput: false });
+          const ran = await plain.run('echo unconfined', { timeoutMs: 30000 });
+          process.stdout.write(JSON.stringify({ refused: { code: e.code, message: e.message }, plain: ran.output }));
+          await plain.shutdown();
+          return;
+        }
         const ids = [];
         for (let i = 0; i < 12; i++) ids.push((await s.run('stat -c "%i %w" "$TMPDIR"', { timeoutMs: 30000 })).output.trim());
         const escape = await s.run('echo x > ${home}/host-listener; echo done', { timeoutMs: 30000 });
@@ -295,7 +310,22 @@ describe.skipIf(!linux)('the jobs\' TMPDIRs', () => {
         await s.shutdown();
       })();`;
     const { out, err } = await withoutCgroup(root, 'python3', ['-c', wrapper, process.execPath, '-e', script]);
-    const r = JSON.parse(out || '{}') as { mode: string; ids: string[]; escape: string; sandboxed: boolean };
+    const r = JSON.parse(out || '{}') as {
+      mode: string;
+      ids: string[];
+      escape: string;
+      sandboxed: boolean;
+      refused?: { code: string; message: string };
+      plain?: string;
+    };
+    if (landlockAbi() < 9) {
+      expect(r.refused?.code, out + err).toBe('SANDBOX_UNAVAILABLE');
+      expect(r.refused?.message).toContain('listener');
+      // The host itself still runs jobs, unconfined when asked so.
+      expect(r.plain).toContain('unconfined');
+      expect(existsSync(join(home, 'host-listener'))).toBe(false);
+      return;
+    }
     expect(r.mode, out + err).toBe('process-tree');
     // Confined as ever: the job ran, and could not write outside.
     expect(r.sandboxed).toBe(true);

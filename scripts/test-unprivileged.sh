@@ -34,6 +34,7 @@ default_files=(
   __test__/sandbox.test.ts
   __test__/sandbox-integrity.test.ts
   __test__/sandbox-escapes.test.ts
+  __test__/sandbox-unix.test.ts
   __test__/sandbox-caches.test.ts
   __test__/sandbox-secrets.test.ts
   __test__/security.test.ts

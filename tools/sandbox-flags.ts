@@ -13,6 +13,7 @@ export const SANDBOX_VALUED_FLAGS = [
   'sandbox-env',
   'sandbox-read-deny',
   'sandbox-read-allow',
+  'sandbox-unix-socket',
 ];
 export const SANDBOX_BOOLEAN_FLAGS = [
   'sandbox',
@@ -25,7 +26,8 @@ export const SANDBOX_BOOLEAN_FLAGS = [
 export const SANDBOX_USAGE = `[--sandbox] [--sandbox-write PATH]... [--sandbox-network]
                            [--sandbox-ports PORT,PORT...] [--sandbox-private-home] [--sandbox-caches]
                            [--sandbox-env NAME]... [--sandbox-read-deny PATH]...
-                           [--sandbox-read-allow PATH]... [--sandbox-sysv-ipc]`;
+                           [--sandbox-read-allow PATH]... [--sandbox-sysv-ipc]
+                           [--sandbox-unix-socket PATH]...`;
 
 /**
  * `--sandbox-caches`: one writable directory, used by sandboxed jobs only, and the
@@ -136,5 +138,10 @@ export function sandboxFromFlags(flags: Map<string, string[]>, caches: SandboxCa
   const readAllow = flags.get('sandbox-read-allow');
   if (readAllow) options.readAllow = readAllow;
   if (flags.has('sandbox-sysv-ipc')) options.sysvIpc = true;
+  // Pathname unix sockets outside the writable paths a job may connect to (an ssh-agent,
+  // the D-Bus session bus): none by default, since the servers behind them run or sign
+  // anything for the user (docs/sandbox.md, "Unix sockets").
+  const unixSockets = flags.get('sandbox-unix-socket');
+  if (unixSockets) options.unixSockets = unixSockets;
   return options;
 }

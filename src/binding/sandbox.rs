@@ -37,6 +37,10 @@ pub struct SandboxOptions {
     /// System V IPC (`shmget`, `semget`, `msgget`... : other processes' shared memory,
     /// semaphores and message queues) is allowed; refused (`EPERM`) by default.
     pub sysv_ipc: Option<bool>,
+    /// Pathname unix sockets outside the writable paths the job may connect to (the
+    /// D-Bus session bus, an ssh-agent): none by default. Each is resolved once, when
+    /// the sandbox is made, to the socket file found then (symlinks followed).
+    pub unix_sockets: Option<Vec<String>>,
 }
 
 #[napi(object)]
@@ -70,6 +74,10 @@ pub struct SandboxInfo {
     pub tcp: bool,
     pub scoping: bool,
     pub seccomp: bool,
+    /// What confines connecting to pathname unix sockets: Landlock (ABI 9), the
+    /// service's seccomp supervisor (below ABI 9), or nothing (macOS).
+    #[napi(ts_type = "'landlock' | 'supervised' | 'open'")]
+    pub unix_sockets: String,
     /// What differs from what was asked, and why.
     pub notes: Vec<String>,
     /// The environment variables left out because they look like credentials (names
@@ -106,6 +114,7 @@ pub fn flag_or(option: Option<Either<bool, SandboxOptions>>) -> Option<FlagOr<Sa
             read_deny: o.read_deny,
             read_allow: o.read_allow,
             sysv_ipc: o.sysv_ipc,
+            unix_sockets: o.unix_sockets,
         }),
     })
 }
@@ -125,6 +134,7 @@ impl From<Enforced> for SandboxInfo {
             tcp: e.tcp,
             scoping: e.scoping,
             seccomp: e.seccomp,
+            unix_sockets: e.unix_sockets.to_string(),
             notes: e.notes,
             env_dropped: e.env_dropped,
             restored: e.restored,

@@ -39,6 +39,7 @@ pub fn sandbox(e: Option<Enforced>) -> Value {
         "tcp": e.tcp,
         "scoping": e.scoping,
         "seccomp": e.seccomp,
+        "unixSockets": e.unix_sockets,
         "notes": e.notes,
         "envDropped": e.env_dropped,
         "restored": e.restored,

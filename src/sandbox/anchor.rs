@@ -41,6 +41,8 @@ pub struct Anchor {
     fd: OwnedFd,
     id: FileId,
     dir: bool,
+    /// A unix socket's file (`SandboxSpec::unix_sockets`).
+    socket: bool,
 }
 
 impl PartialEq for Anchor {
@@ -63,6 +65,10 @@ impl Anchor {
 
     pub fn is_dir(&self) -> bool {
         self.dir
+    }
+
+    pub fn is_socket(&self) -> bool {
+        self.socket
     }
 
     #[cfg(unix)]
@@ -128,6 +134,7 @@ mod unix {
                 fd,
                 id: stat_id(&st),
                 dir: FileType::from_raw_mode(st.st_mode) == FileType::Directory,
+                socket: FileType::from_raw_mode(st.st_mode) == FileType::Socket,
             })
         }
 

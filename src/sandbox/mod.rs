@@ -25,7 +25,7 @@ use std::sync::Arc;
 use crate::base::error::{ErrorCode, Result, ServiceError};
 
 #[cfg(unix)]
-pub use anchor::reached_through;
+pub use anchor::{reached_through, stat_id};
 pub use anchor::{Anchor, FileId};
 pub use env::sanitize as sanitize_env;
 #[cfg(unix)]
@@ -57,6 +57,9 @@ pub struct SandboxSpec {
     pub read_allow: Vec<String>,
     /// System V IPC (shared memory, semaphores, message queues) is allowed.
     pub sysv_ipc: bool,
+    /// Pathname unix sockets outside the job's writable paths it may connect to (the
+    /// D-Bus bus, an ssh-agent): each resolved once, to the socket file found then.
+    pub unix_sockets: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -118,6 +121,8 @@ pub struct Resolved {
     /// The platform's rules for `hidden`, made once for this sandbox (Linux: a Landlock
     /// layer, src/platform/linux/sandbox/hidden.rs).
     pub read_layer: LayerSlot,
+    /// `SandboxSpec::unix_sockets`: the socket files, held open since they were found.
+    pub unix_sockets: Vec<Anchor>,
 }
 
 /// Resolves `spec`'s paths against the project root `root` (held open since the
@@ -189,9 +194,36 @@ pub fn resolve_within(spec: &SandboxSpec, root: &Arc<Anchor>, writable: &[&Ancho
         hidden_notes: Vec::new(),
         sysv_ipc: spec.sysv_ipc,
         read_layer: LayerSlot::default(),
+        unix_sockets: spec
+            .unix_sockets
+            .iter()
+            .map(|p| resolve_unix_socket(p, root))
+            .collect::<Result<_>>()?,
     };
     resolved.settle_hidden();
     Ok(resolved)
+}
+
+/// A socket a job may connect to (`SandboxSpec::unix_sockets`), as the caller names it
+/// now: relative to the project root, its symlinks followed (`SSH_AUTH_SOCK` may be
+/// one), the socket file found opened and held. Only its identity decides later, never
+/// the name: a job that replaces the file makes a new one, which is not allowed.
+#[cfg(unix)]
+fn resolve_unix_socket(path: &str, root: &Anchor) -> Result<Anchor> {
+    let invalid = |why: String| ServiceError::invalid(format!("sandbox unixSockets path {path:?} {why}"));
+    if path.is_empty() || path.contains('\0') {
+        return Err(invalid("must be a non-empty path without NUL bytes".to_string()));
+    }
+    let found = root
+        .path()
+        .join(path)
+        .canonicalize()
+        .map_err(|e| invalid(format!("cannot be used: {e}")))?;
+    let anchor = Anchor::open(&found).map_err(|e| invalid(format!("cannot be used: {e}")))?;
+    if !anchor.is_socket() {
+        return Err(invalid(format!("is not a unix socket ({})", found.display())));
+    }
+    Ok(anchor)
 }
 
 /// No descriptors to hold: no sandbox here (the platform said so before this is asked).
@@ -397,6 +429,21 @@ impl Support {
     pub fn scoping(&self) -> bool {
         self.mechanism == Mechanism::Seatbelt || self.abi >= ABI_SCOPE
     }
+
+    /// Who decides which pathname unix sockets a job reaches (`Enforced::unix_sockets`).
+    pub fn unix_sockets(&self) -> &'static str {
+        match self.mechanism {
+            Mechanism::Seatbelt => "open",
+            Mechanism::Landlock if self.abi >= ABI_UNIX => "landlock",
+            Mechanism::Landlock => "supervised",
+        }
+    }
+
+    /// Below Landlock ABI 9, the job's `connect` and addressed sends go to the
+    /// service's supervisor (src/platform/linux/sandbox/supervise/).
+    pub fn supervised_unix(&self) -> bool {
+        self.unix_sockets() == "supervised"
+    }
 }
 
 /// The network a job gets, after what the kernel can do: ports asked for on a kernel
@@ -429,6 +476,10 @@ pub struct Enforced {
     pub tcp: bool,
     pub scoping: bool,
     pub seccomp: bool,
+    /// What confines connecting to pathname unix sockets: `landlock` (ABI 9), else
+    /// `supervised` (the seccomp filter hands each `connect` and addressed send to the
+    /// service: src/platform/linux/sandbox/supervise/), `open` on macOS (not confined).
+    pub unix_sockets: &'static str,
     /// What differs from what was asked, and why (an older kernel).
     pub notes: Vec<String>,
     /// The environment variables left out because they look like credentials
@@ -506,13 +557,6 @@ impl Enforced {
                 support.abi
             ));
         }
-        if support.mechanism == Mechanism::Landlock && support.abi < ABI_UNIX {
-            notes.push(format!(
-                "Landlock ABI {} does not confine connecting to pathname unix sockets (needs {ABI_UNIX}): \
-                 local servers outside (D-Bus, ssh-agent, docker) stay reachable",
-                support.abi
-            ));
-        }
         if !support.tcp() && network == Network::Off && support.seccomp {
             notes.push("TCP is refused by the seccomp filter alone (no internet sockets)".to_string());
         }
@@ -534,6 +578,7 @@ impl Enforced {
             filesystem: true,
             scoping: support.scoping(),
             seccomp: support.seccomp,
+            unix_sockets: support.unix_sockets(),
             notes,
             env_dropped: Vec::new(),
             restored: Vec::new(),
@@ -701,18 +746,24 @@ mod tests {
             hidden_notes: Vec::new(),
             sysv_ipc: false,
             read_layer: LayerSlot::default(),
+            unix_sockets: Vec::new(),
         };
         let enforced = Enforced::new(&resolved, &old, Path::new("/t"));
         assert_eq!(enforced.network, "none");
         assert!(!enforced.tcp && !enforced.scoping);
-        assert_eq!(enforced.notes.len(), 4, "{:?}", enforced.notes);
+        assert_eq!(enforced.notes.len(), 3, "{:?}", enforced.notes);
+        assert_eq!(enforced.unix_sockets, "supervised");
         let new = Support { abi: 7, ..old };
         let enforced = Enforced::new(&resolved, &new, Path::new("/t"));
         assert_eq!((enforced.network, enforced.tcp_ports.clone()), ("ports", vec![3000]));
         assert!(enforced.tcp && enforced.scoping);
-        assert_eq!(enforced.notes.len(), 1, "pathname unix sockets: {:?}", enforced.notes);
+        assert!(enforced.notes.is_empty(), "{:?}", enforced.notes);
+        assert_eq!(enforced.unix_sockets, "supervised");
         let newest = Support { abi: 9, ..old };
-        assert!(Enforced::new(&resolved, &newest, Path::new("/t")).notes.is_empty());
+        assert_eq!(
+            Enforced::new(&resolved, &newest, Path::new("/t")).unix_sockets,
+            "landlock"
+        );
         assert_eq!(enforced.write[..2], [root.display().to_string(), "/t".to_string()]);
     }
 }

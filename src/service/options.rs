@@ -35,6 +35,7 @@ pub struct SandboxArgs {
     pub read_deny: Option<Vec<String>>,
     pub read_allow: Option<Vec<String>>,
     pub sysv_ipc: Option<bool>,
+    pub unix_sockets: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -180,6 +181,7 @@ pub fn sandbox_spec(options: SandboxArgs) -> Result<SandboxSpec> {
         read_deny: options.read_deny.unwrap_or_default(),
         read_allow: options.read_allow.unwrap_or_default(),
         sysv_ipc: options.sysv_ipc.unwrap_or(false),
+        unix_sockets: options.unix_sockets.unwrap_or_default(),
     })
 }
 

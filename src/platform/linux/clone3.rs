@@ -55,7 +55,8 @@ const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"
 /// `birth` tells the child, which shares our memory, how it was made: set before each
 /// attempt, read by the child before it execs. `share_files`: the plain clone also
 /// shares our descriptor table (`CLONE_FILES`, for a sandboxed job's listener:
-/// `sandbox::watch`); the clone into a cgroup never does.
+/// `sandbox::watch`, and below Landlock ABI 9 the one its unix sockets are supervised
+/// through: `sandbox::supervise`), in a cgroup or not.
 ///
 /// # Safety
 /// As `libc::clone` with `CLONE_VM | CLONE_VFORK`: see `vfork_into_cgroup`. A child
@@ -70,9 +71,9 @@ pub unsafe fn clone_vfork(
     birth: &Birth,
 ) -> c_int {
     if let Some(fd) = containment.launch_fd().filter(|_| AVAILABLE) {
-        birth.shares_files.store(false, Ordering::Release);
+        birth.shares_files.store(share_files, Ordering::Release);
         birth.in_cgroup.store(true, Ordering::Release);
-        let started = vfork_into_cgroup(child, stack, top as usize - stack as usize, arg, fd);
+        let started = vfork_into_cgroup(child, stack, top as usize - stack as usize, arg, fd, share_files);
         containment.launched(started.is_ok());
         if let Ok(pid) = started {
             return pid;
@@ -103,9 +104,11 @@ unsafe fn vfork_into_cgroup(
     stack_size: usize,
     arg: *mut c_void,
     cgroup_fd: c_int,
+    share_files: bool,
 ) -> Result<i32, i32> {
+    let files = if share_files { libc::CLONE_FILES } else { 0 };
     let args = CloneArgs {
-        flags: (libc::CLONE_VM | libc::CLONE_VFORK) as u64 | CLONE_INTO_CGROUP,
+        flags: (libc::CLONE_VM | libc::CLONE_VFORK | files) as u64 | CLONE_INTO_CGROUP,
         exit_signal: libc::SIGCHLD as u64,
         stack: stack as u64,
         stack_size: stack_size as u64,

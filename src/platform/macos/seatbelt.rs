@@ -167,6 +167,7 @@ mod tests {
             hidden_notes: Vec::new(),
             sysv_ipc: false,
             read_layer: Default::default(),
+            unix_sockets: Vec::new(),
         });
         let tmpdir = JobTmpDir::take().expect("tmpdir");
         let job = JobSandbox {

@@ -61,17 +61,19 @@ pub fn available() -> bool {
     AUDIT_ARCH.is_some()
 }
 
-/// The program for `network` (`TcpPorts` lists are alike: the ports are Landlock's)
-/// and `sysv_ipc` (System V IPC allowed: `refusals::sysv_ipc`).
-pub fn program(network: &Network, sysv_ipc: bool) -> io::Result<&'static Program> {
-    static CELLS: [[OnceLock<Result<Program, String>>; 2]; 3] = [const { [const { OnceLock::new() }; 2] }; 3];
+/// The program for `network` (`TcpPorts` lists are alike: the ports are Landlock's),
+/// `sysv_ipc` (System V IPC allowed: `refusals::sysv_ipc`) and `supervised` (it hands
+/// the calls that can name a unix socket to the service: `refusals::supervised_calls`).
+pub fn program(network: &Network, sysv_ipc: bool, supervised: bool) -> io::Result<&'static Program> {
+    type Cell = OnceLock<Result<Program, String>>;
+    static CELLS: [[[Cell; 2]; 2]; 3] = [const { [const { [const { OnceLock::new() }; 2] }; 2] }; 3];
     let (mode, sockets) = match network {
         Network::Off => (0, Sockets::UnixOnly),
         Network::TcpPorts(_) => (1, Sockets::UnixAndTcp),
         Network::On => (2, Sockets::Any),
     };
-    CELLS[mode][usize::from(sysv_ipc)]
-        .get_or_init(|| build(sockets, sysv_ipc))
+    CELLS[mode][usize::from(sysv_ipc)][usize::from(supervised)]
+        .get_or_init(|| build(sockets, sysv_ipc, supervised))
         .as_ref()
         .map_err(|e| io::Error::other(format!("the seccomp filter cannot be built: {e}")))
 }
@@ -179,11 +181,12 @@ struct Ends {
     eperm: Label,
     enosys: Label,
     kill: Label,
+    notify: Label,
 }
 
-fn build(sockets: Sockets, sysv_ipc: bool) -> Result<Program, String> {
+fn build(sockets: Sockets, sysv_ipc: bool, supervised: bool) -> Result<Program, String> {
     let arch = AUDIT_ARCH.ok_or_else(|| format!("no seccomp filter for {}", std::env::consts::ARCH))?;
-    let mut checks = checks(sockets, sysv_ipc);
+    let mut checks = checks(sockets, sysv_ipc, supervised);
     checks.sort_by_key(|(nr, _)| *nr);
     if checks.is_empty() || checks.windows(2).any(|pair| pair[0].0 == pair[1].0) {
         return Err("no checks, or two for one system call".to_string());
@@ -194,6 +197,7 @@ fn build(sockets: Sockets, sysv_ipc: bool) -> Result<Program, String> {
         eperm: asm.label(),
         enosys: asm.label(),
         kill: asm.label(),
+        notify: asm.label(),
     };
     asm.load(ARCH);
     asm.jump(JEQ_K, arch, Label::Next, ends.kill);
@@ -212,6 +216,7 @@ fn build(sockets: Sockets, sysv_ipc: bool) -> Result<Program, String> {
             let to = match check {
                 Check::Missing => ends.enosys,
                 Check::Refused => ends.eperm,
+                Check::Notify => ends.notify,
                 _ => match blocks.iter().find(|(c, _)| *c == check) {
                     Some(&(_, label)) => label,
                     None => {
@@ -237,6 +242,10 @@ fn build(sockets: Sockets, sysv_ipc: bool) -> Result<Program, String> {
     asm.ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32);
     asm.bind(ends.kill);
     asm.ret(libc::SECCOMP_RET_KILL_PROCESS);
+    if supervised {
+        asm.bind(ends.notify);
+        asm.ret(libc::SECCOMP_RET_USER_NOTIF);
+    }
     Ok(Program { code: asm.finish()? })
 }
 
@@ -299,6 +308,13 @@ fn block(asm: &mut Asm, check: &Check, ends: &Ends) {
             asm.jump(JEQ_K, 0, allow, eperm);
         }
         Check::Socket(sockets) => socket(asm, *sockets, ends),
+        Check::Notify => asm.goto(ends.notify),
+        Check::NotifyIfSet { arg } => {
+            asm.load(low(*arg));
+            asm.jump(JEQ_K, 0, Label::Next, ends.notify);
+            asm.load(high(*arg));
+            asm.jump(JEQ_K, 0, allow, ends.notify);
+        }
     }
 }
 
@@ -354,7 +370,7 @@ mod tests {
     #[test]
     fn every_mode_compiles_to_a_short_program() {
         for network in [Network::Off, Network::TcpPorts(vec![1]), Network::On] {
-            let program = program(&network, false).expect("compiles");
+            let program = program(&network, false, false).expect("compiles");
             assert!(
                 !program.code.is_empty() && program.code.len() <= 100,
                 "{}",
@@ -410,9 +426,9 @@ mod tests {
         let allow = libc::SECCOMP_RET_ALLOW;
         let enosys = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
         let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
-        let off = &program(&Network::Off, false).expect("off").code;
-        let ports = &program(&Network::TcpPorts(vec![1]), false).expect("ports").code;
-        let on = &program(&Network::On, false).expect("on").code;
+        let off = &program(&Network::Off, false, false).expect("off").code;
+        let ports = &program(&Network::TcpPorts(vec![1]), false, false).expect("ports").code;
+        let on = &program(&Network::On, false, false).expect("on").code;
         let native = AUDIT_ARCH.expect("a supported architecture");
         let call = |p: &[libc::sock_filter], nr: i64, args: [u64; 6]| run(p, native, nr, args);
         let (unix, inet) = (libc::AF_UNIX as u64, libc::AF_INET as u64);
@@ -549,8 +565,8 @@ mod tests {
             (Network::On, Sockets::Any, false),
             (Network::On, Sockets::Any, true),
         ] {
-            let code = &program(&network, sysv_ipc).expect("compiles").code;
-            let checks = checks(sockets, sysv_ipc);
+            let code = &program(&network, sysv_ipc, false).expect("compiles").code;
+            let checks = checks(sockets, sysv_ipc, false);
             for nr in 0..1024i64 {
                 let check = checks.iter().find(|(n, _)| *n == nr).map(|(_, c)| c);
                 for args in [[0; 6], [u64::MAX; 6], [0x0000_0001_0000_0001; 6]] {
@@ -567,6 +583,46 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The supervised programs answer as the others for every number but the four
+    /// calls that can name a unix socket: `connect`, `sendmsg` and `sendmmsg` go to the
+    /// supervisor, `sendto` only with an address (either half of the pointer set).
+    #[test]
+    fn the_supervised_program_hands_over_only_the_calls_with_an_address() {
+        let native = AUDIT_ARCH.expect("a supported architecture");
+        let notify = libc::SECCOMP_RET_USER_NOTIF;
+        let handed = [
+            libc::SYS_connect,
+            libc::SYS_sendto,
+            libc::SYS_sendmsg,
+            libc::SYS_sendmmsg,
+        ];
+        for network in [Network::Off, Network::TcpPorts(vec![1]), Network::On] {
+            let plain = &program(&network, false, false).expect("compiles").code;
+            let supervised = &program(&network, false, true).expect("compiles").code;
+            assert!(
+                supervised.len() <= plain.len() + 12,
+                "{} against {}",
+                supervised.len(),
+                plain.len()
+            );
+            for nr in (0..1024i64).filter(|nr| !handed.contains(nr)) {
+                for args in [[0; 6], [u64::MAX; 6], [0x0000_0001_0000_0001; 6]] {
+                    assert_eq!(run(supervised, native, nr, args), run(plain, native, nr, args), "{nr}");
+                }
+            }
+            let call = |nr: i64, args: [u64; 6]| run(supervised, native, nr, args);
+            assert_eq!(call(libc::SYS_connect, [3, 0x1000, 110, 0, 0, 0]), notify);
+            assert_eq!(call(libc::SYS_connect, [0; 6]), notify);
+            assert_eq!(call(libc::SYS_sendmsg, [3, 0x1000, 0, 0, 0, 0]), notify);
+            assert_eq!(call(libc::SYS_sendto, [3, 0x1000, 5, 0, 0, 0]), libc::SECCOMP_RET_ALLOW);
+            assert_eq!(call(libc::SYS_sendto, [3, 0x1000, 5, 0, 0x1000, 110]), notify);
+            assert_eq!(call(libc::SYS_sendto, [3, 0x1000, 5, 0, 0x7fff_0000_0000, 110]), notify);
+            assert_eq!(call(libc::SYS_sendmmsg, [3, 0x1000, 2, 0, 0, 0]), notify);
+            // Not handed over in the plain program.
+            assert_eq!(run(plain, native, libc::SYS_connect, [0; 6]), libc::SECCOMP_RET_ALLOW);
         }
     }
 

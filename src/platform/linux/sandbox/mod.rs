@@ -10,7 +10,8 @@
 //! of system call on what was prepared (`apply`): dropping every capability
 //! (`caps.rs`), `prctl(PR_SET_NO_NEW_PRIVS)`,
 //! `landlock_restrict_self`, `seccomp(SECCOMP_SET_MODE_FILTER)` (with a listener
-//! where no cgroup holds the job: `watch.rs`). Any of them failing fails the launch:
+//! where no cgroup holds the job, `watch.rs`, and below Landlock ABI 9 always: the
+//! service answers the job's calls to unix sockets through it, `supervise/`). Any of them failing fails the launch:
 //! the job never runs unconfined.
 
 mod caps;
@@ -19,6 +20,7 @@ mod hidden;
 mod refusals;
 mod root_reads;
 mod rules;
+mod supervise;
 mod watch;
 
 pub use watch::nothing_left;
@@ -65,6 +67,18 @@ fn probe() -> Result<Support, String> {
     if !seccomp || !filter::available() {
         return Err("seccomp filters are not available on this kernel or architecture".to_string());
     }
+    // Below ABI 9 pathname unix sockets are confined only by the supervisor, which
+    // needs the job's filter to have a listener: where the host's own filter holds
+    // one (the kernel allows one per chain), no job could be confined there, so no
+    // sandbox is given (fail closed) rather than one that lets every socket through.
+    if (abi as u32) < crate::sandbox::ABI_UNIX && !(watch::available() && supervise::listener_available()) {
+        return Err(format!(
+            "Landlock ABI {abi} does not confine pathname unix sockets (needs {}), and the seccomp \
+             supervisor that does cannot run here: a seccomp filter of the host already has a \
+             listener, or close_range is refused",
+            crate::sandbox::ABI_UNIX
+        ));
+    }
     Ok(Support {
         mechanism: Mechanism::Landlock,
         abi: abi as u32,
@@ -89,6 +103,9 @@ pub struct Prepared {
     support: Support,
     /// The job's filter is to get a listener (`watch.rs`): no cgroup will hold it.
     watch: bool,
+    /// Below Landlock ABI 9: the job's listener carries its calls to unix sockets to
+    /// the supervisor (`supervise`), with what they may reach.
+    supervised: Option<Arc<supervise::Policy>>,
     /// Written by the spawn child, which shares our memory and, when it makes one, our
     /// descriptor table: the listener's number in that table, or -1. Ours from then
     /// on: taken after the launch (`take_watch`), else closed when this is dropped.
@@ -103,7 +120,8 @@ impl Prepared {
     pub fn new(job: &JobSandbox<'_>, terminal: Option<BorrowedFd<'_>>, watch: bool) -> io::Result<Self> {
         let (ruleset, _built_ahead) = rules::ruleset(job, terminal)?;
         let network = crate::sandbox::effective_network(&job.resolved.network, &job.support);
-        let filter = filter::program(&network, job.resolved.sysv_ipc)?;
+        let supervised = job.support.supervised_unix();
+        let filter = filter::program(&network, job.resolved.sysv_ipc, supervised)?;
         Ok(Self {
             ruleset: Some(ruleset),
             filter,
@@ -115,6 +133,7 @@ impl Prepared {
             resolved: job.resolved.clone(),
             support: job.support,
             watch: watch && watch::available(),
+            supervised: supervised.then(|| Arc::new(supervise::Policy::new(job))),
             listener: AtomicI32::new(-1),
         })
     }
@@ -122,7 +141,27 @@ impl Prepared {
     /// The spawn child is to share our descriptor table until the filter is in place,
     /// so its listener lands here (`watch.rs`).
     pub fn shares_descriptors(&self) -> bool {
-        self.watch
+        self.watch || self.supervised.is_some()
+    }
+
+    /// After the launch: the job's listener goes to the supervisor (below ABI 9) and
+    /// to `watched`, the job's TMPDIR, which learns from it when nothing of the job
+    /// is left (when no cgroup holds the job). The supervisor not starting fails the
+    /// spawn: the job's calls to sockets would wait for an answer that never comes.
+    pub fn hand_over(&self, watched: impl FnOnce(OwnedFd)) -> io::Result<()> {
+        let Some(listener) = self.take_watch() else {
+            return match self.supervised {
+                Some(_) => Err(io::Error::other("the job's filter has no listener to supervise")),
+                None => Ok(()),
+            };
+        };
+        if self.watch {
+            watched(listener.try_clone()?);
+        }
+        match &self.supervised {
+            Some(policy) => supervise::start(listener, policy.clone()),
+            None => Ok(()),
+        }
     }
 
     /// After the launch: the listener of the job's filter, which reports a hang-up
@@ -195,7 +234,7 @@ pub unsafe fn apply(prepared: &Prepared, shared: bool) -> bool {
     if !shared {
         return libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) >= 0;
     }
-    let Some(listener) = watch::install_reporting(filter) else {
+    let Some(listener) = watch::install_reporting(filter, prepared.supervised.is_some()) else {
         return false;
     };
     prepared.listener.store(listener, Ordering::Release);

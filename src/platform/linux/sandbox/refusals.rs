@@ -54,12 +54,21 @@ pub(super) enum Check {
     OtherProcessLimit,
     /// `socket(domain, type, protocol)`, by the network mode (`Sockets`).
     Socket(Sockets),
+    /// Handed to the service's supervisor whatever the arguments (`supervised`).
+    Notify,
+    /// Handed to the supervisor when the pointer argument `arg` is not null (all 64
+    /// bits), else allowed.
+    NotifyIfSet { arg: u8 },
 }
 
 /// Every call the program looks at, by number, with its check. `sysv_ipc`: System V
-/// IPC is allowed (`sysv_ipc`).
-pub(super) fn checks(sockets: Sockets, sysv_ipc: bool) -> Vec<(i64, Check)> {
+/// IPC is allowed (`sysv_ipc`). `supervised`: the calls that can name a unix socket's
+/// path go to the service (`supervised_calls`).
+pub(super) fn checks(sockets: Sockets, sysv_ipc: bool, supervised: bool) -> Vec<(i64, Check)> {
     let mut checks = Vec::new();
+    if supervised {
+        supervised_calls(&mut checks);
+    }
     // `io_uring_*`: it opens and connects sockets inside the kernel, past the `socket`
     // rule below (libuv then uses its thread pool); `clone3`: its flags are in memory a
     // filter cannot read (glibc then uses `clone`, whose flags it can).
@@ -139,6 +148,22 @@ fn sysv_ipc_calls(checks: &mut Vec<(i64, Check)>) {
     ] {
         checks.push((nr, Check::Refused));
     }
+}
+
+/// Below Landlock ABI 9 nothing in the kernel confines connecting to a pathname unix
+/// socket: a job would reach the D-Bus session bus (`systemd-run --user` runs anything
+/// unconfined), ssh-agent (signs with the user's keys), the docker socket, the
+/// service's own daemon. A filter cannot read the address (it is in the job's memory),
+/// so every call that can carry one is handed to the service's supervisor
+/// (`super::supervise`), which reads the address, decides, and makes the call itself on
+/// a duplicate of the job's socket: `connect` always, `sendto` with an address (its
+/// fifth argument; without one it goes to the connected peer, as `send`), `sendmsg` and
+/// `sendmmsg` always (the address is inside each `msghdr`, in memory).
+fn supervised_calls(checks: &mut Vec<(i64, Check)>) {
+    checks.push((libc::SYS_connect, Check::Notify));
+    checks.push((libc::SYS_sendto, Check::NotifyIfSet { arg: 4 }));
+    checks.push((libc::SYS_sendmsg, Check::Notify));
+    checks.push((libc::SYS_sendmmsg, Check::Notify));
 }
 
 /// Namespaces a job could make with `clone`.

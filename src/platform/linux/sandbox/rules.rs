@@ -44,7 +44,7 @@ use landlock::{
 
 use crate::sandbox::{
     effective_network, next_spare, on_helper, system_read_paths, Anchor, FileId, JobSandbox, Network, Resolved,
-    Support, ABI_SCOPE, ABI_TCP, SHARED_TMP, WRITABLE_DEVICES,
+    Support, ABI_SCOPE, ABI_TCP, ABI_UNIX, SHARED_TMP, WRITABLE_DEVICES,
 };
 
 /// Devices readable even when nothing else of `/dev` is.
@@ -195,6 +195,13 @@ fn job_rules(resolved: &Resolved, support: &Support, tmpdir: BorrowedFd<'_>) -> 
     }
     // The TMPDIR (a directory made by `crate::sandbox::JobTmpDir`, held since).
     rules.add(tmpdir, no_devices(abi), "the job's TMPDIR")?;
+    // `unixSockets` (ABI 9: connecting to them; below, the supervisor decides and the
+    // right is not handled). Each is the socket file held since it was resolved.
+    if support.abi >= ABI_UNIX {
+        for socket in &resolved.unix_sockets {
+            rules.anchor(socket, AccessFs::ResolveUnix.into())?;
+        }
+    }
     if let Network::TcpPorts(ports) = &network {
         for &port in ports {
             rules.port(port, AccessNet::from_all(abi).bits())?;

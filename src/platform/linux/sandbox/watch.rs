@@ -13,13 +13,17 @@
 //! (src/sandbox/tmpdir.rs): handed over earlier, a process the job left behind would
 //! reach the later job's files through its own rule on that directory.
 //!
-//! The filter never answers `SECCOMP_RET_USER_NOTIF`, so the listener never carries a
-//! request: it only reports the hang-up. The cost for the job: the kernel allows one
-//! listener per chain of filters, so a job cannot add a listener of its own (`EBUSY`).
-//! That is why a listener is asked for only where no cgroup holds the job
-//! (`super::Prepared::new`), and where the host already runs under a filter with a
-//! listener, the job's filter is installed without one (the same confinement; its
-//! TMPDIR is then not reused).
+//! Below Landlock ABI 9 the same listener also carries the job's calls to unix sockets
+//! to the service (`super::supervise`): a supervised job's filter always gets one, in a
+//! cgroup or not, and its TMPDIR gets a duplicate where no cgroup holds the job. Where
+//! the filter never answers `SECCOMP_RET_USER_NOTIF` (ABI 9 and later), the listener
+//! only reports the hang-up, and is asked for only where no cgroup holds the job
+//! (`super::Prepared::new`). The cost for the job: the kernel allows one listener per
+//! chain of filters, so a job cannot add a listener of its own (`EBUSY`). Where the
+//! host already runs under a filter with a listener, an unsupervised job's filter is
+//! installed without one (the same confinement; its TMPDIR is then not reused), and a
+//! supervised job cannot be confined at all: the sandbox is refused
+//! (`super::probe`), and the launch fails if it happens anyway.
 //!
 //! **How the listener reaches the service.** A filter is installed by the thread it
 //! confines, so the listener is made in the spawn child. That child is created sharing
@@ -66,22 +70,32 @@ pub fn nothing_left(listener: &OwnedFd) -> bool {
 /// In the spawn child, while it shares the service's descriptor table: installs
 /// `filter` with a listener and returns the listener's number (in that table), or -1
 /// if none could be had (the host's own filter has one: `EBUSY`), having installed
-/// it without one. Returns `None` (errno set) only if the filter could not be
-/// installed at all.
+/// it without one. Returns `None` (errno set) if the filter could not be installed at
+/// all, or without a listener when `supervised` (its calls to sockets need one:
+/// `super::supervise`). A supervised job's threads wait for an answer ignoring all but
+/// fatal signals (`SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV`, Linux 5.19; before, the
+/// listener is made without it: a call interrupted after the supervisor made it is
+/// then made again when the job's libc restarts it).
 ///
 /// # Safety
 /// Async-signal-safe and allocation-free: system calls on the caller's data only.
-pub unsafe fn install_reporting(filter: *const libc::sock_fprog) -> Option<c_int> {
-    let listener = libc::syscall(
-        libc::SYS_seccomp,
-        libc::SECCOMP_SET_MODE_FILTER,
-        libc::SECCOMP_FILTER_FLAG_NEW_LISTENER as u32,
-        filter,
-    );
+pub unsafe fn install_reporting(filter: *const libc::sock_fprog, supervised: bool) -> Option<c_int> {
+    let install =
+        |flags: libc::c_ulong| libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags as u32, filter);
+    let mut listener = -1;
+    if supervised {
+        listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | libc::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
+    }
+    if listener < 0 {
+        listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER);
+    }
     if listener >= 0 {
         return Some(listener as c_int);
     }
-    (libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, filter) >= 0).then_some(-1)
+    if supervised {
+        return None;
+    }
+    (install(0) >= 0).then_some(-1)
 }
 
 /// In the spawn child: gives it a descriptor table of its own, a copy of the one it
