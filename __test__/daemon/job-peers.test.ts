@@ -8,7 +8,9 @@
 // port, the MCP socket) and ask for a command that reports its own confinement. Every
 // door must close unread; the same doors answer a client that is not a job.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,7 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers';
 import { BIN, ensureBuilt } from '../mcp/setup';
 import { listen, type Listening, stopAll } from '../remote/listen';
-import { ROOT, stopDaemons } from './setup';
+import { ROOT, ShellExecutionService, stopDaemons } from './setup';
 
 afterAll(async () => {
   await stopAll();
@@ -231,4 +233,38 @@ describe('a sandboxed job and the daemon that runs it', () => {
       expect(out.stdout, out.stderr).toMatch(new RegExp(`^${door}: ANSWERED .*NoNewPrivs:\\\\t0`, 'm'));
     }
   }, 300_000);
+
+  it('a job given the daemon socket as an allowed unix socket is still refused: the supervisor connects as the daemon', async () => {
+    // The sandbox's supervisor makes an allowed connect itself (src/platform/linux/sandbox/
+    // supervise/), so the kernel names the daemon as the peer: that is a job's connection.
+    // With Landlock ABI 9 the job connects itself and is refused as a job.
+    const service = new ShellExecutionService({ projectRoot: l.place.project, daemon: { socket: l.place.socket } });
+    try {
+      const r = await service.run(`python3 job-attack.py unix ${q(l.place.socket)} ${q(l.place.project)}`, {
+        sandbox: { unixSockets: [l.place.socket] },
+        timeoutMs: 100_000,
+      });
+      // Landlock (ABI 9) or the supervisor lets the job reach the socket; the daemon must not answer.
+      expect(r.output).toMatch(/^unix: /m);
+      expect(r.output).not.toMatch(/ANSWERED/);
+    } finally {
+      await service.shutdown();
+    }
+  }, 300_000);
+
+  it("refuses the default daemon directory's sockets as a sandbox's allowed unix socket", async () => {
+    const uid = process.getuid?.() ?? 0;
+    const dir = process.env.XDG_RUNTIME_DIR ? join(process.env.XDG_RUNTIME_DIR, 'native-shell-service') : join(tmpdir(), `native-shell-service-${uid}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, `job-peers-${process.pid}.sock`);
+    const server = createServer();
+    await new Promise<void>((ok) => server.listen(path, ok));
+    const service = new ShellExecutionService({ projectRoot: l.place.project });
+    try {
+      await expect(service.run('true', { sandbox: { unixSockets: [path] } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    } finally {
+      await service.shutdown();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  }, 120_000);
 });

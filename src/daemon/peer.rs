@@ -61,6 +61,13 @@ fn check_unix(socket: &OwnedFd, own_uid: u32) -> Result<(), String> {
     if cred.uid != own_uid {
         return Err(format!("uid {} is not the daemon's user", cred.uid));
     }
+    // The daemon never connects to itself; a connection that names its own pid was made
+    // by its sandbox supervisor for a job (src/platform/linux/sandbox/supervise/: it
+    // makes a job's allowed `connect` itself, so the kernel records the daemon's
+    // credentials), and stands for that job.
+    if cred.pid == std::process::id() as i32 {
+        return Err("it was made by the daemon's sandbox supervisor for one of its jobs".to_string());
+    }
     // The very process that connected, held while it is looked at: if its pid were
     // reused meanwhile, `alive` says it is gone.
     let pidfd = peer_pidfd(socket, cred.pid).map_err(|e| format!("pid {} cannot be held ({e})", cred.pid))?;

@@ -223,6 +223,15 @@ fn resolve_unix_socket(path: &str, root: &Anchor) -> Result<Anchor> {
     if !anchor.is_socket() {
         return Err(invalid(format!("is not a unix socket ({})", found.display())));
     }
+    // The daemon's own socket runs any command unconfined for whoever connects: given to
+    // a job, it would undo the sandbox. (A daemon on a socket elsewhere refuses a
+    // connection its jobs' supervisor made for them: src/daemon/peer.rs.)
+    let daemon_dir = crate::base::places::daemon_dir();
+    if found.starts_with(daemon_dir.canonicalize().unwrap_or(daemon_dir)) {
+        return Err(invalid(
+            "is this product's daemon socket, which would run a job's commands outside its sandbox".to_string(),
+        ));
+    }
     Ok(anchor)
 }
 
