@@ -302,7 +302,10 @@ async fn fifo_reads_and_writes_are_refused_without_blocking() {
         // each other's end and go through.
         let fifo = |name: &str| {
             let path = daemon.root().join(name);
-            rustix::fs::mkfifoat(rustix::fs::CWD, &path, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+            // libc's mkfifo: rustix has `mkfifoat` on Linux only, and this runs on macOS too.
+            let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a NUL-terminated path that outlives the call.
+            assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");
             path_str(&path)
         };
         let (read_fifo, written_fifo) = (fifo("read-pipe"), fifo("written-pipe"));

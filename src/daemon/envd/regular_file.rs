@@ -111,7 +111,10 @@ mod tests {
 
     fn fifo(dir: &Path) -> std::path::PathBuf {
         let path = dir.join("pipe");
-        rustix::fs::mkfifoat(rustix::fs::CWD, &path, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+        // libc's mkfifo: rustix has `mkfifoat` on Linux only, and this runs on macOS too.
+        let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");
         path
     }
 
