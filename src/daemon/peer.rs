@@ -234,13 +234,35 @@ mod tests {
 
     #[tokio::test]
     async fn a_unix_peer_of_our_user_that_is_no_job_passes() {
-        let (a, _b) = UnixStream::pair().unwrap();
+        // Another process of our user that is not our descendant, as a client is: this
+        // test process stands for the daemon, and its descendants for its jobs. The shell
+        // leaves the client behind and exits, so the client is re-parented away.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("peer.sock");
+        let listener = tokio::net::UnixListener::bind(&path).unwrap();
+        let client = "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(1)";
+        let status = std::process::Command::new("sh")
+            .args(["-c", "python3 -c \"$0\" \"$1\" </dev/null >/dev/null 2>&1 &", client])
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let (a, _) = listener.accept().await.unwrap();
         let own = rustix::process::getuid().as_raw();
         assert_eq!(unix_client(&a, own).await, Ok(()));
         assert!(unix_client(&a, own + 1)
             .await
             .unwrap_err()
             .contains("not the daemon's user"));
+        // Closed here, the client's `recv` returns and it exits.
+    }
+
+    #[tokio::test]
+    async fn a_connection_made_by_the_daemon_itself_stands_for_a_job() {
+        // What the sandbox's supervisor makes for a job: the kernel names this process.
+        let (a, _b) = UnixStream::pair().unwrap();
+        let own = rustix::process::getuid().as_raw();
+        assert!(unix_client(&a, own).await.unwrap_err().contains("sandbox supervisor"));
     }
 
     #[cfg(target_os = "linux")]
