@@ -7,7 +7,7 @@
 //
 //   npm run bench                 the full run (the documented sizes)
 //   npm run bench -- --quick      smaller sizes, fewer repetitions (under two minutes)
-//   options: --reps=N  --only=spawn,cat,...,sandbox-cost,e2b-remote  --peers=addon-text,gemini,...
+//   options: --reps=N  --only=spawn,cat,...,sandbox-cost,unix-connect,e2b-remote  --peers=addon-text,gemini,...
 //            --json=FILE (all raw results)  --md=FILE (the table as Markdown)
 //            --strict: exit 1 if a run of this addon failed, came back incomplete or
 //            lost bytes (CI's smoke run; the figures themselves are never judged)
@@ -359,6 +359,8 @@ async function main() {
     }
     const sandboxCost = peers.includes('addon-sandbox') && (!only || only.has('sandbox-cost')) ? await measureSandboxCost() : null;
     if (sandboxCost) results['sandbox-cost'] = sandboxCost;
+    const unixConnect = peers.includes('addon-sandbox') && (!only || only.has('unix-connect')) ? await measureUnixConnect() : null;
+    if (unixConnect) results['unix-connect'] = unixConnect.result;
     const e2bRemote = peers.includes('addon-daemon') && (!only || only.has('e2b-remote')) ? await measureE2bRemote() : null;
     if (e2bRemote) results['e2b-remote'] = e2bRemote.result;
     machine.loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -372,6 +374,7 @@ async function main() {
       table(results, columns),
       '',
       ...(sandboxCost ? [sandboxCostLine(sandboxCost), ''] : []),
+      ...(unixConnect ? [`Supervised unix sockets (bench/unix-connect.mjs; goal: an allowed connect within +50 µs, docs/sandbox.md):`, '', unixConnect.text, ''] : []),
       ...(e2bRemote ? [e2bRemote.text, ''] : []),
       ratios(results),
       '',
@@ -416,6 +419,11 @@ async function measureSandboxCost() {
   const [n, rounds] = quick ? [30, 6] : [50, 20];
   const run = await runResultScript('sandbox-cost', [`--n=${n}`, `--rounds=${rounds}`]);
   return run && run.result;
+}
+
+/** What the unix socket supervisor adds to a sandboxed job's calls (bench/unix-connect.mjs), or null. */
+function measureUnixConnect() {
+  return runResultScript('unix-connect', quick ? ['--n=300', '--rounds=3'] : ['--n=2000', '--rounds=9']);
 }
 
 /** bench/e2b-remote.mjs's table (its text) and figures, or null. */
