@@ -21,11 +21,12 @@
 //! rules' to refuse (they do, outside the project and the `write` paths).
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
 
 use landlock::{AccessFs, BitFlags, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr};
 
+use super::path_rule::add;
 use crate::sandbox::{base_dir, readable_except, Anchor, Resolved, SHARED_TMP};
 
 /// The layer of `resolved`, made at the first call and kept with it; `None` when
@@ -97,41 +98,11 @@ pub(super) fn reparenting() -> BitFlags<AccessFs> {
     }
 }
 
-/// `struct landlock_path_beneath_attr` (linux/landlock.h): packed.
-#[repr(C, packed)]
-struct PathBeneathAttr {
-    allowed_access: u64,
-    parent_fd: i32,
-}
-
-fn add(ruleset: &OwnedFd, file: BorrowedFd<'_>, access: u64) -> io::Result<()> {
-    if access == 0 {
-        return Ok(());
-    }
-    let attr = PathBeneathAttr {
-        allowed_access: access,
-        parent_fd: file.as_raw_fd(),
-    };
-    // SAFETY: `attr` is a live path-beneath attribute; the ruleset is ours.
-    let done = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_add_rule,
-            ruleset.as_raw_fd(),
-            1 as libc::c_int,
-            &attr as *const PathBeneathAttr,
-            0u32,
-        )
-    };
-    if done < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
     use std::ffi::CString;
+    use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     use std::sync::Arc;
 
@@ -257,6 +228,7 @@ pub(super) mod tests {
 #[cfg(test)]
 mod cost {
     use super::*;
+    use std::os::fd::AsRawFd;
     use std::sync::Arc;
     use std::time::Instant;
 

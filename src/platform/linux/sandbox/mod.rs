@@ -17,6 +17,7 @@
 mod caps;
 mod filter;
 mod hidden;
+mod path_rule;
 mod refusals;
 mod root_reads;
 mod rules;

@@ -14,10 +14,12 @@
 //! `landlock_restrict_self` in the spawn child, only for uid 0 with limited reads.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::OnceLock;
+
+use super::path_rule::add;
 
 use landlock::{AccessFs, CompatLevel, Compatible, PathFd, Ruleset, RulesetAttr};
 
@@ -58,7 +60,7 @@ fn make() -> io::Result<OwnedFd> {
         .into();
     let fd = created.ok_or_else(|| io::Error::other("the kernel made no ruleset"))?;
     if !refer.is_empty() {
-        add(&fd, &PathFd::new("/").map_err(|e| error(&e))?, refer.bits())?;
+        add(&fd, PathFd::new("/").map_err(|e| error(&e))?.as_fd(), refer.bits())?;
     }
     let mut granted = Vec::new();
     for entry in std::fs::read_dir("/")? {
@@ -71,7 +73,7 @@ fn make() -> io::Result<OwnedFd> {
     for path in granted {
         // A path that went away in between is simply not granted (fail closed).
         let Ok(file) = PathFd::new(&path) else { continue };
-        add(&fd, &file, read_file.bits())?;
+        add(&fd, file.as_fd(), read_file.bits())?;
     }
     Ok(fd)
 }
@@ -121,34 +123,6 @@ fn all_public(dir: &Path, depth: usize) -> bool {
             mode & OTHERS_READ != 0
         }
     })
-}
-
-/// `struct landlock_path_beneath_attr`.
-#[repr(C, packed)]
-struct PathBeneathAttr {
-    allowed_access: u64,
-    parent_fd: i32,
-}
-
-fn add(ruleset: &OwnedFd, file: &PathFd, access: u64) -> io::Result<()> {
-    let attr = PathBeneathAttr {
-        allowed_access: access,
-        parent_fd: file.as_fd().as_raw_fd(),
-    };
-    // SAFETY: `attr` is a live path-beneath attribute; the ruleset is ours.
-    let done = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_add_rule,
-            ruleset.as_raw_fd(),
-            1 as libc::c_int,
-            &attr as *const PathBeneathAttr,
-            0u32,
-        )
-    };
-    if done < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 #[cfg(test)]
