@@ -73,6 +73,7 @@ fuzz_target!(|data: &[u8]| {
         text_tail: tail,
         raw_head: head,
         raw_tail: tail,
+        raw_stream: 0,
     };
     let pipes = config & 1 == 1;
     let mut o = JobOutput::new(limits, pipes, (!pipes).then_some(ScreenSize::new(20, 5)));
