@@ -20,6 +20,7 @@ mod params;
 mod parent;
 mod peer;
 pub mod place;
+mod protocol;
 mod server;
 mod session;
 mod state;
@@ -34,9 +35,9 @@ pub use envd::decode::{decode_request, Call};
 pub use envd::files::decode_upload;
 pub use envd::proto;
 pub use http::auth::read_token_file;
-pub use http::connect::{Code, ConnectError};
 pub use http::Listen;
 pub use place::default_socket;
+pub use protocol::connect::{Code, ConnectError};
 pub use stop::stop;
 
 /// The wire protocol's version: a client and a daemon that differ do not talk.

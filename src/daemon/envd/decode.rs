@@ -4,7 +4,7 @@
 //! is checked here or refused with a Connect error; nothing here panics.
 
 use super::proto::process as pb;
-use crate::daemon::http::connect::{
+use crate::daemon::protocol::connect::{
     content_type_of, decode, split_envelopes, Code, Codec, ConnectError, Shape, FLAG_END_STREAM,
 };
 
@@ -133,7 +133,7 @@ pub fn terminal_size(size: &pb::pty::Size) -> Result<(u16, u16), ConnectError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::daemon::http::connect::envelope;
+    use crate::daemon::protocol::connect::envelope;
 
     #[test]
     fn every_method_decodes_and_bad_input_is_refused() {

@@ -35,7 +35,7 @@ use super::inflate::{self, Encoding};
 use super::multipart;
 use super::regular_file;
 use super::Envd;
-use crate::daemon::http::body::{channel, empty, full, Body};
+use crate::daemon::protocol::body::{channel, empty, full, Body};
 
 pub const PATH: &str = "/files";
 /// The largest multipart body, which is parsed whole in memory: 64 MiB. A larger file

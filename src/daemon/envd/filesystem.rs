@@ -19,8 +19,8 @@ use super::fs_error::{connect_error, FsError};
 use super::proto::filesystem as pb;
 use super::watch::Spec;
 use super::Envd;
-use crate::daemon::http::body::{empty, full, Body};
-use crate::daemon::http::connect::{
+use crate::daemon::protocol::body::{empty, full, Body};
+use crate::daemon::protocol::connect::{
     self, check_encoding, decode, encode, read_unary, Code, Codec, ConnectError, Shape,
 };
 

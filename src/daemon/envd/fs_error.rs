@@ -4,7 +4,7 @@
 use std::io;
 use std::path::Path;
 
-use crate::daemon::http::connect::{Code, ConnectError};
+use crate::daemon::protocol::connect::{Code, ConnectError};
 
 /// A file call's failure: its code becomes a Connect code (filesystem.rs) or the HTTP
 /// status envd's REST API gives (files.rs).

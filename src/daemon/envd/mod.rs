@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use proto::process as pb;
 
 use super::conn::Daemon;
-use super::http::connect::{Code, ConnectError};
+use super::protocol::connect::{Code, ConnectError};
 use super::state::Hosted;
 use crate::base::error::{ErrorCode, ServiceError};
 use crate::base::sync::lock;
@@ -55,7 +55,7 @@ struct Started {
 
 /// The network face's envd services: what their handlers use (the daemon's state and
 /// runtimes, the face's own service, `--project-root`), so they need nothing of the
-/// HTTP layer above them but its leaves (`http::body`, `http::connect`).
+/// HTTP layer above them: what they answer with is in src/daemon/protocol/.
 pub struct Envd {
     pub daemon: Arc<Daemon>,
     /// `--project-root` as given (`None`: the service's default, `$HOME` else `/`).

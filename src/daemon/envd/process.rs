@@ -13,8 +13,8 @@ use super::decode::{decode_first, decode_unary, shape_of, signal_of, Call};
 use super::proto::process as pb;
 use super::Envd;
 use super::{connect_error, stream};
-use crate::daemon::http::body::{empty, full, Body};
-use crate::daemon::http::connect::{
+use crate::daemon::protocol::body::{empty, full, Body};
+use crate::daemon::protocol::connect::{
     self, check_encoding, encode, envelope, next_envelope, read_unary, Code, Codec, ConnectError, Shape,
     FLAG_END_STREAM,
 };

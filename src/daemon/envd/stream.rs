@@ -21,8 +21,8 @@ use tokio::sync::{mpsc, Notify};
 use super::connect_error;
 use super::proto::process as pb;
 use super::Envd;
-use crate::daemon::http::body::{channel, Body};
-use crate::daemon::http::connect::{self, encode, envelope, Code, Codec, ConnectError};
+use crate::daemon::protocol::body::{channel, Body};
+use crate::daemon::protocol::connect::{self, encode, envelope, Code, Codec, ConnectError};
 use crate::daemon::state::Hosted;
 use crate::job::JobStatus;
 use crate::output::persist::Stream;
@@ -75,7 +75,7 @@ fn streaming_response(codec: Codec, body: Body) -> Response<Body> {
 
 /// A stream of one end message: the error.
 fn failed(codec: Codec, e: &ConnectError) -> Response<Body> {
-    crate::daemon::http::body::full(StatusCode::OK, connect::streaming_type(codec), e.end_stream())
+    crate::daemon::protocol::body::full(StatusCode::OK, connect::streaming_type(codec), e.end_stream())
 }
 
 /// `StartRequest` → the core's request: argv mode (`cmd` and `args`, no shell added),

@@ -18,8 +18,8 @@ use super::fs_error::connect_error;
 use super::proto::filesystem::{watch_dir_response, WatchDirRequest, WatchDirResponse};
 use super::watch::{Spec, Watch};
 use super::Envd;
-use crate::daemon::http::body::{channel, full, Body};
-use crate::daemon::http::connect::{
+use crate::daemon::protocol::body::{channel, full, Body};
+use crate::daemon::protocol::connect::{
     self, check_encoding, encode, envelope, next_envelope, Code, Codec, ConnectError, Shape, FLAG_END_STREAM,
 };
 

@@ -44,9 +44,9 @@ use bytes::Bytes;
 use hyper::header::{HeaderMap, CONTENT_TYPE, HOST, ORIGIN, UPGRADE};
 use hyper::{Method, Response, StatusCode, Uri};
 
-use super::body::{full, Body};
 use super::upgrade::PROTOCOL_TOKEN;
 use super::Listen;
+use crate::daemon::protocol::body::{full, Body};
 
 /// Headers that only a program, or a page after a preflight, can send: each proves
 /// the request is not a cross-site form post or no-cors fetch.

@@ -15,7 +15,7 @@ use http_body_util::BodyExt;
 use hyper::body::{Frame, SizeHint};
 use hyper::Response;
 
-use super::body::{Body, BodyError};
+use crate::daemon::protocol::body::{Body, BodyError};
 
 /// One connection's requests in flight.
 pub struct Activity {

@@ -18,8 +18,8 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::UnixStream;
 
-use super::body::{full, Body, BodyError};
 use super::Face;
+use crate::daemon::protocol::body::{full, Body, BodyError};
 
 /// Headers that belong to one hop (RFC 9110 7.6.1) or carry the token: never passed on.
 const NOT_FORWARDED: &[&str] = &[

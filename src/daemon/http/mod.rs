@@ -12,9 +12,7 @@
 
 pub mod admission;
 pub mod auth;
-pub mod body;
 pub mod browser;
-pub mod connect;
 mod idle;
 pub mod mcp_proxy;
 pub mod upgrade;
@@ -32,8 +30,8 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::conn::Daemon;
+use super::protocol::body::{empty, Body};
 use admission::{Admission, Slot};
-use body::{empty, Body};
 
 /// A client has this long to send its first bytes and, over HTTP/1.1, a request's
 /// headers: a connection that sends nothing does not hold a slot for ever (slowloris).

@@ -22,8 +22,8 @@ use hyper::{Request, Response, StatusCode, Version};
 use hyper_util::rt::TokioIo;
 use tokio::net::UnixStream;
 
-use super::body::{empty, full, Body};
 use super::Face;
+use crate::daemon::protocol::body::{empty, full, Body};
 
 /// The `Upgrade` token (client/link.ts `UPGRADE_PROTOCOL`); its number follows the
 /// wire's `PROTOCOL`.
