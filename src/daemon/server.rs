@@ -65,6 +65,9 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
             daemon: daemon.clone(),
             listen,
             envd,
+            session: |daemon, stream| {
+                tokio::spawn(connection(daemon, stream));
+            },
         });
         tokio::spawn(super::http::serve(tcp, face));
     }

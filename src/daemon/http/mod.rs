@@ -79,6 +79,10 @@ pub struct Face {
     pub listen: Listen,
     /// E2B's services over the daemon's state.
     pub envd: Arc<super::envd::Envd>,
+    /// Starts a session of the daemon's own protocol on a socket (src/daemon/session.rs),
+    /// for a connection upgraded to it (upgrade.rs). Given by the server, which serves
+    /// the unix socket's sessions the same way, so this face needs nothing above it.
+    pub session: fn(Arc<Daemon>, tokio::net::UnixStream),
 }
 
 /// Checks the exposure rules, then binds. Called before the daemon serves anything,

@@ -3,9 +3,9 @@
 //! An HTTP/1.1 request with `Connection: Upgrade` and `Upgrade: native-shell-service/1`
 //! (authenticated like every request, by the router: auth.rs) gets `101 Switching
 //! Protocols`; from then on the connection carries exactly the unix socket's framed
-//! messages (docs/daemon.md, "Wire"), served by the same code (session.rs
-//! `connection`), so the TypeScript client (client/link.ts `openUrl`) works over TCP as
-//! over the socket.
+//! messages (docs/daemon.md, "Wire"), served by the same code (src/daemon/session.rs
+//! `connection`, which the server gives the face as `Face::session`), so the TypeScript
+//! client (client/link.ts `openUrl`) works over TCP as over the socket.
 //!
 //! Who may connect: on the unix socket the peer's uid must be the daemon's; here the
 //! router's rules (auth.rs) stand in for that check: the token, or, without one, a
@@ -44,10 +44,10 @@ pub async fn handle(mut req: Request<Incoming>, face: Arc<Face>) -> Response<Bod
         return response;
     }
     let upgrading = hyper::upgrade::on(&mut req);
-    let daemon = face.daemon.clone();
+    let (daemon, session) = (face.daemon.clone(), face.session);
     tokio::spawn(async move {
         match upgrading.await {
-            Ok(upgraded) => bridge(daemon, TokioIo::new(upgraded)).await,
+            Ok(upgraded) => bridge(daemon, session, TokioIo::new(upgraded)).await,
             Err(e) => eprintln!("native-shell-daemon: /daemon: the upgrade failed: {e}"),
         }
     });
@@ -76,8 +76,11 @@ fn asks_for_us(req: &Request<Incoming>) -> bool {
 /// Serves the upgraded connection as a socket connection: one end of a socket pair
 /// goes to the socket's connection code (whose writes are non-blocking writes to a unix
 /// socket: src/daemon/outbox.rs), the other is copied to and from the TCP connection.
-async fn bridge<T>(daemon: Arc<crate::daemon::conn::Daemon>, mut tcp: T)
-where
+async fn bridge<T>(
+    daemon: Arc<crate::daemon::conn::Daemon>,
+    session: fn(Arc<crate::daemon::conn::Daemon>, UnixStream),
+    mut tcp: T,
+) where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     let (ours, mut theirs) = match UnixStream::pair() {
@@ -87,7 +90,7 @@ where
             return;
         }
     };
-    tokio::spawn(crate::daemon::session::connection(daemon, ours));
+    session(daemon, ours);
     // Ends when either side closes: the client went (its `keep: false` jobs end, as
     // on the socket), or the daemon closed the connection.
     let _ = tokio::io::copy_bidirectional(&mut tcp, &mut theirs).await;
