@@ -102,7 +102,6 @@ pub(super) fn reparenting() -> BitFlags<AccessFs> {
 pub(super) mod tests {
     use super::*;
     use std::ffi::CString;
-    use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     use std::sync::Arc;
 
@@ -113,58 +112,30 @@ pub(super) mod tests {
             .iter()
             .map(|f| CString::new(f.as_os_str().as_bytes()).expect("path"))
             .collect();
-        // SAFETY: the child makes system calls on memory prepared before the fork and
-        // leaves with `_exit`; the parent only waits for it.
-        unsafe {
-            let pid = libc::fork();
-            assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
-            if pid == 0 {
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0
-                    || libc::syscall(libc::SYS_landlock_restrict_self, layer.as_raw_fd(), 0u32) != 0
-                {
-                    libc::_exit(255);
+        let bits = super::super::confined_child::answer(layer, || {
+            let mut bits = 0;
+            for (i, file) in files.iter().enumerate() {
+                // SAFETY: a NUL-terminated path made before the fork.
+                let fd = unsafe { libc::open(file.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+                if fd >= 0 {
+                    bits |= 1 << i;
+                    // SAFETY: the descriptor just opened.
+                    unsafe { libc::close(fd) };
                 }
-                let mut bits = 0;
-                for (i, file) in files.iter().enumerate() {
-                    let fd = libc::open(file.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-                    if fd >= 0 {
-                        bits |= 1 << i;
-                        libc::close(fd);
-                    }
-                }
-                libc::_exit(bits);
             }
-            let mut status = 0;
-            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
-            assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
-            let code = libc::WEXITSTATUS(status);
-            assert_ne!(code, 255, "the child could not confine itself");
-            code as u32
-        }
+            bits
+        });
+        bits as u32
     }
 
     /// Whether a child confined by `layer` alone can rename `from` to `to`.
     pub(in crate::platform::linux::sandbox) fn renamed(layer: &OwnedFd, from: &Path, to: &Path) -> bool {
         let from = CString::new(from.as_os_str().as_bytes()).expect("path");
         let to = CString::new(to.as_os_str().as_bytes()).expect("path");
-        // SAFETY: as in `readable`.
-        unsafe {
-            let pid = libc::fork();
-            assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
-            if pid == 0 {
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0
-                    || libc::syscall(libc::SYS_landlock_restrict_self, layer.as_raw_fd(), 0u32) != 0
-                {
-                    libc::_exit(255);
-                }
-                libc::_exit(i32::from(libc::rename(from.as_ptr(), to.as_ptr()) == 0));
-            }
-            let mut status = 0;
-            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
-            let code = libc::WEXITSTATUS(status);
-            assert_ne!(code, 255, "the child could not confine itself");
-            code == 1
-        }
+        // SAFETY: NUL-terminated paths made before the fork.
+        super::super::confined_child::answer(layer, || {
+            i32::from(unsafe { libc::rename(from.as_ptr(), to.as_ptr()) } == 0)
+        }) == 1
     }
 
     /// A hidden directory and file are unreadable through the layer, their siblings and

@@ -15,6 +15,8 @@
 //! the job never runs unconfined.
 
 mod caps;
+#[cfg(test)]
+mod confined_child;
 mod filter;
 mod hidden;
 mod path_rule;

@@ -460,19 +460,12 @@ mod tests {
             .iter()
             .map(|d| CString::new(d.join("made-by-test").as_os_str().as_bytes()).expect("path"))
             .collect();
-        // SAFETY: the child makes system calls on memory prepared before the fork and
-        // leaves with `_exit`; the parent only waits for it.
-        unsafe {
-            let pid = libc::fork();
-            assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
-            if pid == 0 {
-                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0
-                    || libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) != 0
-                {
-                    libc::_exit(255);
-                }
-                let mut bits = 0;
-                for (i, file) in files.iter().enumerate() {
+        let bits = super::super::confined_child::answer(ruleset, || {
+            let mut bits = 0;
+            for (i, file) in files.iter().enumerate() {
+                // SAFETY: a NUL-terminated path made before the fork; the descriptor
+                // closed is the one just opened.
+                unsafe {
                     let fd = libc::open(file.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o600);
                     if fd >= 0 {
                         bits |= 1 << i;
@@ -480,15 +473,10 @@ mod tests {
                         libc::unlink(file.as_ptr());
                     }
                 }
-                libc::_exit(bits);
             }
-            let mut status = 0;
-            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
-            assert!(libc::WIFEXITED(status), "the child did not exit: {status}");
-            let code = libc::WEXITSTATUS(status);
-            assert_ne!(code, 255, "the child could not confine itself");
-            code as u32
-        }
+            bits
+        });
+        bits as u32
     }
 
     /// Until the helper thread has put rules of `resolved` in the slot (or 30 s, on a
