@@ -29,6 +29,21 @@ function truncateAt(fd: number, length: number): Promise<void> {
   return new Promise((resolve, reject) => ftruncate(fd, length, (error) => (error ? reject(error) : resolve())));
 }
 
+/** Upstream's text for a finished background command, with its own truncation. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max).join('')}...[TRUNCATED]`;
+}
+
+/** The last characters of `text` kept to check the log's end by (whole characters). */
+export function keepEnd(text: string): string {
+  if (text.length <= 256) return text;
+  const end = text.slice(-256);
+  // A surrogate pair cut in two would not encode as the bytes it stands for.
+  return /^[\uDC00-\uDFFF]/u.test(end) ? end.slice(1) : end;
+}
+
 export class BackgroundLog {
   /** Bytes of committed text in the file: where the pending text starts. */
   private committed = 0;

@@ -6,7 +6,8 @@
 // history) stays there and is reached through `ExecutionHooks`.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-import type { BackgroundLog } from './background-log.js';
+import { type BackgroundLog, keepEnd, truncate } from './background-log.js';
+import { asError, quietly } from './errors.js';
 
 import { isDaemonClient, type JobService, type NativePackedScreen, type NativeService } from './native.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -69,35 +70,6 @@ export interface ExecutionHooks {
   ended(execution: Execution, exitCode: number | null, signal: number | null): void;
   /** The result is about to be reported: stop naming the execution by its pid. */
   forget(execution: Execution): void;
-}
-
-/** Upstream's text for a finished background command, with its own truncation. */
-function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max).join('')}...[TRUNCATED]`;
-}
-
-/** The last characters of `text` kept to check the log's end by (whole characters). */
-function keepEnd(text: string): string {
-  if (text.length <= 256) return text;
-  const end = text.slice(-256);
-  // A surrogate pair cut in two would not encode as the bytes it stands for.
-  return /^[\uDC00-\uDFFF]/u.test(end) ? end.slice(1) : end;
-}
-
-/** Runs `call`, ignoring what it throws or rejects with (a job that is gone). */
-function quietly(call: () => unknown): void {
-  try {
-    const done = call();
-    if (done instanceof Promise) done.catch(() => undefined);
-  } catch {
-    // the job is gone
-  }
-}
-
-export function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
 }
 
 export class Execution {

@@ -10,7 +10,8 @@ import { join, relative, resolve as resolvePath } from 'node:path';
 
 import { BackgroundLog } from './background-log.js';
 import { exactEnvironment, prepare } from './environment.js';
-import { asError, Execution, MAX_SERIALIZED_LINES, PIPES_METHOD } from './execution.js';
+import { asError } from './errors.js';
+import { Execution, MAX_SERIALIZED_LINES, PIPES_METHOD } from './execution.js';
 import { daemonFromEnv, defaultNativeOptions, isDaemonClient, type JobService, loadAddon, type NativeServiceOptions } from './native.js';
 import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
 import type {
