@@ -36,6 +36,7 @@ use super::cgroup;
 /// Makes this process a child subreaper: what its children leave behind is re-parented
 /// to it. For the daemon only (a Node process hosting the addon keeps libuv's rules).
 pub fn become_subreaper() -> io::Result<()> {
+    crate::platform::unix::reap::adopting_orphans();
     // SAFETY: prctl with integer arguments only.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
         return Err(io::Error::last_os_error());

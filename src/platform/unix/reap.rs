@@ -32,8 +32,23 @@ static LAUNCH_GATE: RwLock<()> = RwLock::new(());
 
 /// Runs `launch` (which starts one child and returns its pid) so that the orphan reaper
 /// leaves that child to its watcher.
+/// Whether this process adopts orphans (the daemon, a subreaper): only then are launches
+/// registered, so a process hosting the addon pays nothing for it on each spawn.
+#[cfg(target_os = "linux")]
+static ADOPTS_ORPHANS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, launches are registered for the orphan reaper. Called before this
+/// process becomes a subreaper, so no launch of it is missed.
+#[cfg(target_os = "linux")]
+pub fn adopting_orphans() {
+    ADOPTS_ORPHANS.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
 #[cfg(target_os = "linux")]
 pub fn launching<E>(launch: impl FnOnce() -> Result<i32, E>) -> Result<i32, E> {
+    if !ADOPTS_ORPHANS.load(std::sync::atomic::Ordering::SeqCst) {
+        return launch();
+    }
     let _gate = LAUNCH_GATE.read().unwrap_or_else(|e| e.into_inner());
     let pid = launch()?;
     lock(&LAUNCHED).get_or_insert_with(HashSet::new).insert(pid);
