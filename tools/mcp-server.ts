@@ -42,7 +42,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   // --daemon (the Gemini extension asks for the daemon everywhere).
   const notices = new ClientLog();
   const { native, containment } = await openMcpService({ ...options, projectRoot }, (line) => notices.say('warning', line));
-  const { server, service, tools, inDaemon, quiet } = await createMcpServer(native, { ...options, projectRoot });
+  const { server, service, tools, inDaemon, quiet, wire } = await createMcpServer(native, { ...options, projectRoot });
   notices.attach(server);
 
   const stdin = options.stdin ?? process.stdin;
@@ -78,7 +78,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Ru
   transport.onclose = () => void close('the client disconnected');
   stdin.once('end', () => void close('the client closed stdin'));
   stdin.once('close', () => void close('stdin closed'));
-  await server.connect(transport);
+  await server.connect(wire(transport));
   const where = inDaemon && native.daemon ? `, jobs in the daemon pid ${native.daemon.pid} at ${native.daemon.socket}` : '';
   notices.say('info', `native-shell-service mcp: serving ${DECLARATIONS.length} tools for ${projectRoot} (containment: ${containment}${where})`);
   return { service, tools, closed, close: () => close('asked to stop') };

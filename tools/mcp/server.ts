@@ -3,6 +3,7 @@
 // The stdio command (tools/mcp-server.ts) connects one to stdin/stdout; the HTTP front
 // (tools/mcp/http.ts) makes one per Streamable HTTP session.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js' with { 'resolution-mode': 'import' };
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js' with { 'resolution-mode': 'import' };
 
 import {
   type AnyShellExecutionService as ShellExecutionService,
@@ -18,6 +19,8 @@ import { createShellTools, type ShellTools } from '../create.js';
 import { MCP_SETTINGS } from '../sandbox-text.js';
 import type { ToolName } from '../types.js';
 import { JobFiles } from './job-files.js';
+import { type ModernInfo, ModernWire } from './modern-wire.js';
+import { ShellTasks } from './tasks/shell-tasks.js';
 import { JOB_URI_TEMPLATE, ResourceNotFound, watchJobs } from './job-resources.js';
 import { ANNOTATIONS, OUTPUT_SCHEMAS } from './output-schemas.js';
 import { progressUpdates } from './progress.js';
@@ -61,6 +64,10 @@ export interface McpSession {
   inDaemon: boolean;
   /** Stops the `resources/list_changed` announcements (the connection is ending). */
   quiet(): void;
+  /** What `server/discover` says and who serves the tasks (tools/mcp/modern-wire.ts). */
+  modern: ModernInfo;
+  /** `transport` speaking 2026-07-28 beside the 2025 versions: connect the server to this. */
+  wire(transport: Transport): Transport;
 }
 
 /**
@@ -136,14 +143,12 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
   const service = watchJobs(native, () => announceJobs());
   const tools = createShellTools(service, config);
 
-  const server = new Server(
-    { name: 'native-shell-service', version: packageVersion() },
-    {
-      capabilities: { tools: {}, resources: { listChanged: true }, logging: {} },
-      instructions:
-        'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell. Each result says what to do next (next) and names the job\'s files (files): its whole output is the resource shell-job://<handle>/stdout.txt, running or finished, read in pages of 8 KiB (a page that stops early says which URI reads on).',
-    },
-  );
+  const serverInfo = { name: 'native-shell-service', version: packageVersion() };
+  const capabilities = { tools: {}, resources: { listChanged: true }, logging: {} };
+  const instructions =
+    'Shell tools with process handles. run_shell_command returns a Handle; a command still running stays alive: use send_input to talk to it (interactive programs: pass their prompt as ai_callback_pattern), jobs to list, kill to stop. shell_cmd runs one program without a shell. Each result says what to do next (next) and names the job\'s files (files): its whole output is the resource shell-job://<handle>/stdout.txt, running or finished, read in pages of 8 KiB (a page that stops early says which URI reads on).';
+  const server = new Server(serverInfo, { capabilities, instructions });
+  const modern: ModernInfo = { serverInfo, capabilities, instructions, tasks: new ShellTasks(service, tools, MCP_SETTINGS) };
   announceJobs = () => {
     server.sendResourceListChanged().catch(() => {}); // not connected, or the client is gone
   };
@@ -226,5 +231,7 @@ export async function createMcpServer(native: ShellExecutionService, options: Mc
     quiet: () => {
       announceJobs = () => {};
     },
+    modern,
+    wire: (transport) => new ModernWire(transport, modern),
   };
 }
