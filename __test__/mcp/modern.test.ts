@@ -57,7 +57,7 @@ describe('MCP 2026-07-28 beside the 2025 versions', () => {
       expect(caps.tools).toEqual({});
       expect(caps.extensions[TASKS]).toEqual({});
       expect(typeof d.instructions).toBe('string');
-      expect((d._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo'].name).toBe('native-shell-service');
+      expect((d._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']?.name).toBe('native-shell-service');
       // Then framed requests, no initialize: results carry resultType, cache hints and the server's name.
       const list = ok(await c.modern('tools/list'));
       expect(list.resultType).toBe('complete');
@@ -93,7 +93,7 @@ describe('MCP 2026-07-28 beside the 2025 versions', () => {
         const call = ok(await c.request('tools/call', { name: 'run_shell_command', arguments: { command: 'echo legacy' } }));
         expect(call.resultType).toBeUndefined();
         expect(call.taskId).toBeUndefined();
-        expect((call.content as { text: string }[])[0].text).toContain('Stdout: legacy');
+        expect((call.content as { text: string }[])[0]?.text).toContain('Stdout: legacy');
       } finally {
         await c.close();
       }
@@ -116,7 +116,7 @@ describe('the Tasks extension: run_shell_command as a task', () => {
 
       const first = await until(c, taskId, (t) => t.status === 'input_required');
       expect(first.status).toBe('input_required');
-      const [key1, ask1] = Object.entries(first.inputRequests ?? {})[0];
+      const [key1, ask1] = Object.entries(first.inputRequests ?? {})[0]!;
       expect(ask1.method).toBe('elicitation/create');
       expect(ask1.params.message).toContain('name? ');
       // An answer to a key the task does not ask is refused, and nothing is typed.
@@ -125,18 +125,18 @@ describe('the Tasks extension: run_shell_command as a task', () => {
 
       const second = await until(c, taskId, (t) => t.status === 'input_required' && !(key1 in (t.inputRequests ?? {})));
       expect(second.status).toBe('input_required');
-      const [key2, ask2] = Object.entries(second.inputRequests ?? {})[0];
+      const [key2, ask2] = Object.entries(second.inputRequests ?? {})[0]!;
       expect(ask2.params.message).toContain('colour? ');
       expect(ask2.params.message).toContain('hello Ada');
       ok(await c.modern('tasks/update', { taskId, inputResponses: { [key2]: { action: 'accept', content: { input: 'green' } } } }));
 
       const done = await until(c, taskId, (t) => t.status === 'completed');
       expect(done.status).toBe('completed');
-      expect(done.result?.content[0].text).toContain('Ada likes green');
+      expect(done.result?.content[0]?.text).toContain('Ada likes green');
       expect(done.result?.structuredContent?.exitCode).toBe(0);
       expect(done.result?.structuredContent?.status).toBe('exited');
       // Asked again: the same end (kept after the tools forgot the job).
-      expect((await until(c, taskId, () => true)).result?.content[0].text).toContain('Ada likes green');
+      expect((await until(c, taskId, () => true)).result?.content[0]?.text).toContain('Ada likes green');
       // A task id that names no job, and one that is not a task id at all.
       expect((await c.modern('tasks/get', { taskId: 'shell-job-999999' })).error?.code).toBe(-32602);
       expect((await c.modern('tasks/get', { taskId: '../1' })).error?.code).toBe(-32602);
@@ -165,7 +165,7 @@ describe('the Tasks extension: run_shell_command as a task', () => {
       const taskId = created.taskId as string;
       const asking = await until(c, taskId, (t) => t.status === 'input_required');
       expect(asking.status).toBe('input_required');
-      const [key] = Object.keys(asking.inputRequests ?? {});
+      const key = Object.keys(asking.inputRequests ?? {})[0]!;
       const refused = await c.modern('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { input: 'touch made-by-task' } } } });
       expect(refused.error?.code).toBe(-32602);
       expect(refused.error?.message).toContain('touch');
@@ -221,14 +221,14 @@ describe('the Tasks extension: run_shell_command as a task', () => {
       ok(await second.request('server/discover'));
       const again = await until(second, taskId, (t) => t.status === 'input_required');
       expect(again.status).toBe('input_required');
-      const [key, ask] = Object.entries(again.inputRequests ?? {})[0];
+      const [key, ask] = Object.entries(again.inputRequests ?? {})[0]!;
       expect(ask.params.message).toContain('name? ');
       ok(await second.modern('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { input: 'Grace' } } } }));
       const next = await until(second, taskId, (t) => t.status === 'input_required' && !(key in (t.inputRequests ?? {})));
-      ok(await second.modern('tasks/update', { taskId, inputResponses: { [Object.keys(next.inputRequests ?? {})[0]]: { action: 'accept', content: { input: 'blue' } } } }));
+      ok(await second.modern('tasks/update', { taskId, inputResponses: { [Object.keys(next.inputRequests ?? {})[0]!]: { action: 'accept', content: { input: 'blue' } } } }));
       const done = await until(second, taskId, (t) => t.status === 'completed');
       expect(done.status).toBe('completed');
-      expect(done.result?.content[0].text).toContain('Grace likes blue');
+      expect(done.result?.content[0]?.text).toContain('Grace likes blue');
     } finally {
       await second.close();
     }
