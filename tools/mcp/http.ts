@@ -14,6 +14,7 @@ import type { Socket } from 'node:net';
 
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js' with { 'resolution-mode': 'import' };
 
+import { isModernBody, statelessMcp } from './modern-http.js';
 import { createMcpServer, type McpSession, type McpToolOptions, openMcpService } from './server.js';
 
 /** The largest POST body read here (the transport's own default bound). */
@@ -98,6 +99,11 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
   const sessions = new Map<string, Session>();
   const tools: McpToolOptions = { ...options.tools, daemon: { socket: options.daemonSocket } };
 
+  const stateless = statelessMcp(async () => {
+    const { native } = await openMcpService(tools, log, true);
+    return createMcpServer(native, tools);
+  });
+
   const end = async (id: string, session: Session, why: string): Promise<void> => {
     if (sessions.get(id) !== session) return;
     sessions.delete(id);
@@ -166,6 +172,19 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
     if (tooBig) return reject(res, 413, -32600, `the request is over ${MAX_BODY} bytes`);
     if (value === undefined) return reject(res, 400, -32700, 'Parse error: the body is not JSON');
     const messages = Array.isArray(value) ? value : [value];
+    // MCP 2026-07-28: no session; each request answered in this response (modern-http.ts).
+    if (isModernBody(messages)) {
+      let replies: Record<string, unknown>[];
+      try {
+        replies = await stateless.answer(messages);
+      } catch (e) {
+        const err = e as Error & { code?: string };
+        log(`native-shell-service mcp-http: cannot answer a 2026-07-28 request: ${err.code ?? ''} ${err.message}`);
+        return reject(res, 503, -32603, `the daemon cannot be reached (${err.code ?? 'EXECUTION_FAILED'})`);
+      }
+      if (replies.length === 0) return void res.writeHead(202).end();
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(value) ? replies : replies[0]));
+    }
     if (!messages.some((m) => isInitializeRequest(m))) {
       return reject(res, 400, -32000, 'Bad Request: no Mcp-Session-Id (send initialize first)');
     }
@@ -218,7 +237,7 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
     sessions: () => sessions.size,
     close: async () => {
       clearInterval(sweep);
-      await Promise.all([...sessions].map(([id, s]) => end(id, s, 'the server stops')));
+      await Promise.all([...[...sessions].map(([id, s]) => end(id, s, 'the server stops')), stateless.close()]);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

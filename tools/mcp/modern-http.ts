@@ -1,0 +1,105 @@
+// The stateless HTTP form of MCP 2026-07-28 on `/mcp`: a POST with no `Mcp-Session-Id`
+// whose requests are `server/discover` or framed for 2026-07-28 (tools/mcp/modern-wire.ts)
+// is answered in its own HTTP response, as JSON; there is no session to open or end.
+// Those requests share one server (tools/mcp/server.ts) and so one client of the daemon,
+// opened at the first such request: every request names what it needs itself, and the
+// state it reaches (jobs, tasks) is the daemon's, so which server answers does not matter.
+// A 2025-era client keeps its `initialize` and its session (tools/mcp/http.ts).
+//
+// Notifications the server sends while it answers (progress, list changes, logging) have
+// no stream to go to here and are dropped; the revision's clients poll tasks instead.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js' with { 'resolution-mode': 'import' };
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js' with { 'resolution-mode': 'import' };
+
+import { answerModern, requestEra, shapeModernResult } from './modern-wire.js';
+import type { McpSession } from './server.js';
+
+type Json = Record<string, unknown>;
+
+/** Whether a POST body (one message or a batch) is for the 2026-07-28 stateless form. */
+export function isModernBody(messages: unknown[]): boolean {
+  return messages.length > 0 && messages.every((m) => m !== null && typeof m === 'object' && 'method' in m && requestEra(m as Json) !== 'legacy');
+}
+
+/**
+ * A transport inside this process: the SDK's Server answers through it, each answer
+ * going back to the request that asked. Ids are its own (two HTTP clients may both send
+ * id 1), mapped back on the way out.
+ */
+class InProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  private next = 1;
+  private readonly waiting = new Map<number, (reply: Json) => void>();
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    for (const resolve of this.waiting.values()) resolve({ error: { code: -32603, message: 'the server is closing' } });
+    this.waiting.clear();
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const m = message as unknown as Json;
+    if ('method' in m || typeof m.id !== 'number') return; // a notification or a request to the client: no stream here
+    const resolve = this.waiting.get(m.id);
+    this.waiting.delete(m.id);
+    resolve?.(m);
+  }
+
+  /** `message` to the Server; resolves with its reply (`result` or `error`). */
+  ask(message: Json): Promise<Json> {
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.onmessage?.({ ...message, id } as unknown as JSONRPCMessage);
+    });
+  }
+}
+
+export interface StatelessMcp {
+  /** The replies to `messages` (requests only; notifications get none). */
+  answer(messages: Json[]): Promise<Json[]>;
+  close(): Promise<void>;
+}
+
+/** One server for every stateless request, made by `open` when first needed. */
+export function statelessMcp(open: () => Promise<McpSession>): StatelessMcp {
+  let session: Promise<{ mcp: McpSession; transport: InProcessTransport }> | null = null;
+  const connect = async () => {
+    const mcp = await open();
+    const transport = new InProcessTransport();
+    await mcp.server.connect(transport);
+    return { mcp, transport };
+  };
+  const one = async (message: Json): Promise<Json | null> => {
+    const id = message.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return null;
+    const reply = (body: Json): Json => ({ jsonrpc: '2.0', id, ...body });
+    session ??= connect().catch((e: unknown) => {
+      session = null; // the next request tries again (the daemon may be back)
+      throw e;
+    });
+    const { mcp, transport } = await session;
+    const own = await answerModern(mcp.modern, message);
+    if (own) return reply(own);
+    const answered = await transport.ask(message);
+    if ('error' in answered) return reply({ error: answered.error });
+    return reply({ result: shapeModernResult(mcp.modern, String(message.method), (answered.result ?? {}) as Json) });
+  };
+  return {
+    answer: async (messages) => (await Promise.all(messages.map(one))).filter((r): r is Json => r !== null),
+    close: async () => {
+      const open = session;
+      session = null;
+      if (!open) return;
+      const { mcp, transport } = await open.catch(() => ({ mcp: null, transport: null }));
+      if (!mcp || !transport) return;
+      mcp.quiet();
+      await mcp.service.shutdown().catch(() => {});
+      await transport.close();
+    },
+  };
+}
