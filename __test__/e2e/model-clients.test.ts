@@ -57,10 +57,27 @@ describe('what the model of Claude Code sees', () => {
   it('the hints and the output once, from structuredContent', async (ctx) => {
     const why = await unavailable(CLAUDE);
     if (why) ctx.skip(why);
-    checkSeen(await runClaude(script('ReadMcpResourceTool')), 'claude');
+    const run = await runClaude(script('ReadMcpResourceTool'));
+    checkSeen(run, 'claude');
+    // It asks server/discover first and, answered, speaks MCP 2026-07-28: no initialize,
+    // every request framed with the revision (tools/mcp/modern-wire.ts).
+    const version = (m: ClientRun['wire'][number]) => (m.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+    expect(run.wire[0]?.method).toBe('server/discover');
+    expect(run.wire.map((m) => m.method)).not.toContain('initialize');
+    const calls = run.wire.filter((m) => m.method === 'tools/call');
+    expect(calls).toHaveLength(3);
+    for (const call of calls) expect(version(call)).toBe('2026-07-28');
+    // `claude -p` runs as the entrypoint sdk-cli, where Claude Code turns MCP tasks off
+    // (docs/mcp.md, "Tasks in each client"): its calls do not declare the extension, so
+    // they are answered at once, as above, and none becomes a task.
+    for (const call of calls) {
+      const caps = (call.params?._meta as Record<string, { extensions?: Record<string, unknown> }>)['io.modelcontextprotocol/clientCapabilities'];
+      expect(caps?.extensions?.['io.modelcontextprotocol/tasks']).toBeUndefined();
+    }
+    expect(run.wire.map((m) => m.method).filter((m) => m?.startsWith('tasks/'))).toEqual([]);
   }, 240_000);
 
-  it('over HTTP it leaves without DELETE; the idle session ends and its job shows as from an ended session', async (ctx) => {
+  it('over HTTP it speaks 2026-07-28 with no session; the idle stateless server ends and its job shows as from an ended session', async (ctx) => {
     const why = await unavailable(CLAUDE);
     if (why) ctx.skip(why);
     const d = await listen({ args: ['--mcp-session-idle-ms', '1500'] });
@@ -80,9 +97,10 @@ describe('what the model of Claude Code sees', () => {
       };
       expect((await job())?.attached).toBeDefined();
       expect(await eventuallyAsync(async () => (await job())?.attached === 'none', 30_000)).toBe(true);
-      // Ended by the idle rule: Claude Code sent no DELETE (that would read "ends (closed)").
-      expect(d.stderr()).toMatch(/session \S+ ends \(idle for 1500 ms/);
-      expect(d.stderr()).not.toContain('ends (closed)');
+      // Claude Code asked server/discover, was answered, and opened no session
+      // (tools/mcp/modern-http.ts); the server that answered it ended by the idle rule.
+      expect(d.stderr()).toMatch(/the 2026-07-28 server ends \(idle for 1500 ms/);
+      expect(d.stderr()).not.toMatch(/session \S+ ends/);
       await client.callTool({ name: 'kill', arguments: { handle: (await job())!.handle } });
     } finally {
       await client.close();

@@ -3,7 +3,7 @@
 // on a scratch project, their HOME a scratch directory. What a test reads back is what
 // each client handed its model as the tool results.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -21,7 +21,12 @@ export interface ClientRun {
   /** The tool results as the model received them, in order. */
   results: SeenResult[];
   requests: Array<{ path: string; body: unknown }>;
+  /** With `tap`: every message the client sent the stdio server, in order. */
+  wire: Array<{ method?: string; id?: unknown; params?: Record<string, unknown> }>;
 }
+
+/** Runs the stdio server behind a tap that records what the client sends (wire-tap.cjs). */
+const TAP = join(ROOT, '__test__', 'e2e', 'wire-tap.cjs');
 
 /** Why a client cannot run here, or null when `--version` answers. */
 export async function unavailable(launcher: string): Promise<string | null> {
@@ -82,13 +87,14 @@ function scratch(): Scratch {
  * Claude Code in print mode (`-p`), its MCP server from `--mcp-config` only: this
  * package's stdio server, or `server` (e.g. `{ type: 'http', url, headers }`).
  */
-export async function runClaude(script: ScriptedCall[], options: { server?: object; timeoutMs?: number } = {}): Promise<ClientRun> {
+export async function runClaude(script: ScriptedCall[], options: { server?: object; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ClientRun> {
   const timeoutMs = options.timeoutMs ?? 180_000;
   const s = scratch();
   const model = await fakeModel(script);
   try {
     const config = join(s.base, 'mcp.json');
-    const server = options.server ?? { command: process.execPath, args: s.mcpArgs };
+    const wireLog = join(s.base, 'wire.jsonl');
+    const server = options.server ?? { command: process.execPath, args: [TAP, wireLog, process.execPath, ...s.mcpArgs] };
     writeFileSync(config, JSON.stringify({ mcpServers: { shell: server } }));
     const env = {
       ...cleanEnv(s.home),
@@ -101,6 +107,7 @@ export async function runClaude(script: ScriptedCall[], options: { server?: obje
       MCP_TIMEOUT: '60000',
       // MCP tools are otherwise deferred behind ToolSearch: the model would have to search first.
       ENABLE_TOOL_SEARCH: 'false',
+      ...options.env,
     };
     const r = await exec(
       process.execPath,
@@ -122,7 +129,8 @@ export async function runClaude(script: ScriptedCall[], options: { server?: obje
       s.project,
       timeoutMs,
     );
-    return { ...r, results: model.results(), requests: model.requests };
+    const wire = existsSync(wireLog) ? readFileSync(wireLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ClientRun['wire'][number]) : [];
+    return { ...r, results: model.results(), requests: model.requests, wire };
   } finally {
     await model.close();
     rmSync(s.base, { recursive: true, force: true });
@@ -170,7 +178,7 @@ export async function runCodex(script: ScriptedCall[], options: { approve?: bool
       s.project,
       timeoutMs,
     );
-    return { ...r, results: model.results(), requests: model.requests };
+    return { ...r, results: model.results(), requests: model.requests, wire: [] };
   } finally {
     await model.close();
     rmSync(s.base, { recursive: true, force: true });

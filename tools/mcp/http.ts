@@ -99,10 +99,14 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
   const sessions = new Map<string, Session>();
   const tools: McpToolOptions = { ...options.tools, daemon: { socket: options.daemonSocket } };
 
-  const stateless = statelessMcp(async () => {
-    const { native } = await openMcpService(tools, log, true);
-    return createMcpServer(native, tools);
-  });
+  const stateless = statelessMcp(
+    async () => {
+      const { native } = await openMcpService(tools, log, true);
+      return createMcpServer(native, tools);
+    },
+    options.sessionIdleMs ?? SESSION_IDLE_MS,
+    log,
+  );
 
   const end = async (id: string, session: Session, why: string): Promise<void> => {
     if (sessions.get(id) !== session) return;

@@ -65,9 +65,26 @@ export interface StatelessMcp {
   close(): Promise<void>;
 }
 
-/** One server for every stateless request, made by `open` when first needed. */
-export function statelessMcp(open: () => Promise<McpSession>): StatelessMcp {
+/**
+ * One server for every stateless request, made by `open` when first needed and ended
+ * after `idleMs` with no request (its daemon client with it), as an idle session is
+ * (tools/mcp/http.ts): while it lives, the jobs it started are "another session's that is
+ * still connected" to every other client of the project. The next request opens another.
+ */
+export function statelessMcp(open: () => Promise<McpSession>, idleMs: number, log: (line: string) => void): StatelessMcp {
   let session: Promise<{ mcp: McpSession; transport: InProcessTransport }> | null = null;
+  let busy = 0;
+  let lastSeen = Date.now();
+  const sweep = setInterval(
+    () => {
+      if (session && busy === 0 && Date.now() - lastSeen > idleMs) {
+        log(`native-shell-service mcp-http: the 2026-07-28 server ends (idle for ${idleMs} ms); its jobs run on in the daemon`);
+        void close();
+      }
+    },
+    Math.min(60_000, Math.max(100, Math.floor(idleMs / 4))),
+  );
+  sweep.unref();
   const connect = async () => {
     const mcp = await open();
     const transport = new InProcessTransport();
@@ -89,17 +106,29 @@ export function statelessMcp(open: () => Promise<McpSession>): StatelessMcp {
     if ('error' in answered) return reply({ error: answered.error });
     return reply({ result: shapeModernResult(mcp.modern, String(message.method), (answered.result ?? {}) as Json) });
   };
+  const close = async () => {
+    const opened = session;
+    session = null;
+    if (!opened) return;
+    const { mcp, transport } = await opened.catch(() => ({ mcp: null, transport: null }));
+    if (!mcp || !transport) return;
+    mcp.quiet();
+    await mcp.service.shutdown().catch(() => {});
+    await transport.close();
+  };
   return {
-    answer: async (messages) => (await Promise.all(messages.map(one))).filter((r): r is Json => r !== null),
+    answer: async (messages) => {
+      busy += 1;
+      try {
+        return (await Promise.all(messages.map(one))).filter((r): r is Json => r !== null);
+      } finally {
+        busy -= 1;
+        lastSeen = Date.now();
+      }
+    },
     close: async () => {
-      const open = session;
-      session = null;
-      if (!open) return;
-      const { mcp, transport } = await open.catch(() => ({ mcp: null, transport: null }));
-      if (!mcp || !transport) return;
-      mcp.quiet();
-      await mcp.service.shutdown().catch(() => {});
-      await transport.close();
+      clearInterval(sweep);
+      await close();
     },
   };
 }
