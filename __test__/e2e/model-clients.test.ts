@@ -114,6 +114,11 @@ describe('what the model of Codex sees', () => {
     if (why) ctx.skip(why);
     const run = await runCodex(script('read_mcp_resource'));
     checkSeen(run, 'codex');
+    // Codex 0.171 speaks 2025-06-18 (initialize, no server/discover) and asks for no tasks.
+    expect(run.wire[0]?.method).toBe('initialize');
+    expect(run.wire[0]?.params?.protocolVersion).toBe('2025-06-18');
+    expect(run.wire.map((m) => m.method)).not.toContain('server/discover');
+    expect(run.wire.filter((m) => m.method?.startsWith('tasks/') || (m.params as { task?: unknown } | undefined)?.task !== undefined)).toEqual([]);
     expect(run.results[1]!.text.length).toBeLessThan(16_000);
   }, 240_000);
 

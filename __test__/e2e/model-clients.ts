@@ -28,6 +28,14 @@ export interface ClientRun {
 /** Runs the stdio server behind a tap that records what the client sends (wire-tap.cjs). */
 const TAP = join(ROOT, '__test__', 'e2e', 'wire-tap.cjs');
 
+function readWire(file: string): ClientRun['wire'] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ClientRun['wire'][number]);
+}
+
 /** Why a client cannot run here, or null when `--version` answers. */
 export async function unavailable(launcher: string): Promise<string | null> {
   if (!existsSync(launcher)) return `${launcher} is not installed (npm install)`;
@@ -129,8 +137,7 @@ export async function runClaude(script: ScriptedCall[], options: { server?: obje
       s.project,
       timeoutMs,
     );
-    const wire = existsSync(wireLog) ? readFileSync(wireLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ClientRun['wire'][number]) : [];
-    return { ...r, results: model.results(), requests: model.requests, wire };
+    return { ...r, results: model.results(), requests: model.requests, wire: readWire(wireLog) };
   } finally {
     await model.close();
     rmSync(s.base, { recursive: true, force: true });
@@ -147,6 +154,7 @@ export async function runCodex(script: ScriptedCall[], options: { approve?: bool
   const s = scratch();
   const model = await fakeModel(script);
   try {
+    const wireLog = join(s.base, 'wire.jsonl');
     const codexHome = join(s.home, '.codex');
     mkdirSync(codexHome);
     const toml = (v: string) => JSON.stringify(v);
@@ -164,7 +172,7 @@ export async function runCodex(script: ScriptedCall[], options: { approve?: bool
         'stream_max_retries = 0',
         '[mcp_servers.shell]',
         `command = ${toml(process.execPath)}`,
-        `args = [${s.mcpArgs.map(toml).join(', ')}]`,
+        `args = [${[TAP, wireLog, process.execPath, ...s.mcpArgs].map(toml).join(', ')}]`,
         'tool_timeout_sec = 600',
         ...(options.approve === false ? [] : ['default_tools_approval_mode = "approve"']),
         '',
@@ -178,7 +186,7 @@ export async function runCodex(script: ScriptedCall[], options: { approve?: bool
       s.project,
       timeoutMs,
     );
-    return { ...r, results: model.results(), requests: model.requests, wire: [] };
+    return { ...r, results: model.results(), requests: model.requests, wire: readWire(wireLog) };
   } finally {
     await model.close();
     rmSync(s.base, { recursive: true, force: true });
