@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventuallyAsync, stopDaemons } from '../daemon/setup';
 import { listen, stopAll } from '../remote/listen';
 
-import { type ClientRun, CLAUDE, CODEX, runClaude, runCodex, unavailable } from './model-clients';
+import { type ClientRun, CLAUDE, CODEX, runClaude, runClaudeInteractive, runCodex, TASK_ENDED, unavailable } from './model-clients';
 import type { ScriptedCall } from './fake-model';
 
 afterAll(async () => {
@@ -106,6 +106,32 @@ describe('what the model of Claude Code sees', () => {
       await client.close();
     }
   }, 240_000);
+});
+
+describe('Claude Code run as a person runs it (interactive, in a terminal): MCP tasks', () => {
+  it('run_shell_command becomes a task; its input_required is asked of the user, answered with tasks/update; the model gets the end', async (ctx) => {
+    const why = await unavailable(CLAUDE);
+    if (why) ctx.skip(why);
+    const run = await runClaudeInteractive(`python3 -c "print('you said', input('word? '))"`, 'Ada');
+    const detail = `asked:\n${run.asked}\nscreen:\n${run.screen}\nwire: ${run.wire.map((m) => m.method).join(' ')}\nmodel requests: ${run.modelSaw.length}`;
+    // 2026-07-28, and this time its calls declare the tasks extension.
+    expect(run.wire[0]?.method, detail).toBe('server/discover');
+    const call = run.wire.find((m) => m.method === 'tools/call');
+    const caps = (call?.params?._meta as Record<string, { extensions?: Record<string, unknown> }> | undefined)?.['io.modelcontextprotocol/clientCapabilities'];
+    expect(caps?.extensions?.['io.modelcontextprotocol/tasks'], detail).toEqual({});
+    // The model is told at once that the call became a background task.
+    expect(run.results[0]?.text, detail).toMatch(/started server-side task shell-job-\d+/);
+    // Claude Code polled the task, and showed its user what the program waits for.
+    expect(run.wire.some((m) => m.method === 'tasks/get'), detail).toBe(true);
+    expect(run.asked, detail).toContain('waits for input at "word?"');
+    // The user's answer went back as tasks/update, and was typed into the program.
+    const update = run.wire.find((m) => m.method === 'tasks/update');
+    expect(Object.values((update?.params?.inputResponses ?? {}) as Record<string, unknown>), detail).toEqual([{ action: 'accept', content: { input: 'Ada' } }]);
+    // The model got the task's end: the run_shell_command result, output included.
+    const told = run.modelSaw.find((b) => b.includes(TASK_ENDED)) ?? '';
+    expect(told, detail).toContain('<status>completed</status>');
+    expect(told, detail).toContain('you said Ada');
+  }, 400_000);
 });
 
 describe('what the model of Codex sees', () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { ShellExecutionService } from '../helpers';
 import { BIN, ensureBuilt, ROOT } from '../mcp/setup';
 import { fakeModel, type ScriptedCall, type SeenResult } from './fake-model';
 
@@ -188,6 +189,97 @@ export async function runCodex(script: ScriptedCall[], options: { approve?: bool
     );
     return { ...r, results: model.results(), requests: model.requests, wire: readWire(wireLog) };
   } finally {
+    await model.close();
+    rmSync(s.base, { recursive: true, force: true });
+  }
+}
+
+/** How Claude Code's notification to the model of an MCP task's end begins (its tools' texts mention task notifications too). */
+export const TASK_ENDED = '<summary>MCP task shell-job-';
+
+export interface InteractiveRun {
+  /** What the client sent the server, in order. */
+  wire: ClientRun['wire'];
+  /** The terminal's screen when Claude Code asked its user for the task's input. */
+  asked: string;
+  /** The terminal's screen at the end. */
+  screen: string;
+  results: SeenResult[];
+  /** Every request body the model got, as JSON text (the task's end arrives as a notification). */
+  modelSaw: string[];
+}
+
+/**
+ * Claude Code as a person runs it: interactive, in a real terminal (this package's PTY),
+ * where MCP tasks are on (docs/mcp.md, "Tasks in each client"). The model calls
+ * run_shell_command with `command` once; when Claude Code shows the task's question,
+ * `answer` is typed into its form and accepted, as its user would; the run ends when the
+ * model has been told the task ended (or the bounds run out: the caller's assertions say
+ * what was missing).
+ */
+export async function runClaudeInteractive(command: string, answer: string): Promise<InteractiveRun> {
+  const s = scratch();
+  const model = await fakeModel([{ tool: 'run_shell_command', args: { command } }]);
+  const service = new ShellExecutionService({ projectRoot: s.project, ioDir: join(s.base, 'terminal-io') });
+  const key = 'sk-ant-offline-test-interactive-0123456789';
+  try {
+    // A user who has been through onboarding, trusts the project and approved the key.
+    writeFileSync(
+      join(s.home, '.claude.json'),
+      JSON.stringify({
+        hasCompletedOnboarding: true,
+        theme: 'dark',
+        customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+        projects: { [s.project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+      }),
+    );
+    const wireLog = join(s.base, 'wire.jsonl');
+    const config = join(s.base, 'mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { shell: { command: process.execPath, args: [TAP, wireLog, process.execPath, ...s.mcpArgs] } } }));
+    const env: Record<string, string> = {
+      ...(cleanEnv(s.home) as Record<string, string>),
+      TERM: 'xterm-256color',
+      ANTHROPIC_BASE_URL: model.url,
+      ANTHROPIC_API_KEY: key,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      MCP_TIMEOUT: '60000',
+      ENABLE_TOOL_SEARCH: 'false',
+    };
+    const args = [CLAUDE, '--model', 'claude-sonnet-4-5', '--mcp-config', config, '--strict-mcp-config', '--allowedTools', 'mcp__shell__run_shell_command'];
+    const { handle } = service.start(process.execPath, { args, env, cols: 120, rows: 40 });
+    const screen = () => service.getProcessOutput(handle, { view: 'screen' });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** Polls `done` (bounded generously: both cores may be busy); false when the bound ran out. */
+    const until = async (done: () => boolean, ms = 120_000) => {
+      for (const end = Date.now() + ms; Date.now() < end; await sleep(250)) if (done()) return true;
+      return false;
+    };
+    const saw = () => model.requests.map((r) => JSON.stringify(r.body));
+    // The prompt only once the server's tools are listed: an interactive session starts
+    // before its MCP servers connect, and a first turn without them has no tool to call.
+    await until(() => readWire(wireLog).some((m) => m.method === 'tools/list'));
+    await sleep(1000);
+    service.writeToPty(handle, 'Use the shell tools as asked.');
+    await until(() => screen().includes('Use the shell tools as asked.'), 30_000);
+    service.writeToPty(handle, '\r');
+    let asked = '';
+    if (await until(() => screen().includes('requests your input'))) {
+      asked = screen();
+      service.writeToPty(handle, answer);
+      await until(() => screen().includes(`Input: ${answer}`), 30_000);
+      service.writeToPty(handle, '\r'); // the field is filled: on to Accept
+      await until(() => /❯ Accept/.test(screen()), 30_000);
+      service.writeToPty(handle, '\r');
+      await until(() => saw().some((b) => b.includes(TASK_ENDED)));
+    }
+    const end = screen();
+    await service.kill(handle).catch(() => {});
+    return { wire: readWire(wireLog), asked, screen: end, results: model.results(), modelSaw: saw() };
+  } finally {
+    await service.shutdown().catch(() => {});
     await model.close();
     rmSync(s.base, { recursive: true, force: true });
   }
