@@ -40,6 +40,7 @@ default_files=(
   __test__/security.test.ts
   __test__/tools/jobs-kill.test.ts
   __test__/mcp/data.test.ts
+  __test__/mcp/modern.test.ts
   __test__/faults/workers.test.ts
   __test__/faults/persist-disk.test.ts
   __test__/stress/trees.test.ts

@@ -145,6 +145,20 @@ describe('the Tasks extension: run_shell_command as a task', () => {
     }
   }, 120_000);
 
+  it('a command that ends at once: its task is completed with the whole result', async () => {
+    const p = project();
+    const c = startRaw(['--project-root', p.root, '--io-dir', p.io], p.root);
+    try {
+      const created = ok(await c.modern('tools/call', { name: 'run_shell_command', arguments: { command: 'echo quick-task' } }));
+      expect(created.resultType).toBe('task');
+      const done = await until(c, created.taskId as string, (t) => t.status === 'completed');
+      expect(done.result?.content[0]?.text).toContain('Stdout: quick-task');
+      expect((done.result?.structuredContent as { output: string }).output).toContain('quick-task');
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
+
   it('a blocked command is a complete isError result, not a task', async () => {
     const p = project();
     const c = startRaw(['--project-root', p.root, '--io-dir', p.io, '--deny', 'run_shell_command(rm)'], p.root);

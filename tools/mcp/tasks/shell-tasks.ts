@@ -19,6 +19,7 @@
 import type { AnyShellExecutionService as ShellExecutionService, ProcessInfo } from '../../../contract/addon.js';
 import { findJob, liveBackgroundPids, sharedState } from '../../base.js';
 import type { ShellTools } from '../../create.js';
+import { DEFAULTS } from '../../declarations.js';
 import { formatRunText } from '../../format.js';
 import type { SandboxSettingNames } from '../../sandbox-text.js';
 import type { ToolResult } from '../../types.js';
@@ -90,10 +91,26 @@ export function handleOf(taskId: unknown): number | null {
 interface Memory {
   lastStatus?: TaskStatus;
   lastUpdatedAt: string;
-  /** The job's output size when input was last given: until it grows, the prompt is answered. */
-  answeredAt?: number;
+  /** The last answer: the job's output size then, when, and how many bytes its echo may add. */
+  answered?: { bytes: number; at: number; echo: number };
   cancelled?: boolean;
   final?: DetailedTask;
+}
+
+/** How long an answered prompt is not asked again while only the answer's echo came since. */
+const ANSWER_SETTLE_MS = 2000;
+
+/**
+ * Whether the program may not have read the last answer yet, so its wait is still the
+ * answered prompt's: nothing came since, or no more than the answer's echo (a terminal
+ * echoes the typed line before the program reads it) and only for a moment. Asking then
+ * would show the same prompt again as a new question.
+ */
+function answerUnread(memory: Memory, outputBytes: number): boolean {
+  const a = memory.answered;
+  if (!a) return false;
+  if (outputBytes === a.bytes) return true;
+  return outputBytes <= a.bytes + a.echo && Date.now() - a.at < ANSWER_SETTLE_MS;
 }
 
 function iso(ms: number): string {
@@ -120,7 +137,14 @@ export class ShellTasks {
     const handle = result.data?.handle;
     if (typeof handle !== 'number') return { result: await this.callResult(result) };
     const now = iso(Date.now());
-    this.memory.set(handle, { lastUpdatedAt: now });
+    const memory: Memory = { lastUpdatedAt: now };
+    this.memory.set(handle, memory);
+    const status = result.data?.status;
+    if (status !== 'running' && status !== 'awaiting_input') {
+      // Ended already: the tools have reported it (and forgotten it), so its end is the tool's result.
+      memory.lastStatus = 'completed';
+      memory.final = { taskId: taskIdOf(handle), status: 'completed', createdAt: now, lastUpdatedAt: now, ttlMs: null, pollIntervalMs: TASK_POLL_MS, result: await this.callResult(result) };
+    }
     const task = await this.get(taskIdOf(handle));
     const { inputRequests: _i, result: _r, ...fields } = task;
     return { task: fields };
@@ -134,7 +158,7 @@ export class ShellTasks {
     const info = await findJob(this.service, handle);
     if (!info) return this.forgotten(handle, memory);
     if (info.status !== 'running') return this.ended(handle, info, memory);
-    const waiting = info.awaitingInput && memory?.answeredAt !== info.outputBytes;
+    const waiting = info.awaitingInput && !(memory && answerUnread(memory, info.outputBytes));
     if (!waiting) return this.note(handle, info, { status: 'working', statusMessage: info.lastLine || `running: ${info.command}` });
     return this.note(handle, info, {
       status: 'input_required',
@@ -174,7 +198,8 @@ export class ShellTasks {
       const sent = await this.tools.send_input.buildAndExecute({ handle, input, ai_callback_delay: 0 }, new AbortController().signal);
       if (sent.error) throw new TaskError(INVALID_PARAMS, sent.llmContent, { code: sent.error.type });
       const memory = this.remember(handle);
-      memory.answeredAt = info?.outputBytes;
+      // The echo: the line, and the newline as the terminal shows it (\r\n).
+      if (info) memory.answered = { bytes: info.outputBytes, at: Date.now(), echo: Buffer.byteLength(input) + 2 };
       memory.lastUpdatedAt = iso(Date.now());
     }
   }
@@ -252,7 +277,7 @@ export class ShellTasks {
 
   /** An ended job: the run_shell_command result it ends with, kept (the tools forget ended jobs). */
   private async ended(handle: number, info: ProcessInfo, memory: Memory | undefined): Promise<DetailedTask> {
-    const run = await this.service.getResult(handle);
+    const run = await this.service.getResult(handle, { maxOutputSize: DEFAULTS.maxOutputSize });
     const cancelled = memory?.cancelled === true;
     const toolResult: ToolResult = {
       llmContent: formatRunText({ result: run, liveBackground: liveBackgroundPids(info), delaySeconds: 0, pattern: undefined, cancelled, mode: 'pty', sandboxSettings: this.settings }),
