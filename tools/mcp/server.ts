@@ -19,12 +19,12 @@ import { createShellTools, type ShellTools } from '../create.js';
 import { MCP_SETTINGS } from '../sandbox-text.js';
 import type { ToolName } from '../types.js';
 import { JobFiles } from './job-files.js';
-import { type ModernInfo, ModernWire } from './modern-wire.js';
-import { ShellTasks } from './tasks/shell-tasks.js';
 import { JOB_URI_TEMPLATE, ResourceNotFound, watchJobs } from './job-resources.js';
+import { type ModernInfo, ModernWire } from './modern-wire.js';
 import { ANNOTATIONS, OUTPUT_SCHEMAS } from './output-schemas.js';
 import { progressUpdates } from './progress.js';
 import { snapshotJobs, structuredResult } from './structured.js';
+import { ShellTasks } from './tasks/shell-tasks.js';
 
 /** What the tools do and with which service (the transport's options are elsewhere). */
 export interface McpToolOptions {
