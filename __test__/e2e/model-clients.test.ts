@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { eventuallyAsync, stopDaemons } from '../daemon/setup';
+import { eventuallyAsync, place, stopDaemons } from '../daemon/setup';
 import { listen, stopAll } from '../remote/listen';
 
 import { type ClientRun, CLAUDE, CODEX, runClaude, runCodex, unavailable } from './model-clients';
@@ -111,6 +111,15 @@ describe('what the model of Claude Code sees', () => {
     if (why) ctx.skip(why);
     const run = await runClaude(script('ReadMcpResourceTool'));
     checkSeen(run, 'claude');
+    expect(claudeErrors(run.debugLog)).toEqual([]);
+  }, 240_000);
+
+  it('with --daemon: the same, and nothing from the server logged as [ERROR]', async (ctx) => {
+    const why = await unavailable(CLAUDE);
+    if (why) ctx.skip(why);
+    const p = place();
+    const run = await runClaude(echoAndRead('ReadMcpResourceTool'), { extraArgs: ['--daemon-socket', p.socket, '--daemon-idle-exit-ms', '3000'] });
+    checkEchoAndRead(run, 'claude');
     expect(claudeErrors(run.debugLog)).toEqual([]);
   }, 240_000);
 

@@ -82,7 +82,7 @@ function scratch(): Scratch {
  * This package installed in `project` as npm would put it there, so the docs' `npx -y
  * native-shell-service mcp` runs this checkout, offline (npx takes a local bin first).
  */
-function installHere(project: string): void {
+export function installHere(project: string): void {
   mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
   symlinkSync(ROOT, join(project, 'node_modules', 'native-shell-service'));
   symlinkSync('../native-shell-service/bin/native-shell-service.js', join(project, 'node_modules', '.bin', 'native-shell-service'));
