@@ -61,6 +61,10 @@ describe('mcp --daemon', () => {
       expect(resources.map((r) => r.uri)).toContain(`shell-job://${handle}/stdout.txt`);
       const read = await second.client.readResource({ uri: `shell-job://${handle}/info.json` });
       expect((read.contents[0] as { text: string }).text).toContain('python3 -q');
+      // Running, started by the first session: its output as it stands now (through the
+      // daemon, with the lines a terminal has not committed to the file yet).
+      const live = await second.client.readResource({ uri: `shell-job://${handle}/stdout.txt` });
+      expect(live.contents.map((c) => (c as { text: string }).text).join('\n')).toContain('42');
       const killed = await second.call('kill', { handle });
       expect(killed.text).toMatch(new RegExp(`^Process ${handle} \\(python3 -q\\) terminated`));
       expect((await second.call('jobs')).text).not.toContain(`Handle: ${handle}\n`);
