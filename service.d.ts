@@ -11,6 +11,7 @@ import type {
   ContainmentMode,
   DaemonOptions,
   HistoryEntry,
+  JobStatus,
   InteractionResult,
   KillOptions,
   KillResult,
@@ -39,6 +40,34 @@ export interface DaemonInfo {
   /** The socket's path; for a client of `daemon.url`, the URL's origin. */
   socket: string;
   version: string;
+}
+
+/**
+ * A job the daemon no longer holds because a client removed it (`removeProcess`; the
+ * MCP tools remove each finished job once the model has seen its end), as the daemon
+ * remembers it: the newest 1000 removed jobs, for 24 hours, while the daemon lives
+ * (docs/daemon.md, "Removed jobs").
+ */
+export interface EndedJob {
+  /** The daemon's handle (what `getResult` no longer answers for). */
+  handle: number;
+  /** The command (its first 1024 bytes; the job's `info.json` has all of it). */
+  command: string;
+  /** As it was removed; `killed` for a job removed while it ran (removal kills it). */
+  status: JobStatus;
+  exitCode: number | null;
+  signal: number | null;
+  startedAt: number;
+  removedAt: number;
+  /** The job's folder (`stdout.txt`, `stderr.txt`, `info.json`) when it was removed; the output retention may prune it later. */
+  outputDir: string;
+}
+
+export interface EndedJobsOptions {
+  /** Only this handle's record. */
+  handle?: number;
+  /** At most this many, newest first. */
+  limit?: number;
 }
 
 export interface ShutdownOptions {
@@ -92,6 +121,11 @@ export interface DaemonShellExecutionService {
   removeProcess(handle: number): Promise<void>;
   getExecutionHistory(limit?: number | null): Promise<HistoryEntry[]>;
   clearExecutionHistory(): Promise<number>;
+  /**
+   * Daemon mode only: the jobs of this project root that clients removed, newest first,
+   * with their folders, so their output stays readable by handle (docs/daemon.md).
+   */
+  getEndedJobs(options?: EndedJobsOptions | null): Promise<EndedJob[]>;
   /** Checked here, no daemon needed (as the module's `checkCommand`). */
   checkCommand(command: string, policy?: CommandPolicy | null): CommandCheck;
   /** Closes this client; its jobs run on unless `killJobs` (docs/daemon.md). */

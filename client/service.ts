@@ -17,6 +17,8 @@ import type {
   DaemonInfo,
   DaemonOptions,
   DaemonShellExecutionService as DaemonServiceType,
+  EndedJob,
+  EndedJobsOptions,
   HistoryEntry,
   InteractionResult,
   KillOptions,
@@ -268,6 +270,10 @@ export class DaemonShellExecutionService implements DaemonServiceType {
 
   clearExecutionHistory(): Promise<number> {
     return this.call('clearExecutionHistory', {}) as Promise<number>;
+  }
+
+  getEndedJobs(options?: EndedJobsOptions | null): Promise<EndedJob[]> {
+    return this.call('getEndedJobs', { ...(options?.handle !== undefined ? { handle: options.handle } : {}), ...(options?.limit !== undefined ? { limit: options.limit } : {}) }) as Promise<EndedJob[]>;
   }
 
   /** `checkCommand` needs no daemon: the policy is checked here, as in process. */

@@ -27,6 +27,7 @@ export type {
   DaemonInfo,
   DaemonOptions,
   DaemonShellExecutionService,
+  EndedJob,
   HistoryEntry,
   InteractionResult,
   JobMode,

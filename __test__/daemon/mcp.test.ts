@@ -61,12 +61,51 @@ describe('mcp --daemon', () => {
       expect(resources.map((r) => r.uri)).toContain(`shell-job://${handle}/stdout.txt`);
       const read = await second.client.readResource({ uri: `shell-job://${handle}/info.json` });
       expect((read.contents[0] as { text: string }).text).toContain('python3 -q');
+      // Running, started by the first session: its output as it stands now (through the
+      // daemon, with the lines a terminal has not committed to the file yet).
+      const live = await second.client.readResource({ uri: `shell-job://${handle}/stdout.txt` });
+      expect(live.contents.map((c) => (c as { text: string }).text).join('\n')).toContain('42');
       const killed = await second.call('kill', { handle });
       expect(killed.text).toMatch(new RegExp(`^Process ${handle} \\(python3 -q\\) terminated`));
       expect((await second.call('jobs')).text).not.toContain(`Handle: ${handle}\n`);
       // Killed, and so forgotten by the daemon: its output is still a resource of this session.
       const output = await second.client.readResource({ uri: `shell-job://${handle}/stdout.txt` });
       expect((output.contents[0] as { text: string }).text).toContain('>>>');
+    } finally {
+      await second.client.close();
+    }
+  }, 180_000);
+
+  it("a finished job's files are read by URI from a new session, listed, with the template; the daemon's record of it is the one read", async () => {
+    ensureBuilt();
+    const p = place();
+    const first = await session(p.project, p.socket);
+    // Finished and seen: the tools remove it from the daemon at once.
+    const done = await first.client.callTool({ name: 'run_shell_command', arguments: { command: 'seq 1 5000; echo first-session-done' } });
+    const { handle, files } = done.structuredContent as { handle: number; files: { stdout: string; info: string } };
+    expect(files.stdout).toBe(`shell-job://${handle}/stdout.txt`);
+    await first.client.close();
+
+    const second = await session(p.project, p.socket);
+    try {
+      // Not the daemon's job any more (the first session removed it): no job lists it.
+      expect((await second.call('jobs')).text).not.toContain(`Handle: ${handle}\n`);
+      const { resources } = await second.client.listResources();
+      expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining([files.stdout, `shell-job://${handle}/info.json`]));
+      const { resourceTemplates } = await second.client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('shell-job://{job}/{file}{?offset,length}');
+      let uri: string | undefined = files.stdout;
+      let text = '';
+      while (uri) {
+        const page = (await second.client.readResource({ uri })).contents[0] as { text: string; _meta: { next?: string } };
+        text += page.text;
+        uri = page._meta.next;
+      }
+      expect(text.replace(/\r\n/g, '\n')).toBe(`${Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join('')}first-session-done\n`);
+      const info = await second.client.readResource({ uri: `shell-job://${handle}/info.json` });
+      expect(JSON.parse((info.contents[0] as { text: string }).text)).toMatchObject({ command: 'seq 1 5000; echo first-session-done', status: 'exited' });
+      // A handle the daemon never gave is still not found.
+      await expect(second.client.readResource({ uri: `shell-job://${handle + 1000}/stdout.txt` })).rejects.toThrow(/-32002/);
     } finally {
       await second.client.close();
     }

@@ -8,10 +8,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { eventuallyAsync, stopDaemons } from '../daemon/setup';
+import { eventuallyAsync, place, stopDaemons } from '../daemon/setup';
 import { listen, stopAll } from '../remote/listen';
 
 import { type ClientRun, CLAUDE, CODEX, runClaude, runClaudeInteractive, runCodex, TASK_ENDED, unavailable } from './model-clients';
+import { docBlock } from './doc-blocks';
 import type { ScriptedCall } from './fake-model';
 
 afterAll(async () => {
@@ -53,6 +54,57 @@ function checkSeen(run: ClientRun, client: string): void {
   expect(page).not.toContain('persisted-output');
 }
 
+/** A command and a read of its output: what a set-up must carry for the model to see both. */
+const echoAndRead = (readResource: string): ScriptedCall[] => [
+  { tool: 'run_shell_command', args: { command: 'echo docs-config-$((6*7))' } },
+  { tool: readResource, args: { server: 'shell', uri: 'shell-job://1/stdout.txt' } },
+];
+
+function checkEchoAndRead(run: ClientRun, client: string): void {
+  const tools = run.requests.map((r) => JSON.stringify((r.body as { tools?: unknown[] }).tools ?? []).match(/"name":"[^"]*"/g)?.join(' '));
+  const detail = `${client} exit ${run.code}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}\ntools offered: ${tools.join('\n')}`;
+  expect(run.results, detail).toHaveLength(2);
+  expect(run.results[0]!.text, detail).toContain('docs-config-42');
+  expect(run.results[1]!.text, detail).toContain('docs-config-42');
+}
+
+/**
+ * Claude Code's debug log lines at [ERROR] about the server `shell`: it logs each line a
+ * server writes to stderr so; the server says what is not an error as MCP logging.
+ */
+function claudeErrors(debugLog: string): string[] {
+  return debugLog.split('\n').filter((l) => l.includes('[ERROR]') && l.includes('"shell"'));
+}
+
+describe('the set-ups docs/mcp.md gives, as written, with the real clients', () => {
+  it("Claude Code: the project's .mcp.json", async (ctx) => {
+    const why = await unavailable(CLAUDE);
+    if (why) ctx.skip(why);
+    const mcpJson = JSON.parse(docBlock('## Claude Code', 'json')) as unknown;
+    const run = await runClaude(echoAndRead('ReadMcpResourceTool'), { setup: { kind: 'project-file', mcpJson } });
+    checkEchoAndRead(run, 'claude');
+    expect(run.debugLog).toContain('native-shell-service');
+    expect(claudeErrors(run.debugLog)).toEqual([]);
+  }, 240_000);
+
+  it('Claude Code: `claude mcp add`', async (ctx) => {
+    const why = await unavailable(CLAUDE);
+    if (why) ctx.skip(why);
+    const line = docBlock('## Claude Code', 'sh').trim();
+    expect(line.startsWith('claude mcp add ')).toBe(true);
+    const run = await runClaude(echoAndRead('ReadMcpResourceTool'), { setup: { kind: 'mcp-add', args: line.split(/\s+/).slice(3) } });
+    checkEchoAndRead(run, 'claude');
+    expect(claudeErrors(run.debugLog)).toEqual([]);
+  }, 240_000);
+
+  it('Codex: config.toml', async (ctx) => {
+    const why = await unavailable(CODEX);
+    if (why) ctx.skip(why);
+    const run = await runCodex(echoAndRead('read_mcp_resource'), { serverToml: docBlock('## Codex CLI', 'toml') });
+    checkEchoAndRead(run, 'codex');
+  }, 240_000);
+});
+
 describe('what the model of Claude Code sees', () => {
   it('the hints and the output once, from structuredContent', async (ctx) => {
     const why = await unavailable(CLAUDE);
@@ -75,6 +127,16 @@ describe('what the model of Claude Code sees', () => {
       expect(caps?.extensions?.['io.modelcontextprotocol/tasks']).toBeUndefined();
     }
     expect(run.wire.map((m) => m.method).filter((m) => m?.startsWith('tasks/'))).toEqual([]);
+    expect(claudeErrors(run.debugLog)).toEqual([]);
+  }, 240_000);
+
+  it('with --daemon: the same, and nothing from the server logged as [ERROR]', async (ctx) => {
+    const why = await unavailable(CLAUDE);
+    if (why) ctx.skip(why);
+    const p = place();
+    const run = await runClaude(echoAndRead('ReadMcpResourceTool'), { extraArgs: ['--daemon-socket', p.socket, '--daemon-idle-exit-ms', '3000'] });
+    checkEchoAndRead(run, 'claude');
+    expect(claudeErrors(run.debugLog)).toEqual([]);
   }, 240_000);
 
   it('over HTTP it speaks 2026-07-28 with no session; the idle stateless server ends and its job shows as from an ended session', async (ctx) => {
@@ -86,6 +148,7 @@ describe('what the model of Claude Code sees', () => {
       server: { type: 'http', url: `${d.url}/mcp`, headers },
     });
     expect(run.results.map((r) => r.text).join('\n'), run.stderr).toContain('"status":"running"');
+    expect(claudeErrors(run.debugLog)).toEqual([]);
     const client = new Client({ name: 'nss-after-claude', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), { requestInit: { headers } }));
     try {

@@ -3,7 +3,7 @@
 // on a scratch project, their HOME a scratch directory. What a test reads back is what
 // each client handed its model as the tool results.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -93,18 +93,45 @@ function scratch(): Scratch {
 }
 
 /**
- * Claude Code in print mode (`-p`), its MCP server from `--mcp-config` only: this
- * package's stdio server, or `server` (e.g. `{ type: 'http', url, headers }`).
+ * This package installed in `project` as npm would put it there, so the docs' `npx -y
+ * native-shell-service mcp` runs this checkout, offline (npx takes a local bin first).
  */
-export async function runClaude(script: ScriptedCall[], options: { server?: object; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ClientRun> {
+export function installHere(project: string): void {
+  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(ROOT, join(project, 'node_modules', 'native-shell-service'));
+  symlinkSync('../native-shell-service/bin/native-shell-service.js', join(project, 'node_modules', '.bin', 'native-shell-service'));
+}
+
+/** How Claude Code gets the server: a config given with `--mcp-config` (the default), or as docs/mcp.md says to set it up. */
+export type ClaudeSetup =
+  | { kind: 'flag'; server?: object }
+  /** `<project>/.mcp.json` with this content, approved in the project's `.claude/settings.json`. */
+  | { kind: 'project-file'; mcpJson: unknown }
+  /** `claude mcp add <args...>` run in the project first. */
+  | { kind: 'mcp-add'; args: string[] };
+
+/** What Claude Code wrote to its debug log (`--debug-file`), for its [ERROR] lines. */
+export interface ClaudeRun extends ClientRun {
+  debugLog: string;
+}
+
+/**
+ * Claude Code in print mode (`-p`), its MCP server from `--mcp-config` only: this
+ * package's stdio server, or `server` (e.g. `{ type: 'http', url, headers }`); or set
+ * up as docs/mcp.md says (`setup`), with the docs' `npx` command.
+ */
+export async function runClaude(
+  script: ScriptedCall[],
+  options: { server?: object; setup?: ClaudeSetup; extraArgs?: string[]; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<ClaudeRun> {
   const timeoutMs = options.timeoutMs ?? 180_000;
+  const setup: ClaudeSetup = options.setup ?? { kind: 'flag', ...(options.server ? { server: options.server } : {}) };
   const s = scratch();
   const model = await fakeModel(script);
   try {
     const config = join(s.base, 'mcp.json');
     const wireLog = join(s.base, 'wire.jsonl');
-    const server = options.server ?? { command: process.execPath, args: [TAP, wireLog, process.execPath, ...s.mcpArgs] };
-    writeFileSync(config, JSON.stringify({ mcpServers: { shell: server } }));
+    const debugFile = join(s.base, 'claude-debug.log');
     const env = {
       ...cleanEnv(s.home),
       ANTHROPIC_BASE_URL: model.url,
@@ -116,8 +143,27 @@ export async function runClaude(script: ScriptedCall[], options: { server?: obje
       MCP_TIMEOUT: '60000',
       // MCP tools are otherwise deferred behind ToolSearch: the model would have to search first.
       ENABLE_TOOL_SEARCH: 'false',
+      // Print mode's first model turn waits for the MCP servers (by default it goes out
+      // while they start: `npx` on a loaded machine takes seconds, and the turn has no tools).
+      MCP_CONNECTION_NONBLOCKING: '0',
       ...options.env,
     };
+    let mcpFlags: string[] = [];
+    if (setup.kind === 'flag') {
+      writeFileSync(config, JSON.stringify({ mcpServers: { shell: setup.server ?? { command: process.execPath, args: [TAP, wireLog, process.execPath, ...s.mcpArgs, ...(options.extraArgs ?? [])] } } }));
+      mcpFlags = ['--mcp-config', config, '--strict-mcp-config'];
+    } else {
+      installHere(s.project);
+      if (setup.kind === 'project-file') {
+        writeFileSync(join(s.project, '.mcp.json'), JSON.stringify(setup.mcpJson));
+        // A project's .mcp.json servers run only once approved (asked in a terminal).
+        mkdirSync(join(s.project, '.claude'));
+        writeFileSync(join(s.project, '.claude', 'settings.json'), JSON.stringify({ enabledMcpjsonServers: ['shell'] }));
+      } else {
+        const added = await exec(process.execPath, [CLAUDE, 'mcp', 'add', ...setup.args], env, s.project, 60_000);
+        if (added.code !== 0) throw new Error(`claude mcp add failed (${added.code}): ${added.stderr}`);
+      }
+    }
     const r = await exec(
       process.execPath,
       [
@@ -126,9 +172,9 @@ export async function runClaude(script: ScriptedCall[], options: { server?: obje
         'Use the shell tools as asked.',
         '--model',
         'claude-sonnet-4-5',
-        '--mcp-config',
-        config,
-        '--strict-mcp-config',
+        ...mcpFlags,
+        '--debug-file',
+        debugFile,
         '--allowedTools',
         script.map((c) => `mcp__shell__${c.tool}`).join(','),
         '--output-format',
@@ -138,7 +184,8 @@ export async function runClaude(script: ScriptedCall[], options: { server?: obje
       s.project,
       timeoutMs,
     );
-    return { ...r, results: model.results(), requests: model.requests, wire: readWire(wireLog) };
+    const debugLog = existsSync(debugFile) ? readFileSync(debugFile, 'utf8') : '';
+    return { ...r, results: model.results(), requests: model.requests, wire: readWire(wireLog), debugLog };
   } finally {
     await model.close();
     rmSync(s.base, { recursive: true, force: true });
@@ -150,7 +197,10 @@ export async function runClaude(script: ScriptedCall[], options: { server?: obje
  * server as docs/mcp.md configures it; `approve: false` leaves out
  * `default_tools_approval_mode` (what the docs said before).
  */
-export async function runCodex(script: ScriptedCall[], options: { approve?: boolean; timeoutMs?: number } = {}): Promise<ClientRun> {
+export async function runCodex(
+  script: ScriptedCall[],
+  options: { approve?: boolean; timeoutMs?: number; serverToml?: string } = {},
+): Promise<ClientRun> {
   const timeoutMs = options.timeoutMs ?? 180_000;
   const s = scratch();
   const model = await fakeModel(script);
@@ -164,6 +214,9 @@ export async function runCodex(script: ScriptedCall[], options: { approve?: bool
       [
         'model = "gpt-5"',
         'model_provider = "fake"',
+        // `codex exec` waits this long for MCP servers still starting before its first turn
+        // (by default a moment: `npx` on a loaded machine takes seconds, and the turn has no tools).
+        'mcp_optional_startup_grace_ms = 60000',
         '[model_providers.fake]',
         'name = "fake"',
         `base_url = ${toml(`${model.url}/v1`)}`,
@@ -171,14 +224,20 @@ export async function runCodex(script: ScriptedCall[], options: { approve?: bool
         'env_key = "FAKE_API_KEY"',
         'request_max_retries = 0',
         'stream_max_retries = 0',
-        '[mcp_servers.shell]',
-        `command = ${toml(process.execPath)}`,
-        `args = [${[TAP, wireLog, process.execPath, ...s.mcpArgs].map(toml).join(', ')}]`,
-        'tool_timeout_sec = 600',
-        ...(options.approve === false ? [] : ['default_tools_approval_mode = "approve"']),
+        // The server as docs/mcp.md writes it (its `npx` command, this checkout installed in the project), or this checkout's.
+        ...(options.serverToml !== undefined
+          ? [options.serverToml]
+          : [
+              '[mcp_servers.shell]',
+              `command = ${toml(process.execPath)}`,
+              `args = [${[TAP, wireLog, process.execPath, ...s.mcpArgs].map(toml).join(', ')}]`,
+              'tool_timeout_sec = 600',
+              ...(options.approve === false ? [] : ['default_tools_approval_mode = "approve"']),
+            ]),
         '',
       ].join('\n'),
     );
+    if (options.serverToml !== undefined) installHere(s.project);
     const env = { ...cleanEnv(s.home), CODEX_HOME: codexHome, FAKE_API_KEY: 'offline-test' };
     const r = await exec(
       process.execPath,

@@ -172,6 +172,27 @@ describe('MCP over Streamable HTTP (/mcp)', () => {
     }
   }, 180_000);
 
+  it("a second session reads and lists a finished job of the first (ended) session by URI", async () => {
+    const d = await listen();
+    const headers = { Authorization: `Bearer ${d.token}` };
+    const first = await connect(d.url, headers);
+    const done = await first.callTool({ name: 'run_shell_command', arguments: { command: 'echo http-first-session' } });
+    const { handle, files } = done.structuredContent as { handle: number; files: { stdout: string } };
+    await first.http.terminateSession();
+    await first.close();
+    const second = await connect(d.url, headers);
+    try {
+      const read = await second.readResource({ uri: files.stdout });
+      expect((read.contents[0] as { text: string }).text).toContain('http-first-session');
+      expect((await second.listResources()).resources.map((r) => r.uri)).toContain(files.stdout);
+      const info = await second.readResource({ uri: `shell-job://${handle}/info.json` });
+      expect((info.contents[0] as { text: string }).text).toContain('echo http-first-session');
+      expect((await second.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain('shell-job://{job}/{file}{?offset,length}');
+    } finally {
+      await second.close();
+    }
+  }, 180_000);
+
   it('a session left without DELETE ends when idle: its jobs then show as from an ended session, and its id is gone', async () => {
     const d = await listen({ args: ['--mcp-session-idle-ms', '1500'] });
     const headers = { Authorization: `Bearer ${d.token}` };

@@ -265,13 +265,20 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
             });
             Ok(())
         }),
-        "removeProcess" => {
-            let remove = || -> Result<Value> {
-                let (target, local) = state.resolve(handle_param(p)?)?;
-                target.service.remove(local)?;
-                Ok(Value::Null)
+        "removeProcess" => handle_param(p)
+            .and_then(|h| state.remove(h))
+            .map(|()| Value::Null)
+            .into(),
+        "getEndedJobs" => {
+            let ended = || -> Result<Value> {
+                let handle = match p.get("handle") {
+                    None | Some(Value::Null) => None,
+                    Some(_) => Some(handle_param(p)?),
+                };
+                let limit = whole("limit", number_param(p, "limit")?, 1e9)?.map_or(usize::MAX, |v| v as usize);
+                Ok(Value::Array(state.ended(&hosted.root, handle, limit)))
             };
-            remove().into()
+            ended().into()
         }
         "getExecutionHistory" => {
             let history = || -> Result<Value> {

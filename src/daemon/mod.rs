@@ -5,13 +5,15 @@
 //!
 //! `place` finds and guards the socket's directory and takes the lock that makes one
 //! daemon per socket; `frame` is the wire's envelope; `wire` the answers as JSON;
-//! `state` the services and the daemon-wide handles; `conn` what a connection
+//! `state` the services and the daemon-wide handles, `ended` its record of the jobs
+//! clients removed (their folders, read by handle later); `conn` what a connection
 //! holds and how it answers, `outbox` how its messages leave; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
 //! arguments with `params`. With `--listen`, `http` is the network face and
 //! `envd` the E2B services it serves over the same state.
 
 mod conn;
 mod dispatch;
+mod ended;
 mod envd;
 pub mod frame;
 mod http;

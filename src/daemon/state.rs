@@ -8,6 +8,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use serde_json::Value;
+
+use super::ended::Ended;
 use crate::base::error::{Result, ServiceError};
 use crate::base::sync::lock;
 use crate::service::Service;
@@ -40,6 +43,8 @@ struct Maps {
 #[derive(Default)]
 pub struct State {
     maps: Mutex<Maps>,
+    /// The jobs clients removed: their folders, for reads by handle (ended.rs).
+    ended: Mutex<Ended>,
     next_handle: AtomicU64,
     next_service: AtomicU64,
 }
@@ -87,6 +92,23 @@ impl State {
             .get(&handle)
             .map(|e| (e.service.clone(), e.local))
             .ok_or_else(|| ServiceError::not_found(handle))
+    }
+
+    /// Removes a job from its service, remembering its folder first (ended.rs): a later
+    /// client still reads its output by handle.
+    pub fn remove(&self, handle: u32) -> Result<()> {
+        let (target, local) = self.resolve(handle)?;
+        let last = target.service.result(local, 1);
+        target.service.remove(local)?;
+        if let Ok(last) = last {
+            lock(&self.ended).record(handle, &target.root, &last, std::time::SystemTime::now());
+        }
+        Ok(())
+    }
+
+    /// The removed jobs of the project `root` still remembered, newest first.
+    pub fn ended(&self, root: &std::path::Path, handle: Option<u32>, limit: usize) -> Vec<Value> {
+        lock(&self.ended).list(root, handle, limit, std::time::SystemTime::now())
     }
 
     /// Every service whose project root is `root`.

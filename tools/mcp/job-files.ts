@@ -4,7 +4,10 @@
 //
 // * A job's folder is remembered from the results that named it (`outputDir`), because
 //   the tools forget a finished job in the service once the model has seen its end
-//   (tools/base.ts `settle`), and a daemon then no longer answers for its handle.
+//   (tools/base.ts `settle`), and a daemon then no longer answers for its handle. A
+//   daemon remembers the folders of the jobs its clients removed (src/daemon/ended.rs),
+//   so a new session (another `--daemon` server, another HTTP session) reads and lists
+//   an earlier session's finished jobs by handle too.
 // * A PTY job's `stdout.txt` is read through the service (`readOutput`), not the disk:
 //   the file holds only committed text, and a terminal's last screenful is committed
 //   once it scrolls off or the job ends, so right after a call that printed a banner the
@@ -14,7 +17,12 @@
 //   that stops before the end is followed by a second item saying which URI reads on.
 import { join } from 'node:path';
 
-import type { AnyShellExecutionService as ShellExecutionService, ProcessInfo } from '../../contract/addon.js';
+import type {
+  AnyShellExecutionService as ShellExecutionService,
+  DaemonShellExecutionService,
+  EndedJob,
+  ProcessInfo,
+} from '../../contract/addon.js';
 import {
   jobFileResources,
   type JobResource,
@@ -31,6 +39,12 @@ import {
  * the service's retention prunes old folders anyway, docs/reliability.md).
  */
 const REMEMBERED = 1000;
+
+/**
+ * How many of the jobs the daemon remembers as removed (its newest 1000, for 24 hours)
+ * `resources/list` shows, newest first: the rest stay readable by URI.
+ */
+export const LISTED_ENDED = 100;
 
 /** How much of a running terminal job's latest text is looked at for lines not yet committed. */
 const PENDING_BYTES = 64 * 1024;
@@ -83,7 +97,10 @@ export class JobFiles {
     return (await this.service.getActiveProcesses()).find((p) => p.handle === handle);
   }
 
-  /** A job's folder: remembered, else asked of the service (a daemon's job of another session). */
+  /**
+   * A job's folder: remembered, else asked of the service (a daemon's job of another
+   * session), else of the daemon's record of removed jobs (an earlier session's).
+   */
   async dir(handle: number): Promise<string | null> {
     const known = this.dirs.get(handle);
     if (known) return known;
@@ -92,7 +109,21 @@ export class JobFiles {
       this.remember(handle, dir);
       return dir;
     } catch {
-      return null; // no such job (any more)
+      // no such job (any more): removed, perhaps by an earlier session
+    }
+    const [ended] = await this.ended({ handle, limit: 1 });
+    if (!ended) return null;
+    this.remember(handle, ended.outputDir);
+    return ended.outputDir;
+  }
+
+  /** The daemon's record of removed jobs of the project (none in process, or from a daemon that predates it). */
+  private async ended(options: { handle?: number; limit: number }): Promise<EndedJob[]> {
+    if (!this.inDaemon) return [];
+    try {
+      return await (this.service as DaemonShellExecutionService).getEndedJobs(options);
+    } catch {
+      return [];
     }
   }
 
@@ -108,6 +139,10 @@ export class JobFiles {
       for (const job of await this.service.getActiveProcesses()) {
         const dir = await this.dir(job.handle);
         if (dir) byJob.set(String(job.handle), jobFileResources(dir, String(job.handle)));
+      }
+      // Earlier sessions' finished jobs, the newest LISTED_ENDED.
+      for (const job of await this.ended({ limit: LISTED_ENDED })) {
+        if (!byJob.has(String(job.handle))) byJob.set(String(job.handle), jobFileResources(job.outputDir, String(job.handle)));
       }
     }
     for (const [handle, dir] of this.dirs) {
