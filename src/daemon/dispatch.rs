@@ -83,8 +83,12 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
         "open" => open(conn, p).into(),
         "checkCommand" => check_command(p).into(),
         "restartDaemon" => {
-            // The new binary is checked off this thread; the answer comes from the
+            // Refused at once while jobs are held (no pre-flight run for nothing); else
+            // the new binary is checked off this thread and the answer comes from the
             // accept loop when it execs, or with the refusal (src/daemon/upgrade/).
+            if let Err(refusal) = super::upgrade::restart::refuse_jobs(&conn.daemon.state) {
+                return Now::Reply(Err(super::upgrade::requests::refusal_json(&refusal)));
+            }
             let (out, id) = (conn.out.clone(), id.clone());
             conn.daemon
                 .upgrade

@@ -6,7 +6,7 @@
 //! new binary and the `execve`; `restart` the old image's side (checks, pause, exec,
 //! rollback); `resume` the new image's (taking the descriptors back); `requests` carries
 //! a request from a connection to the accept loop; `client` is the `--restart` command.
-//! docs/daemon.md, "Restarting without ending jobs".
+//! docs/daemon.md, "Restarting in place".
 
 pub mod client;
 pub mod exec;

@@ -88,8 +88,8 @@ fn jobs_held(state: &State) -> usize {
 
 /// Format 1 hands over the listeners, the lock and the handle counters, not jobs
 /// yet: a daemon holding any refuses, before anything is stopped, rather than end
-/// them (docs/daemon.md, "Restarting without ending jobs").
-fn refuse_jobs(state: &State) -> Result<(), Refusal> {
+/// them (docs/daemon.md, "Restarting in place").
+pub fn refuse_jobs(state: &State) -> Result<(), Refusal> {
     match jobs_held(state) {
         0 => Ok(()),
         n => Err(Refusal::new(
