@@ -335,3 +335,25 @@ fn a_daemon_holding_jobs_refuses_to_restart_and_ends_none() {
     );
     client.call("kill", json!({"handle": handle}));
 }
+
+#[test]
+fn a_binary_swapped_after_its_preflight_is_not_the_one_execed() {
+    let mut daemon = Daemon::start(false);
+    let before = Client::connect(&daemon.socket).hello();
+    // A "new binary" that passes its pre-flight and, while doing so, has another file
+    // (one that exits at once) renamed over its own path.
+    let bad = daemon.dir.path().join("bin").join("exits");
+    std::fs::write(&bad, "#!/bin/sh\nexit 0\n").unwrap();
+    let script = format!(
+        "#!/bin/sh\ncat >/dev/null\ncp {bad} \"$0.swap\" && chmod 755 \"$0.swap\" && mv \"$0.swap\" \"$0\"\necho 'ready 98.0.0'\n",
+        bad = bad.display()
+    );
+    daemon.replace_binary_with_script(&script);
+    let (ok, said) = daemon.restart();
+    assert!(!ok, "a restart exec'ed a binary other than the one checked: {said}");
+    assert!(said.contains("changed after its pre-flight"), "{said}");
+    assert!(daemon.alive());
+    let after = Client::connect(&daemon.socket).hello();
+    assert_eq!(after["pid"], before["pid"]);
+    assert_eq!(after["version"], before["version"]);
+}

@@ -80,6 +80,30 @@ impl Image {
     }
 }
 
+/// Which file a path names now (device, inode, size, modification time): the binary
+/// run at the pre-flight must be the one exec'ed, not one renamed over it since.
+pub type FileIdentity = (u64, u64, u64, i64, i64);
+
+pub fn file_identity(path: &Path) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.dev(), meta.ino(), meta.size(), meta.mtime(), meta.mtime_nsec()))
+}
+
+/// A refusal when `binary` is no longer the file that passed the pre-flight.
+pub fn still_checked(binary: &Path, checked: Option<FileIdentity>) -> Result<(), Refusal> {
+    if checked.is_some() && file_identity(binary) == checked {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        "DAEMON_RESTART_FAILED",
+        format!(
+            "{} changed after its pre-flight (another binary was put there): ask again",
+            binary.display()
+        ),
+    ))
+}
+
 /// CLOCK_MONOTONIC in ns: one clock for both images, so the pause can be measured
 /// across the exec.
 pub fn monotonic_ns() -> u64 {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
 
-use super::exec::{preflight, Image, Refusal};
+use super::exec::{file_identity, preflight, still_checked, FileIdentity, Image, Refusal};
 use super::format::{Descriptors, Handover, FORMAT};
 use crate::base::sync::lock;
 
@@ -21,6 +21,8 @@ pub struct Checked {
     pub answer: Answer,
     pub binary: PathBuf,
     pub to_version: String,
+    /// The file that answered the pre-flight (exec.rs `file_identity`).
+    pub identity: Option<FileIdentity>,
 }
 
 #[derive(Default)]
@@ -47,7 +49,11 @@ impl Requests {
             let binary = image.binary.clone();
             let checked = tokio::task::spawn_blocking(move || {
                 let dry = dry_handover();
-                preflight(&image.binary, &image.args, &dry)
+                // The same file before and after its run, or it is not the one checked.
+                let identity = file_identity(&image.binary);
+                let version = preflight(&image.binary, &image.args, &dry)?;
+                still_checked(&image.binary, identity)?;
+                Ok((version, identity))
             })
             .await
             .unwrap_or_else(|e| {
@@ -57,11 +63,12 @@ impl Requests {
                 ))
             });
             match checked {
-                Ok(to_version) => {
+                Ok((to_version, identity)) => {
                     lock(&requests.checked).push(Checked {
                         answer,
                         binary,
                         to_version,
+                        identity,
                     });
                     requests.asked.notify_one();
                 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::exec::{exec, handover_file, monotonic_ns, Image, Refusal};
+use super::exec::{exec, handover_file, monotonic_ns, still_checked, Image, Refusal};
 use super::format::{Descriptors, Handover, FORMAT};
 use super::requests::{refusal_json, Checked};
 use crate::daemon::conn::Daemon;
@@ -111,10 +111,15 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
         }
         return;
     }
-    let Some(binary) = checked.first().map(|c| c.binary.clone()) else {
+    let Some(first) = checked.first() else { return };
+    let (binary, to_version, identity) = (first.binary.clone(), first.to_version.clone(), first.identity);
+    if let Err(refusal) = still_checked(&binary, identity) {
+        eprintln!("native-shell-daemon: restart refused: {}", refusal.message);
+        for request in checked {
+            (request.answer)(Err(refusal_json(&refusal)));
+        }
         return;
-    };
-    let to_version = checked.first().map(|c| c.to_version.clone()).unwrap_or_default();
+    }
     // From here on nothing is accepted until the new image serves.
     let paused_at_ns = monotonic_ns();
     if let Some(http) = held.http.as_deref_mut() {
@@ -152,6 +157,10 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
             };
             match handover_file(&handover) {
                 Err(e) => format!("cannot write the hand-over: {e}"),
+                // Checked once more just before the exec (the flush gave time to swap it).
+                Ok(_) if still_checked(&binary, identity).is_err() => {
+                    format!("{} changed after its pre-flight", binary.display())
+                }
                 Ok(file) => {
                     let mut inherit = vec![held.unix, held.lock];
                     if let Some(http) = held.http.as_deref() {
