@@ -3,7 +3,7 @@
 // (`npm run build:ts` makes dist/native-shell-service.cjs from tools/*.ts: scripts/bundle.mjs).
 'use strict';
 
-// `native-shell-service daemon [--socket PATH] [--idle-exit-ms N] [--stop]`: the per-user
+// `native-shell-service daemon [--socket PATH] [--idle-exit-ms N] [--stop | --restart]`: the per-user
 // daemon (issue 32) in the foreground. It is a binary of its own, not Node: found here and
 // run with this process's stdio; its exit status is this command's.
 if (process.argv[2] === 'daemon') {
@@ -29,7 +29,7 @@ if (process.argv[2] === 'daemon') {
   const args = process.argv.slice(3);
   // With an HTTP port, the MCP Streamable HTTP server its `/mcp` forwards to runs in
   // this process, and the two end together (tools/daemon-front.ts).
-  if (args.some((a) => a === '--listen' || a.startsWith('--listen=')) && !args.includes('--stop')) {
+  if (args.some((a) => a === '--listen' || a.startsWith('--listen=')) && !args.includes('--stop') && !args.includes('--restart')) {
     loadBundle().startDaemonWithMcp(bin, args);
     return;
   }

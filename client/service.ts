@@ -360,6 +360,8 @@ export class DaemonShellExecutionService implements DaemonServiceType {
     }
     await checkSocketDir(this.socket);
     let replaced = false;
+    let restarted = false;
+    let restartRefused = '';
     let lostAtHello = 0;
     for (;;) {
       const link = await this.dial();
@@ -372,12 +374,29 @@ export class DaemonShellExecutionService implements DaemonServiceType {
         throw e;
       }
       if (hello.version !== this.context.version || hello.protocol !== PROTOCOL) {
+        if (hello.jobs > 0 && !replaced && !restarted) {
+          // A daemon with jobs is asked to restart in place into the binary on its
+          // disk, which keeps its jobs (docs/daemon.md, "Restarting without ending
+          // jobs"); then this client meets it again. A daemon that cannot (an older
+          // one, a hand-over that does not carry its jobs) refuses and is left as is.
+          const refusal = await link.request('restartDaemon', {}).then(
+            () => null,
+            (e: Error) => e,
+          );
+          if (refusal === null) {
+            link.setRef(true); // held until the old image has gone
+            await link.whenClosed;
+            restarted = true;
+            continue;
+          }
+          restartRefused = ` It could not restart in place: ${refusal.message}`;
+        }
         if (hello.jobs > 0 || replaced) {
           link.close();
           throw codedError(
             'DAEMON_VERSION',
             `the daemon at ${this.socket} (pid ${hello.pid}) is version ${hello.version} (protocol ${hello.protocol}); this client is ${this.context.version} (protocol ${PROTOCOL}). ` +
-              `It holds ${hello.jobs} job(s): finish or kill them with a client of version ${hello.version}, or stop it, which kills them (npx native-shell-service daemon --stop --socket ${this.socket}, or kill ${hello.pid}); the next call then starts a daemon of this version.`,
+              `It holds ${hello.jobs} job(s): finish or kill them with a client of version ${hello.version}, or stop it, which kills them (npx native-shell-service daemon --stop --socket ${this.socket}, or kill ${hello.pid}); the next call then starts a daemon of this version.${restartRefused}`,
             { daemonVersion: hello.version, daemonPid: hello.pid, jobs: hello.jobs },
           );
         }

@@ -319,6 +319,9 @@ describe('a daemon client', () => {
       const e = await expectCode(other.getActiveProcesses(), 'DAEMON_VERSION');
       expect(e.message).toContain('holds 1 job');
       expect(e.message).toContain('99.0.0');
+      // It was asked to restart in place first, and said why it would not (a daemon
+      // with jobs: src/daemon/upgrade/restart.rs; an older daemon: no such method).
+      expect(e.message).toContain('could not restart in place');
       expect(alive(pid) && alive(job.pid)).toBe(true);
       await s.kill(job.handle);
       await s.shutdown();

@@ -2,7 +2,8 @@
 //! [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]`: the
 //! per-user daemon that owns jobs for clients that come and go (src/daemon/), and with
 //! `--listen` serves them over HTTP too (src/daemon/http/). `--stop` asks the one on the
-//! socket to exit (its jobs are killed). This file is the binary's crate root (Cargo.toml
+//! socket to exit (its jobs are killed); `--restart` has it replace its image with the
+//! binary on disk, in place (src/daemon/upgrade/). This file is the binary's crate root (Cargo.toml
 //! `[[bin]]`), not a module of the library's `daemon`. Exit status: 0 when it served
 //! and ended (or another daemon already serves the socket), 2 for bad arguments or an
 //! unsupported platform, 1 when it could not serve.
@@ -12,6 +13,10 @@ fn main() {
     use std::time::Duration;
 
     use native_shell_service::daemon;
+
+    if let Some(version) = option_env!("NATIVE_SHELL_BUILD_VERSION") {
+        daemon::stamp_version(version);
+    }
 
     let mut socket = None;
     let mut idle_exit = daemon::DEFAULT_IDLE_EXIT;
@@ -23,6 +28,9 @@ fn main() {
     let mut allowed_origins = Vec::new();
     let mut allowed_hosts = Vec::new();
     let mut exit_with_stdin = false;
+    let mut restart = false;
+    let mut handover_check = false;
+    let mut handover_fd: Option<i32> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -49,16 +57,57 @@ fn main() {
             },
             "--exit-with-stdin" => exit_with_stdin = true,
             "--stop" => stop = true,
+            "--restart" => restart = true,
+            // A restart's pre-flight and its new image (src/daemon/upgrade/exec.rs).
+            "--handover-check" => handover_check = true,
+            "--handover-fd" => match args.next().and_then(|v| v.parse::<i32>().ok()) {
+                Some(fd) => handover_fd = Some(fd),
+                None => usage("--handover-fd takes a descriptor number"),
+            },
             "--version" => {
-                println!("{}", daemon::VERSION);
+                println!("{}", daemon::version());
                 return;
             }
             "-h" | "--help" => {
-                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]");
+                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--restart] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]");
                 return;
             }
             other => usage(&format!("unknown argument {other:?}")),
         }
+    }
+    if handover_check {
+        // Reads a hand-over on stdin: `ready VERSION` if this build can take it over.
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+            eprintln!("native-shell-daemon: HANDOVER_INVALID: cannot read the hand-over: {e}");
+            std::process::exit(1);
+        }
+        match daemon::upgrade::Handover::decode(&bytes) {
+            Ok(_) => println!("ready {}", daemon::version()),
+            Err(e) => {
+                eprintln!("native-shell-daemon: {}: {e}", e.code());
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    if restart {
+        let socket = socket.unwrap_or_else(daemon::default_socket);
+        match daemon::upgrade::client::restart(&socket) {
+            Ok(done) => eprintln!(
+                "native-shell-daemon: the daemon on {} restarted in place (pid {}): {} -> {}",
+                socket.display(),
+                done.pid,
+                done.from,
+                done.to
+            ),
+            Err((code, message)) => {
+                eprintln!("native-shell-daemon: {code}: {message}");
+                std::process::exit(1);
+            }
+        }
+        return;
     }
     if stop {
         let socket = socket.unwrap_or_else(daemon::default_socket);
@@ -91,11 +140,22 @@ fn main() {
         allowed_origins,
         allowed_hosts,
     });
+    // An image that replaces the daemon's previous one: a hand-over it cannot read
+    // ends it here, before it serves (the old image checked this build can read it).
+    let handover = match handover_fd.map(daemon::upgrade::resume::load) {
+        Some(Ok(handover)) => Some(handover),
+        Some(Err(message)) => {
+            eprintln!("native-shell-daemon: {message}");
+            std::process::exit(1);
+        }
+        None => None,
+    };
     let config = daemon::Config {
         socket: socket.unwrap_or_else(daemon::default_socket),
         idle_exit,
         listen,
         exit_with_stdin,
+        handover,
     };
     match daemon::run(config) {
         Ok(daemon::Ended::Done) => {}
@@ -123,7 +183,7 @@ fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
 
 #[cfg(unix)]
 fn usage(message: &str) -> ! {
-    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]");
+    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--restart] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]");
     std::process::exit(2);
 }
 

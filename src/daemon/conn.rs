@@ -32,6 +32,8 @@ pub struct Daemon {
     /// `--project-root`: the project of a client's `open` that names none (a remote
     /// client's paths are this machine's; without it, the daemon's directory, `/`).
     pub default_project_root: Option<std::path::PathBuf>,
+    /// `restartDaemon` requests on their way to the accept loop (src/daemon/upgrade/).
+    pub upgrade: Arc<super::upgrade::requests::Requests>,
 }
 
 impl Daemon {
@@ -45,6 +47,7 @@ impl Daemon {
             exit: tokio::sync::Notify::new(),
             socket,
             default_project_root: None,
+            upgrade: Arc::default(),
         }
     }
 

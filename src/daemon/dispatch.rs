@@ -70,7 +70,7 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
     if method == "hello" {
         conn.hello = true;
         return ok(json!({
-            "version": super::VERSION,
+            "version": super::version(),
             "protocol": super::PROTOCOL,
             "pid": std::process::id(),
             "jobs": conn.daemon.state.running_jobs(),
@@ -82,6 +82,19 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
     match method {
         "open" => open(conn, p).into(),
         "checkCommand" => check_command(p).into(),
+        "restartDaemon" => {
+            // Refused at once while jobs are held (no pre-flight run for nothing); else
+            // the new binary is checked off this thread and the answer comes from the
+            // accept loop when it execs, or with the refusal (src/daemon/upgrade/).
+            if let Err(refusal) = super::upgrade::restart::refuse_jobs(&conn.daemon.state) {
+                return Now::Reply(Err(super::upgrade::requests::refusal_json(&refusal)));
+            }
+            let (out, id) = (conn.out.clone(), id.clone());
+            conn.daemon
+                .upgrade
+                .ask(Box::new(move |reply| send_reply(&out, &id, reply)));
+            Now::Later
+        }
         "exitDaemon" => {
             // A client replacing a daemon of another version asks when it saw no jobs;
             // one started since by another client is not ended without `killJobs`.

@@ -27,6 +27,7 @@ mod server;
 mod session;
 mod state;
 mod stop;
+pub mod upgrade;
 mod wire;
 
 use std::path::PathBuf;
@@ -45,7 +46,23 @@ pub use stop::stop;
 /// The wire protocol's version: a client and a daemon that differ do not talk.
 pub const PROTOCOL: u32 = 1;
 /// The daemon's version, compared by clients at `hello`.
+/// The package's: what [`version`] says unless the binary was stamped.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+static STAMPED: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// The version this daemon reports (`hello`, `--version`, a restart's pre-flight):
+/// [`VERSION`], unless its binary was built with `NATIVE_SHELL_BUILD_VERSION` (a release
+/// stamp, or the second build scripts/build-next-daemon.sh makes for the restart tests).
+/// Stamped in the binary's crate, so a stamped build recompiles the binary only.
+pub fn version() -> &'static str {
+    STAMPED.get().copied().unwrap_or(VERSION)
+}
+
+/// Called once by the binary, first thing.
+pub fn stamp_version(version: &'static str) {
+    let _ = STAMPED.set(version);
+}
 /// No jobs and no clients for this long, and the daemon exits.
 pub const DEFAULT_IDLE_EXIT: Duration = Duration::from_secs(600);
 
@@ -58,6 +75,9 @@ pub struct Config {
     /// `--exit-with-stdin`: end (killing the jobs) when stdin reaches its end, i.e. when
     /// the process that started the daemon with a pipe is gone (parent.rs).
     pub exit_with_stdin: bool,
+    /// `--handover-fd N`: this image replaces the daemon's previous one in place
+    /// (src/daemon/upgrade/): it serves the listeners and holds the lock it was handed.
+    pub handover: Option<upgrade::Handover>,
 }
 
 /// How a daemon's run ended.

@@ -1,6 +1,7 @@
 //! Accepting connections: the lock and the socket, the peer check, one task per
 //! connection (session.rs serves it), the idle exit.
 
+use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,9 +13,25 @@ use super::session::connection;
 use super::state::State;
 use super::{Config, Ended};
 
-pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended, String> {
+pub async fn serve(mut config: Config, jobs: tokio::runtime::Handle) -> Result<Ended, String> {
+    // An image that replaces the daemon's previous one in place takes over its
+    // listeners and lock (src/daemon/upgrade/): nothing is bound or locked anew.
+    if let Some(handover) = config.handover.take() {
+        let resumed = super::upgrade::resume::take(handover, &config.socket)?;
+        let tcp = match (resumed.tcp, &config.listen) {
+            (Some(tcp), Some(_)) => Some(tcp),
+            // The previous image listened and this one is told not to: it stops.
+            (Some(_), None) => None,
+            (None, Some(listen)) => Some(super::http::bind(listen).await?.into_std().map_err(|e| e.to_string())?),
+            (None, None) => None,
+        };
+        let unix =
+            UnixListener::from_std(resumed.unix).map_err(|e| format!("cannot serve the inherited socket: {e}"))?;
+        let handover = resumed.handover;
+        return serve_on(config, jobs, resumed.lock, unix, tcp, Some(handover)).await;
+    }
     let dir = prepare_dir(&config.socket)?;
-    let Some(_lock) = wait_for_lock(&dir, &config.socket).await? else {
+    let Some(lock) = wait_for_lock(&dir, &config.socket).await? else {
         return Ok(Ended::AlreadyRunning);
     };
     // Holding the lock, no other daemon serves this path: a socket there is a dead
@@ -32,9 +49,23 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
     // Bound before the socket: an address refused (exposure rules) or busy ends the
     // daemon with its reason before any client can reach it.
     let tcp = match &config.listen {
-        Some(listen) => Some(super::http::bind(listen).await?),
+        Some(listen) => Some(super::http::bind(listen).await?.into_std().map_err(|e| e.to_string())?),
         None => None,
     };
+    let listener =
+        UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
+    serve_on(config, jobs, lock, listener, tcp, None).await
+}
+
+/// Serves on listeners bound here or handed over by a previous image.
+async fn serve_on(
+    config: Config,
+    jobs: tokio::runtime::Handle,
+    lock: std::fs::File,
+    listener: UnixListener,
+    tcp: Option<std::net::TcpListener>,
+    resumed: Option<super::upgrade::Handover>,
+) -> Result<Ended, String> {
     // Whatever a job leaves behind stays a descendant of the daemon, so its processes
     // can be told from other clients however they detach (src/daemon/peer.rs); the
     // orphans adopted so are reaped on each SIGCHLD.
@@ -42,8 +73,6 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         return Err(format!("cannot become a subreaper: {e}"));
     }
     let mut child_exits = signal(tokio::signal::unix::SignalKind::child())?;
-    let listener =
-        UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
     let daemon = Arc::new(Daemon {
         default_project_root: config.listen.as_ref().and_then(|l| l.project_root.clone()),
         ..Daemon::new(
@@ -53,12 +82,22 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
             config.socket.clone(),
         )
     });
+    if let Some(handover) = &resumed {
+        daemon
+            .state
+            .resume_counters(handover.next_handle, handover.next_service);
+    }
+    // What a restart runs again (the path, so a binary replaced on disk is the one run).
+    let image = super::upgrade::Image::current();
+    #[cfg(target_os = "linux")]
+    let _ = daemon.upgrade.image.set(image.clone());
     eprintln!(
         "native-shell-daemon {} (pid {}) serving {}",
-        super::VERSION,
+        super::version(),
         std::process::id(),
         config.socket.display()
     );
+    let mut http = None;
     if let (Some(tcp), Some(listen)) = (tcp, config.listen.clone()) {
         let envd = Arc::new(super::envd::Envd::new(&daemon, listen.project_root.clone())?);
         let face = Arc::new(super::http::Face {
@@ -69,7 +108,14 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
                 tokio::spawn(connection(daemon, stream));
             },
         });
-        tokio::spawn(super::http::serve(tcp, face));
+        http = Some(super::upgrade::restart::HttpFace::start(tcp, face)?);
+    }
+    if let Some(handover) = &resumed {
+        eprintln!(
+            "native-shell-daemon: took over from {} in place: {:.1} ms without service",
+            handover.from_version,
+            super::upgrade::resume::paused_ms(handover)
+        );
     }
     let tick = (config.idle_exit / 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
     let mut ticks = tokio::time::interval(tick);
@@ -99,6 +145,20 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
                 }
             },
             _ = child_exits.recv() => super::peer::reap_orphans(),
+            _ = daemon.upgrade.asked.notified() => {
+                let checked = daemon.upgrade.take();
+                if !checked.is_empty() {
+                    let held = super::upgrade::restart::Holdings {
+                        daemon: &daemon,
+                        image: &image,
+                        socket: &config.socket,
+                        unix: listener.as_fd(),
+                        lock: lock.as_fd(),
+                        http: http.as_mut(),
+                    };
+                    super::upgrade::restart::restart(held, checked).await;
+                }
+            },
             _ = daemon.exit.notified() => break "asked to exit",
             _ = term.recv() => break "SIGTERM",
             _ = int.recv() => break "SIGINT",

@@ -130,6 +130,22 @@ impl State {
         found
     }
 
+    /// The handle and service counters, for a restart's hand-over: the next image
+    /// goes on counting, so no handle is reused while the daemon lives
+    /// (src/daemon/upgrade/).
+    pub fn counters(&self) -> (u64, u64) {
+        (
+            self.next_handle.load(Ordering::Relaxed),
+            self.next_service.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Goes on from a previous image's counters (never backwards).
+    pub fn resume_counters(&self, next_handle: u64, next_service: u64) {
+        self.next_handle.fetch_max(next_handle, Ordering::Relaxed);
+        self.next_service.fetch_max(next_service, Ordering::Relaxed);
+    }
+
     pub fn connected(&self) {
         lock(&self.maps).conns += 1;
     }

@@ -1,0 +1,186 @@
+//! The old image's side of a restart, run by the accept loop (server.rs) once a
+//! request's new binary passed its pre-flight (requests.rs): the last checks, the
+//! pause, the `execve` (exec.rs), and the way back when it fails.
+//!
+//! The pause is short and everything in it waits rather than fails: the accept loop
+//! is not polled and the HTTP face's accept task is stopped, so new connections wait
+//! in the listeners' backlogs (the sockets stay open and listening throughout: the
+//! HTTP one through a descriptor of its own, `HttpFace::listener`), and the connected
+//! clients are told `bye` with the reason before their connections close at the exec.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::exec::{exec, handover_file, monotonic_ns, still_checked, Image, Refusal};
+use super::format::{Descriptors, Handover, FORMAT};
+use super::requests::{refusal_json, Checked};
+use crate::daemon::conn::Daemon;
+use crate::daemon::http::Face;
+use crate::daemon::state::State;
+
+/// Lets the replies and `bye`s queued for a slow socket leave before the exec.
+const FLUSH: Duration = Duration::from_millis(10);
+
+/// The HTTP face's accepting, which a restart stops and (on failure) starts again.
+pub struct HttpFace {
+    /// The listening socket, held apart from the accept task's own descriptor, so
+    /// stopping the task never closes the socket: what the new image inherits.
+    listener: OwnedFd,
+    face: Arc<Face>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl HttpFace {
+    pub fn start(listener: std::net::TcpListener, face: Arc<Face>) -> Result<Self, String> {
+        let mut http = Self {
+            listener: listener.into(),
+            face,
+            task: None,
+        };
+        http.resume()?;
+        Ok(http)
+    }
+
+    fn resume(&mut self) -> Result<(), String> {
+        let copy = self
+            .listener
+            .try_clone()
+            .map_err(|e| format!("cannot share the HTTP listener: {e}"))?;
+        let std = std::net::TcpListener::from(copy);
+        std.set_nonblocking(true)
+            .map_err(|e| format!("cannot make the HTTP listener non-blocking: {e}"))?;
+        let listener =
+            tokio::net::TcpListener::from_std(std).map_err(|e| format!("cannot serve the HTTP listener: {e}"))?;
+        self.task = Some(tokio::spawn(crate::daemon::http::serve(listener, self.face.clone())));
+        Ok(())
+    }
+
+    fn pause(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.listener.as_fd()
+    }
+}
+
+/// What the accept loop holds that the new image takes over.
+pub struct Holdings<'a> {
+    pub daemon: &'a Arc<Daemon>,
+    pub image: &'a Image,
+    pub socket: &'a Path,
+    pub unix: BorrowedFd<'a>,
+    pub lock: BorrowedFd<'a>,
+    pub http: Option<&'a mut HttpFace>,
+}
+
+/// Jobs the daemon holds, running or finished: each is a process, its descriptors
+/// and its output, or an exit status not yet read.
+fn jobs_held(state: &State) -> usize {
+    state.all_services().iter().map(|s| s.service.handles().len()).sum()
+}
+
+/// Format 1 hands over the listeners, the lock and the handle counters, not jobs
+/// yet: a daemon holding any refuses, before anything is stopped, rather than end
+/// them (docs/daemon.md, "Restarting in place").
+pub fn refuse_jobs(state: &State) -> Result<(), Refusal> {
+    match jobs_held(state) {
+        0 => Ok(()),
+        n => Err(Refusal::new(
+            "DAEMON_RESTART_REFUSED",
+            format!(
+                "the daemon holds {n} job(s); hand-over format {FORMAT} does not carry jobs yet, so a restart now would end them: finish or remove them first"
+            ),
+        )),
+    }
+}
+
+/// Replaces the image. Returns only when the restart was refused or the exec failed;
+/// the daemon serves on as before then.
+pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
+    if let Err(refusal) = refuse_jobs(&held.daemon.state) {
+        eprintln!("native-shell-daemon: restart refused: {}", refusal.message);
+        for request in checked {
+            (request.answer)(Err(refusal_json(&refusal)));
+        }
+        return;
+    }
+    let Some(first) = checked.first() else { return };
+    let (binary, to_version, identity) = (first.binary.clone(), first.to_version.clone(), first.identity);
+    if let Err(refusal) = still_checked(&binary, identity) {
+        eprintln!("native-shell-daemon: restart refused: {}", refusal.message);
+        for request in checked {
+            (request.answer)(Err(refusal_json(&refusal)));
+        }
+        return;
+    }
+    // From here on nothing is accepted until the new image serves.
+    let paused_at_ns = monotonic_ns();
+    if let Some(http) = held.http.as_deref_mut() {
+        http.pause();
+    }
+    let from = crate::daemon::version();
+    eprintln!(
+        "native-shell-daemon: restarting in place: {from} -> {to_version} ({})",
+        binary.display()
+    );
+    for request in checked {
+        (request.answer)(Ok(json!({ "pid": std::process::id(), "from": from, "to": to_version })));
+    }
+    held.daemon.bye_all(&format!(
+        "the daemon restarts in place ({from} -> {to_version}); connect again"
+    ));
+    tokio::time::sleep(FLUSH).await;
+    let failed = match refuse_jobs(&held.daemon.state) {
+        // A job started by a request dispatched before the pause: it is not ended.
+        Err(refusal) => refusal.message,
+        Ok(()) => {
+            let (next_handle, next_service) = held.daemon.state.counters();
+            let handover = Handover {
+                format: FORMAT,
+                from_version: from.to_string(),
+                socket: held.socket.to_string_lossy().into_owned(),
+                fds: Descriptors {
+                    unix_listener: raw(held.unix),
+                    tcp_listener: held.http.as_deref().map(|h| raw(h.fd())),
+                    lock: raw(held.lock),
+                },
+                next_handle,
+                next_service,
+                paused_at_ns,
+            };
+            match handover_file(&handover) {
+                Err(e) => format!("cannot write the hand-over: {e}"),
+                // Checked once more just before the exec (the flush gave time to swap it).
+                Ok(_) if still_checked(&binary, identity).is_err() => {
+                    format!("{} changed after its pre-flight", binary.display())
+                }
+                Ok(file) => {
+                    let mut inherit = vec![held.unix, held.lock];
+                    if let Some(http) = held.http.as_deref() {
+                        inherit.push(http.fd());
+                    }
+                    let error = exec(held.image, &binary, &inherit, &file);
+                    format!("execve {} failed: {error}", binary.display())
+                }
+            }
+        }
+    };
+    // Still this image: it serves on with everything it had.
+    eprintln!("native-shell-daemon: restart abandoned, serving on: {failed}");
+    if let Some(http) = held.http.as_deref_mut() {
+        if let Err(e) = http.resume() {
+            eprintln!("native-shell-daemon: {e}");
+        }
+    }
+}
+
+fn raw(fd: BorrowedFd<'_>) -> i32 {
+    std::os::fd::AsRawFd::as_raw_fd(&fd)
+}
