@@ -388,7 +388,8 @@ fn run(conn: &Conn, hosted: Arc<Hosted>, id: &Value, p: &Value) -> Now {
         }),
     );
     let (out, id, daemon) = (conn.out.clone(), id.clone(), conn.daemon.clone());
-    tokio::spawn(async move {
+    let jobs = daemon.jobs.clone();
+    begin_here_finish_on(&jobs, async move {
         // A program that could not start has a handle only in its result.
         let reply = run.await.map(|r| {
             let handle = daemon.state.global(&hosted, r.handle, Some(keep));
@@ -397,6 +398,22 @@ fn run(conn: &Conn, hosted: Arc<Hosted>, id: &Value, p: &Value) -> Now {
         send_reply(&out, &id, reply.map_err(|e| wire::error(&e)));
     });
     Now::Later
+}
+
+/// Runs `work` here up to its first wait, then on the jobs' runtime. A `run` starts its
+/// job at once, on the connection's thread, in the order of the requests; what it then
+/// waits for (the exit) is told by the job's reader, a task of the jobs' runtime: the
+/// task woken there runs on the reader's own thread and answers from it, where a task
+/// of the connection's runtime had that thread wake this one first, one more hand-over
+/// on every `run`'s way back (docs/daemon.md, "Round trips").
+fn begin_here_finish_on(jobs: &tokio::runtime::Handle, work: impl std::future::Future<Output = ()> + Send + 'static) {
+    let mut work = Box::pin(work);
+    // Nothing is woken by this first poll: the jobs' runtime polls the future again
+    // as it takes it, with its own waker, and so sees whatever ended meanwhile.
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    if work.as_mut().poll(&mut cx).is_pending() {
+        jobs.spawn(work);
+    }
 }
 
 fn start(conn: &Conn, hosted: &Arc<Hosted>, p: &Value) -> Now {
