@@ -15,6 +15,7 @@ mod dispatch;
 mod envd;
 pub mod frame;
 mod http;
+mod latency;
 mod outbox;
 mod params;
 mod parent;
@@ -79,6 +80,8 @@ pub fn run(config: Config) -> Result<Ended, String> {
     let jobs = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("jobs")
+        // The readers answer the round trips (latency.rs).
+        .on_thread_start(latency::short_turns)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the jobs' runtime: {e}"))?;
@@ -86,6 +89,8 @@ pub fn run(config: Config) -> Result<Ended, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    // This thread reads every request (latency.rs).
+    latency::short_turns();
     let ended = connections.block_on(server::serve(config, jobs.handle().clone()));
     // Whatever is left (a job started as the daemon exits) dies now, not with the
     // watchdog later.
