@@ -6,7 +6,8 @@
 //! `place` finds and guards the socket's directory and takes the lock that makes one
 //! daemon per socket; `frame` is the wire's envelope; `wire` the answers as JSON;
 //! `state` the services and the daemon-wide handles; `conn` what a connection
-//! holds and how it answers, `outbox` how its messages leave; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
+//! holds and how it answers, `outbox` how its messages leave, `latency` the short
+//! scheduler slices its threads ask for; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
 //! arguments with `params`. With `--listen`, `http` is the network face and
 //! `envd` the E2B services it serves over the same state.
 
