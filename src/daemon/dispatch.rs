@@ -502,3 +502,41 @@ pub fn closed(conn: &Conn) {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::begin_here_finish_on;
+
+    #[test]
+    fn work_starts_here_and_finishes_on_the_jobs_runtime() {
+        let jobs = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("test-jobs")
+            .enable_all()
+            .build()
+            .unwrap();
+        let here = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (go, wait) = tokio::sync::oneshot::channel::<()>();
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        here.block_on(async {
+            begin_here_finish_on(jobs.handle(), async move {
+                // Up to the first wait: on the caller's thread, before it returns.
+                let _ = started_tx.send(std::thread::current().name().map(str::to_string));
+                let _ = wait.await;
+                let _ = done_tx.send(std::thread::current().name().map(str::to_string));
+            });
+        });
+        assert_eq!(
+            started_rx.try_recv().unwrap(),
+            std::thread::current().name().map(str::to_string)
+        );
+        // Woken from another thread, it ends on the jobs' runtime.
+        std::thread::spawn(move || go.send(())).join().unwrap().unwrap();
+        let finished = done_rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        assert_eq!(finished.as_deref(), Some("test-jobs"));
+    }
+}
