@@ -34,12 +34,16 @@ export type Need =
    */
   | 'escapes-held'
   /** The per-job sandbox: Landlock (Linux) or sandbox-exec (macOS). */
-  | 'sandbox';
+  | 'sandbox'
+  /** A thread may ask for a shorter scheduler slice (Linux 6.12+, EEVDF; src/daemon/latency.rs). */
+  | 'slices';
 
 const WHY: Record<string, string> = {
   posix: 'its jobs run `bash -c` and POSIX tools; on Windows jobs run cmd.exe (covered by __test__/windows)',
   'gnu-tar': 'scripts/build-extension.mjs packs with GNU tar (sorted names, no owner, a fixed time), and this tar is not GNU tar',
   linux: "it checks Linux's /proc, cgroups or the kernel's wait channel (awaiting_input), which this OS does not have (docs/platforms.md)",
+  slices:
+    "it checks the daemon's short scheduler slices (src/daemon/latency.rs), and this kernel takes no slice from a thread (Linux 6.12+ does: its /proc/<pid>/sched shows se.slice)",
   sandbox:
     "its jobs run sandboxed (the extension's manifest starts the MCP server with --sandbox), and this machine has neither Landlock (Linux) nor sandbox-exec (macOS) (docs/sandbox.md)",
 };
@@ -61,6 +65,7 @@ export const NEEDS: Record<string, Need[]> = {
   'screen.test.ts': ['posix'],
   'containment.test.ts': ['posix', 'linux'],
   'daemon/client.test.ts': ['posix', 'linux', 'program:python3'],
+  'daemon/short-turns.test.ts': ['posix', 'linux', 'program:python3', 'slices'],
   'daemon/mcp.test.ts': ['posix', 'program:python3'],
   'daemon/job-peers.test.ts': ['posix', 'linux', 'landlock:1', 'program:python3', 'program:socat'],
   'remote/deploy.test.ts': ['posix'],
@@ -216,6 +221,19 @@ function mayMount(): boolean {
   return line !== null && (BigInt(`0x${line[1]}`) & (1n << 21n)) !== 0n;
 }
 
+/** Whether a thread's asked-for slice (100 µs, sched_setattr's sched_runtime) shows in its /proc/<pid>/sched. */
+function slicesTaken(): boolean {
+  if (process.platform !== 'linux') return false;
+  const script = [
+    'import ctypes, struct',
+    "a = struct.pack('IIQiIQQQ', 48, 0, 0, 0, 0, 100000, 0, 0)",
+    'ctypes.CDLL(None).syscall(314, 0, ctypes.create_string_buffer(a), 0)',
+    "print(open('/proc/self/sched').read())",
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script], { encoding: 'utf8', timeout: 30_000 });
+  return /^se\.slice\s*:\s*100000$/m.test(r.stdout ?? '');
+}
+
 function usernsAllowed(): boolean {
   return process.platform === 'linux' && spawnSync('unshare', ['-r', 'true'], { stdio: 'ignore', timeout: 30_000 }).status === 0;
 }
@@ -236,6 +254,8 @@ function probe(need: Need): boolean {
       return usernsAllowed();
     case 'escapes-held':
       return escapesHeld();
+    case 'slices':
+      return slicesTaken();
     case 'sandbox':
       if (process.platform === 'linux') return landlockAbi() >= 1;
       return process.platform === 'darwin' && existsSync('/usr/bin/sandbox-exec');

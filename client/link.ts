@@ -39,6 +39,13 @@ export interface LinkEvents {
   closed(why: string): void;
 }
 
+/**
+ * What one read from the daemon's unix socket takes at most: a link's one buffer, read
+ * into again and again (Node's `onread`), where a `'data'` event would hand over a new
+ * Buffer per read for the collector to free; a reply of a round trip fits whole.
+ */
+const READ_BUFFER = 64 * 1024;
+
 export class Link {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -49,19 +56,25 @@ export class Link {
   private bye: string | null = null;
   /** Anything came from the daemon (a refused connection is closed before a byte). */
   private heard = false;
+  /** Keep Node alive while idle (`setRef`); a call waiting for its reply always does. */
+  private holding = true;
+  /** Whether the socket is ref'd now: changed only when it must change. */
+  private refd = true;
   private resolveEnded: () => void = () => {};
   /** Settles once the connection has ended (pending calls rejected, `closed` reported). */
   readonly whenClosed = new Promise<void>((resolve) => {
     this.resolveEnded = resolve;
   });
 
+  /** `dataEvents`: the socket's bytes come as `'data'` events (not through `onread`). */
   private constructor(
     private readonly socket: Socket,
     private readonly events: LinkEvents,
-    maxFrame?: number,
+    maxFrame: number | undefined,
+    dataEvents: boolean,
   ) {
     this.reader = new FrameReader(maxFrame);
-    socket.on('data', (chunk: Buffer) => this.received(chunk));
+    if (dataEvents) socket.on('data', (chunk: Buffer) => this.received(chunk));
     socket.on('error', (e) => this.end(`the connection failed: ${e.message}`));
     socket.on('close', () => this.end(this.bye ?? 'the daemon closed the connection'));
   }
@@ -69,13 +82,25 @@ export class Link {
   /** Connects to `path`; rejects with the socket's error (`code` ENOENT, ECONNREFUSED, ...). */
   static open(path: string, events: LinkEvents): Promise<Link> {
     return new Promise((resolve, reject) => {
-      const socket = createConnection(path);
+      let link: Link | null = null;
+      const socket = createConnection({
+        path,
+        onread: {
+          buffer: Buffer.allocUnsafe(READ_BUFFER),
+          callback: (n: number, buffer: Uint8Array) => {
+            // Nothing comes before `connect`, where the link is made.
+            link?.received(Buffer.from(buffer.buffer, buffer.byteOffset, n), true);
+            return true;
+          },
+        },
+      });
       const failed = (e: Error) => reject(e);
       socket.once('error', failed);
       socket.once('connect', () => {
         socket.off('error', failed);
         socket.setNoDelay?.(true);
-        resolve(new Link(socket, events));
+        link = new Link(socket, events, undefined, false);
+        resolve(link);
       });
     });
   }
@@ -128,7 +153,7 @@ export class Link {
           return;
         }
         socket.setNoDelay?.(true);
-        const link = new Link(socket, events, maxFrame);
+        const link = new Link(socket, events, maxFrame, true);
         // Frames the daemon sent with its answer.
         if (head.length > 0) link.received(head);
         resolve(link);
@@ -154,6 +179,7 @@ export class Link {
     }
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
+      this.updateRef();
       this.socket.write(frame);
     });
   }
@@ -164,7 +190,8 @@ export class Link {
    * that is not left with an unsettled promise when nothing else runs.
    */
   close(): void {
-    this.socket.ref();
+    this.holding = true;
+    this.updateRef();
     this.socket.end();
   }
 
@@ -173,9 +200,22 @@ export class Link {
     this.socket.destroy();
   }
 
-  /** Lets the process exit while this connection is open and idle. */
+  /**
+   * Whether this connection keeps Node alive while no call waits (`false` lets the
+   * process exit while it is open and idle). A call waiting for its reply keeps Node
+   * alive either way, as a pending in-process promise does.
+   */
   setRef(ref: boolean): void {
-    if (ref) this.socket.ref();
+    this.holding = ref;
+    this.updateRef();
+  }
+
+  /** Refs or unrefs the socket when what it should be has changed (each is a call into libuv). */
+  private updateRef(): void {
+    const want = this.holding || this.pending.size > 0;
+    if (want === this.refd) return;
+    this.refd = want;
+    if (want) this.socket.ref();
     else this.socket.unref();
   }
 
@@ -183,11 +223,12 @@ export class Link {
     return this.pending.size;
   }
 
-  private received(chunk: Buffer): void {
+  /** `reused`: the chunk is the link's read buffer (`onread`), read into again after this. */
+  private received(chunk: Buffer, reused = false): void {
     this.heard = true;
     let messages: unknown[];
     try {
-      messages = this.reader.push(chunk);
+      messages = this.reader.push(chunk, reused);
     } catch (e) {
       const code = (e as { code?: string }).code === FRAME_TOO_LARGE ? FRAME_TOO_LARGE : 'DAEMON_LOST';
       this.end(`the daemon sent a bad frame: ${(e as Error).message}`, code);
@@ -202,6 +243,7 @@ export class Link {
       const p = this.pending.get(m.id);
       if (!p) return; // a reply to nothing we wait for: ignored
       this.pending.delete(m.id);
+      this.updateRef();
       if ('error' in m && m.error !== undefined && m.error !== null) p.reject(replyError(m.error));
       else p.resolve(m.result ?? null);
       return;

@@ -310,24 +310,20 @@ export class DaemonShellExecutionService implements DaemonServiceType {
 
   private call(method: string, params: Record<string, unknown>): Promise<unknown> {
     const live = this.live;
-    if (live && !live.closed && this.queue.length === 0) return this.tracked(live.request(method, params));
+    if (live && !live.closed && this.queue.length === 0) return live.request(method, params);
     return new Promise((resolve, reject) => {
       this.queue.push({ method, params, resolve, reject });
       this.ensureConnecting();
     });
   }
 
-  /** Keeps Node alive while a call waits (as a pending in-process promise does). */
-  private tracked(p: Promise<unknown>): Promise<unknown> {
-    this.updateRef();
-    const done = () => this.updateRef();
-    p.then(done, done);
-    return p;
-  }
-
+  /**
+   * The live connection keeps Node alive while it has listeners; while a call waits,
+   * the link keeps it alive itself (as a pending in-process promise does).
+   */
   private updateRef(): void {
     const live = this.live;
-    if (live && !live.closed) live.setRef(live.pendingCount > 0 || this.listeners.size > 0);
+    if (live && !live.closed) live.setRef(this.listeners.size > 0);
   }
 
   private ensureConnecting(): void {
@@ -340,7 +336,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
         this.queue = [];
         for (const q of queued) {
           if (q.method === '') q.resolve(this.opened);
-          else this.tracked(link.request(q.method, q.params)).then(q.resolve, q.reject);
+          else link.request(q.method, q.params).then(q.resolve, q.reject);
         }
         this.updateRef();
       },

@@ -48,6 +48,7 @@ default_files=(
   __test__/daemon/client.test.ts
   __test__/daemon/mcp.test.ts
   __test__/daemon/job-peers.test.ts
+  __test__/daemon/short-turns.test.ts
 )
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("${default_files[@]}")

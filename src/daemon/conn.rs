@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::frame::{encode, MAX_REPLY};
+use super::frame::{encode_value, MAX_REPLY};
 use super::outbox::Outbox;
 use super::state::{Hosted, State};
 use crate::base::sync::lock;
@@ -87,24 +87,32 @@ pub struct Conn {
 
 /// A message as a frame.
 pub fn message(value: &Value) -> Vec<u8> {
-    encode(value.to_string().as_bytes())
+    encode_value(value).0
+}
+
+/// A reply's fields, serialized as they are: no map is built to hold them.
+#[derive(serde::Serialize)]
+struct Reply<'a> {
+    id: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a Value>,
 }
 
 /// Sends a reply; one over the size limit becomes a `LIMIT_REACHED` error.
 pub fn send_reply(out: &Outbox, id: &Value, reply: Result<Value, Value>) {
-    let body = match reply {
-        Ok(result) => json!({ "id": id, "result": result }),
-        Err(error) => json!({ "id": id, "error": error }),
-    }
-    .to_string();
-    let frame = if body.len() > MAX_REPLY {
-        message(&json!({ "id": id, "error": {
-            "code": "LIMIT_REACHED",
-            "message": format!("the reply is {} bytes, over the wire's limit of {MAX_REPLY}", body.len()),
-        }}))
-    } else {
-        encode(body.as_bytes())
+    let (result, error) = match &reply {
+        Ok(result) => (Some(result), None),
+        Err(error) => (None, Some(error)),
     };
+    let (mut frame, len) = encode_value(&Reply { id, result, error });
+    if len > MAX_REPLY {
+        frame = message(&json!({ "id": id, "error": {
+            "code": "LIMIT_REACHED",
+            "message": format!("the reply is {len} bytes, over the wire's limit of {MAX_REPLY}"),
+        }}));
+    }
     // The connection is gone: nobody to tell.
     let _ = out.send(frame);
 }

@@ -408,7 +408,8 @@ fn run(conn: &Conn, hosted: Arc<Hosted>, id: &Value, p: &Value) -> Now {
         }),
     );
     let (out, id, daemon) = (conn.out.clone(), id.clone(), conn.daemon.clone());
-    tokio::spawn(async move {
+    let jobs = daemon.jobs.clone();
+    begin_here_finish_on(&jobs, async move {
         // A program that could not start has a handle only in its result.
         let reply = run.await.map(|r| {
             let handle = daemon.state.global(&hosted, r.handle, Some(keep));
@@ -417,6 +418,22 @@ fn run(conn: &Conn, hosted: Arc<Hosted>, id: &Value, p: &Value) -> Now {
         send_reply(&out, &id, reply.map_err(|e| wire::error(&e)));
     });
     Now::Later
+}
+
+/// Runs `work` here up to its first wait, then on the jobs' runtime. A `run` starts its
+/// job at once, on the connection's thread, in the order of the requests; what it then
+/// waits for (the exit) is told by the job's reader, a task of the jobs' runtime: the
+/// task woken there runs on the reader's own thread and answers from it, where a task
+/// of the connection's runtime had that thread wake this one first, one more hand-over
+/// on every `run`'s way back (docs/daemon.md, "Round trips").
+fn begin_here_finish_on(jobs: &tokio::runtime::Handle, work: impl std::future::Future<Output = ()> + Send + 'static) {
+    let mut work = Box::pin(work);
+    // Nothing is woken by this first poll: the jobs' runtime polls the future again
+    // as it takes it, with its own waker, and so sees whatever ended meanwhile.
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    if work.as_mut().poll(&mut cx).is_pending() {
+        jobs.spawn(work);
+    }
 }
 
 fn start(conn: &Conn, hosted: &Arc<Hosted>, p: &Value) -> Now {
@@ -503,5 +520,43 @@ pub fn closed(conn: &Conn) {
         tokio::spawn(async move {
             let _ = service.kill(local, DEFAULT_KILL_GRACE).await;
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::begin_here_finish_on;
+
+    #[test]
+    fn work_starts_here_and_finishes_on_the_jobs_runtime() {
+        let jobs = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("test-jobs")
+            .enable_all()
+            .build()
+            .unwrap();
+        let here = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (go, wait) = tokio::sync::oneshot::channel::<()>();
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        here.block_on(async {
+            begin_here_finish_on(jobs.handle(), async move {
+                // Up to the first wait: on the caller's thread, before it returns.
+                let _ = started_tx.send(std::thread::current().name().map(str::to_string));
+                let _ = wait.await;
+                let _ = done_tx.send(std::thread::current().name().map(str::to_string));
+            });
+        });
+        assert_eq!(
+            started_rx.try_recv().unwrap(),
+            std::thread::current().name().map(str::to_string)
+        );
+        // Woken from another thread, it ends on the jobs' runtime.
+        std::thread::spawn(move || go.send(())).join().unwrap().unwrap();
+        let finished = done_rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        assert_eq!(finished.as_deref(), Some("test-jobs"));
     }
 }

@@ -26,7 +26,7 @@ pub const MAX_REPLY: usize = 6 * MAX_OUTPUT_SIZE + (64 << 20);
 /// Reads one message of at most `max` bytes; `None` at a clean end of the stream
 /// (between messages).
 pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R, max: usize) -> io::Result<Option<Vec<u8>>> {
-    let mut head = [0u8; 5];
+    let mut head = [0u8; HEAD];
     let mut filled = 0;
     while filled < head.len() {
         let n = reader.read(&mut head[filled..]).await?;
@@ -62,11 +62,32 @@ pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R, max: usize) -> io:
 
 /// One message as a frame. A body over the limit is the caller's to refuse.
 pub fn encode(body: &[u8]) -> Vec<u8> {
-    let mut frame = Vec::with_capacity(body.len() + 5);
+    let mut frame = Vec::with_capacity(body.len() + HEAD);
     frame.push(0);
     frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
     frame.extend_from_slice(body);
     frame
+}
+
+/// The bytes before a message's body: its flags and its length.
+pub const HEAD: usize = 5;
+
+/// A value as a frame, written straight after room for the header, which is filled
+/// in once the length is known: the body is not copied into a second buffer (a reply
+/// is made on the thread that ends the call, and every copy is on the caller's round
+/// trip). Returns the frame and its body's length, which the caller checks against
+/// its limit.
+pub fn encode_value<T: serde::Serialize + ?Sized>(value: &T) -> (Vec<u8>, usize) {
+    let mut frame = Vec::with_capacity(256);
+    frame.extend_from_slice(&[0; HEAD]);
+    // Serializing a `serde_json::Value` (or anything with string keys) into memory
+    // cannot fail; an error would leave a partial body, so it stays empty then.
+    if serde_json::to_writer(&mut frame, value).is_err() {
+        frame.truncate(HEAD);
+    }
+    let len = frame.len() - HEAD;
+    frame[1..HEAD].copy_from_slice(&(len as u32).to_be_bytes());
+    (frame, len)
 }
 
 #[cfg(test)]
@@ -100,6 +121,12 @@ mod tests {
                 .unwrap()
                 .len(),
             big.len()
+        );
+        let (framed, len) = encode_value(&serde_json::json!({ "id": 7, "result": "é" }));
+        assert_eq!(len, framed.len() - HEAD);
+        assert_eq!(
+            read_frame(&mut &framed[..], MAX_REQUEST).await.unwrap().unwrap(),
+            "{\"id\":7,\"result\":\"é\"}".as_bytes()
         );
         let cut = &encode(b"abc")[..6];
         assert!(read_frame(&mut &cut[..], MAX_REQUEST).await.is_err());

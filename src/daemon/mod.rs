@@ -7,7 +7,8 @@
 //! daemon per socket; `frame` is the wire's envelope; `wire` the answers as JSON;
 //! `state` the services and the daemon-wide handles, `ended` its record of the jobs
 //! clients removed (their folders, read by handle later); `conn` what a connection
-//! holds and how it answers, `outbox` how its messages leave; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
+//! holds and how it answers, `outbox` how its messages leave, `latency` the short
+//! scheduler slices its threads ask for; `server` accepts and checks connections; `dispatch` maps each method onto the core's `Service`, reading its
 //! arguments with `params`. With `--listen`, `http` is the network face and
 //! `envd` the E2B services it serves over the same state.
 
@@ -17,6 +18,7 @@ mod ended;
 mod envd;
 pub mod frame;
 mod http;
+mod latency;
 mod outbox;
 mod params;
 mod parent;
@@ -101,6 +103,8 @@ pub fn run(config: Config) -> Result<Ended, String> {
     let jobs = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("jobs")
+        // The readers answer the round trips (latency.rs).
+        .on_thread_start(latency::short_turns)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the jobs' runtime: {e}"))?;
@@ -108,6 +112,8 @@ pub fn run(config: Config) -> Result<Ended, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    // This thread reads every request (latency.rs).
+    latency::short_turns();
     let ended = connections.block_on(server::serve(config, jobs.handle().clone()));
     // Whatever is left (a job started as the daemon exits) dies now, not with the
     // watchdog later.

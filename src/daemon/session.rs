@@ -16,11 +16,21 @@ use super::frame::{read_frame, MAX_REQUEST};
 use super::outbox::Outbox;
 use crate::base::sync::lock;
 
+/// What a connection's reads take at a time: most requests whole (a `sendInput`'s is
+/// a few hundred bytes), and the connection holds no more while idle than this.
+const REQUEST_BUFFER: usize = 8 * 1024;
+
 /// One client's connection, until it closes. Also the daemon's protocol over the HTTP
 /// port after its Upgrade (src/daemon/http/upgrade.rs), through a socket pair.
 pub(super) async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
     let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (mut reader, writer) = stream.into_split();
+    let (reader, writer) = stream.into_split();
+    // Buffered: a request's header and body (and any requests behind it) come in one
+    // read, where reading the header and then the body took two, and a third to learn
+    // that nothing more was there. A read shorter than the buffer tells tokio the
+    // socket is drained, so the next read waits for the next request without a call
+    // that finds nothing. A body larger than the buffer is read straight into its own.
+    let mut reader = tokio::io::BufReader::with_capacity(REQUEST_BUFFER, reader);
     let (out, writer) = Outbox::new(writer);
     let (events, mut ready) = mpsc::unbounded_channel::<u32>();
     lock(&daemon.outs).insert(id, out.clone());

@@ -1,0 +1,51 @@
+// The daemon's threads run in short scheduler turns (src/daemon/latency.rs): woken by a
+// request or a job's output on busy cores, they run at once instead of waiting for
+// the running thread's turn to end. Its jobs never inherit that: they start with the
+// kernel's default slice, scheduled as they would be without the daemon.
+import { readdirSync, readFileSync } from 'node:fs';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { place, seen, ShellExecutionService, stopDaemons } from './setup';
+
+afterAll(stopDaemons);
+
+/** A thread's slice in ns, from its /proc/<pid>/task/<tid>/sched. */
+function slice(pid: number, tid: number = pid): number {
+  const m = /^se\.slice\s*:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${tid}/sched`, 'utf8'));
+  if (!m) throw new Error(`no se.slice for ${pid}/${tid}`);
+  return Number(m[1]);
+}
+
+describe('the daemon in short turns', () => {
+  it('asks 100 µs turns for its connection and jobs threads, and its jobs start with the default', async () => {
+    const p = place();
+    const svc = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, daemon: p.daemon });
+    try {
+      await svc.sessionId;
+      const pid = svc.daemon!.pid;
+      seen(pid);
+      // The main thread reads the requests; the `jobs` threads read the jobs' output.
+      expect(slice(pid)).toBe(100_000);
+      const jobs = readdirSync(`/proc/${pid}/task`)
+        .map(Number)
+        .filter((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'jobs');
+      expect(jobs.length).toBeGreaterThan(0);
+      for (const tid of jobs) expect(slice(pid, tid)).toBe(100_000);
+      // A job (started by the connection's thread) and a thread it starts: the default.
+      const ownSlice = slice(process.pid);
+      const started = await svc.start('python3 -c "import threading, time; threading.Thread(target=time.sleep, args=(30,)).start(); time.sleep(30)"');
+      let threads: number[] = [];
+      for (let i = 0; i < 600 && threads.length < 2; i++) {
+        threads = readdirSync(`/proc/${started.pid}/task`).map(Number);
+        if (threads.length < 2) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(threads.length).toBe(2);
+      for (const tid of threads) expect(slice(started.pid, tid)).toBe(ownSlice);
+      expect(ownSlice).not.toBe(100_000);
+      await svc.kill(started.handle, { graceMs: 100 });
+    } finally {
+      await svc.shutdown({ killJobs: true });
+    }
+  });
+});
