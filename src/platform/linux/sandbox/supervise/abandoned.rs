@@ -100,6 +100,16 @@ pub fn interruptible(listener: RawFd, id: u64, mut call: impl FnMut() -> isize) 
     result
 }
 
+/// Interrupts `thread` of this process: a call it is blocked in returns `EINTR`
+/// (nothing, if the signal is someone else's).
+pub fn interrupt(thread: libc::pthread_t) {
+    if installed() {
+        // SAFETY: a thread of the supervisor, alive: it is listed as waiting by the
+        // caller, under the lock it takes to unlist itself before it ends.
+        unsafe { libc::pthread_kill(thread, INTERRUPT) };
+    }
+}
+
 /// Interrupts every registered call whose notification no longer waits.
 pub fn interrupt_abandoned() {
     if !ANY.load(Ordering::Acquire) {
