@@ -373,7 +373,8 @@ print('never', flush=True)`),
   it("a job's supervisor threads are its own: more while its calls block, none left once it ends", async () => {
     // Each job has threads of its own waiting in SECCOMP_IOCTL_NOTIF_RECV on its listener
     // (src/platform/linux/sandbox/supervise/mod.rs): one more whenever the last waiting
-    // one takes a call, all of them gone once no process of the job is left.
+    // one takes a call; once no process of the job is left they serve the next job, or
+    // end after 10 s without one.
     const stuck = join(outside, 'stuck-threads.sock');
     const stuckServer = spawn(PY, ['-c', `import socket, sys, time\ns = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(0)\nprint('listening', flush=True)\ntime.sleep(600)`, stuck], {
       stdio: ['ignore', 'pipe', 'inherit'],

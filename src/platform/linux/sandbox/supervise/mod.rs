@@ -99,7 +99,7 @@ pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
         threads: AtomicUsize::new(0),
     });
     janitor()?.jobs().push(Arc::downgrade(&job));
-    spawn(&job)
+    add_thread(&job)
 }
 
 /// A job being supervised, and the threads that answer its calls.
@@ -113,7 +113,8 @@ pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
 /// microseconds each way, which was the slow mode of the measurements (docs/sandbox.md).
 /// One thread at least is always waiting: the one that takes the last waiting place
 /// starts another (up to `MAX_THREADS` per job), so a call the supervisor makes that
-/// blocks never holds up the job's next one; the spare threads end with the job.
+/// blocks never holds up the job's next one. Once the job has ended its threads wait
+/// for another job (`Pool`).
 struct Supervised {
     listener: OwnedFd,
     policy: Arc<Policy>,
@@ -136,18 +137,97 @@ impl Supervised {
     }
 }
 
-fn spawn(job: &Arc<Supervised>) -> io::Result<()> {
+/// One more thread for `job`: one left idle by an ended job (`Pool`), else a new one.
+/// A job's spawn pays a hand-over, not a thread's creation, when jobs follow each other.
+fn add_thread(job: &Arc<Supervised>) -> io::Result<()> {
     job.threads.fetch_add(1, Ordering::AcqRel);
+    let job = match pool().take(job.clone()) {
+        Ok(()) => return Ok(()),
+        Err(job) => job,
+    };
     let answering = job.clone();
     let spawned = std::thread::Builder::new()
         .name("unix-socket-supervisor".into())
         .stack_size(256 << 10)
-        .spawn(move || answer(&answering));
+        .spawn(move || serve(answering));
     if let Err(e) = spawned {
         job.threads.fetch_sub(1, Ordering::AcqRel);
         return Err(e);
     }
     Ok(())
+}
+
+/// A supervisor thread's life: it answers a job's calls until the job ends, then waits
+/// (up to `IDLE`) for another job to serve.
+fn serve(mut job: Arc<Supervised>) {
+    loop {
+        answer(&job);
+        drop(job);
+        match pool().wait() {
+            Some(next) => job = next,
+            None => return,
+        }
+    }
+}
+
+/// Threads whose job has ended, each waiting for another.
+struct Pool {
+    idle: Mutex<Vec<(u64, std::sync::mpsc::SyncSender<Arc<Supervised>>)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+/// How long a thread whose job has ended waits for another before it ends.
+const IDLE: Duration = Duration::from_secs(10);
+
+fn pool() -> &'static Pool {
+    static POOL: Pool = Pool {
+        idle: Mutex::new(Vec::new()),
+        next: std::sync::atomic::AtomicU64::new(0),
+    };
+    &POOL
+}
+
+impl Pool {
+    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<(u64, std::sync::mpsc::SyncSender<Arc<Supervised>>)>> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands `job` to an idle thread; `Err(job)` if none is idle.
+    fn take(&self, job: Arc<Supervised>) -> Result<(), Arc<Supervised>> {
+        let mut job = job;
+        loop {
+            let Some((_, thread)) = self.idle().pop() else {
+                return Err(job);
+            };
+            // A thread listed waits for its channel until it has unlisted itself.
+            match thread.send(job) {
+                Ok(()) => return Ok(()),
+                Err(std::sync::mpsc::SendError(back)) => job = back,
+            }
+        }
+    }
+
+    /// Waits for a job to serve, `None` after `IDLE` without one.
+    fn wait(&self) -> Option<Arc<Supervised>> {
+        let (to_me, mine) = std::sync::mpsc::sync_channel(1);
+        let token = self.next.fetch_add(1, Ordering::Relaxed);
+        self.idle().push((token, to_me));
+        if let Ok(job) = mine.recv_timeout(IDLE) {
+            return Some(job);
+        }
+        let mut idle = self.idle();
+        match idle.iter().position(|(t, _)| *t == token) {
+            Some(at) => {
+                idle.swap_remove(at);
+                None
+            }
+            // Taken meanwhile: the job is on its way.
+            None => {
+                drop(idle);
+                mine.recv().ok()
+            }
+        }
+    }
 }
 
 /// One thread's loop: takes the job's next call and answers it, until no process of
@@ -184,7 +264,7 @@ fn answer(job: &Arc<Supervised>) {
         if still_waiting == 0 && job.threads.load(Ordering::Acquire) < MAX_THREADS {
             // Never none waiting. Without one more thread, the job's calls wait for
             // this one: slower, still answered.
-            let _ = spawn(job);
+            let _ = add_thread(job);
         }
         handle(job, notif);
     }
