@@ -3,7 +3,7 @@
 //! the job's thread is gone meanwhile (killed, the job ended), nothing would ever end
 //! the supervisor's thread: a job could pile up blocked threads until every supervised
 //! call of every job waits for one. So a thread about to make such a call registers
-//! (`interruptible`), and the waiting threads look every second (`interrupt_abandoned`):
+//! (`interruptible`), and the janitor thread looks every second (`interrupt_abandoned`):
 //! a call whose notification no longer waits is interrupted with a signal whose handler
 //! does nothing and that is installed without `SA_RESTART`, so the blocked system call
 //! returns `EINTR`. `SIGURG` (ignored by default; only out-of-band socket data raises
