@@ -105,7 +105,7 @@ pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
 /// A job being supervised, and the threads that answer its calls.
 ///
 /// Each thread waits in `SECCOMP_IOCTL_NOTIF_RECV` on the job's listener itself (not in
-/// `epoll` or `poll` first): with `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` the kernel then
+/// `epoll` first): with `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` the kernel then
 /// wakes it on the CPU of the job's thread that made the call, which waits for the
 /// answer anyway, and wakes that thread back on the supervisor's. An `epoll` waiter is
 /// woken by an ordinary wake-up, free to land on another CPU: when that CPU is idle,
