@@ -370,6 +370,48 @@ print('never', flush=True)`),
     expect(await eventually(() => inConnect() === 0)).toBe(true);
   });
 
+  it("a job's supervisor threads are its own: more while its calls block, none left once it ends", async () => {
+    // Each job has threads of its own waiting in SECCOMP_IOCTL_NOTIF_RECV on its listener
+    // (src/platform/linux/sandbox/supervise/mod.rs): one more whenever the last waiting
+    // one takes a call; once no process of the job is left they serve the next job, or
+    // end after 10 s without one.
+    const stuck = join(outside, 'stuck-threads.sock');
+    const stuckServer = spawn(PY, ['-c', `import socket, sys, time\ns = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(0)\nprint('listening', flush=True)\ntime.sleep(600)`, stuck], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    servers.push(stuckServer);
+    await new Promise<void>((r) => stuckServer.stdout!.once('data', () => r()));
+    const supervisorThreads = () =>
+      readdirSync('/proc/self/task').filter((t) => {
+        try {
+          return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').startsWith('unix-socket-sup');
+        } catch {
+          return false;
+        }
+      }).length;
+    // The threads of jobs run before this one end with them.
+    expect(await eventually(() => supervisorThreads() === 0)).toBe(true);
+    const sandbox = { unixSockets: [stuck] };
+    const blocked = await s.service.run(
+      py(`import socket, threading
+def hold():
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(${JSON.stringify(stuck)})
+    threading.Event().wait()
+threads = [threading.Thread(target=hold) for _ in range(5)]
+for t in threads: t.start()
+print('connecting', flush=True)
+for t in threads: t.join()`),
+      { mode: 'pipes', sandbox, timeoutMs: 60_000, callbackPattern: 'connecting', callbackDelayMs: 60_000 },
+    );
+    expect(blocked.status, blocked.output).toBe('running');
+    // At least four connects block (a backlog of 0 takes one), each holding a thread,
+    // and one more thread waits for the job's next call.
+    expect(await eventually(() => supervisorThreads() >= 5)).toBe(true);
+    await s.service.kill(blocked.handle);
+    expect(await eventually(() => supervisorThreads() === 0)).toBe(true);
+  });
+
   itIf('program:dbus-daemon', 'program:dbus-send')('a D-Bus session bus: the job asks it for names unconfined, cannot sandboxed', async () => {
     const dir = mkdtempSync(join(outside, 'dbus-'));
     const address = `unix:path=${join(dir, 'bus')}`;

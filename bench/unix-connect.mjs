@@ -11,8 +11,11 @@
 // socket, `n` datagrams sent with `sendto` to an address and `n` `sendmsg` on a
 // connected `socketpair` (which the filter cannot tell from an addressed one). Per
 // kind: the median call of each job, then the median over the rounds, plain and
-// sandboxed, and their difference. `--json`: one `RESULT {...}` line as well. Linux.
+// sandboxed, their difference, and the jobs' lowest and highest median (a run whose
+// jobs differ widely was bimodal: docs/sandbox.md, "What it costs"); the load average
+// before and after. `--json`: one `RESULT {...}` line as well. Linux.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -65,6 +68,8 @@ os.unlink(d)
 print('connect=%.1f sendto=%.1f sendmsg=%.1f' % (med(connects), med(sends), med(msgs)))
 PYEOF`;
 
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const loadBefore = load();
 const kinds = ['connect', 'sendto', 'sendmsg'];
 const seen = { plain: { connect: [], sendto: [], sendmsg: [] }, sandboxed: { connect: [], sendto: [], sendmsg: [] } };
 for (let round = 0; round < options.rounds + 1; round++) {
@@ -78,11 +83,22 @@ for (let round = 0; round < options.rounds + 1; round++) {
   }
 }
 const result = {};
+const range = (xs) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
 for (const k of kinds) {
   const [plain, boxed] = [median(seen.plain[k]), median(seen.sandboxed[k])];
-  result[k] = { plainUs: plain, sandboxedUs: boxed, costUs: boxed - plain };
-  console.log(`${k}: plain ${plain.toFixed(1)} µs, sandboxed ${boxed.toFixed(1)} µs per call (+${(boxed - plain).toFixed(1)} µs), median of ${options.rounds} jobs × ${options.n} calls`);
+  result[k] = {
+    plainUs: plain,
+    sandboxedUs: boxed,
+    costUs: boxed - plain,
+    plainRangeUs: [Math.min(...seen.plain[k]), Math.max(...seen.plain[k])],
+    sandboxedRangeUs: [Math.min(...seen.sandboxed[k]), Math.max(...seen.sandboxed[k])],
+  };
+  console.log(
+    `${k}: plain ${plain.toFixed(1)} µs (${range(seen.plain[k])}), sandboxed ${boxed.toFixed(1)} µs (${range(seen.sandboxed[k])}) per call (+${(boxed - plain).toFixed(1)} µs), median of ${options.rounds} jobs × ${options.n} calls`,
+  );
 }
+result.load = { before: loadBefore, after: load() };
+console.log(`load average (1, 5, 15 min): ${result.load.before} before, ${result.load.after} after`);
 if (options.json) console.log(`RESULT ${JSON.stringify(result)}`);
 for (const s of Object.values(services)) await s.shutdown();
 server.close();

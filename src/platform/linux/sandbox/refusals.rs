@@ -159,6 +159,19 @@ fn sysv_ipc_calls(checks: &mut Vec<(i64, Check)>) {
 /// a duplicate of the job's socket: `connect` always, `sendto` with an address (its
 /// fifth argument; without one it goes to the connected peer, as `send`), `sendmsg` and
 /// `sendmmsg` always (the address is inside each `msghdr`, in memory).
+///
+/// Only a datagram socket's send can name a new peer (a unix stream socket refuses an
+/// address, a seqpacket one ignores it, TCP ignores it but with `MSG_FASTOPEN`), so a
+/// `sendmsg` on a connected stream costs a round trip it would not need. The filter
+/// cannot tell: it sees the descriptor's number, not its socket's type, and the
+/// `msghdr`'s address, not what is in it. Letting the call go on once the supervisor
+/// has looked (`SECCOMP_USER_NOTIF_FLAG_CONTINUE`) would have the kernel read the
+/// `msghdr` and the descriptor table again, after another thread of the job put an
+/// address there or a datagram socket at that number (`dup2`): a path would get
+/// through. Numbers reserved for datagram sockets would not hold either (`dup2`, or
+/// the socket sent to the job itself with `SCM_RIGHTS`, lands anywhere). So every
+/// `sendmsg` and `sendmmsg` is supervised; `write`, `writev`, `send` and `sendto`
+/// without an address never are.
 fn supervised_calls(checks: &mut Vec<(i64, Check)>) {
     checks.push((libc::SYS_connect, Check::Notify));
     checks.push((libc::SYS_sendto, Check::NotifyIfSet { arg: 4 }));

@@ -3,7 +3,7 @@
 //! the job's thread is gone meanwhile (killed, the job ended), nothing would ever end
 //! the supervisor's thread: a job could pile up blocked threads until every supervised
 //! call of every job waits for one. So a thread about to make such a call registers
-//! (`interruptible`), and the waiting threads look every second (`interrupt_abandoned`):
+//! (`interruptible`), and the janitor thread looks every second (`interrupt_abandoned`):
 //! a call whose notification no longer waits is interrupted with a signal whose handler
 //! does nothing and that is installed without `SA_RESTART`, so the blocked system call
 //! returns `EINTR`. `SIGURG` (ignored by default; only out-of-band socket data raises
@@ -98,6 +98,16 @@ pub fn interruptible(listener: RawFd, id: u64, mut call: impl FnMut() -> isize) 
     // SAFETY: as above.
     unsafe { *libc::__errno_location() = errno };
     result
+}
+
+/// Interrupts `thread` of this process: a call it is blocked in returns `EINTR`
+/// (nothing, if the signal is someone else's).
+pub fn interrupt(thread: libc::pthread_t) {
+    if installed() {
+        // SAFETY: a thread of the supervisor, alive: it is listed as waiting by the
+        // caller, under the lock it takes to unlist itself before it ends.
+        unsafe { libc::pthread_kill(thread, INTERRUPT) };
+    }
 }
 
 /// Interrupts every registered call whose notification no longer waits.

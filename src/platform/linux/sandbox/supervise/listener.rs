@@ -1,5 +1,6 @@
 //! The three requests the supervisor makes of a filter's listener (linux/seccomp.h):
-//! take the next notification, ask whether one is still pending, answer one.
+//! take the next notification, ask whether one is still pending, answer one; and the
+//! flag that has the kernel wake the supervisor on the caller's CPU.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
@@ -45,14 +46,81 @@ pub fn answer(listener: BorrowedFd<'_>, id: u64, result: Result<i64, i32>) {
 }
 
 /// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (linux/seccomp.h, Linux 6.6).
-const SYNC_WAKE_UP: u64 = 1;
+const SYNC_WAKE_UP: libc::c_ulong = 1;
 
 /// Asks the kernel to hand the CPU straight from the calling thread to the supervisor
 /// and back (`SECCOMP_IOCTL_NOTIF_SET_FLAGS` with `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP`):
 /// the caller waits for the answer anyway, so running the supervisor on its CPU saves
-/// a wake-up on another one each way. Before Linux 6.6 the kernel refuses it and the
-/// wake-ups stay as they were.
-pub fn wake_up_in_turn(listener: BorrowedFd<'_>) {
-    // SAFETY: the ioctl reads one `u64`.
-    unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS, &SYNC_WAKE_UP) };
+/// a wake-up on another one each way. The flags are the ioctl's argument itself, not
+/// a pointer to them (kernel/seccomp.c, `seccomp_notify_set_flags`). The thread must
+/// wait in `receive` for the hand-over to reach it (`super::Supervised`). Before
+/// Linux 6.6 the kernel refuses it (`EINVAL`) and the wake-ups stay as they were.
+pub fn wake_up_in_turn(listener: BorrowedFd<'_>) -> io::Result<()> {
+    // SAFETY: the ioctl takes the flags as its argument and reads no memory.
+    let done = unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS, SYNC_WAKE_UP) };
+    if done < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+
+    /// A listener of a filter that allows everything, installed on a thread made for it
+    /// (the filter stays on that thread, which ends).
+    fn a_listener() -> OwnedFd {
+        std::thread::spawn(|| {
+            // SAFETY: a flag on this thread only.
+            assert_eq!(
+                unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) },
+                0
+            );
+            let allow = [libc::sock_filter {
+                code: 0x06,
+                jt: 0,
+                jf: 0,
+                k: libc::SECCOMP_RET_ALLOW,
+            }];
+            let program = libc::sock_fprog {
+                len: 1,
+                filter: allow.as_ptr() as *mut libc::sock_filter,
+            };
+            // SAFETY: a one-instruction program on the stack; it confines this thread.
+            let fd = unsafe {
+                libc::syscall(
+                    libc::SYS_seccomp,
+                    libc::SECCOMP_SET_MODE_FILTER,
+                    libc::SECCOMP_FILTER_FLAG_NEW_LISTENER as u32,
+                    &program as *const libc::sock_fprog,
+                )
+            };
+            assert!(fd >= 0, "a listener: {}", io::Error::last_os_error());
+            // SAFETY: the listener just made, ours.
+            unsafe { OwnedFd::from_raw_fd(fd as i32) }
+        })
+        .join()
+        .expect("the filter's thread")
+    }
+
+    fn kernel_at_least(major: u32, minor: u32) -> bool {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let mut parts = release.trim().split(['.', '-']).map(|p| p.parse::<u32>().unwrap_or(0));
+        (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
+    }
+
+    /// The kernel takes the synchronous wake-ups (Linux 6.6 and later): the flag is
+    /// passed as the ioctl's argument. Passed by address, as it once was, the kernel
+    /// refused it (`EINVAL`) and every wake-up could land on another CPU.
+    #[test]
+    fn synchronous_wake_ups_are_taken() {
+        if !kernel_at_least(6, 6) {
+            eprintln!("skipped: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP needs Linux 6.6");
+            return;
+        }
+        let listener = a_listener();
+        wake_up_in_turn(listener.as_fd()).expect("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP");
+    }
 }

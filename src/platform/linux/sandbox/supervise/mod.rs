@@ -11,13 +11,13 @@
 //! (`SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV`), so a call the supervisor made is never
 //! made again by a restarted one.
 //!
-//! **What is read, when, by whom.** Threads of the service (`Supervisor`) wait on every
-//! supervised job's listener (one `epoll` set); the one woken takes the notification
-//! and handles it: it copies the address (and for a send the data and the
-//! ancillary data) out of the job's memory (`process_vm_readv`), opens a pathname
-//! socket's file from that copy (`unix_path`), judges the file by identity, and makes
-//! the call itself, on a duplicate of the job's socket, to `/proc/self/fd/N` of the
-//! file it judged (`perform`). After every read of the job (memory, working directory,
+//! **What is read, when, by whom.** Threads of the service, each job its own
+//! (`Supervised`), wait in `SECCOMP_IOCTL_NOTIF_RECV` on the job's listener; the one
+//! woken takes the notification and handles it: it copies the address (and for a send
+//! the data and the ancillary data) out of the job's memory (`process_vm_readv`), opens
+//! a pathname socket's file from that copy (`unix_path`), judges the file by identity,
+//! and makes the call itself, on a duplicate of the job's socket, to `/proc/self/fd/N`
+//! of the file it judged (`perform`). After every read of the job (memory, working directory,
 //! descriptor) it asks whether the call is still waiting (`SECCOMP_IOCTL_NOTIF_ID_VALID`):
 //! the pid is the thread's only while it waits.
 //!
@@ -33,8 +33,9 @@
 //! directories the ones its Landlock rules were made from, never names a job wrote.
 //!
 //! A call may block (a connect to a busy server, a send to a full socket), as it would
-//! have for the job: another thread is always waiting for the next notification, so one
-//! job's blocked call never holds up another job's.
+//! have for the job: another of the job's threads is always waiting for its next
+//! notification, and other jobs have threads of their own, so a blocked call holds up
+//! no other call.
 
 mod abandoned;
 mod address;
@@ -43,12 +44,13 @@ mod listener;
 mod perform;
 mod unix_path;
 
-use std::collections::HashMap;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
+
+use super::watch;
 
 use crate::sandbox::{effective_network, FileId, JobSandbox, Network};
 
@@ -88,158 +90,237 @@ impl Policy {
 /// Starts answering the supervised calls of the job whose filter `listener` belongs to,
 /// until no process of it is left (the listener then reports a hang-up).
 pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
-    supervisor()?.add(listener, policy)
+    // Refused before Linux 6.6: the wake-ups then go wherever the scheduler puts them.
+    let _ = listener::wake_up_in_turn(listener.as_fd());
+    let job = Arc::new(Supervised {
+        listener,
+        policy,
+        waiting: Mutex::new(Vec::new()),
+        threads: AtomicUsize::new(0),
+    });
+    janitor()?.jobs().push(Arc::downgrade(&job));
+    add_thread(&job)
 }
 
-/// A job being supervised.
+/// A job being supervised, and the threads that answer its calls.
+///
+/// Each thread waits in `SECCOMP_IOCTL_NOTIF_RECV` on the job's listener itself (not in
+/// `epoll` first): with `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` the kernel then
+/// wakes it on the CPU of the job's thread that made the call, which waits for the
+/// answer anyway, and wakes that thread back on the supervisor's. An `epoll` waiter is
+/// woken by an ordinary wake-up, free to land on another CPU: when that CPU is idle,
+/// bringing it out of its idle state (a halted virtual CPU, on a VM) costs tens of
+/// microseconds each way, which was the slow mode of the measurements (docs/sandbox.md).
+/// One thread at least is always waiting: the one that takes the last waiting place
+/// starts another (up to `MAX_THREADS` per job), so a call the supervisor makes that
+/// blocks never holds up the job's next one. Once the job has ended its threads wait
+/// for another job (`Pool`).
 struct Supervised {
     listener: OwnedFd,
     policy: Arc<Policy>,
-}
-
-/// Every supervised job's listener in one `epoll` set, and the threads that wait on it.
-/// Each listener is registered one-shot: the thread woken for it takes one
-/// notification, arms the listener again (so another thread can take the job's next
-/// call at once) and handles the one it took, blocking if the call blocks. One thread
-/// at least is always waiting: the one that takes the last idle place starts another
-/// (up to `MAX_THREADS`), so a notification costs one wake-up, and one job's blocked
-/// call never holds up another's.
-struct Supervisor {
-    epoll: OwnedFd,
-    jobs: Mutex<HashMap<u64, Arc<Supervised>>>,
-    next: AtomicU64,
-    /// Threads waiting in `epoll_wait`, and all of them.
-    idle: AtomicUsize,
+    /// The threads waiting in `receive` now.
+    waiting: Mutex<Vec<libc::pthread_t>>,
+    /// All the job's threads.
     threads: AtomicUsize,
 }
 
-/// Threads at most: past this, calls wait for a thread (each blocked call holds one).
-const MAX_THREADS: usize = 256;
-/// How long a spare waiting thread stays before it ends (the last one stays).
-const IDLE: Duration = Duration::from_secs(10);
-/// How often a waiting thread looks for calls whose caller is gone (`abandoned`).
+/// Threads at most for one job: past this, its calls wait for one of its threads
+/// (each blocked call holds one).
+const MAX_THREADS: usize = 64;
+/// How often the janitor looks for calls whose caller is gone (`abandoned`) and for
+/// jobs that have ended.
 const LOOK: Duration = Duration::from_secs(1);
 
-fn supervisor() -> io::Result<&'static Supervisor> {
-    static SUPERVISOR: OnceLock<Result<Supervisor, String>> = OnceLock::new();
-    SUPERVISOR
+impl Supervised {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Vec<libc::pthread_t>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// One more thread for `job`: one left idle by an ended job (`Pool`), else a new one.
+/// A job's spawn pays a hand-over, not a thread's creation, when jobs follow each other.
+fn add_thread(job: &Arc<Supervised>) -> io::Result<()> {
+    job.threads.fetch_add(1, Ordering::AcqRel);
+    let job = match pool().take(job.clone()) {
+        Ok(()) => return Ok(()),
+        Err(job) => job,
+    };
+    let answering = job.clone();
+    let spawned = std::thread::Builder::new()
+        .name("unix-socket-supervisor".into())
+        .stack_size(256 << 10)
+        .spawn(move || serve(answering));
+    if let Err(e) = spawned {
+        job.threads.fetch_sub(1, Ordering::AcqRel);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// A supervisor thread's life: it answers a job's calls until the job ends, then waits
+/// (up to `IDLE`) for another job to serve.
+fn serve(mut job: Arc<Supervised>) {
+    loop {
+        answer(&job);
+        drop(job);
+        match pool().wait() {
+            Some(next) => job = next,
+            None => return,
+        }
+    }
+}
+
+/// Threads whose job has ended, each waiting for another.
+struct Pool {
+    idle: Mutex<Vec<(u64, std::sync::mpsc::SyncSender<Arc<Supervised>>)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+/// How long a thread whose job has ended waits for another before it ends.
+const IDLE: Duration = Duration::from_secs(10);
+
+fn pool() -> &'static Pool {
+    static POOL: Pool = Pool {
+        idle: Mutex::new(Vec::new()),
+        next: std::sync::atomic::AtomicU64::new(0),
+    };
+    &POOL
+}
+
+impl Pool {
+    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<(u64, std::sync::mpsc::SyncSender<Arc<Supervised>>)>> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands `job` to an idle thread; `Err(job)` if none is idle.
+    fn take(&self, job: Arc<Supervised>) -> Result<(), Arc<Supervised>> {
+        let mut job = job;
+        loop {
+            let Some((_, thread)) = self.idle().pop() else {
+                return Err(job);
+            };
+            // A thread listed waits for its channel until it has unlisted itself.
+            match thread.send(job) {
+                Ok(()) => return Ok(()),
+                Err(std::sync::mpsc::SendError(back)) => job = back,
+            }
+        }
+    }
+
+    /// Waits for a job to serve, `None` after `IDLE` without one.
+    fn wait(&self) -> Option<Arc<Supervised>> {
+        let (to_me, mine) = std::sync::mpsc::sync_channel(1);
+        let token = self.next.fetch_add(1, Ordering::Relaxed);
+        self.idle().push((token, to_me));
+        if let Ok(job) = mine.recv_timeout(IDLE) {
+            return Some(job);
+        }
+        let mut idle = self.idle();
+        match idle.iter().position(|(t, _)| *t == token) {
+            Some(at) => {
+                idle.swap_remove(at);
+                None
+            }
+            // Taken meanwhile: the job is on its way.
+            None => {
+                drop(idle);
+                mine.recv().ok()
+            }
+        }
+    }
+}
+
+/// One thread's loop: takes the job's next call and answers it, until no process of
+/// the job is left.
+fn answer(job: &Arc<Supervised>) {
+    // SAFETY: the calling thread's own id.
+    let me = unsafe { libc::pthread_self() };
+    loop {
+        job.waiting().push(me);
+        let taken = listener::receive(job.listener.as_fd());
+        let still_waiting = {
+            let mut waiting = job.waiting();
+            if let Some(at) = waiting.iter().position(|t| *t == me) {
+                waiting.swap_remove(at);
+            }
+            waiting.len()
+        };
+        let notif = match taken {
+            Ok(notif) => notif,
+            Err(e) => {
+                // `ENOENT`: the caller was interrupted by a fatal signal since it was
+                // reported, or no process of the job is left (from Linux 6.6 a waiting
+                // thread is woken then; before, the janitor interrupts it: `EINTR`).
+                if watch::nothing_left(&job.listener) {
+                    break;
+                }
+                if !matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EINTR)) {
+                    // Nothing the kernel documents: not a busy loop meanwhile.
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                continue;
+            }
+        };
+        if still_waiting == 0 && job.threads.load(Ordering::Acquire) < MAX_THREADS {
+            // Never none waiting. Without one more thread, the job's calls wait for
+            // this one: slower, still answered.
+            let _ = add_thread(job);
+        }
+        handle(job, notif);
+    }
+    job.threads.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// The thread that looks, every `LOOK`, for blocked calls whose caller is gone
+/// (`abandoned`) and for ended jobs whose threads still wait: before Linux 6.6 a thread
+/// waiting in `receive` is not woken when the job's last process exits, so it is
+/// interrupted (`abandoned::interrupt`), finds the listener hung up and ends.
+struct Janitor {
+    jobs: Mutex<Vec<Weak<Supervised>>>,
+}
+
+impl Janitor {
+    fn jobs(&self) -> std::sync::MutexGuard<'_, Vec<Weak<Supervised>>> {
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn look(&self) {
+        loop {
+            std::thread::sleep(LOOK);
+            abandoned::interrupt_abandoned();
+            let jobs: Vec<Arc<Supervised>> = {
+                let mut jobs = self.jobs();
+                jobs.retain(|job| job.strong_count() > 0);
+                jobs.iter().filter_map(Weak::upgrade).collect()
+            };
+            for job in jobs.iter().filter(|job| watch::nothing_left(&job.listener)) {
+                for &thread in job.waiting().iter() {
+                    abandoned::interrupt(thread);
+                }
+            }
+        }
+    }
+}
+
+fn janitor() -> io::Result<&'static Janitor> {
+    static JANITOR: OnceLock<Result<Janitor, String>> = OnceLock::new();
+    JANITOR
         .get_or_init(|| {
-            let epoll = rustix::event::epoll::create(rustix::event::epoll::CreateFlags::CLOEXEC)
-                .map_err(|e| format!("epoll: {e}"))?;
-            Ok(Supervisor {
-                epoll,
-                jobs: Mutex::new(HashMap::new()),
-                next: AtomicU64::new(1),
-                idle: AtomicUsize::new(0),
-                threads: AtomicUsize::new(0),
+            std::thread::Builder::new()
+                .name("unix-socket-janitor".into())
+                .stack_size(128 << 10)
+                .spawn(|| {
+                    if let Ok(janitor) = janitor() {
+                        janitor.look();
+                    }
+                })
+                .map_err(|e| format!("its thread: {e}"))?;
+            Ok(Janitor {
+                jobs: Mutex::new(Vec::new()),
             })
         })
         .as_ref()
         .map_err(|e| io::Error::other(format!("the unix socket supervisor: {e}")))
-}
-
-fn armed() -> rustix::event::epoll::EventFlags {
-    use rustix::event::epoll::EventFlags;
-    EventFlags::IN | EventFlags::ONESHOT
-}
-
-impl Supervisor {
-    fn add(&'static self, listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
-        use rustix::event::epoll;
-        if self.threads.load(Ordering::Acquire) == 0 {
-            self.spawn()?;
-        }
-        let key = self.next.fetch_add(1, Ordering::Relaxed);
-        listener::wake_up_in_turn(listener.as_fd());
-        let job = Arc::new(Supervised { listener, policy });
-        self.lock().insert(key, job.clone());
-        let added = epoll::add(
-            &self.epoll,
-            job.listener.as_fd(),
-            epoll::EventData::new_u64(key),
-            armed(),
-        );
-        if let Err(e) = added {
-            self.lock().remove(&key);
-            return Err(e.into());
-        }
-        Ok(())
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Supervised>>> {
-        self.jobs.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn spawn(&'static self) -> io::Result<()> {
-        self.threads.fetch_add(1, Ordering::AcqRel);
-        let spawned = std::thread::Builder::new()
-            .name("unix-socket-supervisor".into())
-            .stack_size(256 << 10)
-            .spawn(move || self.wait());
-        if let Err(e) = spawned {
-            self.threads.fetch_sub(1, Ordering::AcqRel);
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    fn wait(&'static self) {
-        use rustix::event::epoll;
-        let mut events: Vec<epoll::Event> = Vec::with_capacity(1);
-        let look = rustix::fs::Timespec {
-            tv_sec: LOOK.as_secs() as _,
-            tv_nsec: 0,
-        };
-        let (mut since, mut looked) = (std::time::Instant::now(), std::time::Instant::now());
-        loop {
-            events.clear();
-            self.idle.fetch_add(1, Ordering::AcqRel);
-            let waited = epoll::wait(&self.epoll, rustix::buffer::spare_capacity(&mut events), Some(&look));
-            let still_idle = self.idle.fetch_sub(1, Ordering::AcqRel) - 1;
-            if looked.elapsed() >= LOOK {
-                abandoned::interrupt_abandoned();
-                looked = std::time::Instant::now();
-            }
-            let Some(event) = events.first().filter(|_| waited.is_ok()) else {
-                // Nothing for a while: a spare thread ends, the last one stays.
-                if since.elapsed() >= IDLE && self.threads.load(Ordering::Acquire) > 1 && still_idle > 0 {
-                    self.threads.fetch_sub(1, Ordering::AcqRel);
-                    return;
-                }
-                continue;
-            };
-            since = std::time::Instant::now();
-            let (flags, data) = (event.flags, event.data);
-            let key = data.u64();
-            let Some(job) = self.lock().get(&key).cloned() else {
-                continue;
-            };
-            if flags.intersects(epoll::EventFlags::HUP | epoll::EventFlags::ERR) {
-                // No process of the job is left: none can call again.
-                let _ = epoll::delete(&self.epoll, job.listener.as_fd());
-                self.lock().remove(&key);
-                continue;
-            }
-            let taken = listener::receive(job.listener.as_fd());
-            // Armed again before the call is handled: the job's other threads are not
-            // kept waiting behind this one.
-            let _ = epoll::modify(
-                &self.epoll,
-                job.listener.as_fd(),
-                epoll::EventData::new_u64(key),
-                armed(),
-            );
-            if still_idle == 0 && self.threads.load(Ordering::Acquire) < MAX_THREADS {
-                // Never none waiting. Without one more thread, the calls wait for this
-                // one: slower, still answered.
-                let _ = self.spawn();
-            }
-            // An error: the caller was interrupted by a fatal signal since.
-            if let Ok(notif) = taken {
-                handle(&job, notif);
-            }
-        }
-    }
 }
 
 /// Handles one notification of `job`: answers it, unless it no longer waits.
