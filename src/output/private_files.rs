@@ -62,6 +62,31 @@ pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File>
         .open(path)
 }
 
+/// A file made by `open_private` before, opened again to write: never created here
+/// (a file removed since stays removed), never through a link (`O_NOFOLLOW`).
+#[cfg(unix)]
+pub(super) fn open_existing_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Windows: as `open_private_with`, but only a file that exists.
+#[cfg(windows)]
+pub(super) fn open_existing_private(path: &Path) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
+    let file = OpenOptions::new()
+        .write(true)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)?;
+    if file.metadata()?.file_type().is_symlink() {
+        return Err(io::Error::other(format!("{} is a link", path.display())));
+    }
+    Ok(file)
+}
+
 /// Windows: a symlink (or junction) at `path` is opened as itself, never followed
 /// (FILE_FLAG_OPEN_REPARSE_POINT, the counterpart of O_NOFOLLOW), and refused. Handles
 /// are not inherited unless asked for (std), the counterpart of O_CLOEXEC; the file
