@@ -88,8 +88,9 @@ impl JsShellExecutionService {
         command: String,
         #[napi(ts_arg_type = "RunOptions | undefined | null")] options: Option<ObjectArg<RunOptions>>,
     ) -> napi::Result<PromiseRaw<'env, RunResult>> {
-        // Made here, on the JS thread: a `shutdown` called after this ends its job.
-        let run = run_request(command, options).map(|req| self.inner.clone().run_owned(req));
+        // Started here, on the JS thread (`Service::run_started_now`): the program runs
+        // before the promise is made, and a `shutdown` called after this ends its job.
+        let run = run_request(command, options).map(|req| self.inner.clone().run_started_now(req));
         self.settle_later(env, |_| async move {
             run?.await.map(|r| Reply::Run(Box::new(RunResult::from(r))))
         })

@@ -6,6 +6,7 @@
 //! every live service for the exit hook. The queries and the ending of jobs are here.
 
 mod admission;
+mod folder_removal;
 pub mod history;
 mod interaction;
 mod launch;
@@ -34,7 +35,7 @@ use crate::job::events::{Notify, Subscription};
 use crate::job::kill::{jobs_with_processes, kill_job, KillReport};
 use crate::job::spawn::env;
 use crate::job::wait::{WaitSpec, WaitStatus};
-use crate::job::{Job, JobStatus};
+use crate::job::{Job, JobStatus, WaitTicket};
 use crate::output::cells::ScreenCells;
 use crate::output::persist::DEFAULT_DISK_CAP_BYTES;
 use crate::output::read::{OutputChunk, DEFAULT_READ_BYTES, MAX_READ_BYTES};
@@ -121,6 +122,17 @@ struct Inner {
     /// Its lease on its session's folder and its finished job folders (`persist` only).
     retention: Option<Arc<retention::Retention>>,
     runtime: Handle,
+}
+
+/// What `run` has done before its wait (`Service::begin_run`).
+enum BegunRun {
+    /// The program could not start: the `failed` result.
+    Failed(Box<RunResult>),
+    Started {
+        job: Arc<Job>,
+        ticket: WaitTicket,
+        pattern: Option<crate::job::wait::Pattern>,
+    },
 }
 
 impl Service {
@@ -289,24 +301,64 @@ impl Service {
         shutdowns_before: u64,
         started: Option<Box<dyn FnOnce(u32) + Send>>,
     ) -> Result<RunResult> {
-        let (pattern, workdir) = self.admit(&req)?;
-        let sandbox = self.job_sandbox(&req)?;
+        let begun = self.begin_run(&req, started)?;
+        self.finish_run(&req, begun, shutdowns_before).await
+    }
+
+    /// `run_owned` with the job started now, on the caller's thread (the binding's JS
+    /// thread, as `start` does), and only the wait left to the returned work: a run's
+    /// program starts without first waiting for a runtime thread to take the work up
+    /// (a thread hand-over on the way of every `run`), and a `shutdown` called after
+    /// this finds the job.
+    pub fn run_started_now(
+        self: Arc<Self>,
+        req: RunRequest,
+    ) -> impl Future<Output = Result<RunResult>> + Send + 'static {
+        let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
+        let begun = self.begin_run(&req, None);
+        async move {
+            let begun = begun?;
+            self.finish_run(&req, begun, called_at).await
+        }
+    }
+
+    /// `run`'s first half: the checks and the start, telling `started` the handle.
+    fn begin_run(&self, req: &RunRequest, started: Option<Box<dyn FnOnce(u32) + Send>>) -> Result<BegunRun> {
+        let (pattern, workdir) = self.admit(req)?;
+        let sandbox = self.job_sandbox(req)?;
         let handle = self.inner.next_handle.fetch_add(1, Ordering::Relaxed);
         let started_at = SystemTime::now();
-        let (job, ticket) = match self.start_job(handle, &req, &workdir, pattern.clone(), sandbox) {
+        let (job, ticket) = match self.start_job(handle, req, &workdir, pattern.clone(), sandbox) {
             Ok(started) => started,
-            Err(error) => return Ok(self.failed_result(handle, &req, &workdir.display, started_at, error)),
+            Err(error) => {
+                return Ok(BegunRun::Failed(Box::new(self.failed_result(
+                    handle,
+                    req,
+                    &workdir.display,
+                    started_at,
+                    error,
+                ))))
+            }
         };
         if let Some(started) = started {
             started(handle);
         }
+        // The child has entered the directory; its descriptor is not needed while we
+        // wait (`workdir` drops here).
+        Ok(BegunRun::Started { job, ticket, pattern })
+    }
+
+    /// `run`'s second half: the wait, and the result.
+    async fn finish_run(&self, req: &RunRequest, begun: BegunRun, shutdowns_before: u64) -> Result<RunResult> {
+        let (job, ticket, pattern) = match begun {
+            BegunRun::Failed(failed) => return Ok(*failed),
+            BegunRun::Started { job, ticket, pattern } => (job, ticket, pattern),
+        };
         if self.inner.shutdowns.load(Ordering::SeqCst) != shutdowns_before {
             // A shutdown was called after this run: it may have listed the jobs before
             // this one was added. Ended as that shutdown would have ended it.
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await;
         }
-        // The child has entered the directory; its descriptor is not needed while we wait.
-        drop(workdir);
         let spec = WaitSpec {
             pattern,
             delay: req.callback_delay,
