@@ -235,6 +235,11 @@ impl Screen {
     }
 
     #[cfg(test)]
+    pub(super) fn has_emulator(&self) -> bool {
+        lock(&self.shared.emulator).parser.is_some()
+    }
+
+    #[cfg(test)]
     pub(super) fn with_parser<T>(&self, f: impl FnOnce(&vt100::Parser) -> T) -> T {
         f(lock(&self.shared.emulator).parser())
     }
