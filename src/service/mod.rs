@@ -34,7 +34,7 @@ use crate::base::sync::lock;
 use crate::job::events::{Notify, Subscription};
 use crate::job::kill::{jobs_with_processes, kill_job, KillReport};
 use crate::job::spawn::env;
-use crate::job::wait::{WaitSpec, WaitStatus};
+use crate::job::wait::{WaitOutcome, WaitSpec, WaitStatus};
 use crate::job::{Job, JobStatus, WaitTicket};
 use crate::output::cells::ScreenCells;
 use crate::output::persist::DEFAULT_DISK_CAP_BYTES;
@@ -122,6 +122,18 @@ struct Inner {
     /// Its lease on its session's folder and its finished job folders (`persist` only).
     retention: Option<Arc<retention::Retention>>,
     runtime: Handle,
+}
+
+/// Called with `run`'s result (`Service::run_then`).
+pub type OnRunDone = Box<dyn FnOnce(Result<RunResult>) + Send>;
+
+/// `run`'s result once its wait has ended (and its job's folder is made).
+fn result_after_wait(job: &Arc<Job>, max_output: usize, outcome: WaitOutcome) -> RunResult {
+    // Told it runs, the caller may look in its directory.
+    job.write_running_info();
+    let mut result = run_result(job, max_output, outcome.matched);
+    result.awaiting_input = outcome.status == WaitStatus::AwaitingInput && result.status == JobStatus::Running;
+    result
 }
 
 /// What `run` has done before its wait (`Service::begin_run`).
@@ -305,21 +317,48 @@ impl Service {
         self.finish_run(&req, begun, shutdowns_before).await
     }
 
-    /// `run_owned` with the job started now, on the caller's thread (the binding's JS
-    /// thread, as `start` does), and only the wait left to the returned work: a run's
-    /// program starts without first waiting for a runtime thread to take the work up
-    /// (a thread hand-over on the way of every `run`), and a `shutdown` called after
-    /// this finds the job.
-    pub fn run_started_now(
-        self: Arc<Self>,
-        req: RunRequest,
-    ) -> impl Future<Output = Result<RunResult>> + Send + 'static {
-        let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
-        let begun = self.begin_run(&req, None);
-        async move {
-            let begun = begun?;
-            self.finish_run(&req, begun, called_at).await
-        }
+    /// `run` with the job started now, on the caller's thread (the binding's JS
+    /// thread, as `start` does), its result given to `done` by whichever thread ends
+    /// the wait (the job's reader, at the exit or a match), with no task in between,
+    /// as `sendInput`'s (`job/waiting.rs`). Two thread hand-overs fewer than a `run`
+    /// made on the runtime: none before the program starts, none between the reader
+    /// and the caller. A wait that timed out (its job is killed first), or that ended
+    /// before the reader made the job's folder, finishes on a task.
+    pub fn run_then(self: Arc<Self>, req: RunRequest, done: OnRunDone) {
+        let begun = match self.begin_run(&req, None) {
+            Ok(begun) => begun,
+            Err(e) => return done(Err(e)),
+        };
+        let (job, ticket, pattern) = match begun {
+            BegunRun::Failed(failed) => return done(Ok(*failed)),
+            BegunRun::Started { job, ticket, pattern } => (job, ticket, pattern),
+        };
+        let spec = WaitSpec {
+            pattern,
+            delay: req.callback_delay,
+            timeout: req.timeout,
+            max_output: req.max_output_size,
+            detect_input: req.detect_input,
+        };
+        let max_output = req.max_output_size;
+        let runtime = self.inner.runtime.clone();
+        let waited = job.clone();
+        waited.start_wait(
+            ticket,
+            spec,
+            Box::new(move |outcome| {
+                if outcome.status != WaitStatus::TimedOut && job.files_are_ready() {
+                    return done(Ok(result_after_wait(&job, max_output, outcome)));
+                }
+                runtime.spawn(async move {
+                    if outcome.status == WaitStatus::TimedOut {
+                        kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
+                    }
+                    job.files_ready().await;
+                    done(Ok(result_after_wait(&job, max_output, outcome)));
+                });
+            }),
+        );
     }
 
     /// `run`'s first half: the checks and the start, telling `started` the handle.
@@ -373,11 +412,7 @@ impl Service {
         // A result names its output directory; a callback can fire before the reader
         // has made it (a zero delay).
         job.files_ready().await;
-        // Told it runs, the caller may look in its directory.
-        job.write_running_info();
-        let mut result = run_result(&job, req.max_output_size, outcome.matched);
-        result.awaiting_input = outcome.status == WaitStatus::AwaitingInput && result.status == JobStatus::Running;
-        Ok(result)
+        Ok(result_after_wait(&job, req.max_output_size, outcome))
     }
 
     /// Starts a job and returns at once with its handle and pid; nothing is awaited.
