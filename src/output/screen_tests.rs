@@ -382,7 +382,10 @@ fn the_emulator_is_made_at_its_first_use_at_the_size_of_that_moment() {
     screen.process(b"hello");
     screen.flush();
     assert!(screen.has_emulator());
-    screen.with_parser(|p| assert_eq!(p.screen().size(), (30, 100)));
+    screen.with_parser(|p| {
+        let (rows, cols) = p.screen().size();
+        assert_eq!((rows.get(), cols.get()), (30, 100));
+    });
     assert_eq!(screen.contents(), "hello");
     // Read before any output: a blank screen.
     assert_eq!(Screen::new(80, 24, 0).contents(), "");
