@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::private_files::{
     create_private_dir, file_identity, metadata_identity, open_existing_private, open_private, open_private_with,
-    private_dir_builder, write_counted,
+    private_dir_builder, write_counted, FileIdentity,
 };
 
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
@@ -69,7 +69,7 @@ pub struct JobFiles {
     pruned: bool,
     /// What `stdout.txt` and `stderr.txt` are (device, inode), to tell them from files
     /// put at their names later. Unix only.
-    identity: [Option<(u64, u64)>; 2],
+    identity: [Option<FileIdentity>; 2],
     /// The temporary file of the next `info.json` rewrite exists already (made empty,
     /// then closed, so no descriptor is held per job). Creating a file is the slow
     /// part of a rewrite (an inode: ~0.2 ms here), and the rewrite at the exit is on
@@ -130,13 +130,12 @@ impl JobFiles {
         };
         let stdout = open_private(&dir.join(STDOUT_FILE))?;
         let identity = [Some(&stdout), stderr.as_ref()].map(|f| f.and_then(file_identity));
-        // Both close now: opened again by the first write (`open_for_write`).
-        Ok(Self {
-            stdout: None,
+        let mut files = Self {
+            stdout: Some(stdout),
             has_stderr: stderr.is_some(),
             closed: false,
             dir,
-            stderr: None,
+            stderr,
             cap,
             stdout_bytes: 0,
             stderr_bytes: 0,
@@ -147,7 +146,10 @@ impl JobFiles {
             identity,
             spare_info: false,
             info_written: false,
-        })
+        };
+        // Let go now, opened again by the first write (`open_for_write`).
+        files.idle();
+        Ok(files)
     }
 
     #[cfg(test)]
@@ -362,14 +364,23 @@ impl JobFiles {
     /// Closes the output files; nothing more will be written (info.json still can be).
     pub fn close(&mut self) {
         self.closed = true;
-        self.idle();
+        self.stdout = None;
+        self.stderr = None;
     }
 
     /// Lets the files' descriptors go while the job is quiet; the next write opens them
-    /// again. An idle job then holds no descriptor but its terminal's.
+    /// again. An idle job then holds no descriptor but its terminal's. Only a file that
+    /// can be told from one put at its name later is let go: one whose birth time is
+    /// known (`FileIdentity`); elsewhere (a file system without it, Windows) the file
+    /// stays open, as it always did.
     pub fn idle(&mut self) {
-        self.stdout = None;
-        self.stderr = None;
+        let knowable = |identity: &Option<FileIdentity>| identity.is_some_and(|(_, _, born)| born.is_some());
+        if knowable(&self.identity[0]) {
+            self.stdout = None;
+        }
+        if knowable(&self.identity[1]) {
+            self.stderr = None;
+        }
     }
 
     /// The file to write (`stdout.txt`, else `stderr.txt`), opened again where it was
