@@ -14,12 +14,18 @@ fn open_descriptors() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
 }
 
-/// Descriptors of this process open on a file under `dir`.
+/// Descriptors of this process open on a job's file under `dir` (the service's own
+/// session lease, `.live-<token>`, is held for the service's life, not per job).
 fn open_under(dir: &std::path::Path) -> usize {
     std::fs::read_dir("/proc/self/fd")
         .unwrap()
         .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
         .filter(|target| target.starts_with(dir))
+        .filter(|target| {
+            !target
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".live-"))
+        })
         .count()
 }
 
