@@ -7,7 +7,7 @@
 //
 //   npm run bench                 the full run (the documented sizes)
 //   npm run bench -- --quick      smaller sizes, fewer repetitions (under two minutes)
-//   options: --reps=N  --only=spawn,cat,...,sandbox-cost,unix-connect,e2b-remote  --peers=addon-text,gemini,...
+//   options: --reps=N  --only=spawn,cat,...,spawn-floor,sandbox-cost,unix-connect,e2b-remote  --peers=addon-text,gemini,...
 //            --json=FILE (all raw results)  --md=FILE (the table as Markdown)
 //            --strict: exit 1 if a run of this addon failed, came back incomplete or
 //            lost bytes (CI's smoke run; the figures themselves are never judged)
@@ -357,6 +357,8 @@ async function main() {
         }
       }
     }
+    const spawnFloor = peers.includes('addon-text') && (!only || only.has('spawn-floor')) ? await measureSpawnFloor() : null;
+    if (spawnFloor) results['spawn-floor'] = spawnFloor.result;
     const sandboxCost = peers.includes('addon-sandbox') && (!only || only.has('sandbox-cost')) ? await measureSandboxCost() : null;
     if (sandboxCost) results['sandbox-cost'] = sandboxCost;
     const unixConnect = peers.includes('addon-sandbox') && (!only || only.has('unix-connect')) ? await measureUnixConnect() : null;
@@ -373,6 +375,7 @@ async function main() {
       '',
       table(results, columns),
       '',
+      ...(spawnFloor ? [`Spawn against its floor (bench/spawn-floor.mjs: \`run('true')\` in a PTY with its files, beside a C forkpty + \`bash -c true\` + read to EOF + waitpid, block by block in one process; goal ≤ 1.15×):`, '', spawnFloor.text, ''] : []),
       ...(sandboxCost ? [sandboxCostLine(sandboxCost), ''] : []),
       ...(unixConnect ? [`Supervised unix sockets (bench/unix-connect.mjs; goal: an allowed connect within +50 µs, docs/sandbox.md):`, '', unixConnect.text, ''] : []),
       ...(e2bRemote ? [e2bRemote.text, ''] : []),
@@ -412,6 +415,11 @@ function runResultScript(script, scriptArgs) {
       resolve(null);
     });
   });
+}
+
+/** `run()` against the C forkpty floor (bench/spawn-floor.mjs): its text and figures, or null. */
+function measureSpawnFloor() {
+  return runResultScript('spawn-floor', quick ? ['--n=40', '--rounds=4'] : ['--n=100', '--rounds=10']);
 }
 
 /** The sandbox's cost per job, from bench/sandbox-cost.mjs, or null. */

@@ -129,3 +129,44 @@ async fn launch_kills_at_its_timeout_and_kill_reports_no_survivors() {
     assert!(k.escalated, "{k:?}");
     assert!(k.survivors.is_empty(), "{k:?}");
 }
+
+/// `run_then` (the binding's `run`): the job starts on the caller's thread and the
+/// result comes from whichever thread ends the wait: at the exit, at a match, after a
+/// timeout's kill, and for a program that cannot start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_then_answers_at_the_exit_a_match_a_timeout_and_a_failed_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svc = std::sync::Arc::new(service(tmp.path()));
+    let run = |req: RunRequest| {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        svc.clone().run_then(
+            req,
+            Box::new(move |result| {
+                let _ = tx.send(result);
+            }),
+        );
+        rx
+    };
+    let r = run(request("echo hi; exit 4", Mode::Pty)).await.unwrap().unwrap();
+    assert_eq!((r.status, r.exit_code), (JobStatus::Exited, Some(4)), "{r:?}");
+    assert!(r.output.contains("hi"), "{r:?}");
+    let dir = r.output_dir.clone().expect("the job's folder");
+    assert!(std::path::Path::new(&dir).join("stdout.txt").exists(), "{dir}");
+
+    let mut req = request("echo ready; exec sleep 30", Mode::Pty);
+    req.callback_pattern = Some("ready".into());
+    let r = run(req).await.unwrap().unwrap();
+    assert_eq!(r.status, JobStatus::Running, "{r:?}");
+    assert_eq!(r.matched.as_deref(), Some("ready"));
+    svc.kill(r.handle, Duration::from_millis(100)).await.unwrap();
+
+    let mut req = request("exec sleep 30", Mode::Pipes);
+    req.timeout = Some(Duration::from_millis(200));
+    let r = run(req).await.unwrap().unwrap();
+    assert_eq!(r.status, JobStatus::TimedOut, "{r:?}");
+
+    let mut req = request("no-such-program-xyz", Mode::Pipes);
+    req.args = Some(vec![]);
+    let r = run(req).await.unwrap().unwrap();
+    assert_eq!(r.status, JobStatus::Failed, "{r:?}");
+}

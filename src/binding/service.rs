@@ -88,11 +88,18 @@ impl JsShellExecutionService {
         command: String,
         #[napi(ts_arg_type = "RunOptions | undefined | null")] options: Option<ObjectArg<RunOptions>>,
     ) -> napi::Result<PromiseRaw<'env, RunResult>> {
-        // Made here, on the JS thread: a `shutdown` called after this ends its job.
-        let run = run_request(command, options).map(|req| self.inner.clone().run_owned(req));
-        self.settle_later(env, |_| async move {
-            run?.await.map(|r| Reply::Run(Box::new(RunResult::from(r))))
-        })
+        // Started here, on the JS thread (`Service::run_then`): the program runs before
+        // the promise is made, a `shutdown` called after this ends its job, and the
+        // reader that ends the wait settles the promise.
+        let (promise, pending) = self.replies.promise(env)?;
+        match run_request(command, options) {
+            Ok(req) => self.inner.clone().run_then(
+                req,
+                Box::new(move |result| pending.settle(result.map(|r| Reply::Run(Box::new(RunResult::from(r)))).into())),
+            ),
+            Err(e) => pending.settle(Settled::Err(e)),
+        }
+        Ok(PromiseRaw::new(env.raw(), promise))
     }
 
     /// Starts a job and returns at once with `{ handle, pid }`; a program that

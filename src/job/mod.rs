@@ -268,6 +268,11 @@ impl Job {
     }
 
     /// Resolves once `attach_files` has run.
+    /// Whether `files_ready` would return at once.
+    pub fn files_are_ready(&self) -> bool {
+        *self.files_ready.borrow()
+    }
+
     pub async fn files_ready(&self) {
         let mut rx = self.files_ready.subscribe();
         let _ = rx.wait_for(|ready| *ready).await;

@@ -392,8 +392,17 @@ impl JobOutput {
     /// The program has been quiet for a while: the lines on its screen are committed
     /// (and written to the file) as they stand, so a server's last lines do not wait
     /// for a screenful more output or its exit. A redraw after this starts afresh
-    /// below them. Returns whether anything was committed.
+    /// below them. Returns whether anything was committed. The files' descriptors are
+    /// let go until the next output (`JobFiles::idle`): a quiet job holds none.
     pub fn commit_screen(&mut self) -> bool {
+        let committed = self.commit_window();
+        if let Some(files) = self.files.as_mut() {
+            files.idle();
+        }
+        committed
+    }
+
+    fn commit_window(&mut self) -> bool {
         if self.stderr.is_some() {
             return false;
         }

@@ -12,15 +12,15 @@
 //! and by whom, is `retention.rs`.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::Serialize;
 
 use super::private_files::{
-    create_private_dir, file_identity, metadata_identity, open_private, open_private_with, private_dir_builder,
-    write_counted,
+    create_private_dir, file_identity, metadata_identity, open_existing_private, open_private, open_private_with,
+    private_dir_builder, write_counted, FileIdentity,
 };
 
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
@@ -41,9 +41,15 @@ pub enum Stream {
 
 pub struct JobFiles {
     dir: PathBuf,
-    /// `None` once closed (the job's output has ended).
+    /// The files while they are being written: opened again at the first write after
+    /// `idle` let them go, so a job that prints nothing, or has gone quiet, holds no
+    /// descriptor of them (`open_for_write`). `None` in both after `close`.
     stdout: Option<File>,
     stderr: Option<File>,
+    /// Which files the job has (`stderr.txt` in pipes mode only).
+    has_stderr: bool,
+    /// Nothing more is written (`close`: the output has ended, or the files failed).
+    closed: bool,
     /// The most bytes both files together take (`stdout_bytes + stderr_bytes`).
     cap: u64,
     /// Bytes in `stdout.txt` and `stderr.txt` (before any cap marker).
@@ -63,7 +69,7 @@ pub struct JobFiles {
     pruned: bool,
     /// What `stdout.txt` and `stderr.txt` are (device, inode), to tell them from files
     /// put at their names later. Unix only.
-    identity: [Option<(u64, u64)>; 2],
+    identity: [Option<FileIdentity>; 2],
     /// The temporary file of the next `info.json` rewrite exists already (made empty,
     /// then closed, so no descriptor is held per job). Creating a file is the slow
     /// part of a rewrite (an inode: ~0.2 ms here), and the rewrite at the exit is on
@@ -124,8 +130,10 @@ impl JobFiles {
         };
         let stdout = open_private(&dir.join(STDOUT_FILE))?;
         let identity = [Some(&stdout), stderr.as_ref()].map(|f| f.and_then(file_identity));
-        Ok(Self {
+        let mut files = Self {
             stdout: Some(stdout),
+            has_stderr: stderr.is_some(),
+            closed: false,
             dir,
             stderr,
             cap,
@@ -138,7 +146,10 @@ impl JobFiles {
             identity,
             spare_info: false,
             info_written: false,
-        })
+        };
+        // Let go now, opened again by the first write (`open_for_write`).
+        files.idle();
+        Ok(files)
     }
 
     #[cfg(test)]
@@ -277,10 +288,31 @@ impl JobFiles {
         if take == 0 {
             return;
         }
-        let (file, to_stdout) = match (stream, self.stderr.as_mut(), self.stdout.as_mut()) {
-            (Stream::Stderr, Some(f), _) => (f, false),
-            (_, _, Some(f)) => (f, true),
-            _ => return,
+        if self.closed {
+            return;
+        }
+        let to_stdout = !(stream == Stream::Stderr && self.has_stderr);
+        if let Err(e) = self.open_for_write(to_stdout) {
+            // Removed or replaced while it was let go: said as `check` says it.
+            self.check();
+            if self.problem.is_none() {
+                self.problem = Some(format!(
+                    "{} could not be opened again: {}",
+                    self.dir
+                        .join(if to_stdout { STDOUT_FILE } else { STDERR_FILE })
+                        .display(),
+                    describe(&e)
+                ));
+            }
+            self.close();
+            return;
+        }
+        let Some(file) = (if to_stdout {
+            self.stdout.as_mut()
+        } else {
+            self.stderr.as_mut()
+        }) else {
+            return;
         };
         // A full disk or a removed directory must not take the job down: persistence
         // stops, the in-memory views go on, and what the file took is counted.
@@ -320,8 +352,10 @@ impl JobFiles {
                 "\n[... the per-job disk cap of {} bytes was reached; {} more bytes were not saved ...]\n",
                 self.cap, self.refused
             );
-            if let Some(stdout) = self.stdout.as_mut() {
-                let _ = stdout.write_all(marker.as_bytes());
+            if !self.closed && self.open_for_write(true).is_ok() {
+                if let Some(stdout) = self.stdout.as_mut() {
+                    let _ = stdout.write_all(marker.as_bytes());
+                }
             }
         }
         self.check();
@@ -329,8 +363,51 @@ impl JobFiles {
 
     /// Closes the output files; nothing more will be written (info.json still can be).
     pub fn close(&mut self) {
+        self.closed = true;
         self.stdout = None;
         self.stderr = None;
+    }
+
+    /// Lets the files' descriptors go while the job is quiet; the next write opens them
+    /// again. An idle job then holds no descriptor but its terminal's. Only a file that
+    /// can be told from one put at its name later is let go: one whose birth time is
+    /// known (`FileIdentity`); elsewhere (a file system without it, Windows) the file
+    /// stays open, as it always did.
+    pub fn idle(&mut self) {
+        let knowable = |identity: &Option<FileIdentity>| identity.is_some_and(|(_, _, born)| born.is_some());
+        if knowable(&self.identity[0]) {
+            self.stdout = None;
+        }
+        if knowable(&self.identity[1]) {
+            self.stderr = None;
+        }
+    }
+
+    /// The file to write (`stdout.txt`, else `stderr.txt`), opened again where it was
+    /// let go: only if it is still the file made for the job (its device and inode),
+    /// never one put at its name since nor a link (`O_NOFOLLOW`), and positioned where
+    /// the job's last write ended, as if it had stayed open.
+    fn open_for_write(&mut self, stdout: bool) -> io::Result<()> {
+        let (slot, name, written, identity) = if stdout {
+            (&mut self.stdout, STDOUT_FILE, self.stdout_bytes, self.identity[0])
+        } else {
+            (&mut self.stderr, STDERR_FILE, self.stderr_bytes, self.identity[1])
+        };
+        if slot.is_none() {
+            let path = self.dir.join(name);
+            let mut file = open_existing_private(&path)?;
+            if identity.is_some() && file_identity(&file) != identity {
+                return Err(io::Error::other(format!(
+                    "{} was removed and another file put in its place",
+                    path.display()
+                )));
+            }
+            if written > 0 {
+                file.seek(io::SeekFrom::Start(written))?;
+            }
+            *slot = Some(file);
+        }
+        Ok(())
     }
 
     /// Writes `info.json` atomically: readers see the old or the new file, never half.

@@ -172,6 +172,65 @@ fn a_file_put_in_the_place_of_the_job_file_is_not_taken_for_it() {
     assert!(files.persist_error().unwrap().contains("another file put in its place"));
 }
 
+/// Descriptors of this process open on `path`.
+#[cfg(target_os = "linux")]
+fn open_on(path: &Path) -> usize {
+    fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| fs::read_link(e.ok()?.path()).ok())
+        .filter(|target| target == path)
+        .count()
+}
+
+/// A quiet job holds no descriptor of its files; its next write opens `stdout.txt`
+/// again and goes on where the last one ended.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_quiet_job_holds_no_descriptor_of_its_files_and_goes_on_where_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+    let path = files.stdout_path().canonicalize().unwrap();
+    // Made, and let go at once: a job that prints nothing holds none.
+    assert_eq!(open_on(&path), 0);
+    files.write(Stream::Stdout, "one\n");
+    assert_eq!(open_on(&path), 1);
+    files.idle();
+    assert_eq!(open_on(&path), 0);
+    files.write(Stream::Stdout, "two\n");
+    files.finish();
+    assert_eq!(fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+    assert_eq!(files.persist_error(), None);
+    files.close();
+    assert_eq!(open_on(&path), 0);
+}
+
+/// A file put in the place of `stdout.txt` while the job was quiet is never opened
+/// as the job's: nothing is written to it, and the result says why.
+#[cfg(unix)]
+#[test]
+fn a_file_put_in_the_place_of_a_let_go_file_is_not_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = JobFiles::create(&tmp.path().join("s"), 1, false, 1000).unwrap();
+    files.write(Stream::Stdout, "abc\n");
+    files.idle();
+    fs::remove_file(files.stdout_path()).unwrap();
+    fs::write(files.stdout_path(), "planted\n").unwrap();
+    files.write(Stream::Stdout, "more\n");
+    assert_eq!(fs::read_to_string(files.stdout_path()).unwrap(), "planted\n");
+    assert!(files.persist_error().unwrap().contains("another file put in its place"));
+    // A link planted there is not followed either.
+    let mut files = JobFiles::create(&tmp.path().join("s"), 2, false, 1000).unwrap();
+    files.write(Stream::Stdout, "abc\n");
+    files.idle();
+    let target = tmp.path().join("elsewhere");
+    fs::write(&target, "").unwrap();
+    fs::remove_file(files.stdout_path()).unwrap();
+    std::os::unix::fs::symlink(&target, files.stdout_path()).unwrap();
+    files.write(Stream::Stdout, "more\n");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "");
+    assert!(files.persist_error().is_some());
+}
+
 #[test]
 fn a_last_info_that_cannot_replace_the_old_is_written_in_place() {
     let tmp = tempfile::tempdir().unwrap();

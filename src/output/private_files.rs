@@ -28,26 +28,31 @@ pub(super) fn open_private(path: &Path) -> io::Result<File> {
     open_private_with(path, true)
 }
 
-/// A file's device and inode (Unix): what tells one file from another of the same name.
+/// What tells one file from another of the same name: its device, its inode, and its
+/// birth time where the file system keeps one (statx). The inode alone is not enough:
+/// ext4 and tmpfs give a freed inode's number to the next file made, so a file removed
+/// and another made at its name often has the same (device, inode).
+pub(super) type FileIdentity = (u64, u64, Option<std::time::SystemTime>);
+
 #[cfg(unix)]
-pub(super) fn file_identity(file: &File) -> Option<(u64, u64)> {
+pub(super) fn file_identity(file: &File) -> Option<FileIdentity> {
     file.metadata().ok().as_ref().and_then(metadata_identity)
 }
 
 #[cfg(unix)]
-pub(super) fn metadata_identity(meta: &fs::Metadata) -> Option<(u64, u64)> {
+pub(super) fn metadata_identity(meta: &fs::Metadata) -> Option<FileIdentity> {
     use std::os::unix::fs::MetadataExt;
-    Some((meta.dev(), meta.ino()))
+    Some((meta.dev(), meta.ino(), meta.created().ok()))
 }
 
 /// Windows: std gives no stable file id; a file removed is still seen (`check`).
 #[cfg(windows)]
-pub(super) fn file_identity(_file: &File) -> Option<(u64, u64)> {
+pub(super) fn file_identity(_file: &File) -> Option<FileIdentity> {
     None
 }
 
 #[cfg(windows)]
-pub(super) fn metadata_identity(_meta: &fs::Metadata) -> Option<(u64, u64)> {
+pub(super) fn metadata_identity(_meta: &fs::Metadata) -> Option<FileIdentity> {
     None
 }
 
@@ -60,6 +65,31 @@ pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File>
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
+}
+
+/// A file made by `open_private` before, opened again to write: never created here
+/// (a file removed since stays removed), never through a link (`O_NOFOLLOW`).
+#[cfg(unix)]
+pub(super) fn open_existing_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Windows: as `open_private_with`, but only a file that exists.
+#[cfg(windows)]
+pub(super) fn open_existing_private(path: &Path) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
+    let file = OpenOptions::new()
+        .write(true)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)?;
+    if file.metadata()?.file_type().is_symlink() {
+        return Err(io::Error::other(format!("{} is a link", path.display())));
+    }
+    Ok(file)
 }
 
 /// Windows: a symlink (or junction) at `path` is opened as itself, never followed

@@ -102,7 +102,11 @@ struct Queue {
 }
 
 struct Inner {
-    parser: vt100::Parser,
+    /// The emulator, made at its first use ([`Inner::parser`]): its grid (vt100's cell
+    /// is 32 bytes: 60 KiB at 80 × 24, written as it is made) was most of what an idle
+    /// job held, and a job that prints nothing never needs it.
+    parser: Option<vt100::Parser>,
+    cols: NonZeroU16,
     rows: usize,
     /// Lines the main screen keeps above itself.
     scrollback: usize,
@@ -127,7 +131,8 @@ impl Screen {
                     batch: batch_for(scrollback),
                 }),
                 emulator: Mutex::new(Inner {
-                    parser: vt100::Parser::new(nonzero(rows), nonzero(cols), scrollback),
+                    parser: None,
+                    cols: nonzero(cols),
                     rows: usize::from(nonzero(rows).get()),
                     scrollback,
                     scan: Scan::default(),
@@ -180,7 +185,11 @@ impl Screen {
 
     pub fn resize(&self, cols: u16, rows: u16) {
         let mut inner = self.flushed();
-        inner.parser.set_size(nonzero(rows), nonzero(cols));
+        // A screen not made yet is made at the new size when it is.
+        if let Some(parser) = inner.parser.as_mut() {
+            parser.set_size(nonzero(rows), nonzero(cols));
+        }
+        inner.cols = nonzero(cols);
         inner.rows = usize::from(nonzero(rows).get());
         // A resize resets the scroll region, and growing the screen consumes its
         // record of scrolled rows.
@@ -190,8 +199,8 @@ impl Screen {
 
     /// The visible screen as text, trailing blank rows removed.
     pub fn contents(&self) -> String {
-        let inner = self.flushed();
-        let mut text = inner.parser.screen().contents();
+        let mut inner = self.flushed();
+        let mut text = inner.parser().screen().contents();
         let trimmed = text.trim_end_matches('\n').len();
         text.truncate(trimmed);
         text
@@ -201,7 +210,7 @@ impl Screen {
     /// (none on the alternate screen).
     pub fn cells(&self, scrollback: usize) -> ScreenCells {
         let mut inner = self.flushed();
-        cells::read(inner.parser.screen_mut(), scrollback)
+        cells::read(inner.parser().screen_mut(), scrollback)
     }
 
     #[cfg(test)]
@@ -216,7 +225,7 @@ impl Screen {
 
     #[cfg(test)]
     pub(super) fn cursor(&self) -> (u16, u16) {
-        lock(&self.shared.emulator).parser.screen().cursor_position()
+        lock(&self.shared.emulator).parser().screen().cursor_position()
     }
 
     /// Holds the emulator as a long read of the screen would.
@@ -226,12 +235,24 @@ impl Screen {
     }
 
     #[cfg(test)]
+    pub(super) fn has_emulator(&self) -> bool {
+        lock(&self.shared.emulator).parser.is_some()
+    }
+
+    #[cfg(test)]
     pub(super) fn with_parser<T>(&self, f: impl FnOnce(&vt100::Parser) -> T) -> T {
-        f(&lock(&self.shared.emulator).parser)
+        f(lock(&self.shared.emulator).parser())
     }
 }
 
 impl Inner {
+    /// The emulator, made now if this is its first use.
+    fn parser(&mut self) -> &mut vt100::Parser {
+        let (rows, cols, scrollback) = (nonzero(self.rows as u16), self.cols, self.scrollback);
+        self.parser
+            .get_or_insert_with(|| vt100::Parser::new(rows, cols, scrollback))
+    }
+
     /// Emulates `bytes` (not empty), skipping what can never show; returns them
     /// emptied, for their allocation.
     fn emulate(&mut self, bytes: Vec<u8>) -> Vec<u8> {
@@ -295,7 +316,7 @@ impl Inner {
         }
         self.scan.after_ascii = bytes[n - 1] < 0x80;
         fed = self.end_run(&bytes, fed, &mut run, bytes.len());
-        self.parser.process(&bytes[fed..]);
+        self.parser().process(&bytes[fed..]);
         let mut bytes = bytes;
         bytes.clear();
         bytes
@@ -311,11 +332,11 @@ impl Inner {
         if self.scan.region || self.scan.confused || start < fed {
             return fed;
         }
-        self.parser.process(&bytes[fed..start]);
+        self.parser().process(&bytes[fed..start]);
         self.skip();
         // The text after the skipped part is drawn in the colours it left set.
         for &(begin, end, _) in &run.colours[run.replay(resume)] {
-            self.parser.process(&bytes[begin..end]);
+            self.parser().process(&bytes[begin..end]);
         }
         self.skipped += (resume - start) as u64;
         resume
@@ -338,14 +359,14 @@ impl Inner {
     /// screen can grow, and later ones need not.
     fn skip(&mut self) {
         if self.scan.alt || self.deep {
-            self.parser.process(b"\r");
+            self.parser().process(b"\r");
             return;
         }
         let pad = MAX_TERMINAL_SIZE as usize + self.rows;
         let mut lines = Vec::with_capacity(pad + 1);
         lines.push(b'\r');
         lines.resize(pad + 1, b'\n');
-        self.parser.process(&lines);
+        self.parser().process(&lines);
         self.deep = true;
     }
 }

@@ -370,3 +370,23 @@ fn a_batch_grows_with_the_lines_kept_up_to_a_cap() {
     assert_eq!(batch_for(MAX_SCROLLBACK_LINES), MAX_BATCH);
     assert_eq!(batch_for(usize::MAX), MAX_BATCH);
 }
+
+/// A job that prints nothing never pays for an emulator (its grid is 60 KiB at
+/// 80 × 24); one made later has the size of that moment, and reads the same.
+#[test]
+fn the_emulator_is_made_at_its_first_use_at_the_size_of_that_moment() {
+    let screen = Screen::new(80, 24, 0);
+    assert!(!screen.has_emulator());
+    screen.resize(100, 30);
+    assert!(!screen.has_emulator());
+    screen.process(b"hello");
+    screen.flush();
+    assert!(screen.has_emulator());
+    screen.with_parser(|p| {
+        let (rows, cols) = p.screen().size();
+        assert_eq!((rows.get(), cols.get()), (30, 100));
+    });
+    assert_eq!(screen.contents(), "hello");
+    // Read before any output: a blank screen.
+    assert_eq!(Screen::new(80, 24, 0).contents(), "");
+}

@@ -109,13 +109,21 @@ impl Service {
             let retention = retention?;
             retention.before_job_dir();
             Some(
-                JobFiles::create(&session_dir, handle, separate_stderr, disk_cap).map_err(|e| {
-                    format!(
-                        "the job's folder could not be made in {}: {}",
-                        session_dir.display(),
-                        describe(&e)
-                    )
-                }),
+                JobFiles::create(&session_dir, handle, separate_stderr, disk_cap)
+                    .map(|mut files| {
+                        // The temporary file of the first `info.json` is made now, while
+                        // the program starts, not at its exit: a short job's `info.json`
+                        // is then a write and a rename on the exit's path, no new inode.
+                        files.prepare_info_rewrite();
+                        files
+                    })
+                    .map_err(|e| {
+                        format!(
+                            "the job's folder could not be made in {}: {}",
+                            session_dir.display(),
+                            describe(&e)
+                        )
+                    }),
             )
         };
         let screen = (req.mode == Mode::Pty).then_some(ScreenSize {

@@ -70,7 +70,8 @@ impl Retention {
     }
 
     /// The job's reader is done (its files are closed): its folder joins the finished
-    /// ones, and the oldest beyond `keep` are removed, on the blocking pool.
+    /// ones, and the oldest beyond `keep` are removed, on the removal thread
+    /// (`folder_removal.rs`).
     pub(super) fn job_done(&self, job: &Arc<Job>) {
         let Some(dir) = job.output_dir() else { return };
         let evicted: Vec<(PathBuf, Weak<Job>)> = {
@@ -84,7 +85,7 @@ impl Retention {
             if let Some(job) = job.upgrade() {
                 job.files_pruned();
             }
-            self.runtime.spawn_blocking(move || std::fs::remove_dir_all(dir));
+            super::folder_removal::remove_later(dir, &self.runtime);
         }
     }
 }

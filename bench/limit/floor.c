@@ -1,0 +1,68 @@
+/* The spawn floor: the least a C program does to run `bash -c true` behind a PTY and
+ * see it end. forkpty (openpty + fork + setsid + the slave as the controlling terminal
+ * and stdio), exec, read the master to EOF (EIO once the slave's last holder is gone),
+ * waitpid. Nothing else: no output kept, no files, no event loop.
+ *
+ * Usage: floor <count>   prints {"samples":[ms,...]} (one per spawn, after one warm-up)
+ * Built by the bench (bench/run.mjs, bench/spawn-floor.mjs) with `cc -O2 ... -lutil`. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pty.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* One spawn to exit; returns its time in ms, or a negative number on a failure. */
+static double one(void) {
+  static char buf[65536];
+  struct winsize size = {.ws_row = 24, .ws_col = 80};
+  double t0 = now_ms();
+  int master;
+  pid_t pid = forkpty(&master, NULL, NULL, &size);
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    char *argv[] = {"bash", "-c", "true", NULL};
+    execve("/bin/bash", argv, environ);
+    _exit(127);
+  }
+  for (;;) {
+    ssize_t n = read(master, buf, sizeof buf);
+    if (n > 0) continue;
+    if (n < 0 && errno == EINTR) continue;
+    break; /* 0 or EIO: every slave is closed */
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  close(master);
+  return now_ms() - t0;
+}
+
+int main(int argc, char **argv) {
+  int count = argc > 1 ? atoi(argv[1]) : 100;
+  if (count < 1 || one() < 0) {
+    fprintf(stderr, "floor: forkpty failed\n");
+    return 1;
+  }
+  printf("{\"samples\":[");
+  for (int i = 0; i < count; i++) {
+    double ms = one();
+    if (ms < 0) {
+      fprintf(stderr, "floor: forkpty failed\n");
+      return 1;
+    }
+    printf(i ? ",%.4f" : "%.4f", ms);
+  }
+  printf("]}\n");
+  return 0;
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// A spawn against its floor, in one run: `run('true')` in a PTY with its files (this
+// addon, in this Node process) beside a C program's forkpty + exec of `bash -c true` +
+// read to EOF + waitpid (bench/limit/floor.c, compiled here with `cc`), block by block,
+// so the machine's load hits both alike:
+//
+//   node bench/spawn-floor.mjs [--n=100] [--rounds=10] [--addon=PATH]... [--json]
+//
+// Each round runs a block of `n` spawns of every addon given (default: this package's
+// index.js) and one of the floor, their order turning round by round. Printed: per
+// column the median of the blocks' median ms per spawn with its min–max over the
+// blocks, and each addon's ratio to the floor (the medians' ratio, and per round the
+// ratio of the two blocks that ran back to back: median, min–max); the load average
+// before and after. `--json`: a `RESULT {...}` line as well. Linux (forkpty, /proc).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const here = dirname(fileURLToPath(import.meta.url));
+const options = { n: 100, rounds: 10, addon: [], json: false };
+for (const arg of process.argv.slice(2)) {
+  const [key, value] = arg.replace(/^--/, '').split('=');
+  if (key === 'addon') options.addon.push(resolve(value));
+  else if (key === 'json') options.json = true;
+  else options[key] = Number(value);
+}
+if (options.addon.length === 0) options.addon.push(join(here, '..', 'index.js'));
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** Compiles the floor once per source change, beside the bench's other builds. */
+function buildFloor() {
+  const src = join(here, 'limit', 'floor.c');
+  const outDir = join(here, '..', 'target', 'bench-limit');
+  const bin = join(outDir, 'spawn-floor');
+  mkdirSync(outDir, { recursive: true });
+  let fresh = false;
+  try {
+    fresh = statSync(bin).mtimeMs >= statSync(src).mtimeMs;
+  } catch {}
+  if (!fresh) execFileSync('cc', ['-O2', '-Wall', '-o', bin, src, '-lutil'], { stdio: 'inherit' });
+  return bin;
+}
+
+const floorBin = buildFloor();
+const base = mkdtempSync(join(tmpdir(), 'nss-spawn-floor-'));
+const columns = options.addon.map((path, i) => {
+  const { ShellExecutionService } = require(path);
+  const dir = join(base, String(i));
+  mkdirSync(join(dir, 'project'), { recursive: true });
+  const service = new ShellExecutionService({ projectRoot: join(dir, 'project'), ioDir: join(dir, 'io'), sessionId: 'spawn-floor', maxJobs: 100_000 });
+  return { name: options.addon.length > 1 ? path : 'addon run()', service, blocks: [] };
+});
+const floor = { name: 'C forkpty floor', blocks: [] };
+
+async function addonBlock(c, keep) {
+  const samples = [];
+  for (let i = 0; i < options.n; i++) {
+    const t0 = performance.now();
+    const r = await c.service.run('true', { cols: 80, rows: 24 });
+    samples.push(performance.now() - t0);
+    if (r.status !== 'exited' || r.exitCode !== 0) throw new Error(`run('true'): ${r.status} ${r.exitCode}`);
+    c.service.removeProcess(r.handle);
+  }
+  if (keep) c.blocks.push(median(samples));
+}
+
+function floorBlock(keep) {
+  const { samples } = JSON.parse(execFileSync(floorBin, [String(options.n)], { encoding: 'utf8' }));
+  if (keep) floor.blocks.push(median(samples));
+}
+
+const loadBefore = load();
+try {
+  for (const c of columns) await addonBlock(c, false); // warm-up
+  floorBlock(false);
+  for (let round = 0; round < options.rounds; round++) {
+    const steps = [...columns.map((c) => () => addonBlock(c, true)), () => floorBlock(true)];
+    for (const step of round % 2 ? steps.reverse() : steps) await step();
+  }
+} finally {
+  for (const c of columns) await c.service.shutdown();
+  rmSync(base, { recursive: true, force: true });
+}
+const summary = (blocks) => ({ median: median(blocks), min: Math.min(...blocks), max: Math.max(...blocks) });
+const ms = (s) => `${s.median.toFixed(3)} ms (${s.min.toFixed(3)}–${s.max.toFixed(3)})`;
+const result = { n: options.n, rounds: options.rounds, loadBefore, loadAfter: load(), floor: summary(floor.blocks), addons: [] };
+console.log(`load average ${result.loadBefore} before, ${result.loadAfter} after; ${options.n} spawns × ${options.rounds} blocks each`);
+console.log(`${floor.name}: ${ms(result.floor)} per spawn`);
+for (const c of columns) {
+  const perRound = c.blocks.map((b, i) => b / floor.blocks[i]);
+  const a = { name: c.name, ...summary(c.blocks), ratio: summary(c.blocks).median / result.floor.median, roundRatio: summary(perRound) };
+  result.addons.push(a);
+  console.log(
+    `${c.name}: ${ms(a)} per spawn; ${a.ratio.toFixed(2)}× the floor (per round ${a.roundRatio.median.toFixed(2)}×, ${a.roundRatio.min.toFixed(2)}–${a.roundRatio.max.toFixed(2)})`,
+  );
+}
+if (options.json) console.log(`RESULT ${JSON.stringify(result)}`);
