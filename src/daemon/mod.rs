@@ -15,6 +15,7 @@ mod dispatch;
 mod envd;
 pub mod frame;
 mod http;
+mod mcp_child;
 mod outbox;
 mod params;
 mod parent;
@@ -23,6 +24,7 @@ pub mod place;
 mod protocol;
 mod server;
 mod session;
+mod startup;
 mod state;
 mod stop;
 mod wire;
@@ -36,6 +38,7 @@ pub use envd::files::decode_upload;
 pub use envd::proto;
 pub use http::auth::read_token_file;
 pub use http::Listen;
+pub use mcp_child::McpServer;
 pub use place::default_socket;
 pub use protocol::connect::{Code, ConnectError};
 pub use stop::stop;
@@ -56,6 +59,12 @@ pub struct Config {
     /// `--exit-with-stdin`: end (killing the jobs) when stdin reaches its end, i.e. when
     /// the process that started the daemon with a pipe is gone (parent.rs).
     pub exit_with_stdin: bool,
+    /// `--require-sandbox`: the daemon does not start where no job could be sandboxed
+    /// (startup.rs), rather than failing each sandboxed job later.
+    pub require_sandbox: bool,
+    /// `--mcp-server PROGRAM`: the MCP server `/mcp` forwards to, started and kept
+    /// running as this daemon's child (mcp_child.rs). Needs `--listen`.
+    pub mcp_server: Option<McpServer>,
 }
 
 /// How a daemon's run ended.
@@ -76,6 +85,10 @@ pub enum Ended {
 /// answered at once). A request is read by a thread no job's output keeps busy, as in
 /// process, where the caller's own thread makes the call.
 pub fn run(config: Config) -> Result<Ended, String> {
+    // Before anything is bound: a daemon that must sandbox and cannot ends here, with
+    // the true cause, and nothing reports it healthy meanwhile.
+    let abilities = startup::Abilities::probe(config.require_sandbox);
+    abilities.require_sandbox()?;
     let jobs = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("jobs")
@@ -86,7 +99,7 @@ pub fn run(config: Config) -> Result<Ended, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let ended = connections.block_on(server::serve(config, jobs.handle().clone()));
+    let ended = connections.block_on(server::serve(config, abilities, jobs.handle().clone()));
     // Whatever is left (a job started as the daemon exits) dies now, not with the
     // watchdog later.
     crate::service::kill_everything_now();

@@ -12,7 +12,11 @@ use super::session::connection;
 use super::state::State;
 use super::{Config, Ended};
 
-pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended, String> {
+pub async fn serve(
+    mut config: Config,
+    abilities: super::startup::Abilities,
+    jobs: tokio::runtime::Handle,
+) -> Result<Ended, String> {
     let dir = prepare_dir(&config.socket)?;
     let Some(_lock) = wait_for_lock(&dir, &config.socket).await? else {
         return Ok(Ended::AlreadyRunning);
@@ -31,6 +35,9 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
     }
     // Bound before the socket: an address refused (exposure rules) or busy ends the
     // daemon with its reason before any client can reach it.
+    if let (Some(_), Some(listen)) = (&config.mcp_server, config.listen.as_mut()) {
+        listen.mcp_upstream = Some(super::mcp_child::upstream_socket(&config.socket));
+    }
     let tcp = match &config.listen {
         Some(listen) => Some(super::http::bind(listen).await?),
         None => None,
@@ -59,12 +66,28 @@ pub async fn serve(config: Config, jobs: tokio::runtime::Handle) -> Result<Ended
         std::process::id(),
         config.socket.display()
     );
+    let described = match (&tcp, &config.listen) {
+        (Some(tcp), Some(listen)) => Some(super::startup::Face {
+            addr: tcp.local_addr().unwrap_or(listen.addr),
+            token: listen.token.is_some(),
+            mcp: listen.mcp_upstream.is_some(),
+        }),
+        _ => None,
+    };
+    // The one line that says what this daemon enforces (startup.rs).
+    eprintln!("{}", abilities.line(described.as_ref()));
+    if let (Some(server), Some(listen)) = (config.mcp_server.clone(), config.listen.as_ref()) {
+        if let Some(upstream) = listen.mcp_upstream.clone() {
+            super::mcp_child::supervise(server, config.socket.clone(), upstream, listen.project_root.clone());
+        }
+    }
     if let (Some(tcp), Some(listen)) = (tcp, config.listen.clone()) {
         let envd = Arc::new(super::envd::Envd::new(&daemon, listen.project_root.clone())?);
         let face = Arc::new(super::http::Face {
             daemon: daemon.clone(),
             listen,
             envd,
+            health: super::http::health::Health::new(abilities.json(described.as_ref())),
             session: |daemon, stream| {
                 tokio::spawn(connection(daemon, stream));
             },
