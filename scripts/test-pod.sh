@@ -28,10 +28,12 @@ BASE=localhost/nss-pod-base:bookworm-node$NODE_MAJOR
 PACKAGE=localhost/nss-pod-package:test
 NAME=nss-pod-test-$$
 FAILED=0
+PASSES=0
+FAILS=0
 
 say() { printf '%s\n' "test-pod: $*"; }
-ok() { say "ok   $*"; }
-fail() { say "FAIL $*"; FAILED=1; }
+ok() { say "ok   $*"; PASSES=$((PASSES + 1)); }
+fail() { say "FAIL $*"; FAILED=1; FAILS=$((FAILS + 1)); }
 check() { if eval "$1"; then ok "$2"; else fail "$2"; fi; }
 elapsed() { echo "$(( $(date +%s) - START ))s"; }
 
@@ -190,5 +192,5 @@ else
 fi
 
 say "done in $(elapsed) (jobs: $JOBS)"
-[ $FAILED = 0 ] && say "passed" || say "failed"
+say "$PASSES passed, $FAILS failed"
 exit $FAILED
