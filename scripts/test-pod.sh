@@ -48,6 +48,19 @@ fi
 PODMAN=(podman --runtime "$(command -v runc || echo crun)")
 [ -n "${POD_STORAGE_DRIVER:-}" ] && PODMAN+=(--storage-driver "$POD_STORAGE_DRIVER")
 WORK=$(mktemp -d /tmp/nss-pod.XXXXXX)
+# podman raises a container's open-file and process limits (to 1048576 and the
+# machine's maximum), which a root without CAP_SYS_RESOURCE (a CI machine that is itself
+# a container) may not: the containers keep this shell's hard limits.
+if ! grep -q '^CapEff:.*' /proc/self/status || [ $(( 0x$(awk '/^CapEff/ {print $2}' /proc/self/status) >> 24 & 1 )) = 0 ]; then
+  # (Measured here: the process limit is refused above about 32768 even below this
+  # shell's hard limit, so that is the ceiling taken.)
+  NOFILE=$(ulimit -Hn); NPROC=$(ulimit -Hu)
+  [ "$NOFILE" = unlimited ] || [ "$NOFILE" -gt 65536 ] && NOFILE=65536
+  [ "$NPROC" = unlimited ] || [ "$NPROC" -gt 32768 ] && NPROC=32768
+  printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=%s:%s"]\n' \
+    "$NOFILE" "$NOFILE" "$NPROC" "$NPROC" >"$WORK/containers.conf"
+  export CONTAINERS_CONF="$WORK/containers.conf"
+fi
 cleanup() {
   "${PODMAN[@]}" rm -f "$NAME" "$NAME-strict" >/dev/null 2>&1
   "${PODMAN[@]}" kube down "$WORK/pod.yaml" >/dev/null 2>&1

@@ -197,6 +197,35 @@ fn health(addr: SocketAddr, token: Option<&str>) -> (u16, Value) {
     (status, serde_json::from_str(body).unwrap_or(Value::Null))
 }
 
+/// A POST of JSON-RPC to `/mcp` with the token: the status, the headers' text and the
+/// JSON message of the answer (plain JSON or the first `data:` line of an event stream).
+fn mcp_post(addr: SocketAddr, session: Option<&str>, message: &Value) -> (u16, String, Value) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    let body = message.to_string();
+    let session = session
+        .map(|s| format!("mcp-session-id: {s}\r\nmcp-protocol-version: 2025-03-26\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer {TOKEN}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\n{session}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    let _ = stream.read_to_string(&mut text);
+    let status = text.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let json = rest
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .or_else(|| rest.lines().find(|l| l.starts_with('{')))
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or(Value::Null);
+    (status, head.to_string(), json)
+}
+
 fn landlock_here() -> bool {
     // SAFETY: the documented version probe.
     unsafe {
@@ -406,4 +435,72 @@ fn no_zombie_after_a_thousand_killed_job_trees() {
         left.len()
     );
     assert!(left.is_empty(), "zombies of the daemon: {left:?}");
+}
+
+/// `--mcp-server`: the daemon starts the MCP server (the package's Node command) as its
+/// own child, `/health` says ready once it accepts, and its tools reach the daemon: the
+/// daemon's peer check takes that one child for its helper, not for a job (a job's
+/// connection is refused: tests/daemon.rs).
+#[test]
+fn the_mcp_server_runs_as_the_daemons_child_and_its_tools_reach_the_daemon() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let program = root.join("bin").join("native-shell-service.js");
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !node || !root.join("dist").join("native-shell-service.cjs").exists() {
+        eprintln!("skipped: needs node and dist/ (npm run build:ts)");
+        return;
+    }
+    let program = program.to_string_lossy().into_owned();
+    let mut daemon = Daemon::spawn(&["--mcp-server", &program], false);
+    let addr = daemon.addr();
+    let line = daemon.line("native-shell-daemon: modes:");
+    assert!(line.contains("mcp=true"), "{line}");
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let (status, body) = health(addr, Some(TOKEN));
+        if status == 200 && body["mcpReady"] == true {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "/mcp's server never became ready: {status} {body}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (status, head, answer) = mcp_post(
+        addr,
+        None,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "daemon_pod", "version": "1"}}}),
+    );
+    assert_eq!(status, 200, "{head}\n{answer}");
+    let session = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no session id: {head}"));
+    mcp_post(
+        addr,
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let (status, _, answer) = mcp_post(
+        addr,
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "run_shell_command", "arguments": {"command": "echo helper-$((6*7))"}}}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.to_string().contains("helper-42"), "{answer}");
+    // The server is the daemon's child.
+    let children =
+        std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", daemon.child.id())).unwrap_or_default();
+    assert!(!children.trim().is_empty(), "the daemon has no child");
 }

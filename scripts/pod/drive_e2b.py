@@ -18,7 +18,11 @@ sandbox = Sandbox(
     envd_version=Version("0.6.4"),
     envd_access_token=token,
     traffic_access_token=None,
-    connection_config=ConnectionConfig(debug=True, sandbox_url=url),
+    # The SDK sends the token it finds in these headers (its sandbox constructor does not
+    # add it in debug mode).
+    connection_config=ConnectionConfig(
+        debug=True, sandbox_url=url, extra_sandbox_headers={"E2b-Sandbox-Id": "pod", "X-Access-Token": token}
+    ),
 )
 seen = {}
 r = sandbox.commands.run("echo hello; id -u; node --version; python3 -m venv /tmp/v && /tmp/v/bin/pip --version >/dev/null && echo venv-ok")

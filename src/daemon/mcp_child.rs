@@ -7,7 +7,8 @@
 //! The child is run as `PROGRAM mcp-upstream --listen SOCKET --daemon-socket DAEMON
 //! --project-root ROOT [--mcp-arg ...]` (tools/mcp-upstream.ts). Its socket lives in
 //! the daemon's own directory (mode 0700, checked by place.rs), so only this user
-//! reaches it; the child answers only its parent's pid. Its stdin is a pipe the daemon
+//! reaches it; the child answers only its parent's pid. The daemon's peer check takes
+//! this one child for what it is, not for a job (src/platform/linux/job_peers.rs). Its stdin is a pipe the daemon
 //! holds: when the daemon ends, however, the child reads its end and exits.
 
 use std::path::{Path, PathBuf};
@@ -50,6 +51,10 @@ pub fn supervise(server: McpServer, daemon_socket: PathBuf, upstream: PathBuf, p
                 let started = Instant::now();
                 match start(&server, &daemon_socket, &upstream, project_root.as_deref()) {
                     Ok(pid) => {
+                        // Exited, not reaped: the pid cannot be reused yet, so it stops
+                        // being the helper's before anything else can hold it.
+                        wait_exited(pid);
+                        crate::platform::helper_exited(pid);
                         let status = crate::platform::wait_helper(pid);
                         eprintln!(
                             "native-shell-daemon: the MCP server (pid {pid}) ended ({status:?}); starting it again"
@@ -100,8 +105,23 @@ fn start(
     let pid = crate::platform::launching_helper(|| {
         let mut child = command.spawn()?;
         kept = child.stdin.take();
-        i32::try_from(child.id()).map_err(std::io::Error::other)
+        let pid = i32::try_from(child.id()).map_err(std::io::Error::other)?;
+        // Its connections to the daemon's socket are not a job's (job_peers.rs).
+        crate::platform::helper_started(pid);
+        Ok::<i32, std::io::Error>(pid)
     })?;
     *crate::base::sync::lock(&STDIN) = kept;
     Ok(pid)
+}
+
+/// Blocks until the child `pid` has exited, leaving it a zombie (`WNOWAIT`).
+fn wait_exited(pid: i32) {
+    loop {
+        // SAFETY: waitid on our own child, into a zeroed siginfo_t we own.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let done = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if done == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return;
+        }
+    }
 }
