@@ -504,3 +504,67 @@ fn the_mcp_server_runs_as_the_daemons_child_and_its_tools_reach_the_daemon() {
         std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", daemon.child.id())).unwrap_or_default();
     assert!(!children.trim().is_empty(), "the daemon has no child");
 }
+
+/// The package's command, `native-shell-service daemon --listen ... --sandbox` (the
+/// workstation's layout: Node starts the daemon), where Landlock is refused: it passes
+/// `--require-sandbox` on, so it exits at start with the cause rather than reporting
+/// healthy and failing the first MCP client's call.
+#[test]
+fn the_commands_sandbox_flag_makes_the_daemon_fail_at_start_without_landlock() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !node || !root.join("dist").join("native-shell-service.cjs").exists() {
+        eprintln!("skipped: needs node and dist/ (npm run build:ts)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, TOKEN).unwrap();
+    let mut cmd = Command::new("node");
+    cmd.arg(root.join("bin").join("native-shell-service.js"))
+        .arg("daemon")
+        .arg("--socket")
+        .arg(dir.path().join("run").join("daemon.sock"))
+        .args(["--listen", "127.0.0.1:0", "--access-token-file"])
+        .arg(&token)
+        .arg("--project-root")
+        .arg(dir.path())
+        .arg("--sandbox")
+        .env("NATIVE_SHELL_DAEMON_BIN", BIN)
+        .stdin(Stdio::null());
+    // SAFETY: as in `Daemon::spawn`; the filter is inherited by the daemon Node starts.
+    unsafe { cmd.pre_exec(refuse_landlock_create_ruleset) };
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    // A daemon that started anyway serves until killed: that is the failure.
+    let deadline = Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let said = reader.join().unwrap();
+    println!("{said}");
+    let status = status.unwrap_or_else(|| panic!("it started and served without a sandbox: {said}"));
+    assert_eq!(status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("SANDBOX_UNAVAILABLE") && said.contains("seccomp filter"),
+        "{said}"
+    );
+    assert!(!said.contains("listening on"), "{said}");
+}

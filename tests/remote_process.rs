@@ -488,10 +488,7 @@ async fn health_is_open_and_everything_else_needs_the_token() {
     let health = hyper::Request::get(format!("http://{}/health", daemon.addr))
         .body(whole(""))
         .unwrap();
-    assert_eq!(
-        send(daemon.addr, Version::H1, health).await.status(),
-        StatusCode::OK
-    );
+    assert_eq!(send(daemon.addr, Version::H1, health).await.status(), StatusCode::OK);
     for headers in [
         &[][..],
         &[("x-access-token", "wrong")][..],
