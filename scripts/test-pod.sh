@@ -62,7 +62,9 @@ if ! grep -q '^CapEff:.*' /proc/self/status || [ $(( 0x$(awk '/^CapEff/ {print $
   export CONTAINERS_CONF="$WORK/containers.conf"
 fi
 cleanup() {
-  "${PODMAN[@]}" rm -f "$NAME" "$NAME-strict" >/dev/null 2>&1
+  # One by one: podman 4.3 removes none of the names given when one is missing.
+  "${PODMAN[@]}" rm -f --ignore "$NAME" >/dev/null 2>&1
+  "${PODMAN[@]}" rm -f --ignore "$NAME-strict" >/dev/null 2>&1
   "${PODMAN[@]}" kube down "$WORK/pod.yaml" >/dev/null 2>&1
   "${PODMAN[@]}" secret rm nss-token >/dev/null 2>&1
   rm -rf "$WORK"
