@@ -41,6 +41,10 @@ if (process.argv[2] === 'daemon') {
     process.exit(1);
   });
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else if (process.argv[2] === 'mcp-upstream') {
+  // The MCP server a daemon started with `--mcp-server` runs as its child (a container:
+  // the daemon is PID 1 and Node below it; tools/mcp-upstream.ts).
+  loadBundle().startMcpUpstream(process.argv.slice(3));
 } else {
   start();
 }

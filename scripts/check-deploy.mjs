@@ -55,6 +55,10 @@ for (const { where, spec } of podSpecs) {
   const tokenMount = container.volumeMounts?.find((m) => m.mountPath === '/etc/native-shell-service');
   const tokenVolume = spec.volumes?.find((v) => v.name === tokenMount?.name);
   check(Boolean(tokenVolume?.secret?.secretName), `${where}: the token file comes from a Secret`);
+  // The daemon runs as runAsUser; a Secret's files are root's, so they must be readable by others.
+  const mode = tokenVolume?.secret?.defaultMode;
+  check(mode === undefined || (mode & 0o004) !== 0, `${where}: the token file is readable by the daemon's user (defaultMode ${mode?.toString(8)})`);
+  check(Boolean(container.resources?.limits?.memory && container.resources?.limits?.cpu), `${where}: resource limits are set`);
 }
 
 if (crdArg && existsSync(crdArg)) {
@@ -86,7 +90,9 @@ try {
 } catch {
   // Left empty: the checks below fail with the reason.
 }
-check(Array.isArray(argv) && argv[0] === 'native-shell-service' && argv[1] === 'daemon', 'Dockerfile: ENTRYPOINT is the exec form of `native-shell-service daemon`');
+// PID 1 is the Rust daemon (it reaps every orphan of the container), Node its child.
+check(Array.isArray(argv) && argv[0] === 'native-shell-daemon', 'Dockerfile: ENTRYPOINT is the exec form of the Rust daemon (PID 1, the reaper), not Node');
+check(argv.includes('--mcp-server'), 'Dockerfile: the MCP server runs as the daemon\'s child (--mcp-server)');
 check(argv.includes('--listen') && argv.includes('--access-token-file'), 'Dockerfile: the daemon listens with a token file');
 
 if (args.includes('--json')) {

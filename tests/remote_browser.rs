@@ -110,9 +110,9 @@ async fn with_a_token_any_host_reaches_health_and_the_token_guards_the_rest() {
     let addr = daemon.addr;
     // A kubelet's probe names the pod's IP; an ingress, its own name.
     let (status, _, _) = raw(addr, "GET /health HTTP/1.1\r\nhost: 10.1.2.3:49983", b"").await;
-    assert_eq!(status, 204);
+    assert_eq!(status, 200);
     let (status, _, _) = raw(addr, "GET /health HTTP/1.1\r\nhost: sandbox.example.com", b"").await;
-    assert_eq!(status, 204);
+    assert_eq!(status, 200);
     let (status, _, _) = raw(addr, "GET /files?path=x HTTP/1.1\r\nhost: evil.example", b"").await;
     assert_eq!(status, 401);
     let (status, _, _) = raw(
@@ -176,7 +176,7 @@ async fn foreign_origins_are_refused_on_every_route() {
         b"",
     )
     .await;
-    assert_eq!(status, 204);
+    assert_eq!(status, 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -113,6 +113,10 @@ export async function runDaemonWithMcp(bin: string, all: string[]): Promise<numb
   }
   const passed = [...args];
   if (flag(args, 'socket') === undefined) passed.push('--socket', socket); // the one the MCP sessions use
+  // Sandboxed tools: the daemon checks at start that it can sandbox, and exits with the
+  // cause if not, rather than reporting healthy and failing the first call
+  // (src/daemon/startup.rs).
+  if (tools.sandbox) passed.push('--require-sandbox');
   const child = spawn(bin, [...passed, '--mcp-upstream', upstream, '--exit-with-stdin'], {
     stdio: ['pipe', 'inherit', 'inherit'],
   });

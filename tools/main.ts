@@ -4,6 +4,7 @@
 // extension (gemini-extension.json) runs the file itself with `node`.
 import { main } from './cli.js';
 import { runDaemonWithMcp } from './daemon-front.js';
+import { runMcpUpstream } from './mcp-upstream.js';
 
 /** Runs the command with this process's arguments and sets its exit code. */
 export function start(argv: string[] = process.argv.slice(2)): void {
@@ -27,6 +28,20 @@ export function startDaemonWithMcp(bin: string, args: string[]): void {
     (code) => process.exit(code),
     (e: unknown) => {
       process.stderr.write(`native-shell-service daemon: ${e instanceof Error && e.stack ? e.stack : String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+/**
+ * `native-shell-service mcp-upstream ...` (bin/native-shell-service.js): the MCP server a
+ * daemon started with `--mcp-server` runs as its child (tools/mcp-upstream.ts).
+ */
+export function startMcpUpstream(args: string[]): void {
+  runMcpUpstream(args).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`native-shell-service mcp-upstream: ${e instanceof Error && e.stack ? e.stack : String(e)}\n`);
       process.exit(1);
     },
   );

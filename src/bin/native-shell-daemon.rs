@@ -1,12 +1,13 @@
 //! `native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--listen HOST:PORT
-//! [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]`: the
+//! [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]... [--mcp-server PROGRAM [--mcp-arg ARG]...]] [--require-sandbox] [--exit-with-stdin]`: the
 //! per-user daemon that owns jobs for clients that come and go (src/daemon/), and with
 //! `--listen` serves them over HTTP too (src/daemon/http/). `--stop` asks the one on the
 //! socket to exit (its jobs are killed); `--restart` has it replace its image with the
 //! binary on disk, in place (src/daemon/upgrade/). This file is the binary's crate root (Cargo.toml
 //! `[[bin]]`), not a module of the library's `daemon`. Exit status: 0 when it served
 //! and ended (or another daemon already serves the socket), 2 for bad arguments or an
-//! unsupported platform, 1 when it could not serve.
+//! unsupported platform, 1 when it could not serve (`--require-sandbox` where no job
+//! can be sandboxed included: src/daemon/startup.rs).
 
 #[cfg(unix)]
 fn main() {
@@ -31,6 +32,9 @@ fn main() {
     let mut restart = false;
     let mut handover_check = false;
     let mut handover_fd: Option<i32> = None;
+    let mut require_sandbox = false;
+    let mut mcp_program: Option<std::path::PathBuf> = None;
+    let mut mcp_args = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -56,6 +60,15 @@ fn main() {
                 _ => usage("--allowed-host takes a host name (a Host the daemon answers without a token)"),
             },
             "--exit-with-stdin" => exit_with_stdin = true,
+            "--require-sandbox" => require_sandbox = true,
+            "--mcp-server" => match args.next() {
+                Some(program) if !program.is_empty() => mcp_program = Some(program.into()),
+                _ => usage("--mcp-server takes the program that serves `mcp-upstream` (native-shell-service)"),
+            },
+            "--mcp-arg" => match args.next() {
+                Some(arg) => mcp_args.push(arg),
+                None => usage("--mcp-arg takes one argument for the MCP server (--mcp-arg --sandbox)"),
+            },
             "--stop" => stop = true,
             "--restart" => restart = true,
             // A restart's pre-flight and its new image (src/daemon/upgrade/exec.rs).
@@ -69,7 +82,7 @@ fn main() {
                 return;
             }
             "-h" | "--help" => {
-                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--restart] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]");
+                println!("usage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--restart] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]... [--mcp-server PROGRAM [--mcp-arg ARG]...]] [--require-sandbox] [--exit-with-stdin]");
                 return;
             }
             other => usage(&format!("unknown argument {other:?}")),
@@ -132,6 +145,12 @@ fn main() {
         }
         None => None,
     };
+    if mcp_program.is_some() && (listen.is_none() || mcp_upstream.is_some()) {
+        usage("--mcp-server needs --listen, and replaces --mcp-upstream");
+    }
+    if mcp_program.is_none() && !mcp_args.is_empty() {
+        usage("--mcp-arg is for --mcp-server");
+    }
     let listen = listen.map(|addr| daemon::Listen {
         addr,
         token,
@@ -156,6 +175,11 @@ fn main() {
         listen,
         exit_with_stdin,
         handover,
+        require_sandbox,
+        mcp_server: mcp_program.map(|program| daemon::McpServer {
+            program,
+            args: mcp_args,
+        }),
     };
     match daemon::run(config) {
         Ok(daemon::Ended::Done) => {}
@@ -183,7 +207,7 @@ fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
 
 #[cfg(unix)]
 fn usage(message: &str) -> ! {
-    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--restart] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]...] [--exit-with-stdin]");
+    eprintln!("native-shell-daemon: {message}\nusage: native-shell-daemon [--socket PATH] [--idle-exit-ms N] [--stop] [--restart] [--listen HOST:PORT [--access-token-file FILE] [--project-root DIR] [--mcp-upstream SOCKET] [--allowed-origin ORIGIN]... [--allowed-host NAME]... [--mcp-server PROGRAM [--mcp-arg ARG]...]] [--require-sandbox] [--exit-with-stdin]");
     std::process::exit(2);
 }
 

@@ -19,6 +19,7 @@ mod envd;
 pub mod frame;
 mod http;
 mod latency;
+mod mcp_child;
 mod outbox;
 mod params;
 mod parent;
@@ -27,6 +28,7 @@ pub mod place;
 mod protocol;
 mod server;
 mod session;
+mod startup;
 mod state;
 mod stop;
 pub mod upgrade;
@@ -41,6 +43,7 @@ pub use envd::files::decode_upload;
 pub use envd::proto;
 pub use http::auth::read_token_file;
 pub use http::Listen;
+pub use mcp_child::McpServer;
 pub use place::default_socket;
 pub use protocol::connect::{Code, ConnectError};
 pub use stop::stop;
@@ -80,6 +83,12 @@ pub struct Config {
     /// `--handover-fd N`: this image replaces the daemon's previous one in place
     /// (src/daemon/upgrade/): it serves the listeners and holds the lock it was handed.
     pub handover: Option<upgrade::Handover>,
+    /// `--require-sandbox`: the daemon does not start where no job could be sandboxed
+    /// (startup.rs), rather than failing each sandboxed job later.
+    pub require_sandbox: bool,
+    /// `--mcp-server PROGRAM`: the MCP server `/mcp` forwards to, started and kept
+    /// running as this daemon's child (mcp_child.rs). Needs `--listen`.
+    pub mcp_server: Option<McpServer>,
 }
 
 /// How a daemon's run ended.
@@ -100,6 +109,10 @@ pub enum Ended {
 /// answered at once). A request is read by a thread no job's output keeps busy, as in
 /// process, where the caller's own thread makes the call.
 pub fn run(config: Config) -> Result<Ended, String> {
+    // Before anything is bound: a daemon that must sandbox and cannot ends here, with
+    // the true cause, and nothing reports it healthy meanwhile.
+    let abilities = startup::Abilities::probe(config.require_sandbox);
+    abilities.require_sandbox()?;
     let jobs = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("jobs")
@@ -114,7 +127,7 @@ pub fn run(config: Config) -> Result<Ended, String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     // This thread reads every request (latency.rs).
     latency::short_turns();
-    let ended = connections.block_on(server::serve(config, jobs.handle().clone()));
+    let ended = connections.block_on(server::serve(config, abilities, jobs.handle().clone()));
     // Whatever is left (a job started as the daemon exits) dies now, not with the
     // watchdog later.
     crate::service::kill_everything_now();

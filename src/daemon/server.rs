@@ -13,7 +13,16 @@ use super::session::connection;
 use super::state::State;
 use super::{Config, Ended};
 
-pub async fn serve(mut config: Config, jobs: tokio::runtime::Handle) -> Result<Ended, String> {
+pub async fn serve(
+    mut config: Config,
+    abilities: super::startup::Abilities,
+    jobs: tokio::runtime::Handle,
+) -> Result<Ended, String> {
+    // The MCP server the daemon starts as its child listens on a socket beside the
+    // daemon's (mcp_child.rs): `/mcp` forwards there.
+    if let (Some(_), Some(listen)) = (&config.mcp_server, config.listen.as_mut()) {
+        listen.mcp_upstream = Some(super::mcp_child::upstream_socket(&config.socket));
+    }
     // An image that replaces the daemon's previous one in place takes over its
     // listeners and lock (src/daemon/upgrade/): nothing is bound or locked anew.
     if let Some(handover) = config.handover.take() {
@@ -28,7 +37,7 @@ pub async fn serve(mut config: Config, jobs: tokio::runtime::Handle) -> Result<E
         let unix =
             UnixListener::from_std(resumed.unix).map_err(|e| format!("cannot serve the inherited socket: {e}"))?;
         let handover = resumed.handover;
-        return serve_on(config, jobs, resumed.lock, unix, tcp, Some(handover)).await;
+        return serve_on(config, abilities, jobs, resumed.lock, unix, tcp, Some(handover)).await;
     }
     let dir = prepare_dir(&config.socket)?;
     let Some(lock) = wait_for_lock(&dir, &config.socket).await? else {
@@ -54,12 +63,13 @@ pub async fn serve(mut config: Config, jobs: tokio::runtime::Handle) -> Result<E
     };
     let listener =
         UnixListener::bind(&config.socket).map_err(|e| format!("cannot bind {}: {e}", config.socket.display()))?;
-    serve_on(config, jobs, lock, listener, tcp, None).await
+    serve_on(config, abilities, jobs, lock, listener, tcp, None).await
 }
 
 /// Serves on listeners bound here or handed over by a previous image.
 async fn serve_on(
     config: Config,
+    abilities: super::startup::Abilities,
     jobs: tokio::runtime::Handle,
     lock: std::fs::File,
     listener: UnixListener,
@@ -97,6 +107,21 @@ async fn serve_on(
         std::process::id(),
         config.socket.display()
     );
+    let described = match (&tcp, &config.listen) {
+        (Some(tcp), Some(listen)) => Some(super::startup::Face {
+            addr: tcp.local_addr().unwrap_or(listen.addr),
+            token: listen.token.is_some(),
+            mcp: listen.mcp_upstream.is_some(),
+        }),
+        _ => None,
+    };
+    // The one line that says what this daemon enforces (startup.rs).
+    eprintln!("{}", abilities.line(described.as_ref()));
+    if let (Some(server), Some(listen)) = (config.mcp_server.clone(), config.listen.as_ref()) {
+        if let Some(upstream) = listen.mcp_upstream.clone() {
+            super::mcp_child::supervise(server, config.socket.clone(), upstream, listen.project_root.clone());
+        }
+    }
     let mut http = None;
     if let (Some(tcp), Some(listen)) = (tcp, config.listen.clone()) {
         let envd = Arc::new(super::envd::Envd::new(&daemon, listen.project_root.clone())?);
@@ -104,6 +129,7 @@ async fn serve_on(
             daemon: daemon.clone(),
             listen,
             envd,
+            health: super::http::health::Health::new(abilities.json(described.as_ref())),
             session: |daemon, stream| {
                 tokio::spawn(connection(daemon, stream));
             },

@@ -156,7 +156,20 @@ pub fn tcp_peer(_local: std::net::SocketAddr, _peer: std::net::SocketAddr) -> st
 /// descendants, `reap_orphans` reaps them (linux/job_peers.rs). The daemon refuses
 /// its jobs as clients (src/daemon/peer.rs).
 #[cfg(target_os = "linux")]
-pub use linux::job_peers::{become_subreaper, is_job_process, is_job_socket, reap_orphans};
+pub use linux::job_peers::{
+    become_subreaper, helper_exited, helper_started, is_job_process, is_job_socket, reap_orphans,
+};
+/// A helper the daemon starts itself (its MCP server): registered like a job's first
+/// process, so the orphan reaper leaves its exit status to the caller's `wait_helper`.
+#[cfg(target_os = "linux")]
+pub use unix::reap::{launching as launching_helper, wait_blocking as wait_helper};
+/// See the Linux one: no orphan reaper to keep away from it here.
+#[cfg(all(unix, not(target_os = "linux")))]
+pub fn launching_helper<E>(launch: impl FnOnce() -> Result<i32, E>) -> Result<i32, E> {
+    launch()
+}
+#[cfg(all(unix, not(target_os = "linux")))]
+pub use unix::reap::wait_blocking as wait_helper;
 
 /// Not checked here: no backend but Linux's runs sandboxed jobs under the daemon's
 /// rules yet (docs/platforms.md).
@@ -170,6 +183,14 @@ pub fn is_job_process(_pid: i32) -> std::io::Result<bool> {
 pub fn is_job_socket(_inode: u64, _cgroup_id: Option<u64>) -> bool {
     false
 }
+
+/// See the Linux one: no job is told from a client here.
+#[cfg(not(target_os = "linux"))]
+pub fn helper_started(_pid: i32) {}
+
+/// See the Linux one.
+#[cfg(not(target_os = "linux"))]
+pub fn helper_exited(_pid: i32) {}
 
 /// See the Linux one: nothing here.
 #[cfg(not(target_os = "linux"))]

@@ -2,7 +2,8 @@
 //! - it listens on 127.0.0.1 unless told otherwise, and refuses any address that is not
 //!   loopback without an access token: a port open to a network with no token would
 //!   give anyone who reaches it a shell as this user;
-//! - with a token, every request but `/health` (for probes; it says nothing but "up")
+//! - with a token, every request but `/health` (for probes; without the token it says
+//!   nothing but whether the daemon is ready: health.rs)
 //!   must carry it, as `X-Access-Token: T` (envd's clients) or `Authorization: Bearer T`
 //!   (MCP clients); anything else gets 401 with an empty body, so a caller without the
 //!   token learns nothing of what is served;

@@ -13,6 +13,7 @@
 pub mod admission;
 pub mod auth;
 pub mod browser;
+pub mod health;
 mod idle;
 pub mod mcp_proxy;
 pub mod upgrade;
@@ -79,6 +80,8 @@ pub struct Face {
     pub listen: Listen,
     /// E2B's services over the daemon's state.
     pub envd: Arc<super::envd::Envd>,
+    /// What `/health` says besides readiness (health.rs).
+    pub health: health::Health,
     /// Starts a session of the daemon's own protocol on a socket (src/daemon/session.rs),
     /// for a connection upgraded to it (upgrade.rs). Given by the server, which serves
     /// the unix socket's sessions the same way, so this face needs nothing above it.
@@ -217,7 +220,9 @@ async fn route(req: Request<Incoming>, face: Arc<Face>) -> Response<Body> {
     }
     let path = req.uri().path();
     if path == "/health" {
-        return empty(StatusCode::NO_CONTENT);
+        let answer = health::handle(&req, &face).await;
+        discard_body(req.into_body()).await;
+        return answer;
     }
     if !auth::authorized(req.headers(), face.listen.token.as_deref()) {
         discard_body(req.into_body()).await;

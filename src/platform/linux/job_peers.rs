@@ -25,6 +25,12 @@
 //!
 //! The orphans the daemon adopts as a subreaper are reaped by `reap_orphans`, which
 //! leaves a job's own process to its watcher (src/platform/unix/reap.rs).
+//!
+//! One descendant is not a job: the daemon's own helper, the MCP server it starts as its
+//! child (src/daemon/mcp_child.rs), named by its exact pid from its start until it has
+//! exited (`helper_started`, `helper_exited`: the pid is let go before the helper is
+//! reaped, so while it is named no other process can hold it). Its own children, if it
+//! had any, would still be jobs: only that one process is excepted.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -32,6 +38,24 @@ use std::io;
 use std::path::Path;
 
 use super::cgroup;
+
+/// The pid of the daemon's helper while it lives (0: none).
+static HELPER: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// `pid`, just started by the daemon as its helper, is not a job (see the module's text).
+pub fn helper_started(pid: i32) {
+    HELPER.store(pid, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The helper `pid` has exited (not yet reaped): it is a pid like any other again.
+pub fn helper_exited(pid: i32) {
+    let _ = HELPER.compare_exchange(
+        pid,
+        0,
+        std::sync::atomic::Ordering::SeqCst,
+        std::sync::atomic::Ordering::SeqCst,
+    );
+}
 
 /// Makes this process a child subreaper: what its children leave behind is re-parented
 /// to it. For the daemon only (a Node process hosting the addon keeps libuv's rules).
@@ -79,6 +103,9 @@ fn any_zombie_child() -> bool {
 pub fn is_job_process(pid: i32) -> io::Result<bool> {
     let me = std::process::id() as i32;
     if pid == me {
+        return Ok(false);
+    }
+    if pid != 0 && pid == HELPER.load(std::sync::atomic::Ordering::SeqCst) {
         return Ok(false);
     }
     if let Some(path) = cgroup::cgroup_of(pid) {

@@ -19,6 +19,7 @@ mod caps;
 mod confined_child;
 mod filter;
 mod hidden;
+mod landlock_absence;
 mod path_rule;
 mod refusals;
 mod root_reads;
@@ -58,11 +59,7 @@ fn probe() -> Result<Support, String> {
         )
     };
     if abi < 1 {
-        let why = io::Error::last_os_error();
-        return Err(format!(
-            "Landlock is not available on this kernel ({why}); it needs Linux 5.13 or later with \
-             landlock in the lsm= boot list"
-        ));
+        return Err(landlock_absence::explain(&io::Error::last_os_error()));
     }
     // PR_GET_SECCOMP answers 0 (not filtered) or 2 (filtered); EINVAL without seccomp.
     // SAFETY: a query without pointers.
