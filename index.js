@@ -723,14 +723,16 @@ if (!nativeBinding || forceWasi) {
 
 if (!nativeBinding) {
   if (loadErrors.length > 0) {
+    // (scripts/loader-error.mjs) What is wrong and what to do; no WASI build exists.
+    const supported = ["linux-x64-gnu","linux-arm64-gnu","darwin-x64","darwin-arm64","win32-x64-msvc"]
+    const system = process.platform + '-' + process.arch + (process.platform === 'linux' ? (isMusl() ? '-musl' : '-gnu') : process.platform === 'win32' ? '-msvc' : '')
     const error = new Error(
-      `Cannot find native binding. ` +
-        `npm has a bug related to optional dependencies (https://github.com/npm/cli/issues/4828). ` +
-        'Please try `npm i` again after removing both package-lock.json and node_modules directory.',
+      supported.includes(system)
+        ? `native-shell-service: the binary for this system (${system}) did not load: its package native-shell-service-${system} is missing or broken. It is an optional dependency: reinstall without --omit=optional (or --no-optional) and see the causes below.`
+        : `native-shell-service: no binary for this system (${system}). Prebuilt packages exist for: ${supported.join(', ')}. Elsewhere, build it from source: https://github.com/native-shell-service/native-shell-service/blob/main/CONTRIBUTING.md.`,
     )
-    // assign instead of the `new Error(message, { cause })` options form,
-    // which Node < 16.9 silently ignores
-    error.cause = createLoadErrorChain(loadErrors)
+    error.code = 'ERR_NATIVE_BINDING_NOT_FOUND'
+    error.cause = createLoadErrorChain(loadErrors.filter((e) => !/wasi|wasm32/i.test(String(e && e.message))))
     throw error
   }
   throw new Error(`Failed to load native binding`)
