@@ -1,13 +1,15 @@
-// `node scripts/check-shared-deps.mjs` (run by `npm test`): fails when a crate that both
-// the addon (`--features node`) and the daemon (no features) depend on is compiled with
-// different features in the two builds.
+// `node scripts/check-shared-deps.mjs` (run by `npm test`): fails when a crate that two
+// of `npm test`'s Rust builds depend on is compiled with different features in them: the
+// addon (`--features node`), the daemon (no features) and `cargo test --release` (no
+// features, with the dev-dependencies).
 //
-// `npm run build` builds the addon, then the daemon, into one target folder
-// (scripts/build-daemon.mjs). Cargo reuses a compiled crate only when its features are
-// the same; one crate whose features differ (napi turned `memchr`'s `default` on) makes
-// cargo compile it again, and every crate above it, for the daemon: about half of the
-// build's CPU time. Cargo.toml's feature-unifying block asks for napi's features in the
-// plain build too; this keeps that block complete when napi or another crate changes.
+// `npm test` builds the addon, the daemon and the tests into one target folder
+// (scripts/build-daemon.mjs, scripts/test.mjs). Cargo reuses a compiled crate only when
+// its features are the same; one crate whose features differ (napi turned `memchr`'s
+// `default` on) makes cargo compile it again, and every crate above it, the core
+// included: about half of the build's CPU time. Cargo.toml's feature-unifying block
+// asks for the same features in every build; this keeps that block complete when napi,
+// a dev-dependency or another crate changes.
 import { execFileSync } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,11 +19,15 @@ import { hostTriple } from './build-daemon.mjs';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SELF = 'native-shell-service';
 
-/** Each crate of a build (name and version) and the features it is compiled with. */
-function featuresOf(extraArgs) {
+/**
+ * Each crate of a build (name and version) and the features it is compiled with. Normal
+ * (and dev) edges only: the build scripts' dependencies are compiled for the host, apart
+ * from the target's crates however alike, and the same in every build.
+ */
+function featuresOf(extraArgs, edges = 'normal') {
   const out = execFileSync(
     'cargo',
-    ['tree', '--quiet', '--edges', 'normal,build', '--format', '{p}|{f}', '--prefix', 'none', '--target', hostTriple(), ...extraArgs],
+    ['tree', '--quiet', '--edges', edges, '--format', '{p}|{f}', '--prefix', 'none', '--target', hostTriple(), ...extraArgs],
     { cwd: ROOT, encoding: 'utf8' },
   );
   const crates = new Map();
@@ -38,23 +44,28 @@ function featuresOf(extraArgs) {
   return crates;
 }
 
-const addon = featuresOf(['--features', 'node']);
-const daemon = featuresOf([]);
-// napi-build runs only in the crate's own build script, which both builds compile anew
-// (its features are the crate's): a difference there costs one small crate, not a tree.
-const ignored = new Set(['napi-build']);
+const builds = {
+  addon: featuresOf(['--features', 'node']),
+  daemon: featuresOf([]),
+  tests: featuresOf([], 'normal,dev'),
+};
 const differing = [];
-for (const [key, features] of daemon) {
-  const other = addon.get(key);
-  if (!other || ignored.has(key.split(' ')[0])) continue;
-  const a = [...other].sort().join(',');
-  const d = [...features].sort().join(',');
-  if (a !== d) differing.push(`  ${key}\n    addon:  ${a || '(none)'}\n    daemon: ${d || '(none)'}`);
+const names = Object.keys(builds);
+for (let i = 0; i < names.length; i++) {
+  for (const other of names.slice(i + 1)) {
+    for (const [key, features] of builds[names[i]]) {
+      const theirs = builds[other].get(key);
+      if (!theirs) continue;
+      const a = [...features].sort().join(',');
+      const b = [...theirs].sort().join(',');
+      if (a !== b) differing.push(`  ${key}\n    ${names[i]}: ${a || '(none)'}\n    ${other}: ${b || '(none)'}`);
+    }
+  }
 }
 if (differing.length > 0) {
   console.error(
-    `These crates are compiled with other features for the daemon than for the addon, so \`npm run build\` compiles them (and every crate above them) twice.\nAsk for the addon's features in Cargo.toml's feature-unifying block (next to memchr and futures-channel):\n${differing.join('\n')}`,
+    `These crates are compiled with other features in one of npm test's builds than in another, so it compiles them (and every crate above them) twice.\nAsk for the missing features in Cargo.toml's feature-unifying block (next to memchr and futures-channel):\n${differing.join('\n')}`,
   );
   process.exit(1);
 }
-console.log(`the addon's and the daemon's builds share their ${daemon.size} dependencies' features`);
+console.log(`the addon's, the daemon's and the tests' builds compile their ${builds.daemon.size} shared dependencies alike`);
