@@ -5,7 +5,8 @@
 //
 //   node bench/http-doors.mjs [--n=2000] [--rounds=4] [--bin=BEFORE --bin=AFTER]
 //
-// Without --bin: this checkout's target/release/native-shell-daemon. With two, e.g. a
+// Without --bin: this checkout's native-shell-daemon (`npm run build` puts it at the
+// package root). With two, e.g. a
 // build of the commit before the checks and one after, the difference of the medians
 // is the checks' cost. Rows: `GET /health` (the Host and Origin checks only),
 // `POST /filesystem.Filesystem/Stat` (JSON: every check, then a Connect call), `GET
@@ -24,7 +25,7 @@ const value = (name, fallback) => argv.find((a) => a.startsWith(`--${name}=`))?.
 const N = Number(value('n', 2000));
 const ROUNDS = Number(value('rounds', 4));
 const bins = argv.filter((a) => a.startsWith('--bin=')).map((a) => a.slice('--bin='.length));
-if (bins.length === 0) bins.push(join(root, 'target', 'release', 'native-shell-daemon'));
+if (bins.length === 0) bins.push(join(root, 'native-shell-daemon'));
 
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 

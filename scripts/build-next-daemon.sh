@@ -2,14 +2,18 @@
 # Builds a second native-shell-daemon stamped with another version (NATIVE_SHELL_BUILD_VERSION,
 # read by src/bin/native-shell-daemon.rs), for the live-upgrade tests (tests/daemon_restart.rs):
 # they restart a daemon of this build into that one and check the version changed.
-# Only the binary's crate is rebuilt for the stamp; the plain binary is rebuilt after it.
+# Built as scripts/build-daemon.mjs builds the daemon (release, this machine's triple named
+# with --target), so it shares every dependency with the addon's, the daemon's and
+# `cargo test`'s builds (scripts/test.mjs): only the binary's crate is compiled for the
+# stamp, and again without it.
 #   scripts/build-next-daemon.sh [VERSION]   -> prints the path; export it as NATIVE_SHELL_NEXT_DAEMON
 set -eu
 cd "$(dirname "$0")/.."
 version="${1:-99.0.0-next}"
+triple="${CARGO_BUILD_TARGET:-$(rustc -vV | sed -n 's/^host: //p')}"
 out=target/next-daemon
 mkdir -p "$out"
-NATIVE_SHELL_BUILD_VERSION="$version" cargo build --quiet --bin native-shell-daemon
-cp target/debug/native-shell-daemon "$out/native-shell-daemon"
-cargo build --quiet --bin native-shell-daemon
+NATIVE_SHELL_BUILD_VERSION="$version" cargo build --quiet --release --target "$triple" --bin native-shell-daemon
+cp "target/$triple/release/native-shell-daemon" "$out/native-shell-daemon"
+cargo build --quiet --release --target "$triple" --bin native-shell-daemon
 echo "$PWD/$out/native-shell-daemon"

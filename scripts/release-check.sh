@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The checks that guard a release rather than each change: long fuzzing, the five
+# platforms' cross builds and their extension archives, the macOS lint through zig, and
+# the Windows suite under Wine. release.yml runs it whole before publishing; `.ci/run`
+# runs its short form (`--short`: the fuzz targets built and fed their committed corpus
+# and some seconds of new inputs), which keeps `.ci/run` within 25 minutes on two cores.
+#
+# Why these and not others: none of them is about Linux's behaviour, which `.ci/run`
+# checks whole (npm test, the fault, stress and unprivileged suites). The cross builds and
+# the extension archives run on every push in ci.yml's `cross` job, and macOS and Windows
+# are built, linted and tested natively there; what only this script adds is Wine (a
+# Windows build tested without Windows) and fuzzing minutes instead of seconds. Together
+# they took about 20 of `.ci/run`'s 47 minutes on this project's machine (the cross
+# builds 678 s, docs/platforms.md; Wine 212 s, docs/windows.md; the rest estimated).
+#
+#   bash scripts/release-check.sh [--short] [--fuzz-seconds=N]
+#
+# Installs what it lacks, as `.ci/run` does: system packages with apt-get as root (or
+# through `sudo -n` on a CI runner), cargo-fuzz with cargo, zig and cargo-zigbuild with
+# pip (scripts/build-all.mjs). Run after `npm install` and `npm run build` (the
+# extension archives take this machine's addon from the build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$SECONDS
+
+short=0
+fuzz_seconds=300
+for arg in "$@"; do
+  case "$arg" in
+    --short) short=1; fuzz_seconds=15 ;;
+    --fuzz-seconds=*) fuzz_seconds=${arg#--fuzz-seconds=} ;;
+    *) echo "release-check: unknown argument $arg (--short, --fuzz-seconds=N)" >&2; exit 2 ;;
+  esac
+done
+phase() { echo "== release-check: $* ($((SECONDS - started)) s)"; }
+
+# Installs Debian packages as root, or through a sudo that asks no password; else names
+# them and fails.
+apt_install() {
+  local sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo=(sudo -n); else
+      echo "not installed (needs root and apt-get): $*"
+      return 1
+    fi
+  fi
+  command -v apt-get >/dev/null 2>&1 || { echo "not installed (no apt-get): $*"; return 1; }
+  echo "installing: $*"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# Python tools (zig for the cross builds) go into the .venv/ that .ci/run makes, where
+# there is one (Debian and Ubuntu refuse the system's pip); a CI runner's Python has its
+# own pip.
+if [ -z "${VIRTUAL_ENV:-}" ] && [ -x .venv/bin/python ]; then
+  export VIRTUAL_ENV="$PWD/.venv"
+  export PATH="$VIRTUAL_ENV/bin:$PATH"
+fi
+
+# --- Fuzzing, bounded -----------------------------------------------------------------
+# The network face's request decoding (fuzz/fuzz_targets/envd_request.rs: Connect
+# envelopes, protobuf and JSON of every envd request) and the file API's upload parsing
+# (envd_files: multipart and streamed bodies), under libFuzzer with AddressSanitizer.
+# Each run first replays the committed corpus (fuzz/corpus/), so every input that once
+# found a bug is tried again even in the short form; a crash fails and leaves its input
+# in fuzz/artifacts/. Stable Rust with RUSTC_BOOTSTRAP=1 for cargo-fuzz's nightly flags
+# (docs/policy.md). The file target gets half the request target's time.
+phase "fuzz: envd_request ${fuzz_seconds} s, envd_files $((fuzz_seconds / 2)) s"
+command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz
+mkdir -p fuzz/target/corpus-ci fuzz/target/corpus-ci-files
+RUSTC_BOOTSTRAP=1 cargo fuzz run envd_request fuzz/target/corpus-ci fuzz/corpus/envd_request \
+  -- -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 2>&1 | tail -n 15
+RUSTC_BOOTSTRAP=1 cargo fuzz run envd_files fuzz/target/corpus-ci-files fuzz/corpus/envd_files \
+  -- -max_total_time="$((fuzz_seconds / 2))" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 2>&1 | tail -n 15
+
+if [ "$short" = 1 ]; then
+  echo "release-check --short: the cross builds, the extension archives, the macOS lint and the Windows suite are left to the release (scripts/release-check.sh) and ci.yml"
+  phase "done (short)"
+  exit 0
+fi
+
+# MinGW (the Windows cross build) comes from apt-get.
+if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
+  apt_install --no-install-recommends gcc-mingw-w64-x86-64 || {
+    echo "release-check: the cross builds need MinGW-w64 (gcc-mingw-w64-x86-64)" >&2
+    exit 1
+  }
+fi
+
+# --- Every platform's package ------------------------------------------------------------
+# The five prebuilt packages cross-built on this machine (zig for macOS and Linux, MinGW for
+# Windows), each binary checked for its format, CPU, Node-API entry and the oldest system
+# it loads on (docs/platforms.md). Installs what it lacks (Rust targets, zig into .venv/).
+phase "cross builds"
+npm run build:all
+
+# --- The Gemini CLI extension archives ---------------------------------------------------
+# One per platform, from the five addons just built (--all: a missing one fails), as the
+# release workflow attaches them to a GitHub release (docs/releasing.md).
+phase "extension archives"
+npm run build:extension -- --all
+
+# --- macOS: lint ------------------------------------------------------------------------
+# Nothing here runs a Mach-O, so the macOS backend is built (above) and linted for both
+# CPUs; its plain-POSIX parts (the fork launcher, the argument parser) run in the Linux
+# tests. cargo-zigbuild (installed by build:all, in .venv/bin) gives clippy a C compiler
+# for the target.
+phase "macOS lint"
+for target in aarch64-apple-darwin x86_64-apple-darwin; do
+  cargo-zigbuild clippy --quiet --target "$target" --lib --features node -- -D warnings
+  cargo-zigbuild clippy --quiet --target "$target" --all-targets -- -D warnings
+done
+
+# --- Windows ---------------------------------------------------------------------------
+# The Windows build (MinGW) tested under Wine with Windows node.exe: the backend's unit
+# tests, clippy for the Windows target, and the Node suite __test__/windows (see
+# docs/windows.md). The script installs what it lacks (Wine: as root) and uses a
+# throw-away Wine prefix.
+phase "the Windows suite under Wine"
+bash scripts/test-windows.sh
+phase "done"
