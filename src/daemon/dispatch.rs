@@ -70,8 +70,8 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
     if method == "hello" {
         conn.hello = true;
         return ok(json!({
-            "version": super::version(),
-            "protocol": super::PROTOCOL,
+            "version": super::version::version(),
+            "protocol": super::version::PROTOCOL,
             "pid": std::process::id(),
             "jobs": conn.daemon.state.running_jobs(),
         }));
@@ -86,7 +86,7 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
             // Refused at once while jobs are held (no pre-flight run for nothing); else
             // the new binary is checked off this thread and the answer comes from the
             // accept loop when it execs, or with the refusal (src/daemon/upgrade/).
-            if let Err(refusal) = super::upgrade::restart::refuse_jobs(&conn.daemon.state) {
+            if let Err(refusal) = super::restart::refuse_jobs(&conn.daemon.state) {
                 return Now::Reply(Err(super::upgrade::requests::refusal_json(&refusal)));
             }
             let (out, id) = (conn.out.clone(), id.clone());

@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 
 use tokio::net::{UnixListener, UnixStream};
 
+use super::config::{Config, Ended};
 use super::conn::Daemon;
 use super::place::{prepare_dir, take_lock};
 use super::session::connection;
 use super::state::State;
-use super::{Config, Ended};
 
 pub async fn serve(
     mut config: Config,
@@ -103,7 +103,7 @@ async fn serve_on(
     let _ = daemon.upgrade.image.set(image.clone());
     eprintln!(
         "native-shell-daemon {} (pid {}) serving {}",
-        super::version(),
+        super::version::version(),
         std::process::id(),
         config.socket.display()
     );
@@ -134,7 +134,7 @@ async fn serve_on(
                 tokio::spawn(connection(daemon, stream));
             },
         });
-        http = Some(super::upgrade::restart::HttpFace::start(tcp, face)?);
+        http = Some(super::restart::HttpFace::start(tcp, face)?);
     }
     if let Some(handover) = &resumed {
         eprintln!(
@@ -174,7 +174,7 @@ async fn serve_on(
             _ = daemon.upgrade.asked.notified() => {
                 let checked = daemon.upgrade.take();
                 if !checked.is_empty() {
-                    let held = super::upgrade::restart::Holdings {
+                    let held = super::restart::Holdings {
                         daemon: &daemon,
                         image: &image,
                         socket: &config.socket,
@@ -182,7 +182,7 @@ async fn serve_on(
                         lock: lock.as_fd(),
                         http: http.as_mut(),
                     };
-                    super::upgrade::restart::restart(held, checked).await;
+                    super::restart::restart(held, checked).await;
                 }
             },
             _ = daemon.exit.notified() => break "asked to exit",

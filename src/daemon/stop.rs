@@ -27,7 +27,7 @@ pub fn stop(socket: &Path) -> Result<bool, String> {
         Err(e) => return Err(format!("cannot connect to {}: {e}", socket.display())),
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let hello = json!({"id": 1, "method": "hello", "params": {"version": super::VERSION, "protocol": super::PROTOCOL, "pid": std::process::id()}});
+    let hello = json!({"id": 1, "method": "hello", "params": {"version": super::version::VERSION, "protocol": super::version::PROTOCOL, "pid": std::process::id()}});
     let exit = json!({"id": 2, "method": "exitDaemon", "params": {"killJobs": true}});
     for message in [hello, exit] {
         stream

@@ -40,7 +40,7 @@ pub async fn handle(req: &Request<Incoming>, face: &Face) -> Response<Body> {
     };
     let mut body = serde_json::json!({ "ready": ready });
     if super::auth::authorized(req.headers(), face.listen.token.as_deref()) {
-        body["version"] = crate::daemon::VERSION.into();
+        body["version"] = crate::daemon::version::version().into();
         body["modes"] = face.health.modes.clone();
         if face.listen.mcp_upstream.is_some() {
             body["mcpReady"] = ready.into();

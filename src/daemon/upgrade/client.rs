@@ -1,6 +1,6 @@
 //! `native-shell-daemon --restart [--socket P]` (and `native-shell-service daemon
 //! --restart`): asks the daemon on a socket to replace its image with the binary on
-//! disk (restart.rs), then connects again and reports what now serves.
+//! disk (src/daemon/restart.rs), then connects again and reports what now serves.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -70,7 +70,7 @@ pub fn restart(socket: &Path) -> Result<Restarted, (String, String)> {
 }
 
 fn hello(stream: &mut UnixStream) -> Result<Value, String> {
-    let hello = json!({"id": 1, "method": "hello", "params": {"version": crate::daemon::version(), "protocol": crate::daemon::PROTOCOL, "pid": std::process::id()}});
+    let hello = json!({"id": 1, "method": "hello", "params": {"version": crate::daemon::version::version(), "protocol": crate::daemon::version::PROTOCOL, "pid": std::process::id()}});
     send(stream, &hello)?;
     let reply = reply_to(stream, 1)?;
     reply

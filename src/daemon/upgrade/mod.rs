@@ -3,16 +3,16 @@
 //! place), keeping its pid, its listening sockets and their backlogs, and its lock.
 //!
 //! `format` is the versioned hand-over between the images; `exec` the pre-flight of the
-//! new binary and the `execve`; `restart` the old image's side (checks, pause, exec,
-//! rollback); `resume` the new image's (taking the descriptors back); `requests` carries
+//! new binary and the `execve`; `resume` the new image's (taking the descriptors back); `requests` carries
 //! a request from a connection to the accept loop; `client` is the `--restart` command.
-//! docs/daemon.md, "Restarting in place".
+//! The old image's side (checks, pause, exec, rollback) is src/daemon/restart.rs, beside
+//! the daemon's state and faces it stops and starts again; this folder knows nothing of
+//! them. docs/daemon.md, "Restarting in place".
 
 pub mod client;
 pub mod exec;
 pub mod format;
 pub mod requests;
-pub mod restart;
 pub mod resume;
 
 pub use exec::{Image, HANDOVER_CHECK_FLAG, HANDOVER_FD_FLAG};

@@ -1,7 +1,7 @@
 //! `restartDaemon` requests: the dispatch hands one here; the new binary's pre-flight
 //! (exec.rs) runs on the blocking pool while the daemon serves on; a request whose
 //! binary answered is handed to the accept loop, which alone may stop accepting and
-//! replace the image (restart.rs).
+//! replace the image (src/daemon/restart.rs).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -88,7 +88,7 @@ impl Requests {
 fn dry_handover() -> Handover {
     Handover {
         format: FORMAT,
-        from_version: super::super::version().to_string(),
+        from_version: crate::daemon::version::version().to_string(),
         socket: String::new(),
         fds: Descriptors {
             unix_listener: 3,

@@ -1,6 +1,6 @@
 //! The old image's side of a restart, run by the accept loop (server.rs) once a
-//! request's new binary passed its pre-flight (requests.rs): the last checks, the
-//! pause, the `execve` (exec.rs), and the way back when it fails.
+//! request's new binary passed its pre-flight (upgrade/requests.rs): the last checks, the
+//! pause, the `execve` (upgrade/exec.rs), and the way back when it fails.
 //!
 //! The pause is short and everything in it waits rather than fails: the accept loop
 //! is not polled and the HTTP face's accept task is stopped, so new connections wait
@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::exec::{exec, handover_file, monotonic_ns, still_checked, Image, Refusal};
-use super::format::{Descriptors, Handover, FORMAT};
-use super::requests::{refusal_json, Checked};
-use crate::daemon::conn::Daemon;
-use crate::daemon::http::Face;
-use crate::daemon::state::State;
+use super::conn::Daemon;
+use super::http::Face;
+use super::state::State;
+use super::upgrade::exec::{exec, handover_file, monotonic_ns, still_checked, Image, Refusal};
+use super::upgrade::format::{Descriptors, Handover, FORMAT};
+use super::upgrade::requests::{refusal_json, Checked};
 
 /// Lets the replies and `bye`s queued for a slow socket leave before the exec.
 const FLUSH: Duration = Duration::from_millis(10);
@@ -55,7 +55,7 @@ impl HttpFace {
             .map_err(|e| format!("cannot make the HTTP listener non-blocking: {e}"))?;
         let listener =
             tokio::net::TcpListener::from_std(std).map_err(|e| format!("cannot serve the HTTP listener: {e}"))?;
-        self.task = Some(tokio::spawn(crate::daemon::http::serve(listener, self.face.clone())));
+        self.task = Some(tokio::spawn(super::http::serve(listener, self.face.clone())));
         Ok(())
     }
 
@@ -125,7 +125,7 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
     if let Some(http) = held.http.as_deref_mut() {
         http.pause();
     }
-    let from = crate::daemon::version();
+    let from = super::version::version();
     eprintln!(
         "native-shell-daemon: restarting in place: {from} -> {to_version} ({})",
         binary.display()
