@@ -234,7 +234,8 @@ fn health(stream: &mut TcpStream) -> Result<(), String> {
     stream
         .read_to_string(&mut answer)
         .map_err(|e| format!("io: read: {e}"))?;
-    if answer.starts_with("HTTP/1.1 204") {
+    // Ready: 200 with `{"ready":true,...}` (src/daemon/http/health.rs).
+    if answer.starts_with("HTTP/1.1 200") && answer.contains("\"ready\":true") {
         Ok(())
     } else if answer.is_empty() {
         Err("io: closed without an answer".to_string())
