@@ -67,6 +67,8 @@ export const NEEDS: Record<string, Need[]> = {
   'daemon/client.test.ts': ['posix', 'linux', 'program:python3'],
   'daemon/short-turns.test.ts': ['posix', 'linux', 'program:python3', 'slices'],
   'daemon/mcp.test.ts': ['posix', 'program:python3'],
+  'daemon/ended-jobs.test.ts': ['posix'],
+  'daemon/keep-alive.test.ts': ['posix'],
   'daemon/job-peers.test.ts': ['posix', 'linux', 'landlock:1', 'program:python3', 'program:socat'],
   'remote/deploy.test.ts': ['posix'],
   'remote/mcp-http.test.ts': ['posix'],

@@ -96,6 +96,8 @@ const NOT_RUN: Record<string, string> = {
     'daemons serving in the foreground until stopped, on fixed ports; __test__/remote/ starts the same commands on their own ports, sockets and tokens (and deploy.test.ts checks the image runs the first)',
   "docs/remote.md: import { Sandbox, CommandExitError } from 'e2b';":
     'needs a daemon listening on 127.0.0.1:49983; __test__/remote/e2b-sdk.test.ts runs these calls with the real SDK against one on a port of its own',
+  "docs/remote.md: import { Sandbox } from 'e2b';":
+    'needs the pod\'s daemon on 127.0.0.1:49983 and its token; __test__/remote/e2b-sdk.test.ts makes the same constructor call with the real SDK against a token-protected daemon of its own, and scripts/test-pod.sh against the image',
   "docs/remote.md: const service = new ShellExecutionService({ daemon: { url: 'http://127.0.0.1:49983', token } });":
     'needs a daemon listening on port 49983 and its token; __test__/remote/tcp-client.test.ts runs this client against one',
 };
