@@ -3,7 +3,7 @@
 //! flag that has the kernel wake the supervisor on the caller's CPU.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 /// The next notification of `listener` (`SECCOMP_IOCTL_NOTIF_RECV`). `ENOENT`: the
 /// calling thread was interrupted or killed since it was reported; nothing to answer.
@@ -64,46 +64,48 @@ pub fn wake_up_in_turn(listener: BorrowedFd<'_>) -> io::Result<()> {
     Ok(())
 }
 
+/// A listener of a filter that allows everything, installed on a thread made for it:
+/// a filter and `NO_NEW_PRIVS` set on a thread stay on that thread, which ends. Fails
+/// where a filter of the host's holds a listener already (one per chain, `EBUSY`).
+pub fn allow_all_listener() -> io::Result<OwnedFd> {
+    std::thread::spawn(|| {
+        // SAFETY: a flag on this thread only.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let allow = [libc::sock_filter {
+            code: 0x06,
+            jt: 0,
+            jf: 0,
+            k: libc::SECCOMP_RET_ALLOW,
+        }];
+        let program = libc::sock_fprog {
+            len: 1,
+            filter: allow.as_ptr() as *mut libc::sock_filter,
+        };
+        // SAFETY: a one-instruction program on the stack; it confines this thread.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                libc::SECCOMP_FILTER_FLAG_NEW_LISTENER as u32,
+                &program as *const libc::sock_fprog,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the listener just made, ours.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+    })
+    .join()
+    .unwrap_or_else(|_| Err(io::Error::other("the filter's thread panicked")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-
-    /// A listener of a filter that allows everything, installed on a thread made for it
-    /// (the filter stays on that thread, which ends).
-    fn a_listener() -> OwnedFd {
-        std::thread::spawn(|| {
-            // SAFETY: a flag on this thread only.
-            assert_eq!(
-                unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) },
-                0
-            );
-            let allow = [libc::sock_filter {
-                code: 0x06,
-                jt: 0,
-                jf: 0,
-                k: libc::SECCOMP_RET_ALLOW,
-            }];
-            let program = libc::sock_fprog {
-                len: 1,
-                filter: allow.as_ptr() as *mut libc::sock_filter,
-            };
-            // SAFETY: a one-instruction program on the stack; it confines this thread.
-            let fd = unsafe {
-                libc::syscall(
-                    libc::SYS_seccomp,
-                    libc::SECCOMP_SET_MODE_FILTER,
-                    libc::SECCOMP_FILTER_FLAG_NEW_LISTENER as u32,
-                    &program as *const libc::sock_fprog,
-                )
-            };
-            assert!(fd >= 0, "a listener: {}", io::Error::last_os_error());
-            // SAFETY: the listener just made, ours.
-            unsafe { OwnedFd::from_raw_fd(fd as i32) }
-        })
-        .join()
-        .expect("the filter's thread")
-    }
+    use std::os::fd::AsFd;
 
     fn kernel_at_least(major: u32, minor: u32) -> bool {
         let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
@@ -120,7 +122,7 @@ mod tests {
             eprintln!("skipped: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP needs Linux 6.6");
             return;
         }
-        let listener = a_listener();
+        let listener = allow_all_listener().expect("a listener");
         wake_up_in_turn(listener.as_fd()).expect("SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP");
     }
 }

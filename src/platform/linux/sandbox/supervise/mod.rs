@@ -338,42 +338,8 @@ fn handle(job: &Supervised, notif: libc::seccomp_notif) {
 }
 
 /// Whether a listener can be had here (no filter of the host's holds one already: the
-/// kernel allows one per chain of filters, `EBUSY`), asked once, on a thread made for
-/// it: a filter and `NO_NEW_PRIVS` set on a thread stay on that thread, which ends.
+/// kernel allows one per chain of filters, `EBUSY`), asked once.
 pub fn listener_available() -> bool {
     static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
-        std::thread::spawn(|| {
-            // SAFETY: a flag on this thread only.
-            if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) } < 0 {
-                return false;
-            }
-            let allow = [libc::sock_filter {
-                code: 0x06,
-                jt: 0,
-                jf: 0,
-                k: libc::SECCOMP_RET_ALLOW,
-            }];
-            let program = libc::sock_fprog {
-                len: 1,
-                filter: allow.as_ptr() as *mut libc::sock_filter,
-            };
-            // SAFETY: a one-instruction program on the stack; it confines this thread.
-            let fd = unsafe {
-                libc::syscall(
-                    libc::SYS_seccomp,
-                    libc::SECCOMP_SET_MODE_FILTER,
-                    libc::SECCOMP_FILTER_FLAG_NEW_LISTENER as u32,
-                    &program as *const libc::sock_fprog,
-                )
-            };
-            if fd >= 0 {
-                // SAFETY: the listener just made, ours.
-                unsafe { libc::close(fd as i32) };
-            }
-            fd >= 0
-        })
-        .join()
-        .unwrap_or(false)
-    })
+    *AVAILABLE.get_or_init(|| listener::allow_all_listener().is_ok())
 }
