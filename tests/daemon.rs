@@ -4,6 +4,9 @@
 //! its jobs), and every test ends its jobs.
 #![cfg(unix)]
 
+#[path = "common/stop.rs"]
+mod stop;
+
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -61,21 +64,13 @@ impl Daemon {
     }
 
     fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
+        stop::running(&mut self.child)
     }
 }
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        if self.alive() {
-            unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while self.alive() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        stop::stop(&mut self.child);
     }
 }
 

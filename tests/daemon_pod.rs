@@ -5,6 +5,9 @@
 //! is a child subreaper; in a container it is PID 1: scripts/test-pod.sh checks that).
 #![cfg(target_os = "linux")]
 
+#[path = "common/stop.rs"]
+mod stop;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::net::UnixStream;
@@ -114,15 +117,7 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        stop::stop(&mut self.child);
     }
 }
 

@@ -9,6 +9,9 @@
 //! check is the only part they skip.
 #![cfg(target_os = "linux")]
 
+#[path = "common/stop.rs"]
+mod stop;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::unix::net::UnixStream;
@@ -132,21 +135,13 @@ impl Daemon {
     }
 
     fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
+        stop::running(&mut self.child)
     }
 }
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        if self.alive() {
-            unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while self.alive() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        stop::stop(&mut self.child);
     }
 }
 

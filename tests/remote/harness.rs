@@ -3,6 +3,9 @@
 //! protobuf, unary and streaming) over hyper's client connections, HTTP/1.1 or h2c.
 #![allow(dead_code)]
 
+#[path = "../common/stop.rs"]
+mod stop;
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -89,21 +92,13 @@ impl Daemon {
     }
 
     fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
+        stop::running(&mut self.child)
     }
 }
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        if self.alive() {
-            unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while self.alive() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        stop::stop(&mut self.child);
     }
 }
 
