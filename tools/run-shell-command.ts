@@ -202,7 +202,9 @@ export class RunShellCommandInvocation extends ShellToolInvocation<RunShellComma
   private async report(result: RunResult, delaySeconds: number, cancelled: boolean): Promise<ToolResult> {
     const info = await findJob(this.service, result.handle);
     const liveBackground = info ? liveBackgroundPids(info) : [];
-    await settle(this, result.handle, true);
+    // Forget the job only when this result shows its end: one that ended after the result
+    // was taken has not been seen ended, so `jobs` (or a task following it) still reports it.
+    if (result.status !== 'running' && result.status !== 'awaiting_input') await settle(this, result.handle, true);
     const facts: RunFacts = {
       result,
       liveBackground,
