@@ -37,6 +37,8 @@ const VARYING: Record<string, string> = {
     'which of the two calls the job answers first',
   "fresh('pipes').then((h) => Promise.all([svc.waitFor(h, { pattern: 'never', timeoutMs: 10000 }), svc.kill(h)]))":
     'whether `cat` ends at the end of its input, which the kill closes first, or at the signal',
+  "addon.checkCommand('echo $(' .repeat(5000) + ')'.repeat(5000))":
+    'whether parsing 5,000 nested substitutions ends within the 250 ms budget of src/policy/parse.rs; denied either way, with the roots found or with none',
 };
 
 // --- constructor

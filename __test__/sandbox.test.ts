@@ -409,7 +409,8 @@ describe.skipIf(!linux)('reads, with `read` set', () => {
 describe.skipIf(!linux)('what still works inside', () => {
   it('a Python REPL: waiting for input is detected, input answered', async () => {
     const r = await run(`${PY} -q`, true, { callbackPattern: '>>> ' });
-    expect(r.status).toBe('running');
+    // The prompt matched; on a busy machine the wait for input may be seen by then too.
+    expect(['running', 'awaiting_input']).toContain(r.status);
     const answer = await s.service.sendInput(r.handle, 'print(6 * 7)', { pattern: '42' });
     expect(answer.matched).toBe('42');
     await s.service.sendInput(r.handle, 'exit()', { timeoutMs: 10_000 });
