@@ -103,6 +103,7 @@ export const NEEDS: Record<string, Need[]> = {
   'compat/daemon.test.ts': ['posix'],
   'e2e/gemini.test.ts': ['posix', 'program:python3', 'program:ed'],
   'e2e/model-clients.test.ts': ['posix', 'program:python3'],
+  'e2e/model-transports.test.ts': ['posix', 'program:python3'],
   'mcp/cli.test.ts': ['posix'],
   'mcp/data.test.ts': ['posix', 'linux'],
   'mcp/errors.test.ts': ['posix'],
