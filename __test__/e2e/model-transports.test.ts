@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventuallyAsync, place, stopDaemons } from '../daemon/setup';
 import { listen, stopAll } from '../remote/listen';
 
+import { docBlock } from './doc-blocks';
 import type { ScriptedCall } from './fake-model';
 import { httpTap } from './http-tap';
 import { type ClientRun, CLAUDE, CODEX, runClaude, runClaudeInteractive, runCodex, TASK_ENDED, unavailable } from './model-clients';
@@ -89,6 +90,16 @@ function checkSeen(run: ClientRun, transport: Transport, detail: string): void {
 function report(which: Which, transport: Transport, run: ClientRun): void {
   const bytes = run.results.map((r) => Buffer.byteLength(r.text));
   console.log(`model saw (${which}, ${transport}, MCP ${protocolVersion(run.wire)}): ${bytes.join(' ')} bytes per result`);
+  // Against another build (the "before" figures), whose checks fail: how each result began.
+  if (process.env.NSS_E2E_SERVER_BIN) for (const r of run.results) console.log(`  ${JSON.stringify(r.text.slice(0, 160))}`);
+}
+
+/** docs/mcp.md's Codex config for the HTTP port, pointed at `url`. */
+function codexHttpToml(url: string): string {
+  const block = docBlock('## Codex CLI', 'toml', 1);
+  const documented = 'http://127.0.0.1:49983/mcp';
+  expect(block).toContain(documented);
+  return block.replace(documented, url);
 }
 
 async function runOn(which: Which, transport: Transport): Promise<void> {
@@ -100,7 +111,11 @@ async function runOn(which: Which, transport: Transport): Promise<void> {
           ...(extra.http ? { server: { type: 'http', url: extra.http.url, headers: { Authorization: `Bearer ${extra.http.token}` } } } : {}),
           ...(extra.extraArgs ? { extraArgs: extra.extraArgs } : {}),
         })
-      : runCodex(turns, extra);
+      : runCodex(turns, {
+          ...extra,
+          // Over HTTP, the config docs/mcp.md gives, as written but for the port.
+          ...(extra.http ? { serverToml: codexHttpToml(extra.http.url) } : {}),
+        });
   if (transport !== 'http') {
     const p = place();
     const run = await go(transport === 'daemon' ? { extraArgs: ['--daemon-socket', p.socket, '--daemon-idle-exit-ms', '3000'] } : {});
