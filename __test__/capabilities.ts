@@ -102,6 +102,7 @@ export const NEEDS: Record<string, Need[]> = {
   'compat/parity.test.ts': ['posix'],
   'compat/daemon.test.ts': ['posix'],
   'e2e/gemini.test.ts': ['posix', 'program:python3', 'program:ed'],
+  'e2e/gemini-dropin.test.ts': ['posix'],
   'e2e/model-clients.test.ts': ['posix', 'program:python3'],
   'e2e/model-transports.test.ts': ['posix', 'program:python3'],
   'mcp/cli.test.ts': ['posix'],

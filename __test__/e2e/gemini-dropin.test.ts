@@ -1,0 +1,101 @@
+// A job backgrounded by a headless `gemini -p` — the real Gemini CLI 0.61, switched over
+// to the drop-in (e2e/gemini-dropin.ts), its model scripted — outlives the CLI as
+// upstream's does, owned by the daemon: a later client of the daemon lists it (attached
+// to nobody), reads the output it goes on printing, and kills it. Upstream's own CLI
+// leaves an orphan no service lists; the drop-in in process (its default) ends the job
+// with the CLI. (__test__/compat/daemon.test.ts checks the same with a child Node in the
+// CLI's place, for both of the drop-in's modes.)
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { alive } from '../helpers';
+import { eventuallyAsync, place, ShellExecutionService, stopDaemons } from '../daemon/setup';
+import { geminiProject, type GeminiProject, type Turn } from './gemini';
+import { geminiWithDropIn, removeGeminiWithDropIn } from './gemini-dropin';
+
+/** The dev server: notes its pid (the shell the CLI's tool runs it in), then prints forever. */
+const SERVER = 'echo $$ > server.pid; echo listening; while :; do echo tick; sleep 0.2; done';
+const turns: Turn[] = [
+  { call: 'run_shell_command', builtin: true, args: { command: SERVER, description: 'dev server', is_background: true } },
+  { text: 'Started.' },
+];
+
+let cli: string;
+const projects: GeminiProject[] = [];
+
+beforeAll(() => {
+  cli = geminiWithDropIn();
+}, 300_000);
+
+afterAll(async () => {
+  await stopDaemons();
+  for (const g of projects) g.cleanup();
+  removeGeminiWithDropIn();
+}, 120_000);
+
+/** Runs `gemini -p` once with the scripted turns; the dev server's pid once it wrote it. */
+async function startServer(options: { cli?: string; env?: Record<string, string> }): Promise<{ pid: number; g: GeminiProject; detail: string }> {
+  const g = geminiProject();
+  projects.push(g);
+  const run = await g.run(turns, 'Start the dev server in the background.', options);
+  const detail = `exit ${run.code}; calls ${JSON.stringify(run.calls).slice(0, 1500)}\nstderr: ${run.stderr.slice(-2000)}`;
+  expect(run.calls.map((c) => `${c.name} ${c.status}`), detail).toEqual(['run_shell_command success']);
+  const pidFile = join(g.root, 'server.pid');
+  expect(existsSync(pidFile), detail).toBe(true);
+  return { pid: Number(readFileSync(pidFile, 'utf8').trim()), g, detail };
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone, or not a group leader
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+}
+
+describe('a job backgrounded by a headless gemini -p', () => {
+  it('drop-in in daemon mode: outlives the CLI, owned by the daemon, listed, read and killed later', async () => {
+    const p = place();
+    const { pid, detail } = await startServer({ cli, env: { NATIVE_SHELL_GEMINI_DAEMON: p.socket } });
+    const later = new ShellExecutionService({ projectRoot: '/', daemon: { socket: p.socket } });
+    try {
+      const find = async () => (await later.getActiveProcesses()).find((j) => j.command.includes('echo tick'));
+      const listed = await eventuallyAsync(async () => (await find()) !== undefined);
+      expect(listed, `${detail}\njobs: ${JSON.stringify(await later.getActiveProcesses())}\nserver alive: ${alive(pid)}`).toBe(true);
+      const job = (await find())!;
+      // The CLI has exited: nobody attached, and the job runs on.
+      expect(job, detail).toMatchObject({ status: 'running', attached: 'none' });
+      expect(alive(pid), detail).toBe(true);
+      const ticks = async () => (await later.getProcessOutput(job.handle)).split('tick').length;
+      const before = await ticks();
+      expect(await eventuallyAsync(async () => (await ticks()) > before + 2), detail).toBe(true);
+      expect(await later.getProcessOutput(job.handle)).toMatch(/^listening\n/u);
+      expect((await later.kill(job.handle)).status).toBe('killed');
+      expect(await eventuallyAsync(() => !alive(pid))).toBe(true);
+    } finally {
+      await later.shutdown();
+      killGroup(pid);
+    }
+  }, 300_000);
+
+  it("upstream's CLI: outlives it too, an orphan no service lists", async () => {
+    const { pid, detail } = await startServer({});
+    try {
+      expect(alive(pid), detail).toBe(true);
+    } finally {
+      killGroup(pid);
+    }
+  }, 300_000);
+
+  it('drop-in in process (its default): the job ends with the CLI', async () => {
+    const { pid, detail } = await startServer({ cli, env: { NATIVE_SHELL_GEMINI_DAEMON: '' } });
+    expect(await eventuallyAsync(() => !alive(pid)), detail).toBe(true);
+  }, 300_000);
+});
