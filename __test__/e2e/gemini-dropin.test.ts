@@ -2,8 +2,8 @@
 // to the drop-in (e2e/gemini-dropin.ts), its model scripted — outlives the CLI as
 // upstream's does, owned by the daemon: a later client of the daemon lists it (attached
 // to nobody), reads the output it goes on printing, and kills it. Upstream's own CLI
-// leaves an orphan no service lists; the drop-in in process (its default) ends the job
-// with the CLI. (__test__/compat/daemon.test.ts checks the same with a child Node in the
+// leaves an orphan no service lists (printed: not in every run here); the drop-in in
+// process (its default) ends the job with the CLI. (__test__/compat/daemon.test.ts checks the same with a child Node in the
 // CLI's place, for both of the drop-in's modes.)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,7 +66,8 @@ describe('a job backgrounded by a headless gemini -p', () => {
     const { pid, detail } = await startServer({ cli, env: { NATIVE_SHELL_GEMINI_DAEMON: p.socket } });
     const later = new ShellExecutionService({ projectRoot: '/', daemon: { socket: p.socket } });
     try {
-      const find = async () => (await later.getActiveProcesses()).find((j) => j.command.includes('echo tick'));
+      // The CLI's tool runs `bash -c ...`: the job's command is bash, its description the command line.
+      const find = async () => (await later.getActiveProcesses()).find((j) => j.pid === pid || (j.description ?? '').includes('echo tick'));
       const listed = await eventuallyAsync(async () => (await find()) !== undefined);
       expect(listed, `${detail}\njobs: ${JSON.stringify(await later.getActiveProcesses())}\nserver alive: ${alive(pid)}`).toBe(true);
       const job = (await find())!;
@@ -85,10 +86,12 @@ describe('a job backgrounded by a headless gemini -p', () => {
     }
   }, 300_000);
 
-  it("upstream's CLI: outlives it too, an orphan no service lists", async () => {
-    const { pid, detail } = await startServer({});
+  // Upstream's detached child outlived the CLI in one run here and not in the next (both
+  // cores busy): what upstream does is printed, not asserted.
+  it("upstream's CLI: whether the server outlives it (printed, not asserted)", async () => {
+    const { pid } = await startServer({});
     try {
-      expect(alive(pid), detail).toBe(true);
+      console.log(`upstream's gemini -p: the backgrounded server ${alive(pid) ? 'outlived it, an orphan no service lists' : 'did not outlive it'}`);
     } finally {
       killGroup(pid);
     }
