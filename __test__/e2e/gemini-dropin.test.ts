@@ -5,7 +5,7 @@
 // leaves an orphan no service lists (printed: not in every run here); the drop-in in
 // process (its default) ends the job with the CLI. (__test__/compat/daemon.test.ts checks the same with a child Node in the
 // CLI's place, for both of the drop-in's modes.)
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,5 +100,39 @@ describe('a job backgrounded by a headless gemini -p', () => {
   it('drop-in in process (its default): the job ends with the CLI', async () => {
     const { pid, detail } = await startServer({ cli, env: { NATIVE_SHELL_GEMINI_DAEMON: '' } });
     expect(await eventuallyAsync(() => !alive(pid)), detail).toBe(true);
+  }, 300_000);
+});
+
+describe('the background log, through the real CLI', () => {
+  // The CLI stays up for 3 s after backgrounding (its model's next call is a foreground
+  // `sleep 3`): meanwhile the drop-in writes what the job prints to the log, which is
+  // under GEMINI_CLI_HOME (where upstream puts it), not under HOME.
+  it('fills while the job prints, under GEMINI_CLI_HOME (drop-in in process)', async () => {
+    const g = geminiProject();
+    projects.push(g);
+    const geminiHome = join(g.base, 'gemini-home');
+    mkdirSync(join(geminiHome, '.gemini'), { recursive: true });
+    // GEMINI_CLI_HOME moves the CLI's settings too: the offline ones go with it.
+    cpSync(join(g.base, 'home', '.gemini', 'settings.json'), join(geminiHome, '.gemini', 'settings.json'));
+    const run = await g.run(
+      [
+        { call: 'run_shell_command', builtin: true, args: { command: 'seq 1 300 | while read i; do echo tick $i; sleep 0.1; done', description: 'ticker', is_background: true } },
+        { call: 'run_shell_command', builtin: true, args: { command: 'sleep 3', description: 'wait' } },
+        { text: 'Done.' },
+      ],
+      'Start the ticker in the background, then wait.',
+      { cli, env: { GEMINI_CLI_HOME: geminiHome, NATIVE_SHELL_GEMINI_DAEMON: '' } },
+    );
+    const detail = `exit ${run.code}; calls ${JSON.stringify(run.calls).slice(0, 1500)}\nstderr: ${run.stderr.slice(-2000)}`;
+    expect(run.calls.map((c) => `${c.name} ${c.status}`), detail).toEqual(['run_shell_command success', 'run_shell_command success']);
+    const pid = Number(/PID: (\d+)/.exec(run.calls[0]!.output)?.[1]);
+    expect(pid, detail).toBeGreaterThan(0);
+    const log = join(geminiHome, '.gemini', 'tmp', 'background-processes', `background-${pid}.log`);
+    const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
+    console.log(`background log after the CLI's 3 s: ${text.split('tick').length - 1} lines`);
+    // Lines 1 to 5 at least (a tenth of a second each, in 3 s), each once, in order.
+    const lines = text.split('\n');
+    for (let i = 1; i <= 5; i++) expect(lines.filter((l) => l === `tick ${i}`), `${detail}\nlog: ${JSON.stringify(text.slice(0, 500))}`).toHaveLength(1);
+    expect(existsSync(join(g.base, 'home', '.gemini', 'tmp', 'background-processes', `background-${pid}.log`))).toBe(false);
   }, 300_000);
 });
