@@ -173,6 +173,25 @@ for (const [which, launcher] of [
   });
 }
 
+describe('over HTTP, from a new session of another client', () => {
+  it("Claude Code's model reads the output of a job Codex ran in an earlier session, by its URI", async (ctx) => {
+    const why = (await unavailable(CODEX)) ?? (await unavailable(CLAUDE));
+    if (why) ctx.skip(why);
+    const d = await listen();
+    const first = await runCodex([{ tool: 'run_shell_command', args: { command: 'echo first-session-$((6*7))' } }], {
+      http: { url: `${d.url}/mcp`, token: d.token! },
+      serverToml: codexHttpToml(`${d.url}/mcp`),
+    });
+    expect(first.results[0]?.text, first.stderr.slice(0, 2000)).toContain('first-session-42');
+    const second = await runClaude([{ tool: 'ReadMcpResourceTool', args: { server: 'shell', uri: 'shell-job://1/stdout.txt' } }], {
+      server: { type: 'http', url: `${d.url}/mcp`, headers: { Authorization: `Bearer ${d.token}` } },
+    });
+    const detail = `claude exit ${second.code}\nstderr: ${second.stderr.slice(0, 2000)}`;
+    expect(second.results, detail).toHaveLength(1);
+    expect(second.results[0]!.text, detail).toContain('first-session-42');
+  }, 300_000);
+});
+
 describe('Claude Code run as a person runs it, over Streamable HTTP: MCP tasks', () => {
   it('run_shell_command becomes a task with no session; its input_required is asked of the user, answered with tasks/update; the model gets the end', async (ctx) => {
     const why = await unavailable(CLAUDE);
