@@ -94,6 +94,15 @@ function report(which: Which, transport: Transport, run: ClientRun): void {
   if (process.env.NSS_E2E_SERVER_BIN) for (const r of run.results) console.log(`  ${JSON.stringify(r.text.slice(0, 160))}`);
 }
 
+/** docs/mcp.md's Claude Code .mcp.json for the HTTP port, pointed at `url` (the token: `SHELL_TOKEN` in Claude Code's environment). */
+function claudeHttpJson(url: string): unknown {
+  const block = docBlock('## Claude Code', 'json', 1);
+  const documented = 'http://127.0.0.1:49983/mcp';
+  expect(block).toContain(documented);
+  expect(block).toContain('${SHELL_TOKEN}');
+  return JSON.parse(block.replace(documented, url)) as unknown;
+}
+
 /** docs/mcp.md's Codex config for the HTTP port, pointed at `url`. */
 function codexHttpToml(url: string): string {
   const block = docBlock('## Codex CLI', 'toml', 1);
@@ -108,7 +117,8 @@ async function runOn(which: Which, transport: Transport): Promise<void> {
   const go = (extra: { http?: { url: string; token: string }; extraArgs?: string[] }) =>
     which === 'claude'
       ? runClaude(turns, {
-          ...(extra.http ? { server: { type: 'http', url: extra.http.url, headers: { Authorization: `Bearer ${extra.http.token}` } } } : {}),
+          // Over HTTP, the project's .mcp.json docs/mcp.md gives, as written but for the port.
+          ...(extra.http ? { setup: { kind: 'project-file' as const, mcpJson: claudeHttpJson(extra.http.url) }, env: { SHELL_TOKEN: extra.http.token } } : {}),
           ...(extra.extraArgs ? { extraArgs: extra.extraArgs } : {}),
         })
       : runCodex(turns, {
