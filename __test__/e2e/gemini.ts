@@ -40,7 +40,8 @@ export interface GeminiRun {
 export interface GeminiProject {
   base: string;
   root: string;
-  run(turns: Turn[], prompt: string): Promise<GeminiRun>;
+  /** `cli`: another build of the CLI's `bundle/gemini.js` (e2e/gemini-dropin.ts); `env`: more of its environment. */
+  run(turns: Turn[], prompt: string, options?: { cli?: string; env?: Record<string, string> }): Promise<GeminiRun>;
   /** The raw text of every session transcript the CLI wrote (what the model was sent). */
   transcript(): string;
   cleanup(): void;
@@ -119,7 +120,7 @@ export function geminiProject(
       walk(join(home, '.gemini'));
       return files.map((f) => readFileSync(f, 'utf8')).join('\n');
     },
-    run(turns, prompt) {
+    run(turns, prompt, options = {}) {
       const file = join(base, `turns-${++runs}.jsonl`);
       writeFileSync(file, `${turns.map(responseLine).join('\n')}\n`);
       const env: Record<string, string> = {
@@ -129,16 +130,16 @@ export function geminiProject(
         GEMINI_API_KEY: 'dummy',
         GEMINI_CLI_TRUST_WORKSPACE: 'true',
         NO_COLOR: '1',
+        ...options.env,
       };
       delete env.GOOGLE_API_KEY;
       delete env.GOOGLE_CLOUD_PROJECT;
       const started = Date.now();
       return new Promise((resolve, reject) => {
-        const child = spawn(
-          GEMINI,
-          ['-m', 'gemini-2.5-flash', '--yolo', '-o', 'stream-json', '--fake-responses', file, '-p', prompt],
-          { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
-        );
+        const args = ['-m', 'gemini-2.5-flash', '--yolo', '-o', 'stream-json', '--fake-responses', file, '-p', prompt];
+        const child = options.cli
+          ? spawn(process.execPath, [options.cli, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+          : spawn(GEMINI, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

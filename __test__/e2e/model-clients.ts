@@ -82,6 +82,13 @@ interface Scratch {
   mcpArgs: string[];
 }
 
+/**
+ * The stdio server's command: this checkout's, or another build's
+ * `bin/native-shell-service.js` named by NSS_E2E_SERVER_BIN (how BENCHMARKS.md, "What
+ * the model sees", took its "before" figures from an earlier commit's server).
+ */
+const SERVER_BIN = process.env.NSS_E2E_SERVER_BIN ?? BIN;
+
 function scratch(): Scratch {
   ensureBuilt();
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'nss-client-')));
@@ -89,7 +96,7 @@ function scratch(): Scratch {
   const project = join(base, 'project');
   mkdirSync(home);
   mkdirSync(project);
-  return { base, home, project, mcpArgs: [BIN, 'mcp', '--project-root', project, '--io-dir', join(base, 'io')] };
+  return { base, home, project, mcpArgs: [SERVER_BIN, 'mcp', '--project-root', project, '--io-dir', join(base, 'io')] };
 }
 
 /**
@@ -199,7 +206,15 @@ export async function runClaude(
  */
 export async function runCodex(
   script: ScriptedCall[],
-  options: { approve?: boolean; timeoutMs?: number; serverToml?: string } = {},
+  options: {
+    approve?: boolean;
+    timeoutMs?: number;
+    serverToml?: string;
+    /** More arguments for this checkout's stdio server (`--daemon-socket P`). */
+    extraArgs?: string[];
+    /** The server over Streamable HTTP instead: its `/mcp` URL and bearer token (passed as Codex reads it, from an environment variable). */
+    http?: { url: string; token: string };
+  } = {},
 ): Promise<ClientRun> {
   const timeoutMs = options.timeoutMs ?? 180_000;
   const s = scratch();
@@ -229,8 +244,12 @@ export async function runCodex(
           ? [options.serverToml]
           : [
               '[mcp_servers.shell]',
-              `command = ${toml(process.execPath)}`,
-              `args = [${[TAP, wireLog, process.execPath, ...s.mcpArgs].map(toml).join(', ')}]`,
+              ...(options.http
+                ? [`url = ${toml(options.http.url)}`, 'bearer_token_env_var = "SHELL_TOKEN"']
+                : [
+                    `command = ${toml(process.execPath)}`,
+                    `args = [${[TAP, wireLog, process.execPath, ...s.mcpArgs, ...(options.extraArgs ?? [])].map(toml).join(', ')}]`,
+                  ]),
               'tool_timeout_sec = 600',
               ...(options.approve === false ? [] : ['default_tools_approval_mode = "approve"']),
             ]),
@@ -238,7 +257,7 @@ export async function runCodex(
       ].join('\n'),
     );
     if (options.serverToml !== undefined) installHere(s.project);
-    const env = { ...cleanEnv(s.home), CODEX_HOME: codexHome, FAKE_API_KEY: 'offline-test' };
+    const env = { ...cleanEnv(s.home), CODEX_HOME: codexHome, FAKE_API_KEY: 'offline-test', ...(options.http ? { SHELL_TOKEN: options.http.token } : {}) };
     const r = await exec(
       process.execPath,
       [CODEX, 'exec', '--skip-git-repo-check', '--json', 'Use the shell tools as asked.'],
@@ -276,7 +295,12 @@ export interface InteractiveRun {
  * model has been told the task ended (or the bounds run out: the caller's assertions say
  * what was missing).
  */
-export async function runClaudeInteractive(command: string, answer: string): Promise<InteractiveRun> {
+export async function runClaudeInteractive(
+  command: string,
+  answer: string,
+  /** The server over HTTP instead of stdio: its config entry, and the tap its requests go through (http-tap.ts). */
+  http?: { server: object; wire: () => ClientRun['wire'] },
+): Promise<InteractiveRun> {
   const s = scratch();
   const model = await fakeModel([{ tool: 'run_shell_command', args: { command } }]);
   const service = new ShellExecutionService({ projectRoot: s.project, ioDir: join(s.base, 'terminal-io') });
@@ -294,7 +318,9 @@ export async function runClaudeInteractive(command: string, answer: string): Pro
     );
     const wireLog = join(s.base, 'wire.jsonl');
     const config = join(s.base, 'mcp.json');
-    writeFileSync(config, JSON.stringify({ mcpServers: { shell: { command: process.execPath, args: [TAP, wireLog, process.execPath, ...s.mcpArgs] } } }));
+    const server = http?.server ?? { command: process.execPath, args: [TAP, wireLog, process.execPath, ...s.mcpArgs] };
+    writeFileSync(config, JSON.stringify({ mcpServers: { shell: server } }));
+    const wire = () => (http ? http.wire() : readWire(wireLog));
     const env: Record<string, string> = {
       ...(cleanEnv(s.home) as Record<string, string>),
       TERM: 'xterm-256color',
@@ -319,7 +345,7 @@ export async function runClaudeInteractive(command: string, answer: string): Pro
     const saw = () => model.requests.map((r) => JSON.stringify(r.body));
     // The prompt only once the server's tools are listed: an interactive session starts
     // before its MCP servers connect, and a first turn without them has no tool to call.
-    await until(() => readWire(wireLog).some((m) => m.method === 'tools/list'));
+    await until(() => wire().some((m) => m.method === 'tools/list'));
     await sleep(1000);
     service.writeToPty(handle, 'Use the shell tools as asked.');
     await until(() => screen().includes('Use the shell tools as asked.'), 30_000);
@@ -336,7 +362,7 @@ export async function runClaudeInteractive(command: string, answer: string): Pro
     }
     const end = screen();
     await service.kill(handle).catch(() => {});
-    return { wire: readWire(wireLog), asked, screen: end, results: model.results(), modelSaw: saw() };
+    return { wire: wire(), asked, screen: end, results: model.results(), modelSaw: saw() };
   } finally {
     await service.shutdown().catch(() => {});
     await model.close();

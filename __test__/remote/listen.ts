@@ -35,7 +35,8 @@ export async function listen(options: { token?: boolean; args?: string[] } = {})
     writeFileSync(file, `${token}\n`, { mode: 0o600 });
     args.push('--access-token-file', file);
   }
-  const wrapper = spawn(process.execPath, [BIN, ...args, ...(options.args ?? [])], {
+  // NSS_E2E_SERVER_BIN: another build's command (__test__/e2e/model-clients.ts says why).
+  const wrapper = spawn(process.execPath, [process.env.NSS_E2E_SERVER_BIN ?? BIN, ...args, ...(options.args ?? [])], {
     cwd: p.project,
     // The wrapper's private directory is made under XDG_RUNTIME_DIR: this test's.
     env: { ...process.env, XDG_RUNTIME_DIR: run },
