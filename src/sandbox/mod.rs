@@ -31,7 +31,7 @@ pub use anchor::{Anchor, FileId};
 pub use enforcement::*;
 pub use env::sanitize as sanitize_env;
 #[cfg(unix)]
-pub use hidden::readable_except;
+pub use hidden::{readable_except, within};
 pub use hidden::{credential_stores, homes, LayerSlot, CREDENTIAL_STORES};
 pub use tmpdir::JobTmpDir;
 #[cfg(unix)]
