@@ -84,7 +84,11 @@ fn build(walked: &[PathBuf], whole: &[(&Path, BorrowedFd<'_>)]) -> io::Result<Ow
 /// project root, the `write` paths, the `readAllow` paths, the `read` paths that hold no
 /// hidden path, the shared `/tmp` (`shared_tmp`, when jobs have it) and the private
 /// directory of the TMPDIRs (`base`). Each with the path it was resolved as.
-fn whole<'a>(resolved: &'a Resolved, shared_tmp: Option<&'a PathFd>, base: &'a Anchor) -> Vec<(&'a Path, BorrowedFd<'a>)> {
+fn whole<'a>(
+    resolved: &'a Resolved,
+    shared_tmp: Option<&'a PathFd>,
+    base: &'a Anchor,
+) -> Vec<(&'a Path, BorrowedFd<'a>)> {
     let mut whole: Vec<(&Path, BorrowedFd<'_>)> = vec![(resolved.root.path(), resolved.root.fd())];
     whole.extend(resolved.write.iter().map(|a| (a.path(), a.fd())));
     whole.extend(resolved.read_allow.iter().map(|a| (a.path(), a.fd())));
