@@ -231,6 +231,7 @@ pub(super) mod tests {
         assert!(!renamed(layer, &files[0], &home.join("project/stolen")), "out of .ssh");
         assert!(files[0].exists());
     }
+
     /// A hidden path inside a directory the layer grants whole (here the project root)
     /// is not walked to: it stays readable, as the report says, and its siblings get no
     /// rules of their own. One outside (`~/.ssh`) is walked to and stays hidden. A
