@@ -30,9 +30,9 @@ pub use anchor::{reached_through, stat_id};
 pub use anchor::{Anchor, FileId};
 pub use enforcement::*;
 pub use env::sanitize as sanitize_env;
-#[cfg(unix)]
-pub use hidden::readable_except;
 pub use hidden::{credential_stores, homes, LayerSlot, CREDENTIAL_STORES};
+#[cfg(unix)]
+pub use hidden::{readable_except, within};
 pub use tmpdir::JobTmpDir;
 #[cfg(unix)]
 pub use tmpdir::{base_dir, base_id, base_reached_through, next_spare, on_helper};
