@@ -73,13 +73,15 @@ async function childPid(root: string): Promise<number> {
   return pid;
 }
 
-/** A task answered through the SDK's input handler, to its end: the whole run's result. */
-async function answeredTask(c: TasksClient): Promise<void> {
+/** A task answered through the SDK's input handler, to its end: the whole run's result; its notifications when `listen`. */
+async function answeredTask(c: TasksClient, listen = false): Promise<void> {
   const execution = await c.session.callTool('run_shell_command', { command: PY });
   expect(execution.kind).toBe('task');
   const taskId = execution.handle!.taskId;
   expect(taskId).toMatch(/^shell-job-\d+$/);
+  if (listen) expect((await c.listen([taskId])).accepted).toEqual([taskId]);
   const { outcome } = await execution.settle();
+  if (listen) expect(await eventually(() => c.notifications(taskId).some((n) => (n.params as { status: string }).status === 'completed'))).toBe(true);
   expect(outcome.status).toBe('completed');
   const result = (outcome as { result: CallResult }).result;
   expect(result.resultType).toBe('complete');
@@ -225,12 +227,12 @@ describe('with --daemon: the task outlives the client and its server', () => {
 });
 
 describe('the SDK\'s Tasks client over HTTP (the daemon\'s /mcp, stateless 2026-07-28)', () => {
-  it('a task answered to its end, and one cancelled', async () => {
+  it('a task answered to its end with its notifications on a listen stream, and one cancelled', async () => {
     const d = await listenHttp();
     const c = await connectTasksClient(httpServer(d.url, d.token!), answering({ 'name?': 'Ada', 'colour?': 'green' }));
     try {
       expect(c.client.getProtocolEra()).toBe('modern');
-      await answeredTask(c);
+      await answeredTask(c, true);
       await cancelledTask(c, d.place.project);
     } finally {
       await c.close();
