@@ -53,7 +53,13 @@ pub async fn kill_job_now(job: &Arc<Job>) -> KillReport {
     end_job(job, Duration::ZERO, JobStatus::Killed, None, Ending::Now).await
 }
 
-async fn end_job(job: &Arc<Job>, grace: Duration, reason: JobStatus, note: Option<String>, first: Ending) -> KillReport {
+async fn end_job(
+    job: &Arc<Job>,
+    grace: Duration,
+    reason: JobStatus,
+    note: Option<String>,
+    first: Ending,
+) -> KillReport {
     let was_running = {
         let mut state = job.state();
         let running = state.status == JobStatus::Running;

@@ -53,7 +53,9 @@ pub use registry::{kill_everything_now, process_token, random_hex, Owner};
 pub use run::OnRunDone;
 
 use crate::base::limits::MAX_SESSION_ID_LEN;
-pub use crate::base::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_KILL_REASON_BYTES, MAX_TERMINAL_SIZE};
+pub use crate::base::limits::{
+    MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_KILL_REASON_BYTES, MAX_TERMINAL_SIZE,
+};
 
 /// A job as [`Service::pids`] gives it.
 #[derive(Clone, Copy, Debug)]
