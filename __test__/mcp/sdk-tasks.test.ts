@@ -50,6 +50,13 @@ function answering(answers: Record<string, string>, asked: string[] = []): Input
   };
 }
 
+/** Leaves every prompt to the next client: the answer never comes, until the execution lets go of its input (handoff). */
+const leaving: InputHandler = (_request, context) =>
+  new Promise((_resolve, reject) => {
+    if (context.signal?.aborted) reject(new Error('handed off'));
+    context.signal?.addEventListener('abort', () => reject(new Error('handed off')), { once: true });
+  });
+
 /** Reads the task's state from the server (`tasks/get` through the SDK) until `done` holds; bounded generously. */
 async function snapshotUntil(c: TasksClient, taskId: string, done: (status: string) => boolean): Promise<string> {
   const deadline = Date.now() + 60_000;
@@ -178,13 +185,18 @@ describe('with --daemon: the task outlives the client and its server', () => {
     const d = place();
     const args = ['--project-root', d.project, '--daemon-socket', d.socket, '--daemon-idle-exit-ms', '3000'];
     let reference: SerializedTaskReference | undefined;
-    const first = await connectTasksClient(stdioServer(args, d.project), answering({}));
+    const first = await connectTasksClient(stdioServer(args, d.project), leaving);
     try {
       const execution = await first.session.callTool('run_shell_command', { command: PY });
       expect(await snapshotUntil(first, execution.handle!.taskId, (s) => s === 'input_required')).toBe('input_required');
       await (execution as { handoff(persist: (r: SerializedTaskReference) => void): Promise<void> }).handoff((r) => {
         reference = r;
       });
+      // ext-tasks 0.2.2: a session closed while a handed-off execution is still among its
+      // live ones closes that execution, and closing one not settled sends tasks/cancel,
+      // which would end the task handed off. The execution leaves the list once its driver
+      // has seen the handoff (its result rejects as closed): wait for that first.
+      await execution.result().catch(() => {});
     } finally {
       await first.close();
     }
