@@ -10,7 +10,14 @@
 // filter, `contributeTaskFilterV2`). Used by __test__/mcp/sdk-tasks.test.ts.
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { createTaskSessionFromClient, type TaskEnabledSession } from '@modelcontextprotocol/ext-tasks/client';
+import {
+  type ApplicationElicitResult,
+  type ApplicationInputHandler,
+  type ApplicationInputRequest,
+  createTaskSessionFromClient,
+  type ResolvedInputExchangeContext,
+  type TaskEnabledSession,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { contributeTaskFilterV2, readAcceptedTaskIdsV2 } from '@modelcontextprotocol/ext-tasks/core/v2';
 
 import { BIN, ensureBuilt } from './setup';
@@ -104,31 +111,32 @@ export interface TasksClient {
    * Asks for task notifications (`subscriptions/listen`) of `taskIds`; resolves with
    * the task ids the server acknowledged, and a `close` that cancels the listen request.
    */
-  listen(taskIds: string[]): Promise<{ id: string; accepted: string[]; close(): Promise<void> }>;
+  listen(taskIds: string[]): Promise<{ id: string; accepted: readonly string[]; close(): Promise<void> }>;
   /** The `notifications/tasks` the server sent for `taskId`, in order. */
   notifications(taskId: string): Json[];
   close(): Promise<void>;
 }
 
-export type InputHandler = Parameters<typeof createTaskSessionFromClient>[1]['onInputRequest'];
+/** What the host does with a task's question (our server asks only elicitations: a form). */
+export type InputHandler = (request: ApplicationInputRequest, context: ResolvedInputExchangeContext) => Promise<ApplicationElicitResult>;
 
 /** One client of `transport` (connected here), its Tasks session answering input with `onInput`. */
 export async function connectTasksClient(transport: Transport, onInput: InputHandler, endpointId = 'native-shell-service'): Promise<TasksClient> {
   const door = new RawDoor(transport);
   const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: MODERN } } });
   await client.connect(door);
-  const session = createTaskSessionFromClient(client, {
+  const session = createTaskSessionFromClient<void>(client, {
     endpointId,
     rawDispatch: door.dispatch,
     v2RequestFraming: { protocolVersion: MODERN, clientInfo: CLIENT_INFO, clientCapabilities: {} },
-    onInputRequest: onInput,
+    onInputRequest: onInput as ApplicationInputHandler['handle'],
   });
   return {
     client,
     session,
     seen: door.seen,
     async listen(taskIds) {
-      const params = contributeTaskFilterV2({ _meta: envelope() }, taskIds);
+      const params = contributeTaskFilterV2({ _meta: envelope() } as Parameters<typeof contributeTaskFilterV2>[0], taskIds);
       const { id } = door.ask({ method: 'subscriptions/listen', params });
       // The acknowledgement names the listen request (its id) in `_meta`.
       for (let i = 0; ; i++) {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { SerializedTaskReference } from '@modelcontextprotocol/ext-tasks/client';
+import type { TaskId } from '@modelcontextprotocol/ext-tasks/core';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { place, stopDaemons } from '../daemon/setup';
@@ -58,7 +59,7 @@ const leaving: InputHandler = (_request, context) =>
   });
 
 /** Reads the task's state from the server (`tasks/get` through the SDK) until `done` holds; bounded generously. */
-async function snapshotUntil(c: TasksClient, taskId: string, done: (status: string) => boolean): Promise<string> {
+async function snapshotUntil(c: TasksClient, taskId: TaskId, done: (status: string) => boolean): Promise<string> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const { status } = await c.session.task(taskId).snapshot();
@@ -215,14 +216,14 @@ describe('with --daemon: the task outlives the client and its server', () => {
   it('a task cancelled under one server reads cancelled under the next: the cancel is kept with the job', async () => {
     const d = place();
     const args = ['--project-root', d.project, '--daemon-socket', d.socket, '--daemon-idle-exit-ms', '3000'];
-    let taskId = '';
+    let taskId: TaskId | undefined;
     let pid = 0;
     const first = await connectTasksClient(stdioServer(args, d.project), answering({}));
     try {
       const execution = await first.session.callTool('run_shell_command', { command: 'sleep 300 & echo $! > child.pid; wait' });
       taskId = execution.handle!.taskId;
       pid = await childPid(d.project);
-      await first.session.cancelTask(taskId);
+      await first.session.cancelTask(execution.handle!.taskId);
       expect(await eventually(() => !alive(pid))).toBe(true);
     } finally {
       await first.close();
@@ -230,7 +231,7 @@ describe('with --daemon: the task outlives the client and its server', () => {
     const second = await connectTasksClient(stdioServer(args, d.project), answering({}));
     try {
       // A new server: nothing of the first one's memory, only the daemon's job.
-      const view = await second.session.task(taskId).snapshot();
+      const view = await second.session.task(taskId!).snapshot();
       expect(view.status).toBe('cancelled');
     } finally {
       await second.close();
