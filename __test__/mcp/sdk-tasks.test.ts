@@ -166,7 +166,7 @@ describe('the SDK\'s Tasks client (ext-tasks 0.2 on @modelcontextprotocol/client
     }
   }, 60_000);
 
-  it('subscriptions/listen for task ids without the tasks capability is refused (-32021)', async () => {
+  it('subscriptions/listen for task ids without the tasks capability is refused (-32021), one for no task ids as before (-32601)', async () => {
     const p = project();
     const c = await connectTasksClient(stdioServer(['--project-root', p.root, '--io-dir', p.io], p.root), answering({}));
     try {
@@ -174,7 +174,10 @@ describe('the SDK\'s Tasks client (ext-tasks 0.2 on @modelcontextprotocol/client
       expect(plain).toBe(true);
       // Sent past ext-tasks, framed without the extension.
       const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-      await expect(c.client.request({ method: 'subscriptions/listen', params: { notifications: { taskIds: ['shell-job-1'] }, _meta: envelope } } as never, { '~standard': { version: 1, vendor: 'test', validate: (v: unknown) => ({ value: v }) } } as never)).rejects.toMatchObject({ code: -32021 });
+      const passthrough = { '~standard': { version: 1, vendor: 'test', validate: (v: unknown) => ({ value: v }) } } as never;
+      await expect(c.client.request({ method: 'subscriptions/listen', params: { notifications: { taskIds: ['shell-job-1'] }, _meta: envelope } } as never, passthrough)).rejects.toMatchObject({ code: -32021 });
+      // A listen for no task (list changes only) is refused as before task notifications were served.
+      await expect(c.client.request({ method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true }, _meta: envelope } } as never, passthrough)).rejects.toMatchObject({ code: -32601 });
     } finally {
       await c.close();
     }

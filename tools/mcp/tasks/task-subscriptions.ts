@@ -76,7 +76,13 @@ export class TaskSubscriptions {
     if (asked !== undefined && (!Array.isArray(asked) || asked.length > MAX_TASK_IDS || !asked.every((t) => typeof t === 'string'))) {
       return { code: -32602, message: `notifications.taskIds must be an array of at most ${MAX_TASK_IDS} task ids` };
     }
-    if (asked !== undefined && !declaresTasks) {
+    // Only task notifications are served. A listen for anything else (list changes, which
+    // an SDK client may open by itself at connect) is refused as before this was served,
+    // rather than acknowledged with nothing honoured and a stream held open for nothing.
+    if (asked === undefined) {
+      return { code: -32601, message: 'subscriptions/listen serves task status notifications only (notifications.taskIds); list changes are not served this way' };
+    }
+    if (!declaresTasks) {
       return {
         code: MISSING_CAPABILITY,
         message: 'Missing required client capability',
