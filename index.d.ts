@@ -261,6 +261,12 @@ export type JobStatus = 'exited' | 'running' | 'killed' | 'timed_out' | 'failed'
 
 export interface KillOptions {
   graceMs?: number
+  /**
+   * What the kill is for, kept with the job as its `killReason` when this kill ends
+   * it (at most 256 bytes): e.g. the MCP server's `task-cancelled`, so a server started
+   * later still tells a cancelled task from a job killed for another cause.
+   */
+  reason?: string
 }
 
 export interface KillResult {
@@ -374,6 +380,11 @@ export interface ProcessInfo {
    * client of the daemon (`'other'`) or a client that is gone (`'none'`).
    */
   attached: 'this' | 'other' | 'none'
+  /**
+   * What the kill that ended the job said it was for (`KillOptions.reason`); null when
+   * it was not ended by a kill that gave one.
+   */
+  killReason: string | null
 }
 
 export interface ReadOutputOptions {

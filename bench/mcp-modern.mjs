@@ -1,7 +1,8 @@
 // What MCP 2026-07-28 costs beside 2025-11-25 on the same stdio server: the time of a
 // request answered through the 2026 layer (tools/mcp/modern-wire.ts) and of the same
 // request from a 2025 client, a `tasks/get` of a running task, and how long after
-// `tasks/update` a task's next prompt is asked (python3 reading two lines). Drives the
+// `tasks/update` a task's next prompt is asked (python3 reading two lines), found by
+// polling `tasks/get` and told by a task notification (`subscriptions/listen`). Drives the
 // built server (dist/: `npx tsc` + scripts/bundle.mjs, or any vitest run of __test__/mcp)
 // over stdio with raw JSON-RPC; prints medians and 90th percentiles in milliseconds.
 //   node bench/mcp-modern.mjs [rounds]
@@ -29,8 +30,10 @@ child.stdout.on('data', (d) => {
     const m = JSON.parse(buffer.slice(0, nl));
     buffer = buffer.slice(nl + 1);
     if (m.id !== undefined && !m.method) waiting.get(m.id)?.(m);
+    else if (m.method) for (const listener of listeners) listener(m);
   }
 });
+const listeners = new Set();
 let next = 1;
 const request = (method, params = {}) =>
   new Promise((resolve) => {
@@ -82,6 +85,43 @@ for (let i = 0; i < Math.min(rounds, 20); i++) {
 }
 asks.sort((a, b) => a - b);
 console.log(`${'tasks/update to the next prompt asked'.padEnd(44)} median ${asks[Math.floor(asks.length / 2)].toFixed(2).padStart(7)}  p90 ${asks[Math.floor(asks.length * 0.9)].toFixed(2).padStart(7)}  (${asks.length} runs)`);
+
+// The same, told: a subscription's notification of the next prompt (the server reads its
+// tasks every 250 ms), without polling.
+const told = [];
+for (let i = 0; i < Math.min(rounds, 20); i++) {
+  const created = (await modern('tools/call', { name: 'run_shell_command', arguments: { command: `python3 -c "input('a? '); input('b? ')"` } })).result;
+  const listenId = `listen-${i}`;
+  let seen = () => {};
+  const notes = [];
+  const listener = (m) => {
+    if (m.method === 'notifications/tasks' && m.params._meta['io.modelcontextprotocol/subscriptionId'] === listenId) {
+      notes.push({ at: performance.now(), task: m.params });
+      seen();
+    }
+  };
+  listeners.add(listener);
+  const wait = (test) =>
+    new Promise((resolve) => {
+      seen = () => {
+        const found = notes.find((n) => test(n.task));
+        if (found) resolve(found);
+      };
+      seen();
+    });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: listenId, method: 'subscriptions/listen', params: { notifications: { taskIds: [created.taskId] }, _meta: envelope } })}\n`);
+  const first = await wait((t) => t.status === 'input_required');
+  const key = Object.keys(first.task.inputRequests)[0];
+  const start = performance.now();
+  await modern('tasks/update', { taskId: created.taskId, inputResponses: { [key]: { action: 'accept', content: { input: 'x' } } } });
+  const nextAsked = await wait((t) => t.status === 'input_required' && !(key in t.inputRequests));
+  told.push(nextAsked.at - start);
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: listenId } })}\n`);
+  listeners.delete(listener);
+  await modern('tasks/cancel', { taskId: created.taskId });
+}
+told.sort((a, b) => a - b);
+console.log(`${'tasks/update to the next prompt notified'.padEnd(44)} median ${told[Math.floor(told.length / 2)].toFixed(2).padStart(7)}  p90 ${told[Math.floor(told.length * 0.9)].toFixed(2).padStart(7)}  (${told.length} runs)`);
 
 child.stdin.end();
 await new Promise((r) => child.once('exit', r));

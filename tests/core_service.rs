@@ -170,3 +170,56 @@ async fn run_then_answers_at_the_exit_a_match_a_timeout_and_a_failed_start() {
     let r = run(req).await.unwrap().unwrap();
     assert_eq!(r.status, JobStatus::Failed, "{r:?}");
 }
+
+/// `kill_noted`: the reason of the kill that ends a running job is kept with it (what a
+/// later client, an MCP server started after a restart, reads to tell a cancelled task);
+/// a later kill does not rewrite it, a job that ended on its own gets none, and a reason
+/// longer than the limit is refused before anything is killed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kill_reason_is_kept_with_the_job_it_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let svc = service(tmp.path());
+    let reason_of = |handle: u32| {
+        svc.list()
+            .into_iter()
+            .find(|p| p.handle == handle)
+            .and_then(|p| p.kill_reason)
+    };
+
+    let mut req = request("echo ready; exec sleep 30", Mode::Pipes);
+    req.callback_pattern = Some("ready".into());
+    let sleeper = svc.run(req).await.unwrap().handle;
+    let too_long = "x".repeat(native_shell_service::service::MAX_KILL_REASON_BYTES + 1);
+    let refused = svc
+        .kill_noted(sleeper, Duration::from_millis(100), Some(too_long))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code.as_str(), "INVALID_ARGUMENT");
+    assert!(svc.is_active(sleeper), "a refused kill killed nothing");
+    assert_eq!(reason_of(sleeper), None);
+
+    let k = svc
+        .kill_noted(sleeper, Duration::from_millis(100), Some("task-cancelled".into()))
+        .await
+        .unwrap();
+    assert_eq!(k.status, JobStatus::Killed);
+    assert_eq!(reason_of(sleeper).as_deref(), Some("task-cancelled"));
+    // A second kill of the ended job names another reason: the first one stays.
+    svc.kill_noted(sleeper, Duration::from_millis(100), Some("other".into()))
+        .await
+        .unwrap();
+    assert_eq!(reason_of(sleeper).as_deref(), Some("task-cancelled"));
+
+    // Ended on its own: a kill afterwards says nothing about how it ended.
+    let quick = svc.run(request("exit 0", Mode::Pipes)).await.unwrap().handle;
+    svc.kill_noted(quick, Duration::from_millis(100), Some("task-cancelled".into()))
+        .await
+        .unwrap();
+    assert_eq!(reason_of(quick), None);
+    // A plain kill gives none.
+    let mut req = request("echo ready; exec sleep 30", Mode::Pipes);
+    req.callback_pattern = Some("ready".into());
+    let plain = svc.run(req).await.unwrap().handle;
+    svc.kill(plain, Duration::from_millis(100)).await.unwrap();
+    assert_eq!(reason_of(plain), None);
+}

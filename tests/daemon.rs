@@ -213,8 +213,18 @@ fn calls_answer_as_in_process() {
     let screen = c.ok("getScreen", json!({"handle": h}));
     assert_eq!(screen["cols"], 80);
 
-    let killed = c.ok("kill", json!({"handle": h}));
+    let killed = c.ok("kill", json!({"handle": h, "options": {"reason": "task-cancelled"}}));
     assert_eq!(killed["status"], "killed");
+    // The kill's reason is kept with the job, for any client that lists it later.
+    let listed = c.ok("getActiveProcesses", json!({}));
+    let job = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["handle"] == h)
+        .cloned()
+        .unwrap();
+    assert_eq!(job["killReason"], "task-cancelled", "{job}");
     eventually("the exit event", || {
         if c.events
             .iter()

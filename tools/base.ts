@@ -80,6 +80,13 @@ export interface SharedState {
   sessionApprovals: Set<string>;
   /** What a shell job holds unfinished between send_input calls (see shell-input-policy.ts). */
   shellInput: Map<number, ShellInputState>;
+  /**
+   * Jobs an MCP task follows (tools/mcp/tasks/shell-tasks.ts) whose end it has not read
+   * yet: `settle` leaves them in the service, so the task's result is the whole run's,
+   * not what is remembered of a forgotten job (a send_input that sees the job end would
+   * otherwise remove it before the task reads its end).
+   */
+  followed: Set<number>;
 }
 
 /** A shell's unfinished input: its partial line, and the lines of a command not yet complete. */
@@ -94,7 +101,7 @@ const states = new WeakMap<object, SharedState>();
 export function sharedState(service: ShellExecutionService): SharedState {
   let state = states.get(service);
   if (!state) {
-    state = { finished: new Map(), unreported: new Set(), sessionApprovals: new Set(), shellInput: new Map() };
+    state = { finished: new Map(), unreported: new Set(), sessionApprovals: new Set(), shellInput: new Map(), followed: new Set() };
     states.set(service, state);
   }
   return state;
@@ -324,6 +331,7 @@ const FINISHED_LIMIT = 200;
  * `reported`: the model has already seen that it finished.
  */
 export async function settle(tool: { service: ShellExecutionService; state: SharedState }, handle: number, reported: boolean): Promise<void> {
+  if (tool.state.followed.has(handle)) return;
   const info = await findJob(tool.service, handle);
   if (!info || info.status === 'running' || liveBackgroundPids(info).length > 0) return;
   const { finished, unreported } = tool.state;

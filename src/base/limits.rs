@@ -25,5 +25,7 @@ pub const MAX_QUEUED_INPUT_BYTES: usize = MAX_INPUT_BYTES;
 pub const MAX_OUTPUT_SIZE: usize = 64 * 1024 * 1024;
 /// Longest SIGTERM → SIGKILL grace a `kill` may ask for.
 pub const MAX_GRACE: Duration = Duration::from_secs(60);
+/// Longest `KillOptions.reason`: a short word kept with the job, not a message store.
+pub const MAX_KILL_REASON_BYTES: usize = 256;
 /// Longest session id.
 pub const MAX_SESSION_ID_LEN: usize = 128;

@@ -296,12 +296,14 @@ impl JsShellExecutionService {
         handle: f64,
         #[napi(ts_arg_type = "KillOptions | undefined | null")] options: Option<ObjectArg<KillOptions>>,
     ) -> napi::Result<PromiseRaw<'env, KillResult>> {
-        let args = ObjectArg::open(options)
-            .and_then(|o| millis("graceMs", o.and_then(|o| o.grace_ms)))
-            .and_then(|grace| Ok((handle_arg(handle)?, grace.unwrap_or(DEFAULT_KILL_GRACE))));
+        let args = ObjectArg::open(options).and_then(|o| {
+            let (grace, reason) = o.map_or((None, None), |o| (o.grace_ms, o.reason));
+            let grace = millis("graceMs", grace)?.unwrap_or(DEFAULT_KILL_GRACE);
+            Ok((handle_arg(handle)?, grace, reason))
+        });
         self.settle_later(env, |service: Arc<Service>| async move {
-            let (handle, grace) = args?;
-            let report = service.kill(handle, grace).await?;
+            let (handle, grace, reason) = args?;
+            let report = service.kill_noted(handle, grace, reason).await?;
             Ok(Reply::Kill(KillResult::from_report(handle, report)))
         })
     }

@@ -265,6 +265,10 @@ pub struct ResultOptions {
 #[napi(object)]
 pub struct KillOptions {
     pub grace_ms: Option<f64>,
+    /// What the kill is for, kept with the job as its `killReason` when this kill ends
+    /// it (at most 256 bytes): e.g. the MCP server's `task-cancelled`, so a server started
+    /// later still tells a cancelled task from a job killed for another cause.
+    pub reason: Option<String>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -351,6 +355,9 @@ pub struct ProcessInfo {
     /// client of the daemon (`'other'`) or a client that is gone (`'none'`).
     #[napi(ts_type = "'this' | 'other' | 'none'")]
     pub attached: String,
+    /// What the kill that ended the job said it was for (`KillOptions.reason`); null when
+    /// it was not ended by a kill that gave one.
+    pub kill_reason: Option<String>,
 }
 
 #[napi(object, use_nullable = true)]
@@ -536,6 +543,7 @@ impl From<core::ProcessInfo> for ProcessInfo {
             sandbox: p.sandbox.map(SandboxInfo::from),
             containment: p.containment.into(),
             attached: "this".to_string(),
+            kill_reason: p.kill_reason,
         }
     }
 }

@@ -267,9 +267,10 @@ fn service_call(conn: &mut Conn, hosted: Arc<Hosted>, id: &Value, method: &str, 
             let handle = handle_param(p)?;
             let (target, local) = state.resolve(handle)?;
             let o: Option<KillArgs> = options(p, "options")?;
-            let grace = options::millis("graceMs", o.and_then(|o| o.grace_ms))?.unwrap_or(DEFAULT_KILL_GRACE);
+            let (grace, reason) = o.map_or((None, None), |o| (o.grace_ms, o.reason));
+            let grace = options::millis("graceMs", grace)?.unwrap_or(DEFAULT_KILL_GRACE);
             tokio::spawn(async move {
-                let reply = target.service.kill(local, grace).await;
+                let reply = target.service.kill_noted(local, grace, reason).await;
                 send_reply(
                     &out,
                     &id,

@@ -37,6 +37,8 @@ pub struct ScreenArgs {
 #[serde(rename_all = "camelCase")]
 pub struct KillArgs {
     pub grace_ms: Option<f64>,
+    /// Kept with the job as its `killReason` (`Service::kill_noted`).
+    pub reason: Option<String>,
 }
 
 #[derive(serde::Deserialize)]

@@ -111,6 +111,7 @@ pub fn process_info(p: ProcessInfo, handle: u32, attached: &str) -> Value {
         "sandbox": sandbox(p.sandbox),
         "containment": p.containment.as_str(),
         "attached": attached,
+        "killReason": p.kill_reason,
     })
 }
 

@@ -38,21 +38,36 @@ async fn scan(job: &Arc<Job>) -> Vec<ProcInfo> {
 }
 
 pub async fn kill_job(job: &Arc<Job>, grace: Duration, reason: JobStatus) -> KillReport {
-    end_job(job, grace, reason, Ending::Politely).await
+    end_job(job, grace, reason, None, Ending::Politely).await
+}
+
+/// `kill_job` for a caller that says what the kill is for (`note`, kept as the job's
+/// `kill_note` when this kill is the one that ends it).
+pub async fn kill_job_noted(job: &Arc<Job>, grace: Duration, note: Option<String>) -> KillReport {
+    end_job(job, grace, JobStatus::Killed, note, Ending::Politely).await
 }
 
 /// `kill_job` with SIGKILL from the start, no SIGTERM first: for a caller that asked
 /// for SIGKILL itself (envd's `SendSignal`), whose processes must die of it.
 pub async fn kill_job_now(job: &Arc<Job>) -> KillReport {
-    end_job(job, Duration::ZERO, JobStatus::Killed, Ending::Now).await
+    end_job(job, Duration::ZERO, JobStatus::Killed, None, Ending::Now).await
 }
 
-async fn end_job(job: &Arc<Job>, grace: Duration, reason: JobStatus, first: Ending) -> KillReport {
+async fn end_job(
+    job: &Arc<Job>,
+    grace: Duration,
+    reason: JobStatus,
+    note: Option<String>,
+    first: Ending,
+) -> KillReport {
     let was_running = {
         let mut state = job.state();
         let running = state.status == JobStatus::Running;
+        // Only the kill that ends a running job names why: a later one (of a job already
+        // ended, or being ended) must not rewrite the cause of an end it did not make.
         if running && state.kill_reason.is_none() {
             state.kill_reason = Some(reason);
+            state.kill_note = note;
         }
         running
     };

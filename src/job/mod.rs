@@ -147,6 +147,10 @@ pub struct JobState {
     pub background_pids: Vec<u32>,
     /// Set by `kill` before signalling, so the exit is reported as what caused it.
     pub kill_reason: Option<JobStatus>,
+    /// What the first kill of the running job said it was for (`KillOptions.reason`):
+    /// kept with the job, so a later client (an MCP server started after a restart)
+    /// tells a task cancelled from a job killed for another cause.
+    pub kill_note: Option<String>,
     /// Combined-text offset already handed to the caller ("output not yet returned").
     pub delivered: u64,
     /// The output reached EOF by the time the exit was published.
@@ -203,6 +207,7 @@ impl Job {
             output,
             background_pids: Vec::new(),
             kill_reason: None,
+            kill_note: None,
             delivered: 0,
             output_closed_at_exit: false,
             waiters: Vec::new(),

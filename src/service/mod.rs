@@ -34,7 +34,7 @@ use crate::base::deadlines::DeadlineTimer;
 use crate::base::error::{ErrorCode, Result, ServiceError};
 use crate::base::sync::lock;
 use crate::job::events::{Notify, Subscription};
-use crate::job::kill::{jobs_with_processes, kill_job, KillReport};
+use crate::job::kill::{jobs_with_processes, kill_job, kill_job_noted, KillReport};
 use crate::job::spawn::env;
 use crate::job::{Job, JobStatus};
 use crate::output::cells::ScreenCells;
@@ -53,7 +53,9 @@ pub use registry::{kill_everything_now, process_token, random_hex, Owner};
 pub use run::OnRunDone;
 
 use crate::base::limits::MAX_SESSION_ID_LEN;
-pub use crate::base::limits::{MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_TERMINAL_SIZE};
+pub use crate::base::limits::{
+    MAX_COMMAND_BYTES, MAX_GRACE, MAX_INPUT_BYTES, MAX_KILL_REASON_BYTES, MAX_TERMINAL_SIZE,
+};
 
 /// A job as [`Service::pids`] gives it.
 #[derive(Clone, Copy, Debug)]
@@ -425,14 +427,25 @@ impl Service {
     }
 
     pub async fn kill(&self, handle: u32, grace: Duration) -> Result<KillReport> {
+        self.kill_noted(handle, grace, None).await
+    }
+
+    /// `kill`, saying what it is for: `reason` is kept with the job (its `kill_reason`)
+    /// when this kill is the one that ends it, for whoever asks about the job later.
+    pub async fn kill_noted(&self, handle: u32, grace: Duration, reason: Option<String>) -> Result<KillReport> {
         if grace > MAX_GRACE {
             return Err(ServiceError::invalid(format!(
                 "graceMs may be at most {}",
                 MAX_GRACE.as_millis()
             )));
         }
+        if reason.as_ref().is_some_and(|r| r.len() > MAX_KILL_REASON_BYTES) {
+            return Err(ServiceError::invalid(format!(
+                "reason may be at most {MAX_KILL_REASON_BYTES} bytes"
+            )));
+        }
         let job = self.job(handle)?;
-        Ok(kill_job(&job, grace, JobStatus::Killed).await)
+        Ok(kill_job_noted(&job, grace, reason).await)
     }
 
     /// Ends the job's processes with SIGKILL at once (no SIGTERM first): the whole tree,

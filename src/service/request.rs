@@ -208,4 +208,6 @@ pub struct ProcessInfo {
     pub sandbox: Option<crate::sandbox::Enforced>,
     /// What held its processes together when it started.
     pub containment: crate::platform::ContainmentMode,
+    /// What the kill that ended it said it was for (`KillOptions.reason`), if one did.
+    pub kill_reason: Option<String>,
 }

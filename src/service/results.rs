@@ -121,6 +121,7 @@ pub fn process_info(job: &Arc<Job>, detached: Option<Vec<u32>>) -> ProcessInfo {
         persist_error: state.output.persist_error(),
         sandbox: job.meta.sandbox_report(),
         containment: job.meta.containment.mode(),
+        kill_reason: state.kill_note.clone(),
     }
 }
 

@@ -14,7 +14,7 @@ import type { Socket } from 'node:net';
 
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js' with { 'resolution-mode': 'import' };
 
-import { isModernBody, statelessMcp } from './modern-http.js';
+import { isListenBody, isModernBody, statelessMcp } from './modern-http.js';
 import { createMcpServer, type McpSession, type McpToolOptions, openMcpService } from './server.js';
 
 /** The largest POST body read here (the transport's own default bound). */
@@ -178,6 +178,8 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<RunningMcpH
     const messages = Array.isArray(value) ? value : [value];
     // MCP 2026-07-28: no session; each request answered in this response (modern-http.ts).
     if (isModernBody(messages)) {
+      // Task notifications: the one request answered as a stream, open until the client closes it.
+      if (isListenBody(messages)) return stateless.listen(messages[0] as Record<string, unknown>, res);
       let replies: Record<string, unknown>[];
       try {
         replies = await stateless.answer(messages);

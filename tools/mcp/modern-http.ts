@@ -7,12 +7,16 @@
 // A 2025-era client keeps its `initialize` and its session (tools/mcp/http.ts).
 //
 // Notifications the server sends while it answers (progress, list changes, logging) have
-// no stream to go to here and are dropped; the revision's clients poll tasks instead.
+// no stream to go to here and are dropped. The one request answered as a stream is
+// `subscriptions/listen` for task status notifications: its response is an SSE stream
+// (the acknowledgement, then `notifications/tasks`) that lasts until the client closes it.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js' with { 'resolution-mode': 'import' };
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js' with { 'resolution-mode': 'import' };
+import type { ServerResponse } from 'node:http';
 
-import { answerModern, requestEra, shapeModernResult } from './modern-wire.js';
+import { answerModern, declaresTasks, requestEra, shapeModernResult } from './modern-wire.js';
 import type { McpSession } from './server.js';
+import { TaskSubscriptions } from './tasks/task-subscriptions.js';
 
 type Json = Record<string, unknown>;
 
@@ -62,7 +66,19 @@ class InProcessTransport implements Transport {
 export interface StatelessMcp {
   /** The replies to `messages` (requests only; notifications get none). */
   answer(messages: Json[]): Promise<Json[]>;
+  /**
+   * Answers one `subscriptions/listen` request on `res`: an SSE stream of the
+   * acknowledgement and the task notifications, open until the client closes it (or
+   * a JSON error, when refused). Resolves when the stream has ended.
+   */
+  listen(message: Json, res: ServerResponse): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Whether a POST body is one `subscriptions/listen` request (answered as a stream). */
+export function isListenBody(messages: unknown[]): boolean {
+  const m = messages[0] as Json | undefined;
+  return messages.length === 1 && m?.method === 'subscriptions/listen' && (typeof m.id === 'string' || typeof m.id === 'number');
 }
 
 /**
@@ -106,7 +122,14 @@ export function statelessMcp(open: () => Promise<McpSession>, idleMs: number, lo
     if ('error' in answered) return reply({ error: answered.error });
     return reply({ result: shapeModernResult(mcp.modern, String(message.method), (answered.result ?? {}) as Json) });
   };
+  /** The open listen streams, ended (with the listen request's result) when the server ends. */
+  const streams = new Set<{ subscriptions: TaskSubscriptions; res: ServerResponse }>();
   const close = async () => {
+    for (const stream of streams) {
+      await stream.subscriptions.closeAll(true);
+      stream.res.end();
+    }
+    streams.clear();
     const opened = session;
     session = null;
     if (!opened) return;
@@ -121,6 +144,38 @@ export function statelessMcp(open: () => Promise<McpSession>, idleMs: number, lo
       busy += 1;
       try {
         return (await Promise.all(messages.map(one))).filter((r): r is Json => r !== null);
+      } finally {
+        busy -= 1;
+        lastSeen = Date.now();
+      }
+    },
+    listen: async (message, res) => {
+      busy += 1;
+      try {
+        const id = message.id as string | number;
+        const json = (body: Json) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...body }));
+        session ??= connect().catch((e: unknown) => {
+          session = null;
+          throw e;
+        });
+        const { mcp } = await session;
+        const refused = requestEra(message) !== 'modern' ? await answerModern(mcp.modern, message) : undefined;
+        if (refused) return json(refused);
+        const tasks = mcp.modern.tasks;
+        if (!tasks) return json({ error: { code: -32601, message: 'Method not found: subscriptions/listen (this server offers no tasks)' } });
+        const params = message.params !== null && typeof message.params === 'object' && !Array.isArray(message.params) ? (message.params as Json) : {};
+        const subscriptions = new TaskSubscriptions(tasks, async (m) => {
+          if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          if (!res.writableEnded) res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+        });
+        const error = await subscriptions.listen(id, params, declaresTasks(params));
+        if (error) return json({ error });
+        const stream = { subscriptions, res };
+        streams.add(stream);
+        // The client ends it by closing the stream (or cancelling the request, which closes it too).
+        await new Promise<void>((resolve) => (res.closed ? resolve() : res.once('close', () => resolve())));
+        streams.delete(stream);
+        await subscriptions.closeAll(false);
       } finally {
         busy -= 1;
         lastSeen = Date.now();

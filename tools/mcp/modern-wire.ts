@@ -20,6 +20,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js' with { 'resolution-mode': 'import' };
 
 import { type ShellTasks, TaskError } from './tasks/shell-tasks.js';
+import { TaskSubscriptions } from './tasks/task-subscriptions.js';
 
 export const MODERN_VERSION = '2026-07-28';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -69,7 +70,7 @@ export function requestEra(message: Json): 'legacy' | 'modern' | { unsupported: 
   return meta[VERSION_META] === MODERN_VERSION ? 'modern' : { unsupported: meta[VERSION_META] };
 }
 
-function declaresTasks(params: Json): boolean {
+export function declaresTasks(params: Json): boolean {
   const meta = params._meta;
   const caps = isObject(meta) ? meta[CAPABILITIES_META] : undefined;
   return isObject(caps) && isObject(caps.extensions) && isObject(caps.extensions[TASKS_EXTENSION]);
@@ -150,11 +151,15 @@ export class ModernWire implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   /** The 2026-07-28 requests the Server answers, by id: their results are shaped on the way out. */
   private readonly pending = new Map<Id, string>();
+  /** Task status notifications (`subscriptions/listen`), when the server offers tasks. */
+  private readonly subscriptions: TaskSubscriptions | undefined;
 
   constructor(
     private readonly inner: Transport,
     private readonly info: ModernInfo,
-  ) {}
+  ) {
+    this.subscriptions = info.tasks ? new TaskSubscriptions(info.tasks, (m, listenId) => this.inner.send(m as unknown as JSONRPCMessage, { relatedRequestId: listenId })) : undefined;
+  }
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
@@ -165,7 +170,10 @@ export class ModernWire implements Transport {
   }
 
   async start(): Promise<void> {
-    this.inner.onclose = () => this.onclose?.();
+    this.inner.onclose = () => {
+      void this.subscriptions?.closeAll(false);
+      this.onclose?.();
+    };
     this.inner.onerror = (e) => this.onerror?.(e);
     this.inner.onmessage = (message, extra) => {
       void this.receive(message as unknown as Json, extra).catch((e: Error) => this.onerror?.(e));
@@ -174,6 +182,8 @@ export class ModernWire implements Transport {
   }
 
   async close(): Promise<void> {
+    // The server chose to end: each open listen request gets its result first.
+    await this.subscriptions?.closeAll(true);
     await this.inner.close();
   }
 
@@ -190,11 +200,19 @@ export class ModernWire implements Transport {
 
   private async receive(message: Json, extra?: MessageExtraInfo): Promise<void> {
     const isRequest = typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number');
+    // A client ends a subscription by cancelling its listen request.
+    if (!isRequest && message.method === 'notifications/cancelled' && isObject(message.params) && this.subscriptions?.cancel(message.params.requestId)) return;
     if (!isRequest || requestEra(message) === 'legacy') {
       this.onmessage?.(message as unknown as JSONRPCMessage, extra);
       return;
     }
     const id = message.id as Id;
+    if (message.method === 'subscriptions/listen' && this.subscriptions && typeof requestEra(message) === 'string') {
+      const params = isObject(message.params) ? message.params : {};
+      const error = await this.subscriptions.listen(id, params, declaresTasks(params));
+      if (error) await this.inner.send({ jsonrpc: '2.0', id, error } as unknown as JSONRPCMessage);
+      return;
+    }
     const answer = await answerModern(this.info, message);
     if (answer) {
       const reply = 'result' in answer ? { jsonrpc: '2.0', id, result: answer.result } : { jsonrpc: '2.0', id, error: answer.error };

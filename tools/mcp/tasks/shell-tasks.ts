@@ -8,10 +8,13 @@
 // A task id names the job's handle (`shell-job-<handle>`), and every state is read from
 // the service when asked, not kept here: with `--daemon` (or over HTTP) the daemon keeps
 // the jobs, so a server started later, for a client that restarted, answers `tasks/get`
-// for a task an earlier server created. What is kept here only refines that: the time
-// of the last change, input already answered (so the same prompt is not asked twice
-// while the program has not read the answer yet), a cancel, and the final result (a
-// finished job is forgotten by the tools, and by a daemon, once its end is seen).
+// for a task an earlier server created. A cancel is kept with the job too: `tasks/cancel`
+// kills it with the reason `task-cancelled`, which the service (the daemon) keeps as the
+// job's `killReason`, so a later server still says `cancelled`, not `completed` with a
+// killed job's result. What is kept here only refines that: the time of the last change,
+// input already answered (so the same prompt is not asked twice while the program has
+// not read the answer yet) and the final result (a finished job is forgotten by the
+// tools, and by a daemon, once its end is seen).
 //
 // The task id decides nothing beyond which job: it reaches only what `send_input` and
 // `kill` reach with the same handle in this session's service (the project's jobs), and
@@ -31,6 +34,12 @@ export const TASK_POLL_MS = 1000;
 /** The screen's lines an `input_required` task shows (as progress does). */
 const PROMPT_LINES = 10;
 const TASK_PREFIX = 'shell-job-';
+/**
+ * The kill reason (`KillOptions.reason`, kept with the job by the service) that marks a
+ * job ended by `tasks/cancel`. Only a kill that ends a running job sets it, so a job
+ * killed for another cause (the `kill` tool, a timeout) never reads as a cancelled task.
+ */
+export const TASK_CANCELLED = 'task-cancelled';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -140,7 +149,8 @@ export class ShellTasks {
     const memory: Memory = { lastUpdatedAt: now };
     this.memory.set(handle, memory);
     const status = result.data?.status;
-    if (status !== 'running' && status !== 'awaiting_input') {
+    if (status === 'running' || status === 'awaiting_input') sharedState(this.service).followed.add(handle);
+    else {
       // Ended already: the tools have reported it (and forgotten it), so its end is the tool's result.
       memory.lastStatus = 'completed';
       memory.final = { taskId: taskIdOf(handle), status: 'completed', createdAt: now, lastUpdatedAt: now, ttlMs: null, pollIntervalMs: TASK_POLL_MS, result: await this.callResult(result) };
@@ -204,17 +214,29 @@ export class ShellTasks {
     }
   }
 
-  /** Kills the job and everything it started (spec: `tasks/cancel`); a finished task stays as it ended. */
+  /**
+   * Kills the job and everything it started (spec: `tasks/cancel`); a finished task stays
+   * as it ended. The kill names its reason (`task-cancelled`), which the service keeps
+   * with the job: the job stays listed, ended, so a server started later (with
+   * `--daemon`) reads the task as cancelled from the job itself.
+   */
   async cancel(taskId: unknown): Promise<void> {
     const handle = this.handle(taskId);
     const task = await this.get(taskId);
     if (task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled') return;
     const memory = this.remember(handle);
     memory.cancelled = true;
-    const killed = await this.tools.kill.buildAndExecute({ handle }, new AbortController().signal);
-    if (killed.error && (await findJob(this.service, handle))?.status === 'running') {
-      memory.cancelled = false;
-      throw new TaskError(-32603, killed.llmContent);
+    try {
+      const grace = this.tools.kill.config.killGraceMs;
+      const killed = await this.service.kill(handle, { ...(grace !== undefined ? { graceMs: grace } : {}), reason: TASK_CANCELLED });
+      if (killed.status === 'running') throw new Error(`job ${handle} is still running after the kill`);
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      if (err.code === 'PROCESS_NOT_FOUND') return;
+      if ((await findJob(this.service, handle))?.status === 'running') {
+        memory.cancelled = false;
+        throw new TaskError(-32603, `Failed to cancel ${taskIdOf(handle)}: ${err.message}`);
+      }
     }
   }
 
@@ -278,7 +300,8 @@ export class ShellTasks {
   /** An ended job: the run_shell_command result it ends with, kept (the tools forget ended jobs). */
   private async ended(handle: number, info: ProcessInfo, memory: Memory | undefined): Promise<DetailedTask> {
     const run = await this.service.getResult(handle, { maxOutputSize: DEFAULTS.maxOutputSize });
-    const cancelled = memory?.cancelled === true;
+    // Cancelled here, or by an earlier server: the service kept the cancel's reason with the job.
+    const cancelled = memory?.cancelled === true || (info.status === 'killed' && info.killReason === TASK_CANCELLED);
     const toolResult: ToolResult = {
       llmContent: formatRunText({ result: run, liveBackground: liveBackgroundPids(info), delaySeconds: 0, pattern: undefined, cancelled, mode: 'pty', sandboxSettings: this.settings }),
       returnDisplay: '',
@@ -288,6 +311,8 @@ export class ShellTasks {
       ? this.note(handle, info, { status: 'cancelled', statusMessage: 'cancelled: the job was killed' })
       : this.note(handle, info, { status: 'completed', result: await this.callResult(toolResult) });
     this.remember(handle).final = task;
+    // Its end is read and kept: the tools may forget the job now.
+    sharedState(this.service).followed.delete(handle);
     return task;
   }
 
@@ -301,12 +326,14 @@ export class ShellTasks {
     const started = { startedAt: Date.parse(memory?.lastUpdatedAt ?? '') || Date.now() };
     return memory?.cancelled
       ? this.note(handle, started, { status: 'cancelled', statusMessage: 'cancelled: the job was killed' })
-      : this.note(handle, started, { status: 'completed', result: { content: [{ type: 'text', text }] } });
+      : this.note(handle, started, { status: 'completed', result: { resultType: 'complete', content: [{ type: 'text', text }] } });
   }
 
   private async callResult(result: ToolResult): Promise<CallResult> {
     const structuredContent = await structuredResult('run_shell_command', result, this.service, null, this.settings);
     return {
+      // A task's result is the request's own result, a 2026-07-28 CallToolResult, which says what it is.
+      resultType: 'complete',
       content: [{ type: 'text', text: result.llmContent }],
       ...(structuredContent ? { structuredContent } : {}),
       ...(result.error ? { isError: true } : {}),
