@@ -210,7 +210,8 @@ impl Ring {
     /// The ring's thread: arms the waits asked for, sleeps until something completes,
     /// hands each exit to its watcher.
     fn serve(&'static self) {
-        let mut armed: HashMap<u64, Armed> = HashMap::new();
+        let mut armed = ArmedWaits::default();
+        let armed = &mut armed.0;
         let mut next: u64 = WAKE + 1;
         loop {
             let asked = {
@@ -232,10 +233,10 @@ impl Ring {
                 next += 1;
             }
             if let Err(e) = self.submit_locked(&entries) {
-                give_up(&mut armed, first..next, &e);
+                give_up(armed, first..next, &e);
             }
             self.wait_for_completions();
-            self.read_completions(&mut armed);
+            self.read_completions(armed);
         }
     }
 
@@ -270,6 +271,20 @@ impl Ring {
             };
             // A watcher dropped before the exit: the process is reaped all the same.
             let _ = wait.reply.send(sent);
+        }
+    }
+}
+
+/// The waits the kernel holds, by `user_data`. Should the ring's thread ever end (a
+/// panic), their siginfo buffers are let go without being freed: the kernel still holds
+/// their addresses. Their watchers then see the channel closed and watch another way.
+#[derive(Default)]
+struct ArmedWaits(HashMap<u64, Armed>);
+
+impl Drop for ArmedWaits {
+    fn drop(&mut self) {
+        for (_, wait) in self.0.drain() {
+            std::mem::forget(wait.info);
         }
     }
 }
