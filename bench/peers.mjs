@@ -8,7 +8,7 @@
 //   close()
 // Each peer is constructed inside its own child process (see worker.mjs).
 import { spawn as spawnChild } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -205,6 +205,12 @@ class AddonDaemon {
     const pid = this.svc.daemon?.pid;
     const m = pid ? /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8')) : null;
     return m ? Number(m[1]) : null;
+  }
+
+  /** The daemon's open descriptors (the idle scenario's jobs hold theirs there). */
+  daemonFds() {
+    const pid = this.svc.daemon?.pid;
+    return pid ? readdirSync(`/proc/${pid}/fd`).length : null;
   }
 
   /** Another client of the same daemon. */

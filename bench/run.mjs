@@ -226,6 +226,11 @@ function rows(results) {
       const rs = get('idle', p).filter((r) => ok(r) && r.daemonRssMiB !== undefined);
       return rs.length ? `${fmt(median(rs.map((r) => r.daemonRssMiB)))} (${fmt(median(rs.map((r) => r.daemonRssPerJobKiB)))})` : '—';
     }],
+    [`idle: descriptors per job (in the daemon's process for a daemon peer)`, (p) => {
+      const rs = get('idle', p).filter(ok);
+      const per = rs.map((r) => r.daemonFdsPerJob ?? r.fdsPerJob).filter((v) => v !== undefined);
+      return per.length ? fmt(median(per)) : '—';
+    }],
     [`idle: threads before → with ${SIZES.idleN} jobs`, (p) => {
       const rs = get('idle', p).filter(ok);
       return rs.length ? `${median(rs.map((r) => r.threads0))} → ${median(rs.map((r) => r.threads1))}` : '—';

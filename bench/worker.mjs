@@ -159,11 +159,15 @@ async function runNode() {
         const rss0 = rss();
         const threads0 = threads();
         const daemon0 = peer.daemonRssKiB?.() ?? null;
+        const fds0 = fds();
+        const daemonFds0 = peer.daemonFds?.() ?? null;
         const jobs = [];
         for (let i = 0; i < params.n; i++) jobs.push(await peer.idle('sleep 600'));
         await sleep(1000);
         const rss1 = rss();
         const daemon1 = peer.daemonRssKiB?.() ?? null;
+        const fds1 = fds();
+        const daemonFds1 = peer.daemonFds?.() ?? null;
         const threads1 = threads();
         const cpu0 = process.cpuUsage();
         const t0 = performance.now();
@@ -176,7 +180,9 @@ async function runNode() {
           cpuMs,
           cpuPct: (100 * cpuMs) / wall,
           rssPerJobKiB: (rss1 - rss0) / params.n / 1024,
+          fdsPerJob: (fds1 - fds0) / params.n,
           ...(daemon1 !== null ? { daemonRssMiB: daemon1 / 1024, daemonRssPerJobKiB: (daemon1 - daemon0) / params.n } : {}),
+          ...(daemonFds1 !== null ? { daemonFdsPerJob: (daemonFds1 - daemonFds0) / params.n } : {}),
           threads0,
           threads1,
         };

@@ -31,6 +31,7 @@ started=$SECONDS
 default_files=(
   __test__/containment.test.ts
   __test__/lifecycle.test.ts
+  __test__/exits.test.ts
   __test__/sandbox.test.ts
   __test__/sandbox-integrity.test.ts
   __test__/sandbox-escapes.test.ts

@@ -242,6 +242,7 @@ fn the_start_up_line_and_health_say_the_modes() {
     for word in [
         "containment=",
         "reaper=subreaper",
+        "exit-watch=",
         "sandbox=",
         "landlock-abi=",
         "token=true",
@@ -271,6 +272,7 @@ fn the_start_up_line_and_health_say_the_modes() {
     let modes = &body["modes"];
     assert!(modes["containment"].is_string(), "{body}");
     assert_eq!(modes["reaper"], "subreaper", "{body}");
+    assert!(modes["exitWatch"]["mechanism"].is_string(), "{body}");
     assert_eq!(modes["listen"]["token"], true, "{body}");
     assert_eq!(modes["sandbox"]["available"], landlock_here(), "{body}");
 }

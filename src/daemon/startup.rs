@@ -1,5 +1,6 @@
 //! What this daemon can enforce, found once at start: the containment of its jobs, the
-//! per-job sandbox (and why not), how orphans are reaped, the network face. Said in ONE
+//! per-job sandbox (and why not), how orphans are reaped, how its jobs' exits are
+//! learnt (and why not through the exit ring), the network face. Said in ONE
 //! log line when it starts serving ([`Abilities::line`]) and as JSON by `/health`
 //! (src/daemon/http/health.rs), so an operator reads the modes instead of finding them
 //! out at the first sandboxed job. With `--require-sandbox`, a daemon that cannot give
@@ -8,7 +9,7 @@
 
 use std::net::SocketAddr;
 
-use crate::platform::ContainmentMode;
+use crate::platform::{ContainmentMode, ExitWatch};
 use crate::sandbox::Support;
 
 /// What the daemon found it can enforce.
@@ -24,6 +25,9 @@ pub struct Abilities {
     /// This daemon is its PID namespace's init (a container's entrypoint): every orphan
     /// of the namespace is its to reap, not only its jobs' (it is a subreaper too).
     pub init: bool,
+    /// How jobs' exits are learnt: one io_uring for all (no descriptor per job), or a
+    /// pidfd per job where io_uring is missing or refused (with the reason).
+    pub exit_watch: ExitWatch,
 }
 
 impl Abilities {
@@ -35,6 +39,9 @@ impl Abilities {
             sandbox: crate::platform::sandbox_support(),
             sandbox_required,
             init: std::process::id() == 1,
+            // Made now, so a ring the kernel or a seccomp profile refuses is said at
+            // start rather than found at the first job.
+            exit_watch: crate::platform::exit_watch(),
         }
     }
 
@@ -53,6 +60,7 @@ impl Abilities {
         let mut words = vec![
             format!("containment={}", self.containment.as_str()),
             format!("reaper={}", if self.init { "init" } else { "subreaper" }),
+            format!("exit-watch={}", self.exit_watch.mechanism),
         ];
         match &self.sandbox {
             Ok(support) => {
@@ -77,6 +85,9 @@ impl Abilities {
         if let Err(why) = &self.sandbox {
             line.push_str(&format!(" (no sandbox: {why})"));
         }
+        if let Some(why) = &self.exit_watch.fallback_reason {
+            line.push_str(&format!(" (exits through a pidfd per job: {why})"));
+        }
         line
     }
 
@@ -96,11 +107,15 @@ impl Abilities {
         let mut value = serde_json::json!({
             "containment": self.containment.as_str(),
             "reaper": if self.init { "init" } else { "subreaper" },
+            "exitWatch": { "mechanism": self.exit_watch.mechanism },
             "sandbox": sandbox,
             "sandboxRequired": self.sandbox_required,
         });
         if let Some(why) = why {
             value["sandbox"]["reason"] = why.clone().into();
+        }
+        if let Some(why) = &self.exit_watch.fallback_reason {
+            value["exitWatch"]["reason"] = why.clone().into();
         }
         if let Some(face) = face {
             value["listen"] = serde_json::json!({
@@ -133,6 +148,10 @@ mod tests {
             sandbox: Err("Landlock is refused by this process's seccomp filter".to_string()),
             sandbox_required: required,
             init: false,
+            exit_watch: ExitWatch {
+                mechanism: "pidfd",
+                fallback_reason: Some("io_uring_setup refused (Operation not permitted)".into()),
+            },
         }
     }
 
@@ -156,6 +175,7 @@ mod tests {
         for word in [
             "containment=process-tree",
             "reaper=subreaper",
+            "exit-watch=pidfd",
             "sandbox=unavailable",
             "landlock-abi=0",
             "listen=http://0.0.0.0:49983",
@@ -166,5 +186,11 @@ mod tests {
         let json = unavailable(false).json(Some(&face));
         assert_eq!(json["sandbox"]["available"], false);
         assert_eq!(json["listen"]["token"], true);
+        assert_eq!(json["exitWatch"]["mechanism"], "pidfd");
+        assert!(
+            line.contains("(exits through a pidfd per job: io_uring_setup refused"),
+            "{line}"
+        );
+        assert!(json["exitWatch"]["reason"].as_str().unwrap_or("").contains("refused"));
     }
 }

@@ -268,6 +268,37 @@ impl ContainmentMode {
     }
 }
 
+/// How this process learns that a job's process exited, found once per process: on
+/// Linux one io_uring for all jobs (`"io_uring"`, no descriptor per job) or, where it is
+/// missing or refused, a pidfd per job (`"pidfd"`, with the reason); a kqueue per job on
+/// macOS, the process's handle on Windows. The daemon reports it at start and in
+/// `/health` (src/daemon/startup.rs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExitWatch {
+    pub mechanism: &'static str,
+    /// Why the preferred mechanism is not used here.
+    pub fallback_reason: Option<String>,
+}
+
+#[cfg(target_os = "linux")]
+pub use linux::exit_ring::exit_watch;
+
+#[cfg(target_os = "macos")]
+pub fn exit_watch() -> ExitWatch {
+    ExitWatch {
+        mechanism: "kqueue",
+        fallback_reason: None,
+    }
+}
+
+#[cfg(windows)]
+pub fn exit_watch() -> ExitWatch {
+    ExitWatch {
+        mechanism: "process-handle",
+        fallback_reason: None,
+    }
+}
+
 /// How a job talks to its process: a terminal, or three pipes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {

@@ -1,17 +1,24 @@
 //! A started job process and its exit, as an event.
 //!
-//! The exit is watched through a pidfd registered with the tokio reactor: no thread
-//! parked in `wait()` per job, and no SIGCHLD handler to fight libuv over. Kernels
-//! without `pidfd_open` (before 5.3) get a blocking `waitpid` on tokio's blocking
-//! pool instead. Only this pid is ever waited for, so Node's own children are left
-//! alone.
+//! The exit is learnt, in order of preference, from:
+//! - the process's one io_uring (`super::exit_ring`, Linux 6.7+): no descriptor and no
+//!   thread per job; the ring's thread reaps the process and sends its status;
+//! - a pidfd registered with the tokio reactor, where there is no such ring (its reason
+//!   is in `crate::platform::exit_watch`): a descriptor per job, no thread;
+//! - a blocking `waitpid` on tokio's blocking pool, where the kernel has no pidfds
+//!   (before 5.3) or none can be had.
+//!
+//! No SIGCHLD handler fights libuv's, and only this pid is ever waited for, so Node's
+//! own children are left alone.
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitStatus;
 
 use tokio::io::unix::AsyncFd;
+use tokio::sync::oneshot;
 
+use super::exit_ring;
 use crate::platform::unix::reap::{exit_of, reap_dropped, reap_or_remember, try_reap, wait_blocking};
 use crate::platform::Exit;
 
@@ -20,21 +27,29 @@ pub use crate::platform::unix::reap::reap_blocking;
 
 pub struct ChildProcess {
     pid: i32,
-    /// None where the kernel has no pidfds.
-    pidfd: Option<AsyncFd<OwnedFd>>,
+    watch: Watch,
     status: Option<ExitStatus>,
+}
+
+enum Watch {
+    /// The ring reaps the process and sends its status here.
+    Ring(oneshot::Receiver<exit_ring::Sent>),
+    Pidfd(AsyncFd<OwnedFd>),
+    /// Neither: a blocking `waitpid`.
+    Blocking,
 }
 
 impl ChildProcess {
     /// Takes charge of a child this process started. Must run inside a tokio runtime.
     pub fn adopt(pid: i32) -> Self {
         reap_dropped();
-        // SAFETY: the pidfd moves into the AsyncFd and stays open, unchanged, for its
-        // whole life.
-        let pidfd = open_pidfd(pid).and_then(|fd| unsafe { AsyncFd::register(fd) }.ok());
+        let watch = match exit_ring::watch(pid) {
+            Ok(receiver) => Watch::Ring(receiver),
+            Err(()) => own_watch(pid),
+        };
         Self {
             pid,
-            pidfd,
+            watch,
             status: None,
         }
     }
@@ -48,29 +63,52 @@ impl ChildProcess {
         if let Some(status) = self.status {
             return Ok(status);
         }
-        let status = match &self.pidfd {
-            Some(pidfd) => loop {
+        if let Watch::Ring(receiver) = &mut self.watch {
+            match receiver.await {
+                Ok(Ok(status)) => return self.done(status),
+                // The ring could not watch it (it failed, or its thread is gone): the
+                // process is watched here instead, as where there is no ring.
+                Ok(Err(_)) | Err(_) => self.watch = own_watch(self.pid),
+            }
+        }
+        let status = match &self.watch {
+            Watch::Pidfd(pidfd) => loop {
                 let mut ready = pidfd.readable().await?;
                 match try_reap(self.pid)? {
                     Some(status) => break status,
                     None => ready.clear_ready(),
                 }
             },
-            None => {
+            Watch::Ring(_) | Watch::Blocking => {
                 let pid = self.pid;
                 tokio::task::spawn_blocking(move || wait_blocking(pid))
                     .await
                     .map_err(io::Error::other)??
             }
         };
+        self.done(status)
+    }
+
+    fn done(&mut self, status: ExitStatus) -> io::Result<ExitStatus> {
         self.status = Some(status);
         Ok(status)
     }
 }
 
+/// A watch of this process's own: its pidfd in the reactor, else a blocking wait.
+fn own_watch(pid: i32) -> Watch {
+    // SAFETY: the pidfd moves into the AsyncFd and stays open, unchanged, for its
+    // whole life.
+    match open_pidfd(pid).and_then(|fd| unsafe { AsyncFd::register(fd) }.ok()) {
+        Some(pidfd) => Watch::Pidfd(pidfd),
+        None => Watch::Blocking,
+    }
+}
+
 impl Drop for ChildProcess {
     fn drop(&mut self) {
-        if self.status.is_none() {
+        // The ring reaps a process it watches whether or not anyone still listens.
+        if self.status.is_none() && !matches!(self.watch, Watch::Ring(_)) {
             reap_or_remember(self.pid);
         }
     }

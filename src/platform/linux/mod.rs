@@ -6,6 +6,7 @@
 pub mod cgroup;
 pub mod child;
 pub mod clone3;
+pub mod exit_ring;
 pub mod input_wait;
 pub mod job_peers;
 pub mod process_tree;

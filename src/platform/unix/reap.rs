@@ -68,6 +68,13 @@ pub fn reap_adopted(children: impl FnOnce() -> Vec<i32>) {
     }
 }
 
+/// `pid`, a job's process, was reaped by its watcher without `waitpid` (Linux's exit
+/// ring: src/platform/linux/exit_ring.rs): the orphan reaper may take that pid again.
+#[cfg(target_os = "linux")]
+pub fn reaped(pid: i32) {
+    forget(pid);
+}
+
 fn forget(pid: i32) {
     if let Some(set) = lock(&LAUNCHED).as_mut() {
         set.remove(&pid);
