@@ -273,10 +273,18 @@ mod tests {
     #[test]
     fn own_children_lists_a_zombie_forked_by_another_thread() {
         // A child forked from a thread of ours other than this one, exited and not yet
-        // waited for: a zombie on that thread's list, which the reaper must see.
-        let child = std::thread::spawn(|| std::process::Command::new("true").spawn().unwrap())
-            .join()
-            .unwrap();
+        // waited for: a zombie on that thread's list, which the reaper must see. The
+        // thread stays alive meanwhile (a thread's children go to another's list when
+        // it ends).
+        let (forked, child) = std::sync::mpsc::channel();
+        let (checked, done) = std::sync::mpsc::channel::<()>();
+        let forker = std::thread::spawn(move || {
+            forked
+                .send(std::process::Command::new("true").spawn().unwrap())
+                .unwrap();
+            let _ = done.recv();
+        });
+        let mut child = child.recv().unwrap();
         let pid = child.id() as i32;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while !matches!(stat(pid), Ok((_, b'Z'))) {
@@ -284,8 +292,9 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let children = own_children().expect("this kernel lists children (CONFIG_PROC_CHILDREN)");
+        checked.send(()).unwrap();
+        forker.join().unwrap();
         assert!(children.contains(&pid), "{pid} not in {children:?}");
-        let mut child = child;
         child.wait().unwrap();
         assert!(!own_children().unwrap().contains(&pid));
     }
