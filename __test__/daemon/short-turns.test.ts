@@ -42,6 +42,11 @@ describe('the daemon in short turns', () => {
       }
       expect(threads.length).toBe(2);
       for (const tid of threads) expect(slice(started.pid, tid)).toBe(ownSlice);
+      // The launch ran in the default turn (latency.rs `long_turn`); the connection's
+      // thread is back in short turns once it has answered, for `start` and for `run`.
+      expect(slice(pid)).toBe(100_000);
+      await svc.run('true');
+      expect(slice(pid)).toBe(100_000);
       expect(ownSlice).not.toBe(100_000);
       await svc.kill(started.handle, { graceMs: 100 });
     } finally {

@@ -410,6 +410,8 @@ fn run(conn: &Conn, hosted: Arc<Hosted>, id: &Value, p: &Value) -> Now {
     );
     let (out, id, daemon) = (conn.out.clone(), id.clone(), conn.daemon.clone());
     let jobs = daemon.jobs.clone();
+    // The launch (this first poll) is work, not a wake-up: src/daemon/latency.rs.
+    let _launching = super::latency::long_turn();
     begin_here_finish_on(&jobs, async move {
         // A program that could not start has a handle only in its result.
         let reply = run.await.map(|r| {
@@ -442,6 +444,8 @@ fn start(conn: &Conn, hosted: &Arc<Hosted>, p: &Value) -> Now {
     let launched = || -> Result<(bool, Launched)> {
         let keep = keep_option(p)?;
         let req = options::run_request(string_param(p, "command")?, options(p, "options")?)?;
+        // The launch is work, not a wake-up: src/daemon/latency.rs.
+        let _launching = super::latency::long_turn();
         Ok((keep, hosted.service.launch(req)?))
     };
     match launched() {

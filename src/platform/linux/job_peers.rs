@@ -78,13 +78,43 @@ pub fn reap_orphans() {
         return;
     }
     let me = std::process::id() as i32;
-    crate::platform::unix::reap::reap_adopted(|| {
-        parents()
+    crate::platform::unix::reap::reap_adopted(|| match own_children() {
+        Some(children) => children
+            .into_iter()
+            .filter(|&pid| matches!(stat(pid), Ok((ppid, b'Z')) if ppid == me))
+            .collect(),
+        None => parents()
             .into_iter()
             .filter(|&(pid, (ppid, state))| ppid == me && state == b'Z' && pid != me)
             .map(|(pid, _)| pid)
-            .collect()
+            .collect(),
     });
+}
+
+/// This process's children, zombies included, from the kernel's own lists: each of its
+/// threads' `/proc/self/task/TID/children` (a child is on the list of the thread that
+/// forked it, an adopted orphan on that of the thread the kernel chose). A handful of
+/// reads, where the whole of /proc (every process of the machine: hundreds while builds
+/// run) was read per job's exit, on a thread of its own but with launches held back
+/// (`reap_adopted`'s gate) and both cores taxed: that scan was most of what a spawn
+/// through the daemon cost over one in process (BENCHMARKS.md, "the daemon at in-process
+/// speed"). `None` where the kernel has no such lists (built without
+/// `CONFIG_PROC_CHILDREN`): the caller scans /proc then. A child that exits while a list
+/// is read may be missed by that reading; it is a zombie until the next SIGCHLD's.
+fn own_children() -> Option<Vec<i32>> {
+    let threads = fs::read_dir("/proc/self/task").ok()?;
+    let mut children = Vec::new();
+    for thread in threads.flatten() {
+        match fs::read_to_string(thread.path().join("children")) {
+            Ok(list) => children.extend(list.split_ascii_whitespace().filter_map(|pid| pid.parse::<i32>().ok())),
+            // The thread ended since the listing: its children went to another's list,
+            // read too (or about to be: the next SIGCHLD's reading has them).
+            Err(_) if !thread.path().exists() => {}
+            // No such list where the thread is (or another failure): the full scan.
+            Err(_) => return None,
+        }
+    }
+    Some(children)
 }
 
 /// Whether a child of this process has exited and waits to be reaped (looked at, not
@@ -238,6 +268,35 @@ mod tests {
         assert!(!is_job_socket(1, None));
         let _ = child.kill();
         let _ = child.wait();
+    }
+
+    #[test]
+    fn own_children_lists_a_zombie_forked_by_another_thread() {
+        // A child forked from a thread of ours other than this one, exited and not yet
+        // waited for: a zombie on that thread's list, which the reaper must see. The
+        // thread stays alive meanwhile (a thread's children go to another's list when
+        // it ends).
+        let (forked, child) = std::sync::mpsc::channel();
+        let (checked, done) = std::sync::mpsc::channel::<()>();
+        let forker = std::thread::spawn(move || {
+            forked
+                .send(std::process::Command::new("true").spawn().unwrap())
+                .unwrap();
+            let _ = done.recv();
+        });
+        let mut child = child.recv().unwrap();
+        let pid = child.id() as i32;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !matches!(stat(pid), Ok((_, b'Z'))) {
+            assert!(std::time::Instant::now() < deadline, "the child never exited");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let children = own_children().expect("this kernel lists children (CONFIG_PROC_CHILDREN)");
+        checked.send(()).unwrap();
+        forker.join().unwrap();
+        assert!(children.contains(&pid), "{pid} not in {children:?}");
+        child.wait().unwrap();
+        assert!(!own_children().unwrap().contains(&pid));
     }
 
     #[test]
