@@ -18,6 +18,7 @@ pub mod read;
 pub mod retention;
 mod scan;
 pub mod screen;
+pub mod spare_dir;
 #[cfg(test)]
 mod test_rng;
 

@@ -152,6 +152,7 @@ pub fn prune_dead_sessions(io_dir: &Path, keep: usize) -> io::Result<usize> {
     // The dead services' leases go while their exclusive locks are held, then the
     // session folders that are empty.
     for (dir, locks) in held {
+        super::spare_dir::remove_left_spares(&dir);
         for (path, file) in locks {
             let _ = fs::remove_file(&path);
             drop(file);

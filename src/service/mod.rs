@@ -460,6 +460,12 @@ impl Service {
         Ok(())
     }
 
+    /// Spare job folders ready to be the next jobs' (`output::spare_dir`): for tests and
+    /// diagnostics.
+    pub fn spare_job_dirs(&self) -> usize {
+        self.inner.retention.as_ref().map_or(0, |r| r.spares_ready())
+    }
+
     pub fn history(&self, limit: Option<usize>) -> Vec<HistoryEntry> {
         lock(&self.inner.history).list(limit)
     }
