@@ -9,6 +9,7 @@
 pub mod bounded;
 pub mod cells;
 pub mod decode;
+mod job_dir;
 pub mod line;
 pub mod persist;
 mod private_files;

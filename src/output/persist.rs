@@ -18,6 +18,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
+use super::job_dir::{first_free_name, INFO_FILE, INFO_TMP_FILE, STDERR_FILE, STDOUT_FILE};
 use super::private_files::{
     create_private_dir, file_identity, metadata_identity, open_existing_private, open_private, open_private_with,
     private_dir_builder, write_counted, FileIdentity,
@@ -25,14 +26,6 @@ use super::private_files::{
 use super::spare_dir::{claim, SpareDir};
 
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
-pub(super) const STDOUT_FILE: &str = "stdout.txt";
-pub(super) const STDERR_FILE: &str = "stderr.txt";
-pub(super) const INFO_FILE: &str = "info.json";
-pub(super) const INFO_TMP_FILE: &str = ".info.json.tmp";
-/// Every name a job's folder holds (`retention::is_job_dir`).
-pub const JOB_FILES: [&str; 4] = [STDOUT_FILE, STDERR_FILE, INFO_FILE, INFO_TMP_FILE];
-/// Names tried for one job directory before persistence gives up for that job.
-const MAX_DIR_ATTEMPTS: u32 = 1000;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Stream {
@@ -493,27 +486,6 @@ impl JobFiles {
             self.spare_info = open_private(&self.dir.join(INFO_TMP_FILE)).is_ok();
         }
     }
-}
-
-/// The job's folder under `session_dir`, made by `make` at the first name it can take:
-/// `<handle>`, then `<handle>-2`, `<handle>-3`, ... while `make` finds the name taken
-/// (`AlreadyExists`); any other failure is returned.
-pub(super) fn first_free_name(
-    session_dir: &Path,
-    handle: u32,
-    make: impl Fn(&Path) -> io::Result<()>,
-) -> io::Result<PathBuf> {
-    (1..=MAX_DIR_ATTEMPTS)
-        .map(|n| match n {
-            1 => session_dir.join(handle.to_string()),
-            n => session_dir.join(format!("{handle}-{n}")),
-        })
-        .find_map(|dir| match make(&dir) {
-            Ok(()) => Some(Ok(dir)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
-            Err(e) => Some(Err(e)),
-        })
-        .unwrap_or_else(|| Err(io::Error::other("no free job directory name")))
 }
 
 impl Drop for JobFiles {

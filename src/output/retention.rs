@@ -19,7 +19,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::persist::JOB_FILES;
+use super::job_dir::JOB_FILES;
 use super::private_files::{create_private_dir, open_private_with};
 
 /// Finished job folders kept: a service keeps this many of its own, and start-up

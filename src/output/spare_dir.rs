@@ -21,7 +21,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 #[cfg(target_os = "linux")]
-use super::persist::{INFO_FILE, INFO_TMP_FILE, JOB_FILES, STDERR_FILE, STDOUT_FILE};
+use super::job_dir::{INFO_FILE, INFO_TMP_FILE, JOB_FILES, STDERR_FILE, STDOUT_FILE};
 use super::private_files::FileIdentity;
 #[cfg(target_os = "linux")]
 use super::private_files::{file_identity, open_private_with};
@@ -124,7 +124,7 @@ fn empty_files(spare: &Path) -> Option<SpareDir> {
 /// a taken name the spare is removed and the error returned: the caller makes a new
 /// folder instead.
 pub(super) fn claim(spare: &SpareDir, session_dir: &Path, handle: u32) -> io::Result<PathBuf> {
-    let claimed = super::persist::first_free_name(session_dir, handle, |dir| rename_noreplace(&spare.dir, dir));
+    let claimed = super::job_dir::first_free_name(session_dir, handle, |dir| rename_noreplace(&spare.dir, dir));
     if claimed.is_err() {
         let _ = fs::remove_dir_all(&spare.dir);
     }

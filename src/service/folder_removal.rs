@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::retention::SparePool;
+use super::spare_pool::SparePool;
 use crate::base::sync::lock;
 use crate::output::spare_dir;
 

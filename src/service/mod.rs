@@ -18,6 +18,7 @@ pub mod results;
 mod retention;
 mod run;
 mod sandbox;
+mod spare_pool;
 
 use std::collections::BTreeMap;
 use std::future::Future;

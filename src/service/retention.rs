@@ -11,15 +11,11 @@ use std::sync::{Arc, Mutex, Weak};
 
 use tokio::runtime::Handle;
 
+use super::spare_pool::{SparePool, MAX_SPARES};
 use crate::base::sync::lock;
 use crate::job::Job;
 use crate::output::retention::{prune_dead_sessions, SessionLease};
 use crate::output::spare_dir::{SpareDir, SPARE_PREFIX};
-
-/// Spares a service keeps at most. One is used and one made per job past `keep`; a few
-/// more let a burst of jobs find one while the removal thread, at the lowest priority,
-/// catches up.
-const MAX_SPARES: usize = 8;
 
 pub(super) struct Retention {
     /// Taken before the service's first job folder is made, not at construction: a
@@ -35,40 +31,6 @@ pub(super) struct Retention {
     keep: usize,
     runtime: Handle,
     spares: Arc<SparePool>,
-}
-
-/// A service's spare folders, ready to be a job's (`Retention::take_spare`).
-pub(super) struct SparePool {
-    state: Mutex<SpareState>,
-}
-
-struct SpareState {
-    ready: Vec<SpareDir>,
-    /// Spares being made on the removal thread (counted against `MAX_SPARES`).
-    making: usize,
-    /// Names given so far: each spare's is `.spare-<token>-<n>`.
-    named: u64,
-    /// The service has ended (`Retention::release`): no spare is kept any more.
-    closed: bool,
-}
-
-impl SparePool {
-    /// Keeps `spare` for a later job, or gives it back if the service has ended.
-    pub(super) fn offer(&self, spare: SpareDir) -> Option<SpareDir> {
-        let mut state = lock(&self.state);
-        state.making = state.making.saturating_sub(1);
-        if state.closed {
-            return Some(spare);
-        }
-        state.ready.push(spare);
-        None
-    }
-
-    /// A spare that could not be made: its place is free again.
-    pub(super) fn not_made(&self) {
-        let mut state = lock(&self.state);
-        state.making = state.making.saturating_sub(1);
-    }
 }
 
 impl Retention {
@@ -87,39 +49,24 @@ impl Retention {
             finished: Mutex::new(VecDeque::new()),
             keep,
             runtime,
-            spares: Arc::new(SparePool {
-                state: Mutex::new(SpareState {
-                    ready: Vec::new(),
-                    making: 0,
-                    named: 0,
-                    closed: false,
-                }),
-            }),
+            spares: Arc::new(SparePool::default()),
         })
     }
 
     /// A spare folder for the next job's files, if one is ready (`JobFiles::create_reusing`).
     pub(super) fn take_spare(&self) -> Option<SpareDir> {
-        lock(&self.spares.state).ready.pop()
+        self.spares.take()
     }
 
     /// Spares ready for the next jobs.
     pub(super) fn spares_ready(&self) -> usize {
-        lock(&self.spares.state).ready.len()
+        self.spares.ready()
     }
 
     /// A name for one more spare, if fewer than `MAX_SPARES` are kept or being made.
     fn next_spare_name(&self) -> Option<PathBuf> {
-        let mut state = lock(&self.spares.state);
-        if state.closed || state.ready.len() + state.making >= MAX_SPARES {
-            return None;
-        }
-        state.making += 1;
-        state.named += 1;
-        Some(
-            self.session_dir
-                .join(format!("{SPARE_PREFIX}{}-{}", self.token, state.named)),
-        )
+        let n = self.spares.reserve(MAX_SPARES)?;
+        Some(self.session_dir.join(format!("{SPARE_PREFIX}{}-{n}", self.token)))
     }
 
     /// Called before a job's folder is made (on the runtime): the lease is taken, or
@@ -141,11 +88,7 @@ impl Retention {
     /// session's folder if empty), so its folders are like any dead session's. A job
     /// started after this takes it again (`before_job_dir`).
     pub(super) fn release(&self) {
-        let spares = {
-            let mut state = lock(&self.spares.state);
-            state.closed = true;
-            std::mem::take(&mut state.ready)
-        };
+        let spares = self.spares.close();
         // Removed now, before the lease goes: a few empty folders.
         for spare in spares {
             let _ = std::fs::remove_dir_all(spare.path());
@@ -173,17 +116,6 @@ impl Retention {
                 Some(spare) => super::folder_removal::recycle_later(dir, spare, self.spares.clone(), &self.runtime),
                 None => super::folder_removal::remove_later(dir, &self.runtime),
             }
-        }
-    }
-}
-
-impl Drop for SparePool {
-    /// A service dropped without `shutdown` leaves no spare behind either (the pool
-    /// goes with the last of the service and the removal thread's work for it).
-    fn drop(&mut self) {
-        let state = self.state.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
-        for spare in state.ready.drain(..) {
-            let _ = std::fs::remove_dir_all(spare.path());
         }
     }
 }
