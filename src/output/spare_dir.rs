@@ -110,9 +110,7 @@ fn empty_files(spare: &Path) -> Option<SpareDir> {
     let stdout = emptied(&spare.join(STDOUT_FILE))?;
     // A file whose identity cannot be told (no birth time) is never reused: a later
     // check could not tell it from one put at its name since.
-    if stdout.and_then(|(_, _, born)| born).is_none() {
-        return None;
-    }
+    stdout.and_then(|(_, _, born)| born)?;
     Some(SpareDir {
         dir: spare.to_path_buf(),
         stdout,
