@@ -93,7 +93,7 @@ function files(ioDir) {
     const s = new ShellExecutionService({ projectRoot: p.root, ioDir: p.ioDir, sessionId: 'long' });
     for (let i = 0; i < 250; i++) await s.run(`echo ${i}`);
     await new Promise((r) => setTimeout(r, 2000));
-    const n = fs.readdirSync(path.join(p.ioDir, 'long'), { withFileTypes: true }).filter((e) => e.isDirectory()).length;
+    const n = fs.readdirSync(path.join(p.ioDir, 'long'), { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).length;
     console.log(`long session, 250 commands: ${n} job folders on disk`);
     await s.shutdown();
     fs.rmSync(p.base, { recursive: true, force: true });

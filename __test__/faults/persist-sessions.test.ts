@@ -44,12 +44,13 @@ function service(sessionId: string): Service {
   return s;
 }
 
-/** The job folders (not files such as a lock) in a session's folder. */
+/** The job folders (not files such as a lock, nor the hidden spare folders a service
+ * keeps to reuse, `src/output/spare_dir.rs`) in a session's folder. */
 function jobDirs(session: string): string[] {
   const dir = join(p.ioDir, session);
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
     .map((e) => e.name);
 }
 

@@ -462,20 +462,27 @@ impl Job {
     /// second plan reads the file only below where it was found to end, so a third
     /// is needed only if it was cut again in between.
     pub fn read_output(&self, since: u64, max: usize) -> crate::base::error::Result<OutputChunk> {
-        let mut chunk = OutputChunk::default();
-        for _ in 0..3 {
+        let mut tries = 0;
+        loop {
             let plan = self.state().output.committed().plan(since, max)?;
-            let short;
-            (chunk, short) = plan.execute()?;
-            let Some(end) = short else { break };
+            let from_file = plan.reads_file();
+            let (chunk, short) = plan.execute()?;
+            if from_file && self.state().output.kept_dir().is_none() {
+                // The folder was let go while its file was read: it may have become a
+                // spare since, emptied for another job (`output::spare_dir`), so what
+                // was read may not be this job's. Read again: a let-go folder is never
+                // planned from, so this happens once at most.
+                continue;
+            }
+            tries += 1;
+            let Some(end) = short else { return Ok(chunk) };
             if let Some(files) = self.state().output.files_mut() {
                 files.text_ends_at(end);
             }
-            if chunk.next > since {
-                break;
+            if chunk.next > since || tries == 3 {
+                return Ok(chunk);
             }
         }
-        Ok(chunk)
     }
 
     /// Up to `max` bytes as written, with their streams, from offset `since`

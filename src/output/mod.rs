@@ -9,6 +9,7 @@
 pub mod bounded;
 pub mod cells;
 pub mod decode;
+mod job_dir;
 pub mod line;
 pub mod persist;
 mod private_files;
@@ -18,6 +19,7 @@ pub mod read;
 pub mod retention;
 mod scan;
 pub mod screen;
+pub mod spare_dir;
 #[cfg(test)]
 mod test_rng;
 

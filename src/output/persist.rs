@@ -18,20 +18,14 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
+use super::job_dir::{first_free_name, INFO_FILE, INFO_TMP_FILE, STDERR_FILE, STDOUT_FILE};
 use super::private_files::{
     create_private_dir, file_identity, metadata_identity, open_existing_private, open_private, open_private_with,
     private_dir_builder, write_counted, FileIdentity,
 };
+use super::spare_dir::{claim, SpareDir};
 
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
-const STDOUT_FILE: &str = "stdout.txt";
-const STDERR_FILE: &str = "stderr.txt";
-const INFO_FILE: &str = "info.json";
-const INFO_TMP_FILE: &str = ".info.json.tmp";
-/// Every name a job's folder holds (`retention::is_job_dir`).
-pub const JOB_FILES: [&str; 4] = [STDOUT_FILE, STDERR_FILE, INFO_FILE, INFO_TMP_FILE];
-/// Names tried for one job directory before persistence gives up for that job.
-const MAX_DIR_ATTEMPTS: u32 = 1000;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Stream {
@@ -108,30 +102,52 @@ impl JobFiles {
     /// symlink planted there — moves this job to `<handle>-2`, `<handle>-3`, ... so no
     /// output is overwritten and none is written where someone else pointed.
     pub fn create(session_dir: &Path, handle: u32, separate_stderr: bool, cap: u64) -> io::Result<Self> {
+        Self::create_reusing(session_dir, handle, separate_stderr, cap, None)
+    }
+
+    /// `create`, taking `spare` as the job's folder when it is given and can be taken
+    /// (`spare_dir.rs`: renamed to the job's name as exclusively as `mkdir` makes it,
+    /// its `stdout.txt` and the first `info.json`'s temporary file already there and
+    /// empty); else a new folder is made.
+    pub fn create_reusing(
+        session_dir: &Path,
+        handle: u32,
+        separate_stderr: bool,
+        cap: u64,
+        spare: Option<SpareDir>,
+    ) -> io::Result<Self> {
         create_private_dir(session_dir)?;
         if fs::symlink_metadata(session_dir)?.file_type().is_symlink() {
             return Err(io::Error::other("the session directory is a symlink"));
         }
-        let dir = (1..=MAX_DIR_ATTEMPTS)
-            .map(|n| match n {
-                1 => session_dir.join(handle.to_string()),
-                n => session_dir.join(format!("{handle}-{n}")),
-            })
-            .find_map(|dir| match private_dir_builder().create(&dir) {
-                Ok(()) => Some(Ok(dir)),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
-                Err(e) => Some(Err(e)),
-            })
-            .unwrap_or_else(|| Err(io::Error::other("no free job directory name")))?;
+        let reused = spare.and_then(|spare| {
+            let dir = claim(&spare, session_dir, handle).ok()?;
+            Some((dir, spare.stdout_identity()))
+        });
+        let from_spare = reused.is_some();
+        let (dir, stdout_identity) = match reused {
+            Some((dir, identity)) => (dir, Some(identity)),
+            None => (
+                first_free_name(session_dir, handle, |dir| private_dir_builder().create(dir))?,
+                None,
+            ),
+        };
         let stderr = if separate_stderr {
             Some(open_private(&dir.join(STDERR_FILE))?)
         } else {
             None
         };
-        let stdout = open_private(&dir.join(STDOUT_FILE))?;
-        let identity = [Some(&stdout), stderr.as_ref()].map(|f| f.and_then(file_identity));
+        let (stdout, stdout_identity) = match stdout_identity {
+            Some(identity) => (None, identity),
+            None => {
+                let stdout = open_private(&dir.join(STDOUT_FILE))?;
+                let identity = file_identity(&stdout);
+                (Some(stdout), identity)
+            }
+        };
+        let identity = [stdout_identity, stderr.as_ref().and_then(file_identity)];
         let mut files = Self {
-            stdout: Some(stdout),
+            stdout,
             has_stderr: stderr.is_some(),
             closed: false,
             dir,
@@ -144,7 +160,8 @@ impl JobFiles {
             problem: None,
             pruned: false,
             identity,
-            spare_info: false,
+            // A spare's temporary `info.json` is there already.
+            spare_info: from_spare,
             info_written: false,
         };
         // Let go now, opened again by the first write (`open_for_write`).

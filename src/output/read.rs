@@ -145,6 +145,11 @@ impl Committed<'_> {
 }
 
 impl ReadPlan {
+    /// Whether the plan reads from the job's file (not only from memory).
+    pub fn reads_file(&self) -> bool {
+        self.pieces.iter().any(|piece| matches!(piece, Piece::File { .. }))
+    }
+
     /// Reads what the plan takes from the file and joins the pieces. A file read that
     /// comes back short (or cut inside a character) ends the chunk there: the next
     /// read resumes at the first byte not returned. When the file held less than

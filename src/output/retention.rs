@@ -19,7 +19,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::persist::JOB_FILES;
+use super::job_dir::JOB_FILES;
 use super::private_files::{create_private_dir, open_private_with};
 
 /// Finished job folders kept: a service keeps this many of its own, and start-up
@@ -152,6 +152,7 @@ pub fn prune_dead_sessions(io_dir: &Path, keep: usize) -> io::Result<usize> {
     // The dead services' leases go while their exclusive locks are held, then the
     // session folders that are empty.
     for (dir, locks) in held {
+        super::spare_dir::remove_left_spares(&dir);
         for (path, file) in locks {
             let _ = fs::remove_file(&path);
             drop(file);

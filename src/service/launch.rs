@@ -109,7 +109,9 @@ impl Service {
             let retention = retention?;
             retention.before_job_dir();
             Some(
-                JobFiles::create(&session_dir, handle, separate_stderr, disk_cap)
+                // A spare folder when one is ready: a rename instead of a new folder
+                // and files (`output::spare_dir`).
+                JobFiles::create_reusing(&session_dir, handle, separate_stderr, disk_cap, retention.take_spare())
                     .map(|mut files| {
                         // The temporary file of the first `info.json` is made now, while
                         // the program starts, not at its exit: a short job's `info.json`

@@ -18,6 +18,7 @@ pub mod results;
 mod retention;
 mod run;
 mod sandbox;
+mod spare_pool;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -471,6 +472,12 @@ impl Service {
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await;
         });
         Ok(())
+    }
+
+    /// Spare job folders ready to be the next jobs' (`output::spare_dir`): for tests and
+    /// diagnostics.
+    pub fn spare_job_dirs(&self) -> usize {
+        self.inner.retention.as_ref().map_or(0, |r| r.spares_ready())
     }
 
     pub fn history(&self, limit: Option<usize>) -> Vec<HistoryEntry> {

@@ -1,7 +1,9 @@
 //! A service's own job folders: the lease that proves the service lives (so no other
 //! service's pruning touches its session, `output::retention`), start-up pruning of
 //! the sessions no live service holds, and the removal of its oldest finished folders
-//! as its jobs finish, so a long session keeps at most `keep` of them.
+//! as its jobs finish, so a long session keeps at most `keep` of them. A few of those
+//! are emptied and kept as spares instead (`output::spare_dir`): the next jobs' folders
+//! are then renamed spares, not new ones.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -9,9 +11,11 @@ use std::sync::{Arc, Mutex, Weak};
 
 use tokio::runtime::Handle;
 
+use super::spare_pool::{SparePool, MAX_SPARES};
 use crate::base::sync::lock;
 use crate::job::Job;
 use crate::output::retention::{prune_dead_sessions, SessionLease};
+use crate::output::spare_dir::{SpareDir, SPARE_PREFIX};
 
 pub(super) struct Retention {
     /// Taken before the service's first job folder is made, not at construction: a
@@ -26,6 +30,7 @@ pub(super) struct Retention {
     finished: Mutex<VecDeque<(PathBuf, Weak<Job>)>>,
     keep: usize,
     runtime: Handle,
+    spares: Arc<SparePool>,
 }
 
 impl Retention {
@@ -44,7 +49,24 @@ impl Retention {
             finished: Mutex::new(VecDeque::new()),
             keep,
             runtime,
+            spares: Arc::new(SparePool::default()),
         })
+    }
+
+    /// A spare folder for the next job's files, if one is ready (`JobFiles::create_reusing`).
+    pub(super) fn take_spare(&self) -> Option<SpareDir> {
+        self.spares.take()
+    }
+
+    /// Spares ready for the next jobs.
+    pub(super) fn spares_ready(&self) -> usize {
+        self.spares.ready()
+    }
+
+    /// A name for one more spare, if fewer than `MAX_SPARES` are kept or being made.
+    fn next_spare_name(&self) -> Option<PathBuf> {
+        let n = self.spares.reserve(MAX_SPARES)?;
+        Some(self.session_dir.join(format!("{SPARE_PREFIX}{}-{n}", self.token)))
     }
 
     /// Called before a job's folder is made (on the runtime): the lease is taken, or
@@ -66,12 +88,17 @@ impl Retention {
     /// session's folder if empty), so its folders are like any dead session's. A job
     /// started after this takes it again (`before_job_dir`).
     pub(super) fn release(&self) {
+        let spares = self.spares.close();
+        // Removed now, before the lease goes: a few empty folders.
+        for spare in spares {
+            let _ = std::fs::remove_dir_all(spare.path());
+        }
         lock(&self.lease).take();
     }
 
     /// The job's reader is done (its files are closed): its folder joins the finished
-    /// ones, and the oldest beyond `keep` are removed, on the removal thread
-    /// (`folder_removal.rs`).
+    /// ones, and the oldest beyond `keep` are made spares or removed, on the removal
+    /// thread (`folder_removal.rs`).
     pub(super) fn job_done(&self, job: &Arc<Job>) {
         let Some(dir) = job.output_dir() else { return };
         let evicted: Vec<(PathBuf, Weak<Job>)> = {
@@ -85,7 +112,10 @@ impl Retention {
             if let Some(job) = job.upgrade() {
                 job.files_pruned();
             }
-            super::folder_removal::remove_later(dir, &self.runtime);
+            match self.next_spare_name() {
+                Some(spare) => super::folder_removal::recycle_later(dir, spare, self.spares.clone(), &self.runtime),
+                None => super::folder_removal::remove_later(dir, &self.runtime),
+            }
         }
     }
 }

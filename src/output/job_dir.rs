@@ -1,0 +1,32 @@
+//! A job folder's names: the files it holds, and the first free name for a new one
+//! (`<handle>`, `<handle>-2`, ...), shared by a new folder (`persist.rs`) and a spare
+//! taken as one (`spare_dir.rs`).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub const STDOUT_FILE: &str = "stdout.txt";
+pub const STDERR_FILE: &str = "stderr.txt";
+pub const INFO_FILE: &str = "info.json";
+pub const INFO_TMP_FILE: &str = ".info.json.tmp";
+/// Every name a job's folder holds (`retention::is_job_dir`).
+pub const JOB_FILES: [&str; 4] = [STDOUT_FILE, STDERR_FILE, INFO_FILE, INFO_TMP_FILE];
+/// Names tried for one job directory before persistence gives up for that job.
+pub const MAX_DIR_ATTEMPTS: u32 = 1000;
+
+/// The job's folder under `session_dir`, made by `make` at the first name it can take:
+/// `<handle>`, then `<handle>-2`, `<handle>-3`, ... while `make` finds the name taken
+/// (`AlreadyExists`); any other failure is returned.
+pub fn first_free_name(session_dir: &Path, handle: u32, make: impl Fn(&Path) -> io::Result<()>) -> io::Result<PathBuf> {
+    (1..=MAX_DIR_ATTEMPTS)
+        .map(|n| match n {
+            1 => session_dir.join(handle.to_string()),
+            n => session_dir.join(format!("{handle}-{n}")),
+        })
+        .find_map(|dir| match make(&dir) {
+            Ok(()) => Some(Ok(dir)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
+            Err(e) => Some(Err(e)),
+        })
+        .unwrap_or_else(|| Err(io::Error::other("no free job directory name")))
+}
