@@ -15,6 +15,7 @@ mod private_files;
 mod raw_log;
 pub mod raw_stream;
 pub mod read;
+pub mod replay;
 pub mod retention;
 mod scan;
 pub mod screen;
@@ -31,10 +32,11 @@ use persist::{JobFiles, Stream};
 use raw_log::RawLog;
 use raw_stream::RawStream;
 use read::Committed;
+use replay::{Recorder, Step};
 use screen::{Screen, ScreenSize};
 
 /// Memory bounds of one job's output.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OutputLimits {
     pub text_head: usize,
     pub text_tail: usize,
@@ -242,6 +244,19 @@ pub struct JobOutput {
     /// Why the job has no files though it should (its folder could not be made).
     files_error: Option<String>,
     clean: String,
+    /// Every change so far, for a restart in place to rebuild this output (`replay`).
+    replay: Recorder,
+    /// What it was made with (`new`'s arguments), for the rebuild.
+    shape: Shape,
+}
+
+/// What a job's output was made with: its bounds, whether stderr is kept apart, the
+/// screen's first size (PTY jobs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shape {
+    pub limits: OutputLimits,
+    pub separate_stderr: bool,
+    pub screen: Option<ScreenSize>,
 }
 
 impl JobOutput {
@@ -265,11 +280,52 @@ impl JobOutput {
             files: None,
             files_error: None,
             clean: String::new(),
+            replay: Recorder::default(),
+            shape: Shape {
+                limits,
+                separate_stderr,
+                screen,
+            },
         }
+    }
+
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// The output a previous image's `steps` made (a restart in place: `replay`),
+    /// without files: the caller gives it the previous image's (`set_files`), which
+    /// hold the committed text already.
+    pub fn rebuilt(shape: Shape, steps: &[Step]) -> Self {
+        let mut output = Self::new(shape.limits, shape.separate_stderr, shape.screen);
+        for step in steps {
+            match step {
+                Step::Read { err, bytes } => {
+                    let stream = if *err { Stream::Stderr } else { Stream::Stdout };
+                    output.ingest(stream, bytes);
+                    if let Some(screen) = output.take_screen_due() {
+                        screen.flush();
+                    }
+                }
+                Step::CommitScreen => {
+                    output.commit_screen();
+                }
+                Step::Resize { cols, rows } => output.resize(*cols, *rows),
+                Step::Finish => output.finish(),
+            }
+        }
+        output
+    }
+
+    /// Every change so far, in order; `None` when there were too many to keep
+    /// (`replay::REPLAY_CAP`).
+    pub fn replay_steps(&self) -> Option<&[Step]> {
+        self.replay.steps()
     }
 
     /// Takes one read's bytes; returns the clean text they carried (for waiters).
     pub fn ingest(&mut self, stream: Stream, bytes: &[u8]) -> &str {
+        self.replay.record(Step::read(stream, bytes));
         self.raw.push(stream, bytes);
         if let Some(screen) = self.screen.as_ref() {
             if screen.queue(bytes) {
@@ -294,6 +350,7 @@ impl JobOutput {
 
     /// Commits the lines still being written (the process has ended).
     pub fn finish(&mut self) {
+        self.replay.record(Step::Finish);
         let stdout_rest = self.stdout.finish().to_string();
         let stderr_rest = self.stderr.as_mut().map(|e| e.finish().to_string());
         if let Some(combined) = self.combined.as_mut() {
@@ -379,6 +436,7 @@ impl JobOutput {
     /// window are committed (and written to the files) as they stand.
     pub fn resize(&mut self, cols: u16, rows: u16) {
         let Some(screen) = self.screen.as_ref() else { return };
+        self.replay.record(Step::Resize { cols, rows });
         screen.resize(cols, rows);
         if self.stderr.is_some() {
             return;
@@ -395,6 +453,7 @@ impl JobOutput {
     /// below them. Returns whether anything was committed. The files' descriptors are
     /// let go until the next output (`JobFiles::idle`): a quiet job holds none.
     pub fn commit_screen(&mut self) -> bool {
+        self.replay.record(Step::CommitScreen);
         let committed = self.commit_window();
         if let Some(files) = self.files.as_mut() {
             files.idle();

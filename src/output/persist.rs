@@ -31,6 +31,10 @@ const INFO_TMP_FILE: &str = ".info.json.tmp";
 /// Every name a job's folder holds (`retention::is_job_dir`).
 pub const JOB_FILES: [&str; 4] = [STDOUT_FILE, STDERR_FILE, INFO_FILE, INFO_TMP_FILE];
 /// Names tried for one job directory before persistence gives up for that job.
+#[path = "persist_carry.rs"]
+mod carry;
+pub use carry::CarriedFiles;
+
 const MAX_DIR_ATTEMPTS: u32 = 1000;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

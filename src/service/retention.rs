@@ -47,6 +47,19 @@ impl Retention {
         })
     }
 
+    /// The lease's descriptor, while one is held (a restart in place carries it).
+    #[cfg(unix)]
+    pub(super) fn lease_fd(&self) -> Option<std::os::fd::RawFd> {
+        lock(&self.lease).as_ref().map(SessionLease::raw_fd)
+    }
+
+    /// Takes the lease of this process's previous image (inherited, still locked).
+    pub(super) fn adopt_lease(&self, file: std::fs::File) -> std::io::Result<()> {
+        let lease = SessionLease::adopt(file, &self.session_dir, &self.token)?;
+        *lock(&self.lease) = Some(lease);
+        Ok(())
+    }
+
     /// Called before a job's folder is made (on the runtime): the lease is taken, or
     /// made again if its file is gone (the ioDir removed), so no job folder is ever
     /// without one.
