@@ -109,11 +109,19 @@ fn a_restart_under_load_carries_every_job_without_a_byte_lost() {
 
     // The job that ended during the restart: its exit status is read after it.
     let ended = client.until_ended(ending);
-    assert_eq!(ended["exitCode"], 7, "{ended}");
+    assert_eq!(
+        ended["exitCode"], 7,
+        "status {} signal {}",
+        ended["status"], ended["signal"]
+    );
 
     // The counter: no gap, no duplicate, to its last line.
     let done = client.until_ended(counter);
-    assert_eq!(done["exitCode"], 0, "{done}");
+    assert_eq!(
+        done["exitCode"], 0,
+        "status {} signal {}",
+        done["status"], done["signal"]
+    );
     assert_counted(&client.all_output(counter));
 
     stop.store(true, Ordering::Relaxed);

@@ -239,7 +239,16 @@ impl Client {
             if text["result"].as_str().is_some_and(|t| t.contains(needle)) {
                 return;
             }
-            assert!(Instant::now() < deadline, "no {needle:?} in {text}");
+            let tail: String = text
+                .to_string()
+                .chars()
+                .rev()
+                .take(300)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            assert!(Instant::now() < deadline, "no {needle:?} in ...{tail}");
             std::thread::sleep(Duration::from_millis(20));
         }
     }
