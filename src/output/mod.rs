@@ -293,30 +293,6 @@ impl JobOutput {
         self.shape
     }
 
-    /// The output a previous image's `steps` made (a restart in place: `replay`),
-    /// without files: the caller gives it the previous image's (`set_files`), which
-    /// hold the committed text already.
-    pub fn rebuilt(shape: Shape, steps: &[Step]) -> Self {
-        let mut output = Self::new(shape.limits, shape.separate_stderr, shape.screen);
-        for step in steps {
-            match step {
-                Step::Read { err, bytes } => {
-                    let stream = if *err { Stream::Stderr } else { Stream::Stdout };
-                    output.ingest(stream, bytes);
-                    if let Some(screen) = output.take_screen_due() {
-                        screen.flush();
-                    }
-                }
-                Step::CommitScreen => {
-                    output.commit_screen();
-                }
-                Step::Resize { cols, rows } => output.resize(*cols, *rows),
-                Step::Finish => output.finish(),
-            }
-        }
-        output
-    }
-
     /// Every change so far, in order; `None` when there were too many to keep
     /// (`replay::REPLAY_CAP`).
     pub fn replay_steps(&self) -> Option<&[Step]> {

@@ -19,6 +19,7 @@ use base64::Engine;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::persist::Stream;
+use super::{JobOutput, Shape};
 
 /// Bytes of output a job's replay keeps. Beyond it the steps are dropped (their memory
 /// freed) and the job is marked as one a restart cannot carry.
@@ -78,6 +79,32 @@ impl Recorder {
     /// Every step, `None` once they outgrew the cap.
     pub fn steps(&self) -> Option<&[Step]> {
         (!self.overflowed).then_some(self.steps.as_slice())
+    }
+}
+
+impl JobOutput {
+    /// The output a previous image's `steps` made (a restart in place: `replay`),
+    /// without files: the caller gives it the previous image's (`set_files`), which
+    /// hold the committed text already.
+    pub fn rebuilt(shape: Shape, steps: &[Step]) -> Self {
+        let mut output = Self::new(shape.limits, shape.separate_stderr, shape.screen);
+        for step in steps {
+            match step {
+                Step::Read { err, bytes } => {
+                    let stream = if *err { Stream::Stderr } else { Stream::Stdout };
+                    output.ingest(stream, bytes);
+                    if let Some(screen) = output.take_screen_due() {
+                        screen.flush();
+                    }
+                }
+                Step::CommitScreen => {
+                    output.commit_screen();
+                }
+                Step::Resize { cols, rows } => output.resize(*cols, *rows),
+                Step::Finish => output.finish(),
+            }
+        }
+        output
     }
 }
 
