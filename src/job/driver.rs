@@ -73,6 +73,7 @@ pub async fn drive(job: Arc<Job>, child: ChildProcess, reader: Reader, on_exit: 
 }
 
 /// The descriptors of a job's reader, as `Freeze` lists them.
+#[cfg(unix)]
 pub fn reader_fds(reader: &Reader) -> (Option<i32>, Option<i32>, Option<i32>) {
     use std::os::fd::AsRawFd;
     match reader {
@@ -81,7 +82,20 @@ pub fn reader_fds(reader: &Reader) -> (Option<i32>, Option<i32>, Option<i32>) {
     }
 }
 
+/// Windows: no restart in place, nothing listed.
+#[cfg(not(unix))]
+pub fn reader_fds(_reader: &Reader) -> (Option<i32>, Option<i32>, Option<i32>) {
+    (None, None, None)
+}
+
+/// Windows: see `reader_fds`.
+#[cfg(not(unix))]
+pub fn writer_fd(_writer: &Writer) -> Option<i32> {
+    None
+}
+
 /// The descriptor of a pipes job's stdin (a PTY job's is its terminal).
+#[cfg(unix)]
 pub fn writer_fd(writer: &Writer) -> Option<i32> {
     use std::os::fd::AsRawFd;
     match writer {

@@ -7,7 +7,8 @@
 //! under the same lock before its descriptor is closed, so a number taken from here
 //! (`dup_all`) is never one reused for something else since.
 
-use std::os::fd::{BorrowedFd, OwnedFd, RawFd};
+#[cfg(unix)]
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -26,6 +27,9 @@ pub struct Freeze {
     fds: Mutex<Fds>,
 }
 
+/// A descriptor's number (Windows has handles, and no restart in place).
+pub type RawFd = i32;
+
 /// A job's descriptors: the terminal (PTY mode) or its three pipes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Fds {
@@ -36,6 +40,7 @@ pub struct Fds {
 }
 
 /// Copies of a frozen job's descriptors (close-on-exec, until the exec clears it).
+#[cfg(unix)]
 #[derive(Debug, Default)]
 pub struct DupFds {
     pub pty: Option<OwnedFd>,
@@ -129,6 +134,7 @@ impl Freeze {
     }
 
     /// Copies of the descriptors still open. `Err` when one cannot be copied.
+    #[cfg(unix)]
     pub fn dup_all(&self) -> std::io::Result<DupFds> {
         let fds = lock(&self.fds);
         let dup = |fd: Option<RawFd>| -> std::io::Result<Option<OwnedFd>> {

@@ -57,6 +57,7 @@ impl SessionLease {
     /// The locked file's descriptor: a restart in place (src/daemon/upgrade/) keeps it
     /// open across the exec, so the session is never without its lock meanwhile (a
     /// pruner would take it for dead and remove its folders under running jobs).
+    #[cfg(unix)]
     pub fn raw_fd(&self) -> std::os::fd::RawFd {
         std::os::fd::AsRawFd::as_raw_fd(&self.file)
     }

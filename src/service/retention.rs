@@ -48,12 +48,13 @@ impl Retention {
     }
 
     /// The lease's descriptor, while one is held (a restart in place carries it).
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     pub(super) fn lease_fd(&self) -> Option<std::os::fd::RawFd> {
         lock(&self.lease).as_ref().map(SessionLease::raw_fd)
     }
 
     /// Takes the lease of this process's previous image (inherited, still locked).
+    #[cfg(target_os = "linux")]
     pub(super) fn adopt_lease(&self, file: std::fs::File) -> std::io::Result<()> {
         let lease = SessionLease::adopt(file, &self.session_dir, &self.token)?;
         *lock(&self.lease) = Some(lease);
