@@ -44,6 +44,10 @@ pub struct CarriedHosted {
 }
 
 impl CarriedDaemon {
+    pub fn job_count(&self) -> usize {
+        self.services.iter().map(|s| s.service.jobs.len()).sum()
+    }
+
     /// Every descriptor number the records name.
     pub fn fds(&self) -> Vec<i32> {
         let mut all = Vec::new();

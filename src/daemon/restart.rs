@@ -138,7 +138,7 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
     let failed = match super::carry::carry(&held.daemon.state) {
         Err(why) => why,
         Ok((carried, kept)) => {
-            let jobs: usize = carried.services.iter().map(|s| s.service.jobs.len()).sum();
+            let jobs = carried.job_count();
             let (next_handle, next_service) = held.daemon.state.counters();
             let watchdog = super::carry::watchdog_fd();
             // This image's binary, open: the way back if the new image finds the
