@@ -9,243 +9,16 @@
 //! check is the only part they skip.
 #![cfg(target_os = "linux")]
 
-#[path = "common/stop.rs"]
-mod stop;
+#[path = "common/restart.rs"]
+mod harness;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use serde_json::{json, Value};
-
-const BIN: &str = env!("CARGO_BIN_EXE_native-shell-daemon");
-
-/// Held while this test process writes an executable and while it forks: a child forked
-/// while a binary's write descriptor is open holds it until its exec, and running that
-/// binary then fails with ETXTBSY ("Text file busy"). The tests run in parallel threads.
-static FORKS: Mutex<()> = Mutex::new(());
-
-fn forking<T>(f: impl FnOnce() -> T) -> T {
-    let _held = FORKS.lock().unwrap_or_else(|e| e.into_inner());
-    f()
-}
-
-fn eventually(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A daemon run from `dir/bin/native-shell-daemon`, its stderr collected line by line
-/// (the same pipe across its images).
-struct Daemon {
-    child: Child,
-    binary: PathBuf,
-    socket: PathBuf,
-    log: Arc<Mutex<Vec<String>>>,
-    dir: tempfile::TempDir,
-}
-
-impl Daemon {
-    fn start(listen: bool) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("bin")).unwrap();
-        let binary = dir.path().join("bin").join("native-shell-daemon");
-        forking(|| std::fs::copy(BIN, &binary)).unwrap();
-        let socket = dir.path().join("run").join("daemon.sock");
-        let mut command = Command::new(&binary);
-        command.arg("--socket").arg(&socket).arg("--idle-exit-ms").arg("600000");
-        if listen {
-            command.arg("--listen").arg("127.0.0.1:0");
-        }
-        let mut child = forking(|| {
-            command
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-        })
-        .unwrap();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let lines = BufReader::new(child.stderr.take().unwrap());
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in lines.lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        let daemon = Daemon {
-            child,
-            binary,
-            socket,
-            log,
-            dir,
-        };
-        eventually("the daemon's socket", || UnixStream::connect(&daemon.socket).is_ok());
-        daemon
-    }
-
-    /// Puts `from` at the daemon's binary path, as an upgrade does (a rename over it).
-    fn replace_binary(&self, from: &Path) {
-        let staged = self.dir.path().join("bin").join("staged");
-        forking(|| std::fs::copy(from, &staged)).unwrap();
-        std::fs::rename(&staged, &self.binary).unwrap();
-    }
-
-    fn replace_binary_with_script(&self, script: &str) {
-        let staged = self.dir.path().join("bin").join("staged");
-        forking(|| std::fs::write(&staged, script)).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::rename(&staged, &self.binary).unwrap();
-    }
-
-    fn logged(&self, needle: &str) -> Option<String> {
-        self.log.lock().unwrap().iter().find(|l| l.contains(needle)).cloned()
-    }
-
-    fn tcp_addr(&self) -> SocketAddr {
-        eventually("the HTTP port", || self.logged("listening on http://").is_some());
-        let line = self.logged("listening on http://").unwrap();
-        line.rsplit("http://").next().unwrap().trim().parse().unwrap()
-    }
-
-    /// `native-shell-daemon --restart --socket S` (the tool, not the daemon's binary
-    /// path): its exit status and stderr.
-    fn restart(&self) -> (bool, String) {
-        let child = forking(|| {
-            Command::new(BIN)
-                .arg("--restart")
-                .arg("--socket")
-                .arg(&self.socket)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-        })
-        .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-
-    fn alive(&mut self) -> bool {
-        stop::running(&mut self.child)
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        stop::stop(&mut self.child);
-    }
-}
-
-struct Client {
-    stream: UnixStream,
-    next: u64,
-}
-
-impl Client {
-    fn connect(socket: &Path) -> Self {
-        let stream = UnixStream::connect(socket).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        Client { stream, next: 1 }
-    }
-
-    fn send(&mut self, method: &str, params: Value) -> u64 {
-        let id = self.next;
-        self.next += 1;
-        let body = json!({"id": id, "method": method, "params": params}).to_string();
-        let mut frame = vec![0u8];
-        frame.extend((body.len() as u32).to_be_bytes());
-        frame.extend(body.as_bytes());
-        self.stream.write_all(&frame).unwrap();
-        id
-    }
-
-    /// The next message, `None` when the daemon closed the connection.
-    fn read(&mut self) -> Option<Value> {
-        let mut head = [0u8; 5];
-        self.stream.read_exact(&mut head).ok()?;
-        let mut body = vec![0u8; u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize];
-        self.stream.read_exact(&mut body).ok()?;
-        serde_json::from_slice(&body).ok()
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.send(method, params);
-        loop {
-            let message = self.read().expect("the daemon closed the connection");
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-
-    fn hello(&mut self) -> Value {
-        let hello = self.call(
-            "hello",
-            json!({"version": "test", "protocol": 1, "pid": std::process::id()}),
-        );
-        hello["result"].clone()
-    }
-}
-
-/// How a `/health` probe went.
-enum Probe {
-    Answered(Duration),
-    /// Connected, then reset: a request in flight in the old image at the exec
-    /// (docs/daemon.md, "Restarting in place": such requests are dropped).
-    Reset(String),
-    /// Refused or answered wrongly: what must never happen.
-    Failed(String),
-}
-
-fn probe(addr: SocketAddr) -> Probe {
-    let began = Instant::now();
-    let mut stream = match TcpStream::connect(addr) {
-        Ok(stream) => stream,
-        Err(e) => return Probe::Failed(format!("connect: {e}")),
-    };
-    match health(&mut stream) {
-        Ok(()) => Probe::Answered(began.elapsed()),
-        Err(e) if e.starts_with("io:") => Probe::Reset(e),
-        Err(e) => Probe::Failed(e),
-    }
-}
-
-/// `GET /health` on a connected stream.
-fn health(stream: &mut TcpStream) -> Result<(), String> {
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    stream
-        .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        .map_err(|e| format!("io: write: {e}"))?;
-    let mut answer = String::new();
-    stream
-        .read_to_string(&mut answer)
-        .map_err(|e| format!("io: read: {e}"))?;
-    // Ready: 200 with `{"ready":true,...}` (src/daemon/http/health.rs).
-    if answer.starts_with("HTTP/1.1 200") && answer.contains("\"ready\":true") {
-        Ok(())
-    } else if answer.is_empty() {
-        Err("io: closed without an answer".to_string())
-    } else {
-        Err(format!("answer {answer:?}"))
-    }
-}
-
-/// The stamped second build, if one was made (scripts/build-next-daemon.sh).
-fn next_build() -> Option<(PathBuf, String)> {
-    let path = PathBuf::from(std::env::var_os("NATIVE_SHELL_NEXT_DAEMON")?);
-    let out = Command::new(&path).arg("--version").output().ok()?;
-    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    Some((path, version))
-}
+use harness::*;
+use serde_json::json;
 
 #[test]
 fn restart_replaces_the_image_in_place_while_the_tcp_port_keeps_accepting() {
@@ -361,27 +134,29 @@ fn a_binary_that_cannot_read_the_format_is_refused_before_anything_stops() {
 }
 
 #[test]
-fn a_daemon_holding_jobs_refuses_to_restart_and_ends_none() {
+fn a_new_binary_that_fails_its_handover_with_jobs_running_leaves_them_unharmed() {
     let daemon = Daemon::start(false);
     let mut client = Client::connect(&daemon.socket);
     let before = client.hello();
-    let root = daemon.dir.path().to_path_buf();
-    let open = client.call("open", json!({"projectRoot": root, "ioDir": root.join("io")}));
-    assert!(open["result"]["sessionId"].is_string(), "{open}");
-    let started = client.call("start", json!({"command": "sleep 30", "options": {}}));
-    let handle = started["result"]["handle"].clone();
-    assert!(handle.is_u64(), "{started}");
-    daemon.replace_binary(Path::new(BIN));
+    client.open(&daemon);
+    // A REPL in pipes mode: it answers each line it reads.
+    let handle = client.start("while read -r line; do echo \"got $line\"; done", "pipes");
+    client.input(handle, "one\n");
+    client.output_contains(handle, "got one");
+    // What a build that cannot read this hand-over answers its pre-flight.
+    daemon.replace_binary_with_script(
+        "#!/bin/sh\ncat >/dev/null\necho 'native-shell-daemon: HANDOVER_INVALID: the hand-over is broken' >&2\nexit 1\n",
+    );
     let (ok, said) = daemon.restart();
     assert!(!ok, "{said}");
-    assert!(said.contains("DAEMON_RESTART_REFUSED"), "{said}");
+    assert!(said.contains("DAEMON_RESTART_FAILED"), "{said}");
+    // The same daemon, the same connection, and the job takes input as before.
     let after = client.hello();
     assert_eq!(after["pid"], before["pid"]);
+    client.input(handle, "two\n");
+    client.output_contains(handle, "got two");
     let listed = client.call("getActiveProcesses", json!({}));
-    assert!(
-        listed.to_string().contains("running"),
-        "the job did not run on: {listed}"
-    );
+    assert!(listed.to_string().contains("running"), "{listed}");
     client.call("kill", json!({"handle": handle}));
 }
 

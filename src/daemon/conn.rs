@@ -34,6 +34,9 @@ pub struct Daemon {
     pub default_project_root: Option<std::path::PathBuf>,
     /// `restartDaemon` requests on their way to the accept loop (src/daemon/upgrade/).
     pub upgrade: Arc<super::upgrade::requests::Requests>,
+    /// Set while a restart in place carries the jobs: a connection closing then ends
+    /// none of its `keep: false` jobs (the restart, not the client, closed it).
+    pub restarting: std::sync::atomic::AtomicBool,
 }
 
 impl Daemon {
@@ -48,6 +51,7 @@ impl Daemon {
             socket,
             default_project_root: None,
             upgrade: Arc::default(),
+            restarting: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

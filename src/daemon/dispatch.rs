@@ -83,7 +83,7 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
         "open" => open(conn, p).into(),
         "checkCommand" => check_command(p).into(),
         "restartDaemon" => {
-            // Refused at once while jobs are held (no pre-flight run for nothing); else
+            // Refused at once while a job cannot be carried (no pre-flight run for nothing); else
             // the new binary is checked off this thread and the answer comes from the
             // accept loop when it execs, or with the refusal (src/daemon/upgrade/).
             if let Err(refusal) = super::restart::refuse_jobs(&conn.daemon.state) {
@@ -356,7 +356,7 @@ fn open(conn: &mut Conn, p: &Value) -> Result<Value> {
         ..args.into_config()?
     };
     let service = Service::new(config, conn.daemon.jobs.clone())?;
-    let hosted = conn.daemon.state.add_service(service, conn.id);
+    let hosted = conn.daemon.state.add_service(service, conn.id, p.clone());
     let s = &hosted.service;
     let reply = json!({
         "sessionId": s.session_id(),
@@ -520,6 +520,10 @@ fn check_command(p: &Value) -> Result<Value> {
 pub fn closed(conn: &Conn) {
     let unkept = conn.daemon.state.disconnected(conn.hosted.as_ref());
     let Some(hosted) = conn.hosted.clone() else { return };
+    if conn.daemon.restarting.load(std::sync::atomic::Ordering::SeqCst) {
+        // Closed by a restart in place, which carries these jobs running.
+        return;
+    }
     for local in unkept {
         let service = hosted.service.clone();
         tokio::spawn(async move {

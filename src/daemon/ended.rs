@@ -109,6 +109,65 @@ impl Ended {
     }
 }
 
+/// A remembered job as a restart in place carries it (src/daemon/carry.rs).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedEnded {
+    pub handle: u32,
+    pub root: PathBuf,
+    pub command: String,
+    pub status: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub started_at: u64,
+    pub removed_at_ms: u64,
+    pub output_dir: String,
+}
+
+/// The statuses a remembered job can have (`record` keeps them as static names).
+const STATUSES: [&str; 4] = ["exited", "killed", "timed_out", "failed"];
+
+impl Ended {
+    /// Oldest first.
+    pub fn carry(&self) -> Vec<CarriedEnded> {
+        self.jobs
+            .iter()
+            .map(|j| CarriedEnded {
+                handle: j.handle,
+                root: j.root.clone(),
+                command: j.command.clone(),
+                status: j.status.to_string(),
+                exit_code: j.exit_code,
+                signal: j.signal,
+                started_at: j.started_at,
+                removed_at_ms: unix_millis(j.removed_at),
+                output_dir: j.output_dir.clone(),
+            })
+            .collect()
+    }
+
+    /// Takes a previous image's records (a status this build does not know is dropped).
+    pub fn resume(&mut self, carried: Vec<CarriedEnded>) {
+        for j in carried {
+            let Some(status) = STATUSES.iter().find(|s| **s == j.status) else {
+                continue;
+            };
+            self.jobs.push_back(EndedJob {
+                handle: j.handle,
+                root: j.root,
+                command: j.command,
+                status,
+                exit_code: j.exit_code,
+                signal: j.signal,
+                started_at: j.started_at,
+                removed_at: SystemTime::UNIX_EPOCH + Duration::from_millis(j.removed_at_ms),
+                output_dir: j.output_dir,
+            });
+        }
+        self.expire(SystemTime::now());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,11 @@
 //! started with, `version` what it says of itself, `run` its run; `restart` replaces its
 //! image in place with what `upgrade` provides.
 
+#[cfg(target_os = "linux")]
+mod carry;
+#[cfg(not(target_os = "linux"))]
+#[path = "carry_none.rs"]
+mod carry;
 mod config;
 mod conn;
 mod dispatch;

@@ -2,6 +2,12 @@
 //! request's new binary passed its pre-flight (upgrade/requests.rs): the last checks, the
 //! pause, the `execve` (upgrade/exec.rs), and the way back when it fails.
 //!
+//! Format 2 carries the jobs (src/daemon/carry.rs): after the last checks, every
+//! job's reader is stopped where nothing it read is held (the freeze point), the
+//! jobs are written into the hand-over with copies of their descriptors, and exactly
+//! those copies lose close-on-exec. A restart that does not happen lets every reader
+//! go on where it stood.
+//!
 //! The pause is short and everything in it waits rather than fails: the accept loop
 //! is not polled and the HTTP face's accept task is stopped, so new connections wait
 //! in the listeners' backlogs (the sockets stay open and listening throughout: the
@@ -10,6 +16,7 @@
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,7 +26,7 @@ use super::conn::Daemon;
 use super::http::Face;
 use super::state::State;
 use super::upgrade::exec::{exec, handover_file, monotonic_ns, still_checked, Image, Refusal};
-use super::upgrade::format::{Descriptors, Handover, FORMAT};
+use super::upgrade::format::{Descriptors, Handover, Rollback, FORMAT};
 use super::upgrade::requests::{refusal_json, Checked};
 
 /// Lets the replies and `bye`s queued for a slow socket leave before the exec.
@@ -80,50 +87,41 @@ pub struct Holdings<'a> {
     pub http: Option<&'a mut HttpFace>,
 }
 
-/// Jobs the daemon holds, running or finished: each is a process, its descriptors
-/// and its output, or an exit status not yet read.
-fn jobs_held(state: &State) -> usize {
-    state.all_services().iter().map(|s| s.service.handles().len()).sum()
+/// What a restart checks before it stops anything: every job the daemon holds can be
+/// carried (src/daemon/carry.rs says which cannot).
+pub fn refuse_jobs(state: &State) -> Result<(), Refusal> {
+    super::carry::precheck(state).map_err(|why| Refusal::new("DAEMON_RESTART_REFUSED", why))
 }
 
-/// Format 1 hands over the listeners, the lock and the handle counters, not jobs
-/// yet: a daemon holding any refuses, before anything is stopped, rather than end
-/// them (docs/daemon.md, "Restarting in place").
-pub fn refuse_jobs(state: &State) -> Result<(), Refusal> {
-    match jobs_held(state) {
-        0 => Ok(()),
-        n => Err(Refusal::new(
-            "DAEMON_RESTART_REFUSED",
-            format!(
-                "the daemon holds {n} job(s); hand-over format {FORMAT} does not carry jobs yet, so a restart now would end them: finish or remove them first"
-            ),
-        )),
+fn refuse_all(checked: Vec<Checked>, refusal: &Refusal) {
+    eprintln!("native-shell-daemon: restart refused: {}", refusal.message);
+    for request in checked {
+        (request.answer)(Err(refusal_json(refusal)));
     }
 }
 
 /// Replaces the image. Returns only when the restart was refused or the exec failed;
-/// the daemon serves on as before then.
+/// the daemon serves on as before then, its jobs' readers going on where they stood.
 pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
     if let Err(refusal) = refuse_jobs(&held.daemon.state) {
-        eprintln!("native-shell-daemon: restart refused: {}", refusal.message);
-        for request in checked {
-            (request.answer)(Err(refusal_json(&refusal)));
-        }
-        return;
+        return refuse_all(checked, &refusal);
     }
     let Some(first) = checked.first() else { return };
     let (binary, to_version, identity) = (first.binary.clone(), first.to_version.clone(), first.identity);
     if let Err(refusal) = still_checked(&binary, identity) {
-        eprintln!("native-shell-daemon: restart refused: {}", refusal.message);
-        for request in checked {
-            (request.answer)(Err(refusal_json(&refusal)));
-        }
-        return;
+        return refuse_all(checked, &refusal);
     }
     // From here on nothing is accepted until the new image serves.
     let paused_at_ns = monotonic_ns();
     if let Some(http) = held.http.as_deref_mut() {
         http.pause();
+    }
+    // The freeze point: every job's reader stands still with all it read in the job;
+    // a job started from now on is ended at once (src/service/carry.rs).
+    held.daemon.restarting.store(true, Ordering::SeqCst);
+    if let Err(why) = super::carry::freeze(&held.daemon.state).await {
+        abandon(&mut held);
+        return refuse_all(checked, &Refusal::new("DAEMON_RESTART_FAILED", why));
     }
     let from = super::version::version();
     eprintln!(
@@ -137,11 +135,20 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
         "the daemon restarts in place ({from} -> {to_version}); connect again"
     ));
     tokio::time::sleep(FLUSH).await;
-    let failed = match refuse_jobs(&held.daemon.state) {
-        // A job started by a request dispatched before the pause: it is not ended.
-        Err(refusal) => refusal.message,
-        Ok(()) => {
+    let failed = match super::carry::carry(&held.daemon.state) {
+        Err(why) => why,
+        Ok((carried, kept)) => {
+            let jobs = carried.job_count();
             let (next_handle, next_service) = held.daemon.state.counters();
+            let watchdog = super::carry::watchdog_fd();
+            // This image's binary, open: the way back if the new image finds the
+            // hand-over wrong after the exec (upgrade/resume.rs).
+            let this_exe = std::fs::File::open("/proc/self/exe").ok();
+            let args: Option<Vec<String>> = held.image.args.iter().map(|a| a.to_str().map(str::to_string)).collect();
+            let rollback = this_exe.as_ref().zip(args).map(|(exe, args)| Rollback {
+                exe_fd: std::os::fd::AsRawFd::as_raw_fd(exe),
+                args,
+            });
             let handover = Handover {
                 format: FORMAT,
                 from_version: from.to_string(),
@@ -154,6 +161,11 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
                 next_handle,
                 next_service,
                 paused_at_ns,
+                process_token: crate::service::process_token().to_string(),
+                next_service_number: crate::service::next_service_number(),
+                watchdog_fd: watchdog,
+                daemon: carried,
+                rollback,
             };
             match handover_file(&handover) {
                 Err(e) => format!("cannot write the hand-over: {e}"),
@@ -166,6 +178,11 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
                     if let Some(http) = held.http.as_deref() {
                         inherit.push(http.fd());
                     }
+                    // SAFETY: the watchdog's pipe stays open for the life of the process.
+                    inherit.extend(watchdog.map(|fd| unsafe { BorrowedFd::borrow_raw(fd) }));
+                    inherit.extend(kept.iter().map(AsFd::as_fd));
+                    inherit.extend(this_exe.as_ref().map(AsFd::as_fd));
+                    eprintln!("native-shell-daemon: handing over {jobs} job(s)");
                     let error = exec(held.image, &binary, &inherit, &file);
                     format!("execve {} failed: {error}", binary.display())
                 }
@@ -174,6 +191,13 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
     };
     // Still this image: it serves on with everything it had.
     eprintln!("native-shell-daemon: restart abandoned, serving on: {failed}");
+    abandon(&mut held);
+}
+
+/// The restart did not happen: the readers go on, the HTTP face accepts again.
+fn abandon(held: &mut Holdings<'_>) {
+    super::carry::thaw(&held.daemon.state);
+    held.daemon.restarting.store(false, Ordering::SeqCst);
     if let Some(http) = held.http.as_deref_mut() {
         if let Err(e) = http.resume() {
             eprintln!("native-shell-daemon: {e}");

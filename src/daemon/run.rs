@@ -19,6 +19,9 @@ pub fn run(config: Config) -> Result<Ended, String> {
     // the true cause, and nothing reports it healthy meanwhile.
     let abilities = startup::Abilities::probe(config.require_sandbox);
     abilities.require_sandbox()?;
+    // The daemon restarts in place with its jobs (upgrade/): their outputs keep the
+    // steps that rebuild them in the new image, from the first job, carried or new.
+    crate::output::replay::keep_steps_for_restart();
     let jobs = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("jobs")

@@ -26,6 +26,16 @@ pub async fn serve(
     // An image that replaces the daemon's previous one in place takes over its
     // listeners and lock (src/daemon/upgrade/): nothing is bound or locked anew.
     if let Some(handover) = config.handover.take() {
+        // Everything checked before anything is taken: a hand-over this image finds
+        // wrong goes back to the previous image, every job untouched.
+        if let Err(why) = super::upgrade::resume::check(&handover, &config.socket) {
+            eprintln!("native-shell-daemon: HANDOVER_INVALID: {why}; rolling back to the previous image");
+            let failed = super::upgrade::resume::roll_back(&handover);
+            return Err(format!("HANDOVER_INVALID: {why}; {failed}"));
+        }
+        // Before anything asks for the token (a service's making does): the carried
+        // jobs' owner marker, the one the watchdog kills by.
+        super::upgrade::resume::own_jobs(&handover)?;
         let resumed = super::upgrade::resume::take(handover, &config.socket)?;
         let tcp = match (resumed.tcp, &config.listen) {
             (Some(tcp), Some(_)) => Some(tcp),
@@ -92,10 +102,21 @@ async fn serve_on(
             config.socket.clone(),
         )
     });
-    if let Some(handover) = &resumed {
+    let mut resumed = resumed;
+    if let Some(handover) = resumed.as_mut() {
         daemon
             .state
             .resume_counters(handover.next_handle, handover.next_service);
+        // The jobs, before the orphan reaper first runs (their exits are their
+        // readers'), and before any client is accepted.
+        let carried = std::mem::take(&mut handover.daemon);
+        super::carry::resume(
+            &daemon.state,
+            carried,
+            &daemon.jobs,
+            &mut super::upgrade::exec::take_inherited,
+        )
+        .map_err(|e| format!("HANDOVER_INVALID: the hand-over's jobs: {e}"))?;
     }
     // What a restart runs again (the path, so a binary replaced on disk is the one run).
     let image = super::upgrade::Image::current();
@@ -137,6 +158,7 @@ async fn serve_on(
         http = Some(super::restart::HttpFace::start(tcp, face)?);
     }
     if let Some(handover) = &resumed {
+        super::upgrade::resume::done(handover);
         eprintln!(
             "native-shell-daemon: took over from {} in place: {:.1} ms without service",
             handover.from_version,

@@ -23,6 +23,9 @@ pub struct Hosted {
     pub root: PathBuf,
     /// The connection that opened it, while that connection lives.
     pub conn: Mutex<Option<u64>>,
+    /// The `open` request's parameters it was made from: a restart in place makes
+    /// it again from them (src/daemon/carry.rs).
+    pub made_with: Value,
 }
 
 struct JobEntry {
@@ -50,15 +53,64 @@ pub struct State {
 }
 
 impl State {
-    pub fn add_service(&self, service: Service, conn: u64) -> Arc<Hosted> {
+    pub fn add_service(&self, service: Service, conn: u64, made_with: Value) -> Arc<Hosted> {
         let hosted = Arc::new(Hosted {
             id: self.next_service.fetch_add(1, Ordering::Relaxed) + 1,
             root: service.project_root().to_path_buf(),
             service: Arc::new(service),
             conn: Mutex::new(Some(conn)),
+            made_with,
         });
         lock(&self.maps).services.insert(hosted.id, hosted.clone());
         hosted
+    }
+
+    /// A service carried by a restart in place, under its number (no connection holds
+    /// it: its clients connect again).
+    pub fn resume_service(&self, hosted: Arc<Hosted>) {
+        lock(&self.maps).services.insert(hosted.id, hosted);
+    }
+
+    /// Every daemon handle: (handle, service number, the service's handle, keep).
+    pub fn handles(&self) -> Vec<(u32, u64, u32, bool)> {
+        let maps = lock(&self.maps);
+        let mut all: Vec<_> = maps
+            .jobs
+            .iter()
+            .map(|(&h, e)| (h, e.service.id, e.local, e.keep))
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// A daemon handle carried by a restart in place. `false` when its service is not
+    /// here or the handle or the service's handle is taken.
+    pub fn resume_handle(&self, handle: u32, service: u64, local: u32, keep: bool) -> bool {
+        let mut maps = lock(&self.maps);
+        let Some(hosted) = maps.services.get(&service).cloned() else {
+            return false;
+        };
+        if maps.jobs.contains_key(&handle) || maps.by_local.contains_key(&(service, local)) {
+            return false;
+        }
+        maps.by_local.insert((service, local), handle);
+        maps.jobs.insert(
+            handle,
+            JobEntry {
+                service: hosted,
+                local,
+                keep,
+            },
+        );
+        true
+    }
+
+    pub fn carry_ended(&self) -> Vec<super::ended::CarriedEnded> {
+        lock(&self.ended).carry()
+    }
+
+    pub fn resume_ended(&self, carried: Vec<super::ended::CarriedEnded>) {
+        lock(&self.ended).resume(carried);
     }
 
     /// The daemon's handle for a service's own, made at first sight. `keep` is the

@@ -57,18 +57,90 @@ pub fn split(io: ProcessIo) -> (Option<Arc<Terminal>>, Writer, Reader) {
 /// Reads the job's output until its exit is published and its output closed (or the
 /// job is closed).
 pub async fn drive(job: Arc<Job>, child: ChildProcess, reader: Reader, on_exit: OnExit) {
+    let reader = match reader {
+        Reader::Pty(terminal) => Reader::Pty(drive_pty(job.clone(), child, terminal, on_exit).await),
+        Reader::Pipes { stdout, stderr } => {
+            let pipes = drive_pipes(job.clone(), child, stdout, stderr, on_exit).await;
+            Reader::Pipes {
+                stdout: pipes.stdout,
+                stderr: pipes.stderr,
+            }
+        }
+    };
+    // Closed with the job's descriptor slots emptied first (`freeze`): a restart never
+    // takes a number closed here for the job's.
+    job.freeze.reader_ended(move || drop(reader));
+}
+
+/// The descriptors of a job's reader, as `Freeze` lists them.
+#[cfg(unix)]
+pub fn reader_fds(reader: &Reader) -> (Option<i32>, Option<i32>, Option<i32>) {
+    use std::os::fd::AsRawFd;
     match reader {
-        Reader::Pty(terminal) => drive_pty(job, child, terminal, on_exit).await,
-        Reader::Pipes { stdout, stderr } => drive_pipes(job, child, stdout, stderr, on_exit).await,
+        Reader::Pty(terminal) => (Some(terminal.raw_fd()), None, None),
+        Reader::Pipes { stdout, stderr } => (None, Some(stdout.as_raw_fd()), Some(stderr.as_raw_fd())),
     }
+}
+
+/// Windows: no restart in place, nothing listed.
+#[cfg(not(unix))]
+pub fn reader_fds(_reader: &Reader) -> (Option<i32>, Option<i32>, Option<i32>) {
+    (None, None, None)
+}
+
+/// Windows: see `reader_fds`.
+#[cfg(not(unix))]
+pub fn writer_fd(_writer: &Writer) -> Option<i32> {
+    None
+}
+
+/// The descriptor of a pipes job's stdin (a PTY job's is its terminal).
+#[cfg(unix)]
+pub fn writer_fd(writer: &Writer) -> Option<i32> {
+    use std::os::fd::AsRawFd;
+    match writer {
+        Writer::Pty(_) => None,
+        Writer::Pipe(stdin) => Some(stdin.as_raw_fd()),
+    }
+}
+
+/// Reads what background processes write after a carried job's exit (a restart in
+/// place took it over finished, its output still open), until EOF or the job closes.
+pub async fn drive_after_exit(job: Arc<Job>, reader: Reader) {
+    let reader = match reader {
+        Reader::Pty(terminal) => {
+            let mut output = Handoff::new(job.clone());
+            let mut buf = ReadBuffer::new();
+            read_pty_after_exit(&job, &terminal, &mut buf, &mut output, false).await;
+            Reader::Pty(terminal)
+        }
+        Reader::Pipes { stdout, stderr } => {
+            let mut pipes = Pipes::new(stdout, stderr);
+            read_pipes_after_exit(&job, &mut pipes).await;
+            Reader::Pipes {
+                stdout: pipes.stdout,
+                stderr: pipes.stderr,
+            }
+        }
+    };
+    job.freeze.reader_ended(move || drop(reader));
 }
 
 /// Writes caller input in order until the job closes its input; `queued` counts what
 /// is still to be written (see `Job::write_now`, which writes directly while it is 0).
-pub async fn write_input(writer: Writer, rx: mpsc::UnboundedReceiver<Input>, queued: Arc<InputQueue>) {
+pub async fn write_input(
+    writer: Writer,
+    rx: mpsc::UnboundedReceiver<Input>,
+    queued: Arc<InputQueue>,
+    freeze: Arc<crate::job::freeze::Freeze>,
+) {
     match writer {
         Writer::Pty(terminal) => write_pty(terminal, rx, queued).await,
-        Writer::Pipe(stdin) => write_pipe(stdin, rx, queued).await,
+        Writer::Pipe(stdin) => {
+            let (stdin, rx) = write_pipe(stdin, rx, queued).await;
+            // Closed with its slot emptied first (`freeze`); the queue goes with it.
+            freeze.closing_stdin(move || drop((stdin, rx)));
+        }
     }
 }
 
@@ -116,7 +188,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     }
 }
 
-async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Terminal>, on_exit: OnExit) {
+async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Terminal>, on_exit: OnExit) -> Arc<Terminal> {
     let mut buf = ReadBuffer::new();
     let mut output = Handoff::new(job.clone());
     let mut eof = false;
@@ -131,6 +203,12 @@ async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Termina
         loop {
             tokio::select! {
                 biased;
+                // A restart in place: everything read is in the job before it stands
+                // still; the exit is not taken (the next image takes it).
+                _ = job.freeze.requested() => {
+                    output.drain().await;
+                    job.freeze.hold().await;
+                }
                 read = terminal.read(&mut buf), if !eof => match read {
                     Read::Data(n) => {
                         output.push(buf.filled(n)).await;
@@ -159,10 +237,27 @@ async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Termina
     // Every byte read is in the job before the exit is published.
     output.drain().await;
     publish_exit(&job, exit, eof, on_exit).await;
-    // Background processes may keep writing to the terminal; keep their output.
+    read_pty_after_exit(&job, &terminal, &mut buf, &mut output, eof).await;
+    terminal
+}
+
+/// Background processes may keep writing to the terminal after the exit; their
+/// output is kept until EOF or the job closes.
+async fn read_pty_after_exit(
+    job: &Arc<Job>,
+    terminal: &Terminal,
+    buf: &mut ReadBuffer,
+    output: &mut Handoff,
+    mut eof: bool,
+) {
     while !eof {
         tokio::select! {
-            read = terminal.read(&mut buf) => match read {
+            biased;
+            _ = job.freeze.requested() => {
+                output.drain().await;
+                job.freeze.hold().await;
+            }
+            read = terminal.read(buf) => match read {
                 Read::Data(n) => output.push(buf.filled(n)).await,
                 Read::Eof => eof = true,
             },
@@ -183,6 +278,17 @@ struct Pipes {
 }
 
 impl Pipes {
+    fn new(stdout: PipeReader, stderr: PipeReader) -> Self {
+        Self {
+            stdout,
+            stderr,
+            out_buf: ReadBuffer::new(),
+            err_buf: ReadBuffer::new(),
+            out_open: true,
+            err_open: true,
+        }
+    }
+
     fn open(&self) -> bool {
         self.out_open || self.err_open
     }
@@ -203,21 +309,22 @@ impl Pipes {
     }
 }
 
-async fn drive_pipes(job: Arc<Job>, mut child: ChildProcess, stdout: PipeReader, stderr: PipeReader, on_exit: OnExit) {
-    let mut pipes = Pipes {
-        stdout,
-        stderr,
-        out_buf: ReadBuffer::new(),
-        err_buf: ReadBuffer::new(),
-        out_open: true,
-        err_open: true,
-    };
+async fn drive_pipes(
+    job: Arc<Job>,
+    mut child: ChildProcess,
+    stdout: PipeReader,
+    stderr: PipeReader,
+    on_exit: OnExit,
+) -> Pipes {
+    let mut pipes = Pipes::new(stdout, stderr);
     let exit = {
         let wait = child.wait();
         tokio::pin!(wait);
         loop {
             tokio::select! {
                 biased;
+                // A restart in place (see drive_pty): each step ingests what it read.
+                _ = job.freeze.requested() => job.freeze.hold().await,
                 _ = pipes.step(&job), if pipes.open() => {}
                 status = &mut wait => break status,
             }
@@ -230,10 +337,17 @@ async fn drive_pipes(job: Arc<Job>, mut child: ChildProcess, stdout: PipeReader,
         }
     }
     publish_exit(&job, exit, !pipes.open(), on_exit).await;
-    // Background processes may keep writing to the pipes; keep their output.
+    read_pipes_after_exit(&job, &mut pipes).await;
+    pipes
+}
+
+/// Background processes may keep writing to the pipes; keep their output.
+async fn read_pipes_after_exit(job: &Arc<Job>, pipes: &mut Pipes) {
     while pipes.open() {
         tokio::select! {
-            _ = pipes.step(&job) => {}
+            biased;
+            _ = job.freeze.requested() => job.freeze.hold().await,
+            _ = pipes.step(job) => {}
             _ = job.closed() => break,
         }
     }
@@ -256,14 +370,20 @@ async fn write_pty(terminal: Arc<Terminal>, mut rx: mpsc::UnboundedReceiver<Inpu
 }
 
 /// Writes queued input to the job's stdin in order (see `write_pty`).
-async fn write_pipe(mut stdin: PipeWriter, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<InputQueue>) {
+/// Returns stdin and the queue, for the caller to close (`write_input`).
+async fn write_pipe(
+    mut stdin: PipeWriter,
+    mut rx: mpsc::UnboundedReceiver<Input>,
+    queued: Arc<InputQueue>,
+) -> (PipeWriter, mpsc::UnboundedReceiver<Input>) {
     while let Some(input) = until_dropped(&queued, rx.recv()).await.flatten() {
-        let Input::Data(data) = input else { return };
+        let Input::Data(data) = input else { break };
         match until_dropped(&queued, stdin.write_all(&data)).await {
             Some(Ok(())) => queued.release(data.len()),
-            _ => return,
+            _ => break,
         }
     }
+    (stdin, rx)
 }
 
 /// `work`'s output, or `None` once the queue is dropped.

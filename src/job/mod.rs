@@ -7,9 +7,12 @@
 //! `input` holds what goes to the program (input, resizing) and whether it waits for
 //! input; `waiting` the waits on output, exit, delay, timeout or a prompt.
 
+#[cfg(target_os = "linux")]
+pub mod carry;
 pub mod driver;
 pub mod events;
 mod flood_threads;
+pub mod freeze;
 pub mod handoff;
 mod input;
 mod input_queue;
@@ -187,6 +190,9 @@ pub struct Job {
     /// program still sleeps in its read as if nothing had been typed. The terminal's
     /// echo (or the program's answer) shows the input got there.
     unanswered_input: AtomicBool,
+    /// Stops the reader for a restart in place, and lists the job's descriptors
+    /// (`freeze`).
+    pub freeze: Arc<freeze::Freeze>,
 }
 
 impl Job {
@@ -228,6 +234,7 @@ impl Job {
             deadlines,
             last_activity: AtomicU64::new(0),
             unanswered_input: AtomicBool::new(false),
+            freeze: Arc::default(),
         }
     }
 

@@ -16,6 +16,7 @@ mod private_files;
 mod raw_log;
 pub mod raw_stream;
 pub mod read;
+pub mod replay;
 pub mod retention;
 mod scan;
 pub mod screen;
@@ -33,10 +34,11 @@ use persist::{JobFiles, Stream};
 use raw_log::RawLog;
 use raw_stream::RawStream;
 use read::Committed;
+use replay::{Recorder, Step};
 use screen::{Screen, ScreenSize};
 
 /// Memory bounds of one job's output.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OutputLimits {
     pub text_head: usize,
     pub text_tail: usize,
@@ -244,6 +246,19 @@ pub struct JobOutput {
     /// Why the job has no files though it should (its folder could not be made).
     files_error: Option<String>,
     clean: String,
+    /// Every change so far, for a restart in place to rebuild this output (`replay`).
+    replay: Recorder,
+    /// What it was made with (`new`'s arguments), for the rebuild.
+    shape: Shape,
+}
+
+/// What a job's output was made with: its bounds, whether stderr is kept apart, the
+/// screen's first size (PTY jobs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shape {
+    pub limits: OutputLimits,
+    pub separate_stderr: bool,
+    pub screen: Option<ScreenSize>,
 }
 
 impl JobOutput {
@@ -267,11 +282,28 @@ impl JobOutput {
             files: None,
             files_error: None,
             clean: String::new(),
+            replay: Recorder::default(),
+            shape: Shape {
+                limits,
+                separate_stderr,
+                screen,
+            },
         }
+    }
+
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Every change so far, in order; `None` when there were too many to keep
+    /// (`replay::REPLAY_CAP`).
+    pub fn replay_steps(&self) -> Option<&[Step]> {
+        self.replay.steps()
     }
 
     /// Takes one read's bytes; returns the clean text they carried (for waiters).
     pub fn ingest(&mut self, stream: Stream, bytes: &[u8]) -> &str {
+        self.replay.record(Step::read(stream, bytes));
         self.raw.push(stream, bytes);
         if let Some(screen) = self.screen.as_ref() {
             if screen.queue(bytes) {
@@ -296,6 +328,7 @@ impl JobOutput {
 
     /// Commits the lines still being written (the process has ended).
     pub fn finish(&mut self) {
+        self.replay.record(Step::Finish);
         let stdout_rest = self.stdout.finish().to_string();
         let stderr_rest = self.stderr.as_mut().map(|e| e.finish().to_string());
         if let Some(combined) = self.combined.as_mut() {
@@ -381,6 +414,7 @@ impl JobOutput {
     /// window are committed (and written to the files) as they stand.
     pub fn resize(&mut self, cols: u16, rows: u16) {
         let Some(screen) = self.screen.as_ref() else { return };
+        self.replay.record(Step::Resize { cols, rows });
         screen.resize(cols, rows);
         if self.stderr.is_some() {
             return;
@@ -397,6 +431,7 @@ impl JobOutput {
     /// below them. Returns whether anything was committed. The files' descriptors are
     /// let go until the next output (`JobFiles::idle`): a quiet job holds none.
     pub fn commit_screen(&mut self) -> bool {
+        self.replay.record(Step::CommitScreen);
         let committed = self.commit_window();
         if let Some(files) = self.files.as_mut() {
             files.idle();

@@ -26,6 +26,9 @@ use super::private_files::{
 use super::spare_dir::{claim, SpareDir};
 
 pub const DEFAULT_DISK_CAP_BYTES: u64 = 64 * 1024 * 1024;
+#[path = "persist_carry.rs"]
+mod carry;
+pub use carry::CarriedFiles;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Stream {

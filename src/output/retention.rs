@@ -54,6 +54,28 @@ impl SessionLease {
         })
     }
 
+    /// The locked file's descriptor: a restart in place (src/daemon/upgrade/) keeps it
+    /// open across the exec, so the session is never without its lock meanwhile (a
+    /// pruner would take it for dead and remove its folders under running jobs).
+    #[cfg(unix)]
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.file)
+    }
+
+    /// The lease of this process's previous image, inherited locked: taken if it is
+    /// still the file at its name, else made again.
+    pub fn adopt(file: File, session_dir: &Path, token: &str) -> io::Result<Self> {
+        let path = session_dir.join(format!("{LEASE_PREFIX}{token}"));
+        if same_file(&file, &path) {
+            return Ok(Self {
+                file,
+                path,
+                session_dir: session_dir.to_path_buf(),
+            });
+        }
+        Self::acquire(session_dir, token)
+    }
+
     /// Whether the lease file is still where pruners look for it (the ioDir may have
     /// been removed under a running service); made again if not. Called before each
     /// job's folder is made, so a job folder never exists without its session's lease.

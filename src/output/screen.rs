@@ -60,7 +60,7 @@ const PRUNE_COLOURS: usize = 256;
 pub const MAX_SCROLLBACK_LINES: usize = 100_000;
 
 /// The size of a PTY job's emulated terminal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ScreenSize {
     pub cols: u16,
     pub rows: u16,

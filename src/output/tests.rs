@@ -289,3 +289,92 @@ fn bench_text_pipeline() {
     let mib = flood.len() as f64 / (1 << 20) as f64;
     println!("text pipeline: {:.0} MiB/s (best of 5, {mib:.0} MiB)", mib / best);
 }
+
+/// What a reader can see of an output: every view, offset and length.
+fn seen(o: &JobOutput) -> Vec<String> {
+    let raw = o.raw_stream().read(0, usize::MAX);
+    vec![
+        o.view(View::Text, None),
+        o.view(View::Raw, None),
+        o.view(View::Screen, None),
+        format!("{:?}", o.screen_cells(50)),
+        o.excerpt(Which::Stdout, 1 << 20).text,
+        o.excerpt(Which::Stderr, 1 << 20).text,
+        o.excerpt(Which::Combined, 1 << 20).text,
+        o.text_since(0),
+        format!(
+            "{} {} {} {}",
+            o.text_len(),
+            o.committed_len(),
+            o.total_bytes(),
+            o.raw_stream().total()
+        ),
+        format!("{} {} {:?}", raw.next, raw.omitted, raw.pieces),
+        o.pending_text(),
+        o.last_line(),
+    ]
+}
+
+/// A restart in place rebuilds a job's output from its steps (`replay`): the same in
+/// every view, with bounds small enough that the head, the omitted middle and the tail
+/// all play a part, through random cuts, colours, redraws, commits and resizes.
+#[test]
+fn an_output_rebuilt_from_its_steps_is_the_same_in_every_view() {
+    // As the daemon does at its start; in process outputs keep no steps.
+    super::replay::keep_steps_for_restart();
+    let limits = OutputLimits {
+        text_head: 300,
+        text_tail: 900,
+        raw_head: 200,
+        raw_tail: 700,
+        raw_stream: 1000,
+    };
+    let pieces: [&[u8]; 7] = [
+        b"line ",
+        b"\r\n",
+        b"\x1b[31mred\x1b[0m",
+        b"50%\r",
+        b"\x1b[2A\x1b[K",
+        b"\xe2\x82",
+        b"\xac\n",
+    ];
+    for (seed, screen) in [
+        (1, None),
+        (2, Some(ScreenSize::new(30, 5))),
+        (
+            3,
+            Some(ScreenSize {
+                cols: 12,
+                rows: 3,
+                scrollback: 20,
+            }),
+        ),
+    ] {
+        let mut rng = crate::output::test_rng::TestRng::new(seed);
+        let mut original = JobOutput::new(limits, screen.is_none(), screen);
+        for _ in 0..2000 {
+            match rng.below(40) {
+                0 => {
+                    original.commit_screen();
+                }
+                1 if screen.is_some() => original.resize(10 + rng.below(30) as u16, 2 + rng.below(6) as u16),
+                _ => {
+                    let stream = if screen.is_none() && rng.below(3) == 0 {
+                        Stream::Stderr
+                    } else {
+                        Stream::Stdout
+                    };
+                    let bytes: Vec<u8> = (0..1 + rng.below(4))
+                        .flat_map(|_| pieces[rng.below(pieces.len())].to_vec())
+                        .collect();
+                    original.ingest(stream, &bytes);
+                }
+            }
+        }
+        let rebuilt = JobOutput::rebuilt(original.shape(), original.replay_steps().expect("under the cap"));
+        assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}");
+        original.finish();
+        let rebuilt = JobOutput::rebuilt(original.shape(), original.replay_steps().expect("under the cap"));
+        assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}, finished");
+    }
+}

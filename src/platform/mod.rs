@@ -87,6 +87,9 @@ mod no_git_guard {
 }
 #[cfg(target_os = "linux")]
 pub use os::anything_left;
+/// A job cgroup of this process, by path (a restart in place takes it back).
+#[cfg(target_os = "linux")]
+pub use os::job_cgroup_number;
 
 /// Whether the job's process group (or, where there is one, its cgroup) still holds a
 /// process: a job that ended leaving nothing is forgotten without a search.
@@ -162,7 +165,7 @@ pub use linux::job_peers::{
 /// A helper the daemon starts itself (its MCP server): registered like a job's first
 /// process, so the orphan reaper leaves its exit status to the caller's `wait_helper`.
 #[cfg(target_os = "linux")]
-pub use unix::reap::{launching as launching_helper, wait_blocking as wait_helper};
+pub use unix::reap::{adopt_launched, launching as launching_helper, wait_blocking as wait_helper};
 /// See the Linux one: no orphan reaper to keep away from it here.
 #[cfg(all(unix, not(target_os = "linux")))]
 pub fn launching_helper<E>(launch: impl FnOnce() -> Result<i32, E>) -> Result<i32, E> {

@@ -165,8 +165,17 @@ impl Service {
         // keeps (PTY mode), the writer task's end and the reader task's end.
         let (terminal, writer, reader) = driver::split(spawned.io);
         let job = Arc::new(Job::new(meta, output, tx, terminal, inner.timer.deadlines()));
+        let (pty, stdout, stderr) = driver::reader_fds(&reader);
+        job.freeze.set_fds(crate::job::freeze::Fds {
+            pty,
+            stdin: driver::writer_fd(&writer),
+            stdout,
+            stderr,
+        });
         let ticket = job.register_waiter(pattern);
-        inner.runtime.spawn(driver::write_input(writer, rx, job.queued_input()));
+        inner
+            .runtime
+            .spawn(driver::write_input(writer, rx, job.queued_input(), job.freeze.clone()));
         let (reader_job, child) = (job.clone(), spawned.child);
         let reader = inner.runtime.spawn(async move {
             reader_job.attach_files(make_files());
@@ -183,13 +192,22 @@ impl Service {
                 job.close();
                 return Err(std::io::Error::other("the service has ended"));
             }
+            if inner.frozen.load(Ordering::SeqCst) {
+                // A restart in place is carrying the jobs: this one would not be.
+                drop(jobs);
+                kill_now(&job);
+                job.close();
+                return Err(std::io::Error::other(
+                    "the daemon is restarting in place: start the job again once it serves",
+                ));
+            }
             jobs.insert(handle, job.clone());
             evict_finished(&mut jobs, inner.keep_finished);
         }
         Ok((job, ticket))
     }
 
-    fn history_recorder(&self) -> driver::OnExit {
+    pub(super) fn history_recorder(&self) -> driver::OnExit {
         let history = Arc::downgrade(&self.inner.history);
         Box::new(move |meta: &JobMeta, state: &JobState| {
             let Some(history) = history.upgrade() else { return };
@@ -281,7 +299,12 @@ fn owner_entry() -> String {
 /// and its folder counts as finished (`Retention::job_done`). If it panicked (a bug),
 /// the job is failed and its processes killed, so no caller waits forever and nothing
 /// is left running unseen.
-fn supervise(runtime: &Handle, job: &Arc<Job>, reader: tokio::task::JoinHandle<()>, retention: Option<Arc<Retention>>) {
+pub(super) fn supervise(
+    runtime: &Handle,
+    job: &Arc<Job>,
+    reader: tokio::task::JoinHandle<()>,
+    retention: Option<Arc<Retention>>,
+) {
     let job = job.clone();
     runtime.spawn(async move {
         if let Err(e) = reader.await {

@@ -7,6 +7,8 @@
 //! The queries and the ending of jobs are here.
 
 mod admission;
+#[cfg(target_os = "linux")]
+pub mod carry;
 mod folder_removal;
 pub mod history;
 mod interaction;
@@ -50,7 +52,10 @@ use crate::service::results::{process_info, run_result};
 
 use admission::{default_io_dir, valid_session_id, validate_size};
 pub use interaction::{OnInputDone, OnInteractionDone, PreparedInput, PreparedWait};
-pub use registry::{kill_everything_now, process_token, random_hex, Owner};
+pub use registry::{
+    kill_everything_now, next_service_number, process_token, random_hex, resume_process_token, resume_service_numbers,
+    Owner,
+};
 pub use run::OnRunDone;
 
 use crate::base::limits::MAX_SESSION_ID_LEN;
@@ -117,6 +122,9 @@ struct Inner {
     /// Set (under `jobs`' lock) when the service has ended for good: its owner ended or
     /// it was dropped. A job that starts after that is killed at once (see `start_job`).
     ended: AtomicBool,
+    /// Set (under `jobs`' lock) while a restart in place carries the jobs (carry.rs):
+    /// a job that starts meanwhile is ended at once, as it would not be carried.
+    frozen: AtomicBool,
     /// How many times `shutdown` has been called: a run that sees it change between its
     /// call and its job's start ends the job (see `run_owned`).
     shutdowns: AtomicU64,
@@ -131,6 +139,12 @@ struct Inner {
 
 impl Service {
     pub fn new(config: ServiceConfig, runtime: Handle) -> Result<Self> {
+        Self::made(config, runtime, None)
+    }
+
+    /// `new`, with the token of a service carried by a restart in place (carry.rs):
+    /// its jobs carry that token in their marker.
+    fn made(config: ServiceConfig, runtime: Handle, token: Option<String>) -> Result<Self> {
         let root = match config.project_root {
             Some(root) => root,
             None => std::env::current_dir()
@@ -187,7 +201,7 @@ impl Service {
             }
             None => None,
         };
-        let token = registry::service_token();
+        let token = token.unwrap_or_else(registry::service_token);
         let keep = config.keep_job_dirs.unwrap_or(DEFAULT_KEEP_JOB_DIRS);
         let retention =
             persist.then(|| retention::Retention::start(&io_dir, &session_id, &token, keep, runtime.clone()));
@@ -209,6 +223,7 @@ impl Service {
             token,
             jobs: Mutex::new(BTreeMap::new()),
             ended: AtomicBool::new(false),
+            frozen: AtomicBool::new(false),
             shutdowns: AtomicU64::new(0),
             next_handle: AtomicU32::new(1),
             history: Arc::new(Mutex::new(History::new(

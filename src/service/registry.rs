@@ -21,8 +21,30 @@ static NEXT_SERVICE: AtomicU64 = AtomicU64::new(1);
 
 /// A random token for this process (its jobs' owner marker).
 pub fn process_token() -> &'static str {
+    static_token().get_or_init(|| random_hex(8))
+}
+
+fn static_token() -> &'static OnceLock<String> {
     static TOKEN: OnceLock<String> = OnceLock::new();
-    TOKEN.get_or_init(|| random_hex(8))
+    &TOKEN
+}
+
+/// Takes the token of this process's previous image (a restart in place,
+/// src/daemon/upgrade/): its jobs carry it as their owner marker, and the watchdog
+/// kills by it. `false` when a token was already in use (a job started first).
+pub fn resume_process_token(token: &str) -> bool {
+    static_token().set(token.to_string()).is_ok() || process_token() == token
+}
+
+/// Service numbers go on past those of a previous image's services (their tokens
+/// are carried), so no two services share a token.
+pub fn resume_service_numbers(next: u64) {
+    NEXT_SERVICE.fetch_max(next, Ordering::Relaxed);
+}
+
+/// The next service number (for a restart's hand-over).
+pub fn next_service_number() -> u64 {
+    NEXT_SERVICE.load(Ordering::Relaxed)
 }
 
 pub fn random_hex(bytes: usize) -> String {

@@ -69,6 +69,20 @@ impl Retention {
         Some(self.session_dir.join(format!("{SPARE_PREFIX}{}-{n}", self.token)))
     }
 
+    /// The lease's descriptor, while one is held (a restart in place carries it).
+    #[cfg(target_os = "linux")]
+    pub(super) fn lease_fd(&self) -> Option<std::os::fd::RawFd> {
+        lock(&self.lease).as_ref().map(SessionLease::raw_fd)
+    }
+
+    /// Takes the lease of this process's previous image (inherited, still locked).
+    #[cfg(target_os = "linux")]
+    pub(super) fn adopt_lease(&self, file: std::fs::File) -> std::io::Result<()> {
+        let lease = SessionLease::adopt(file, &self.session_dir, &self.token)?;
+        *lock(&self.lease) = Some(lease);
+        Ok(())
+    }
+
     /// Called before a job's folder is made (on the runtime): the lease is taken, or
     /// made again if its file is gone (the ioDir removed), so no job folder is ever
     /// without one.

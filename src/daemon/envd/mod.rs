@@ -94,7 +94,9 @@ impl Envd {
         Ok(Self {
             daemon: daemon.clone(),
             project_root,
-            hosted: daemon.state.add_service(service, FACE_CONN),
+            // Made by the face itself, not from an `open` (`Value::Null`): a restart in
+            // place does not carry it (src/daemon/carry.rs).
+            hosted: daemon.state.add_service(service, FACE_CONN, serde_json::Value::Null),
             started: Mutex::new(HashMap::new()),
             watchers: watch::Watchers::default(),
         })

@@ -67,6 +67,12 @@ impl Image {
     /// This process's binary and arguments, without any earlier `--handover-fd N`.
     pub fn current() -> Self {
         let binary = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("/proc/self/exe"));
+        // An image rolled back to (upgrade/resume.rs) runs a binary renamed over since:
+        // the kernel names it "PATH (deleted)"; a restart runs what is at PATH now.
+        let binary = match binary.to_str().and_then(|b| b.strip_suffix(" (deleted)")) {
+            Some(path) => PathBuf::from(path),
+            None => binary,
+        };
         let mut args = Vec::new();
         let mut given = std::env::args_os().skip(1);
         while let Some(arg) = given.next() {
@@ -214,8 +220,9 @@ pub fn handover_file(_handover: &Handover) -> std::io::Result<std::fs::File> {
     Err(std::io::ErrorKind::Unsupported.into())
 }
 
-/// Reads the hand-over from an inherited descriptor (the new image's side), and marks
-/// it close-on-exec again by taking it into an owned file that is then dropped.
+/// Reads the hand-over from an inherited descriptor (the new image's side). The
+/// descriptor stays open and inheritable: a roll-back (resume.rs) gives the previous
+/// image this very hand-over; `resume::done` closes it once this image serves.
 pub fn read_handover_fd(fd: RawFd) -> Result<Vec<u8>, String> {
     if fd <= 2 {
         return Err(format!("{HANDOVER_FD_FLAG} {fd}: not a hand-over descriptor"));
@@ -223,11 +230,13 @@ pub fn read_handover_fd(fd: RawFd) -> Result<Vec<u8>, String> {
     // SAFETY: an fd number only; fcntl tells whether it is open before it is owned.
     let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
     fcntl_getfd(borrowed).map_err(|e| format!("{HANDOVER_FD_FLAG} {fd}: {e}"))?;
-    // SAFETY: the descriptor is open and was given to this image for this purpose only.
-    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    // SAFETY: the descriptor is open and was given to this image for this purpose
+    // only; not closed here (ManuallyDrop).
+    let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
     let mut bytes = Vec::new();
     file.seek(SeekFrom::Start(0))
         .and_then(|_| file.read_to_end(&mut bytes))
+        .and_then(|_| file.seek(SeekFrom::Start(0)))
         .map_err(|e| format!("cannot read the hand-over: {e}"))?;
     Ok(bytes)
 }

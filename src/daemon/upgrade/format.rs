@@ -10,12 +10,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::daemon::carry::CarriedDaemon;
+
 /// The format this build writes and the only one it reads. Raise it whenever a field's
 /// meaning changes or a field a reader must understand is added.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
-/// Everything the new image takes over.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Everything the new image takes over. Format 2 adds the jobs: the daemon's
+/// services, handles and remembered jobs (src/daemon/carry.rs), and what keeps the
+/// jobs' processes this process's own (the owner token in their environment, the
+/// watchdog's pipe).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handover {
     pub format: u32,
     /// The version of the image that wrote it (for the log and the restart's answer).
@@ -31,6 +36,25 @@ pub struct Handover {
     /// When the old image stopped serving, in ns of CLOCK_MONOTONIC (the same clock in
     /// both images: the pause is measured across the exec).
     pub paused_at_ns: u64,
+    /// The token in every job's owner marker (src/service/registry.rs), and the next
+    /// service number after it: the new image goes on with both.
+    pub process_token: String,
+    pub next_service_number: u64,
+    /// The write end of the watchdog's pipe (src/platform/linux/watchdog.rs), kept
+    /// open across the exec: its close is the watchdog's signal to kill every job.
+    pub watchdog_fd: Option<i32>,
+    pub daemon: CarriedDaemon,
+    /// The way back when the new image finds the hand-over wrong after the exec.
+    pub rollback: Option<Rollback>,
+}
+
+/// The previous image's binary, open (it may have been renamed over since), and the
+/// arguments it ran with: the new image execs it again with this very hand-over when a
+/// record does not check out, before it has taken anything (resume.rs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rollback {
+    pub exe_fd: i32,
+    pub args: Vec<String>,
 }
 
 /// The listening sockets and the lock. Pending connections wait in the listeners'
@@ -53,7 +77,8 @@ pub enum Unreadable {
     Format { found: u32, reads: u32 },
     /// The right format, but a field missing or of the wrong kind.
     Fields(String),
-    /// A descriptor that cannot be one (negative, or 0..=2: the new image's stdio).
+    /// A descriptor that cannot be one (negative, or 0..=2: the new image's stdio),
+    /// or one named twice.
     Descriptor(i32),
 }
 
@@ -82,7 +107,7 @@ impl std::fmt::Display for Unreadable {
 
 impl Handover {
     pub fn encode(&self) -> Vec<u8> {
-        // A struct of strings and numbers always serialises.
+        // Strings, numbers and JSON values (maps with string keys) always serialise.
         serde_json::to_vec(self).unwrap_or_default()
     }
 
@@ -94,13 +119,28 @@ impl Handover {
         }
         let handover: Self = serde_json::from_slice(bytes).map_err(|e| Unreadable::Fields(e.to_string()))?;
         let fds = handover.fds;
-        for fd in [Some(fds.unix_listener), fds.tcp_listener, Some(fds.lock)]
-            .into_iter()
-            .flatten()
+        let mut seen = std::collections::HashSet::new();
+        let exe = handover.rollback.as_ref().map(|r| r.exe_fd);
+        for fd in [
+            Some(fds.unix_listener),
+            fds.tcp_listener,
+            Some(fds.lock),
+            handover.watchdog_fd,
+            exe,
+        ]
+        .into_iter()
+        .flatten()
+        .chain(handover.daemon.fds())
         {
-            if fd <= 2 {
+            if fd <= 2 || !seen.insert(fd) {
                 return Err(Unreadable::Descriptor(fd));
             }
+        }
+        if handover.process_token.is_empty() || !handover.process_token.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Unreadable::Fields(format!(
+                "process token {:?} is not a hex token",
+                handover.process_token
+            )));
         }
         Ok(handover)
     }
@@ -134,6 +174,14 @@ mod tests {
             next_handle: 41,
             next_service: 6,
             paused_at_ns: 123_456_789,
+            process_token: "0123abcd".into(),
+            next_service_number: 3,
+            watchdog_fd: Some(11),
+            daemon: CarriedDaemon::default(),
+            rollback: Some(Rollback {
+                exe_fd: 12,
+                args: vec!["--socket".into(), "/s".into()],
+            }),
         }
     }
 
@@ -145,15 +193,20 @@ mod tests {
 
     #[test]
     fn another_format_is_refused_by_its_number_even_with_fields_unknown_here() {
-        let newer = br#"{"format": 2, "jobs": [{"pid": 1}], "somethingNew": true}"#;
+        let newer = br#"{"format": 3, "jobs": [{"pid": 1}], "somethingNew": true}"#;
         let refused = Handover::decode(newer).unwrap_err();
         assert_eq!(
             refused,
             Unreadable::Format {
-                found: 2,
+                found: 3,
                 reads: FORMAT
             }
         );
+        // Format 1 (no jobs) is refused too: its fields do not say what format 2's do.
+        assert!(matches!(
+            Handover::decode(br#"{"format": 1}"#),
+            Err(Unreadable::Format { found: 1, .. })
+        ));
         assert_eq!(refused.code(), "HANDOVER_FORMAT");
         let older = br#"{"format": 0}"#;
         assert_eq!(
@@ -189,5 +242,47 @@ mod tests {
         let mut bad = sample();
         bad.fds.tcp_listener = Some(1);
         assert_eq!(Handover::decode(&bad.encode()), Err(Unreadable::Descriptor(1)));
+        let mut twice = sample();
+        twice.watchdog_fd = Some(twice.fds.lock);
+        assert_eq!(
+            Handover::decode(&twice.encode()),
+            Err(Unreadable::Descriptor(twice.fds.lock))
+        );
+    }
+
+    #[test]
+    fn a_job_descriptor_named_twice_or_a_bad_token_is_refused() {
+        let with_job = |fds: &str| {
+            let mut json: serde_json::Value = serde_json::from_slice(&sample().encode()).unwrap();
+            let service: serde_json::Value = serde_json::json!({
+                "id": 1, "root": "/p", "madeWith": {},
+                "service": {"sessionId": "s", "token": "ab-1", "nextHandle": 2, "leaseFd": null, "history": [],
+                    "jobs": [serde_json::from_str::<serde_json::Value>(&format!(r#"{{
+                        "handle": 1, "pid": 100, "startTicks": 5, "command": "x", "args": null,
+                        "description": null, "directory": ".", "mode": "pipes", "startedAtMs": 0,
+                        "ranMs": 0, "markerEntry": "M=1", "cgroup": null, "fds": {fds}, "end": null,
+                        "killReason": null, "delivered": 0,
+                        "shape": {{"limits": {{"text_head": 1, "text_tail": 1, "raw_head": 1, "raw_tail": 1, "raw_stream": 0}},
+                                  "separate_stderr": true, "screen": null}},
+                        "steps": [{{"step": "read", "err": false, "bytes": "aGk="}}], "files": null, "filesError": null
+                    }}"#)).unwrap()]}
+            });
+            json["daemon"]["services"] = serde_json::json!([service]);
+            serde_json::to_vec(&json).unwrap()
+        };
+        let fine = with_job(r#"{"pty": null, "stdin": 20, "stdout": 21, "stderr": 22}"#);
+        let read = Handover::decode(&fine).expect("a job record reads");
+        assert_eq!(read.daemon.services[0].service.jobs[0].fds.stdout, Some(21));
+        let clash = with_job(r#"{"pty": null, "stdin": 20, "stdout": 21, "stderr": 7}"#);
+        assert_eq!(
+            Handover::decode(&clash),
+            Err(Unreadable::Descriptor(7)),
+            "the unix listener's"
+        );
+        let stdio = with_job(r#"{"pty": null, "stdin": 2, "stdout": 21, "stderr": 22}"#);
+        assert_eq!(Handover::decode(&stdio), Err(Unreadable::Descriptor(2)));
+        let mut token = sample();
+        token.process_token = "not hex; rm".into();
+        assert!(matches!(Handover::decode(&token.encode()), Err(Unreadable::Fields(_))));
     }
 }

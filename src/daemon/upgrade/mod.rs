@@ -7,7 +7,8 @@
 //! a request from a connection to the accept loop; `client` is the `--restart` command.
 //! The old image's side (checks, pause, exec, rollback) is src/daemon/restart.rs, beside
 //! the daemon's state and faces it stops and starts again; this folder knows nothing of
-//! them. docs/daemon.md, "Restarting in place".
+//! them but the record of the jobs the hand-over carries (src/daemon/carry.rs).
+//! docs/daemon.md, "Restarting in place".
 
 pub mod client;
 pub mod exec;

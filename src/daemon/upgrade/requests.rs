@@ -98,6 +98,11 @@ fn dry_handover() -> Handover {
         next_handle: 0,
         next_service: 0,
         paused_at_ns: 0,
+        process_token: crate::service::process_token().to_string(),
+        next_service_number: 0,
+        watchdog_fd: None,
+        daemon: Default::default(),
+        rollback: None,
     }
 }
 

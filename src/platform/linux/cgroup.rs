@@ -376,10 +376,37 @@ impl Containment {
         }
     }
 
+    /// A job's cgroup made by this process's previous image (a restart in place,
+    /// src/daemon/upgrade/): taken back as joined, so the job is held, listed, killed
+    /// and removed as before. Only a directory right below this process's parent
+    /// cgroup is taken (the hand-over names it, and nothing else may be killed or
+    /// removed through it); the job counter goes on past its number, so no later job
+    /// is given its name.
+    pub fn adopt(path: &Path) -> Option<Self> {
+        let number = job_cgroup_number(path)?;
+        NEXT_JOB.fetch_max(number + 1, Ordering::Relaxed);
+        Some(Self(Some(Arc::new(JobCgroup {
+            path: path.to_path_buf(),
+            launch: Mutex::new(None),
+            joined: AtomicBool::new(true),
+            state: AtomicU8::new(LIVE),
+        }))))
+    }
+
     /// The cgroup's path, for the job list.
     pub fn path(&self) -> Option<&Path> {
         self.joined().map(|c| c.path.as_path())
     }
+}
+
+/// The number of a job cgroup of this process (`<parent>/job-N`, a directory), or
+/// `None` when `path` is not one. Reads only: a restart checks the hand-over with it
+/// before anything is taken.
+pub fn job_cgroup_number(path: &Path) -> Option<u64> {
+    let parent = parent()?;
+    let name = path.strip_prefix(parent).ok()?.to_str()?;
+    let number: u64 = name.strip_prefix("job-")?.parse().ok()?;
+    path.is_dir().then_some(number)
 }
 
 /// What the next job will be held by: a cgroup when one could be had here and no

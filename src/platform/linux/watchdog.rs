@@ -78,6 +78,27 @@ pub fn ensure_started(owner_entry: &str) {
     }
 }
 
+/// The watcher's pipe (its write end), while one runs: a restart in place
+/// (src/daemon/upgrade/) keeps it open across the exec, or the watcher would read the
+/// exec's close as this process's death and kill every job the restart carries.
+pub fn write_fd() -> Option<std::os::fd::RawFd> {
+    use std::os::fd::AsRawFd;
+    let guard = WATCHDOG.get()?.lock().ok()?;
+    guard.as_ref().map(|w| w._write_end.as_raw_fd())
+}
+
+/// Takes back the watcher of this process's previous image (its pipe's write end,
+/// inherited across a restart in place): the same watcher guards the carried jobs
+/// and the ones started from now on, with the same owner marker.
+pub fn adopt(write_end: OwnedFd) {
+    let slot = WATCHDOG.get_or_init(|| Mutex::new(None));
+    if let Ok(mut guard) = slot.lock() {
+        if guard.is_none() {
+            *guard = Some(Watchdog { _write_end: write_end });
+        }
+    }
+}
+
 fn start(owner_entry: &str) -> io::Result<Watchdog> {
     let (read_end, write_end) = crate::platform::unix::pipes::pipe_pair()?;
     let mut cmd = Command::new("bash");

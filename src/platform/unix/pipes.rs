@@ -21,8 +21,35 @@ impl PipeReader {
     }
 }
 
+impl AsRawFd for PipeReader {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.0.as_raw_fd()
+    }
+}
+
+impl PipeReader {
+    /// A job's pipe inherited from this process's previous image (a restart in place,
+    /// src/daemon/upgrade/). Must run inside a tokio runtime.
+    pub fn adopt(fd: OwnedFd) -> io::Result<Self> {
+        Ok(Self(pipe::Receiver::from_owned_fd(fd)?))
+    }
+}
+
 /// The write end of a job's stdin, in the reactor.
 pub struct PipeWriter(pipe::Sender);
+
+impl AsRawFd for PipeWriter {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.0.as_raw_fd()
+    }
+}
+
+impl PipeWriter {
+    /// See `PipeReader::adopt`.
+    pub fn adopt(fd: OwnedFd) -> io::Result<Self> {
+        Ok(Self(pipe::Sender::from_owned_fd(fd)?))
+    }
+}
 
 impl PipeWriter {
     pub async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {

@@ -55,6 +55,15 @@ pub fn launching<E>(launch: impl FnOnce() -> Result<i32, E>) -> Result<i32, E> {
     Ok(pid)
 }
 
+/// A job's process launched by this process's previous image (a restart in place,
+/// src/daemon/upgrade/): its exit status is its new watcher's, not the orphan
+/// reaper's. Registered before the reaper runs in the new image.
+#[cfg(target_os = "linux")]
+pub fn adopt_launched(pid: i32) {
+    let _gate = LAUNCH_GATE.read().unwrap_or_else(|e| e.into_inner());
+    lock(&LAUNCHED).get_or_insert_with(HashSet::new).insert(pid);
+}
+
 /// Reaps the zombies among `children` (this process's children, found by the caller)
 /// that no launch of ours started: orphans of a job, adopted by a subreaper.
 #[cfg(target_os = "linux")]

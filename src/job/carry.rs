@@ -1,0 +1,295 @@
+//! One job as a restart in place (src/daemon/upgrade/) hands it to the next image:
+//! what it was started as, its process, its descriptors (by number: the exec keeps
+//! them open), its output (the steps that rebuild it: src/output/replay.rs, and its
+//! files), how it ended if it did, and what its caller was already given.
+//!
+//! A job the hand-over cannot carry whole refuses the restart (nothing is stopped):
+//! a sandboxed one (its TMPDIR lease and git guard live in this image only), one
+//! whose output outgrew the replay, one with input its program has not read yet.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use crate::job::freeze::Fds;
+use crate::job::{Job, JobMeta, JobStatus};
+use crate::output::persist::{unix_millis, CarriedFiles, JobFiles};
+use crate::output::replay::Step;
+use crate::output::{JobOutput, Shape};
+use crate::platform::{Containment, Mode};
+
+/// A job, carried.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedJob {
+    pub handle: u32,
+    pub pid: u32,
+    pub start_ticks: u64,
+    pub command: String,
+    pub args: Option<Vec<String>>,
+    pub description: Option<String>,
+    pub directory: String,
+    /// "pty" or "pipes".
+    pub mode: String,
+    pub started_at_ms: u64,
+    /// How long it had run at the freeze (its `started` instant is set back by as much).
+    pub ran_ms: u64,
+    pub marker_entry: String,
+    /// Its cgroup, when one holds it.
+    pub cgroup: Option<std::path::PathBuf>,
+    /// Its descriptors' numbers in the new image (none once its output is done).
+    pub fds: CarriedFds,
+    pub end: Option<CarriedEnd>,
+    /// Set by a kill in progress: the exit is reported as what caused it.
+    pub kill_reason: Option<String>,
+    pub delivered: u64,
+    pub shape: Shape,
+    pub steps: Vec<Step>,
+    pub files: Option<CarriedFiles>,
+    pub files_error: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarriedFds {
+    pub pty: Option<i32>,
+    pub stdin: Option<i32>,
+    pub stdout: Option<i32>,
+    pub stderr: Option<i32>,
+}
+
+impl CarriedFds {
+    pub fn all(&self) -> impl Iterator<Item = i32> {
+        [self.pty, self.stdin, self.stdout, self.stderr].into_iter().flatten()
+    }
+}
+
+impl From<Fds> for CarriedFds {
+    fn from(fds: Fds) -> Self {
+        Self {
+            pty: fds.pty,
+            stdin: fds.stdin,
+            stdout: fds.stdout,
+            stderr: fds.stderr,
+        }
+    }
+}
+
+/// How a carried job ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedEnd {
+    pub status: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub ended_at_ms: u64,
+    pub duration_ms: u64,
+    pub background_pids: Vec<u32>,
+    pub output_closed_at_exit: bool,
+}
+
+pub fn status_named(name: &str) -> Option<JobStatus> {
+    [
+        JobStatus::Running,
+        JobStatus::Exited,
+        JobStatus::Killed,
+        JobStatus::TimedOut,
+        JobStatus::Failed,
+    ]
+    .into_iter()
+    .find(|s| s.as_str() == name)
+}
+
+pub fn mode_named(name: &str) -> Option<Mode> {
+    [Mode::Pty, Mode::Pipes].into_iter().find(|m| m.as_str() == name)
+}
+
+fn from_millis(ms: u64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_millis(ms)
+}
+
+impl Job {
+    /// The job as the hand-over carries it; its reader must stand still (`freeze`).
+    /// `fds`: the numbers its descriptors have in the new image. `Err`: why it cannot
+    /// be carried.
+    pub fn carry(&self, fds: CarriedFds) -> Result<CarriedJob, String> {
+        let handle = self.meta.handle;
+        self.carriable()?;
+        let state = self.state();
+        let Some(steps) = state.output.replay_steps() else {
+            return Err(overflowed(handle));
+        };
+        let end = (state.status != JobStatus::Running).then(|| CarriedEnd {
+            status: state.status.as_str().to_string(),
+            exit_code: state.exit_code,
+            signal: state.signal,
+            error: state.error.clone(),
+            ended_at_ms: state.ended_at.map(unix_millis).unwrap_or(0),
+            duration_ms: state.duration.map(|d| d.as_millis() as u64).unwrap_or(0),
+            background_pids: state.background_pids.clone(),
+            output_closed_at_exit: state.output_closed_at_exit,
+        });
+        Ok(CarriedJob {
+            handle,
+            pid: self.meta.pid,
+            start_ticks: self.meta.start_ticks,
+            command: self.meta.command.clone(),
+            args: self.meta.args.clone(),
+            description: self.meta.description.clone(),
+            directory: self.meta.directory.clone(),
+            mode: self.meta.mode.as_str().to_string(),
+            started_at_ms: unix_millis(self.meta.started_at),
+            ran_ms: self.meta.started.elapsed().as_millis() as u64,
+            marker_entry: self.meta.marker_entry.clone(),
+            cgroup: self.meta.containment.path().map(|p| p.to_path_buf()),
+            fds,
+            end,
+            kill_reason: state.kill_reason.map(|s| s.as_str().to_string()),
+            delivered: state.delivered,
+            shape: state.output.shape(),
+            steps: steps.to_vec(),
+            files: state.output.files().map(JobFiles::carry),
+            files_error: state
+                .output
+                .files()
+                .is_none()
+                .then(|| state.output.persist_error())
+                .flatten(),
+        })
+    }
+}
+
+fn overflowed(handle: u32) -> String {
+    format!(
+        "job {handle} wrote more than {} MiB: its output cannot be rebuilt exactly (remove it first)",
+        crate::output::replay::REPLAY_CAP >> 20
+    )
+}
+
+impl Job {
+    /// Why this job cannot be carried, if it cannot (see the module's comment).
+    pub fn carriable(&self) -> Result<(), String> {
+        let handle = self.meta.handle;
+        if self.meta.sandbox.is_some() || self.meta.tmpdir.is_some() || self.meta.git_hold.is_some() {
+            return Err(format!(
+                "job {handle} is sandboxed: its TMPDIR and git guard cannot be handed over"
+            ));
+        }
+        if !self.queued_input().is_empty() {
+            return Err(format!("job {handle} has input its program has not read yet"));
+        }
+        if self.state().output.replay_steps().is_none() {
+            return Err(overflowed(handle));
+        }
+        Ok(())
+    }
+}
+
+/// The parts of a carried job before its tasks start (src/service/carry.rs starts them).
+pub struct Adopted {
+    pub meta: JobMeta,
+    pub output: JobOutput,
+}
+
+/// Checks a carried job without taking anything: what `adopt` relies on. The process
+/// must be this process's child with the start time carried (not another that got its
+/// pid), its cgroup one of this process's job cgroups.
+pub fn check(carried: &CarriedJob) -> Result<Mode, String> {
+    let handle = carried.handle;
+    let mode = mode_named(&carried.mode).ok_or_else(|| format!("job {handle}: no mode {:?}", carried.mode))?;
+    if carried.pid <= 1 {
+        return Err(format!("job {handle}: pid {}", carried.pid));
+    }
+    if let Some(end) = &carried.end {
+        status_named(&end.status)
+            .filter(|s| *s != JobStatus::Running)
+            .ok_or_else(|| format!("job {handle}: no end status {:?}", end.status))?;
+    } else if crate::platform::start_ticks(carried.pid as i32) != carried.start_ticks {
+        // Still running (or exited unreaped: a zombie keeps its start time).
+        return Err(format!(
+            "job {handle}: process {} is not the one the previous image started",
+            carried.pid
+        ));
+    }
+    if let Some(reason) = &carried.kill_reason {
+        status_named(reason).ok_or_else(|| format!("job {handle}: no kill reason {reason:?}"))?;
+    }
+    if (mode == Mode::Pty) != carried.shape.screen.is_some() || (mode == Mode::Pipes) != carried.shape.separate_stderr {
+        return Err(format!("job {handle}: its output's shape does not fit its mode"));
+    }
+    if let Some(path) = &carried.cgroup {
+        if crate::platform::job_cgroup_number(path).is_none() {
+            return Err(format!(
+                "job {handle}: {} is not one of this daemon's job cgroups",
+                path.display()
+            ));
+        }
+    }
+    Ok(mode)
+}
+
+/// Makes a checked job's meta and output (`check` first: a cgroup taken here and let go
+/// on an error would kill the job).
+pub fn adopt(carried: &CarriedJob) -> Result<Adopted, String> {
+    let handle = carried.handle;
+    let mode = check(carried)?;
+    let containment = match &carried.cgroup {
+        Some(path) => Containment::adopt(path).ok_or_else(|| {
+            format!(
+                "job {handle}: {} is not one of this daemon's job cgroups",
+                path.display()
+            )
+        })?,
+        None => Containment::default(),
+    };
+    let ran = Duration::from_millis(carried.ran_ms);
+    let mut output = JobOutput::rebuilt(carried.shape, &carried.steps);
+    match (&carried.files, &carried.files_error) {
+        (Some(files), _) => output.set_files(Some(Ok(JobFiles::adopt(files.clone())))),
+        (None, Some(why)) => output.set_files(Some(Err(why.clone()))),
+        (None, None) => {}
+    }
+    let meta = JobMeta {
+        handle,
+        pid: carried.pid,
+        command: carried.command.clone(),
+        args: carried.args.clone(),
+        description: carried.description.clone(),
+        directory: carried.directory.clone(),
+        mode,
+        started_at: from_millis(carried.started_at_ms),
+        started: Instant::now().checked_sub(ran).unwrap_or_else(Instant::now),
+        marker_entry: carried.marker_entry.clone(),
+        start_ticks: carried.start_ticks,
+        containment,
+        sandbox: None,
+        tmpdir: None,
+        git_hold: None,
+    };
+    Ok(Adopted { meta, output })
+}
+
+/// Puts the carried state on a job just made from `adopt`'s parts.
+pub fn restore_state(job: &Arc<Job>, carried: &CarriedJob) {
+    let mut state = job.state();
+    state.delivered = carried.delivered;
+    state.kill_reason = carried.kill_reason.as_deref().and_then(status_named);
+    if let Some(end) = &carried.end {
+        state.status = status_named(&end.status).unwrap_or(JobStatus::Failed);
+        state.exit_code = end.exit_code;
+        state.signal = end.signal;
+        state.error = end.error.clone();
+        state.ended_at = Some(from_millis(end.ended_at_ms));
+        state.duration = Some(Duration::from_millis(end.duration_ms));
+        state.background_pids = end.background_pids.clone();
+        state.output_closed_at_exit = end.output_closed_at_exit;
+    }
+    drop(state);
+    // Its files came with it: nobody waits for them to be made.
+    job.files_ready.send_replace(true);
+    if carried.end.is_some() {
+        // Ended before the hand-over: its waits resolve at once, as they did there.
+        job.finished.send_replace(true);
+    }
+}

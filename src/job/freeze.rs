@@ -1,0 +1,156 @@
+//! Stopping a job's reader at a point where nothing read is held (a restart in place,
+//! src/daemon/upgrade/): every byte read so far is in the job, the process's exit is
+//! not taken, and what the kernel holds stays in the terminal or the pipes for the
+//! next image, which inherits them. Until `thaw`, no thread touches the job's output.
+//!
+//! Also the job's descriptors as numbers, for the hand-over: each slot is emptied
+//! under the same lock before its descriptor is closed, so a number taken from here
+//! (`dup_all`) is never one reused for something else since.
+
+#[cfg(unix)]
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use tokio::sync::{watch, Notify};
+
+use crate::base::sync::lock;
+
+#[derive(Debug)]
+pub struct Freeze {
+    wanted: watch::Sender<bool>,
+    /// The reader stands still (`hold`).
+    held: AtomicBool,
+    /// The reader returned: the job's output is done.
+    ended: AtomicBool,
+    changed: Notify,
+    fds: Mutex<Fds>,
+}
+
+/// A descriptor's number (Windows has handles, and no restart in place).
+pub type RawFd = i32;
+
+/// A job's descriptors: the terminal (PTY mode) or its three pipes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fds {
+    pub pty: Option<RawFd>,
+    pub stdin: Option<RawFd>,
+    pub stdout: Option<RawFd>,
+    pub stderr: Option<RawFd>,
+}
+
+/// Copies of a frozen job's descriptors (close-on-exec, until the exec clears it).
+#[cfg(unix)]
+#[derive(Debug, Default)]
+pub struct DupFds {
+    pub pty: Option<OwnedFd>,
+    pub stdin: Option<OwnedFd>,
+    pub stdout: Option<OwnedFd>,
+    pub stderr: Option<OwnedFd>,
+}
+
+impl Default for Freeze {
+    fn default() -> Self {
+        Self {
+            wanted: watch::channel(false).0,
+            held: AtomicBool::new(false),
+            ended: AtomicBool::new(false),
+            changed: Notify::new(),
+            fds: Mutex::new(Fds::default()),
+        }
+    }
+}
+
+impl Freeze {
+    pub fn set_fds(&self, fds: Fds) {
+        *lock(&self.fds) = fds;
+    }
+
+    /// Runs `close` (which drops the writer's end of stdin) with the slot emptied
+    /// first, under the lock.
+    pub fn closing_stdin<T>(&self, close: impl FnOnce() -> T) -> T {
+        let mut fds = lock(&self.fds);
+        fds.stdin = None;
+        close()
+    }
+
+    /// The reader is done: its descriptors are let go (by `close`) under the lock.
+    pub fn reader_ended<T>(&self, close: impl FnOnce() -> T) -> T {
+        let out = {
+            let mut fds = lock(&self.fds);
+            fds.pty = None;
+            fds.stdout = None;
+            fds.stderr = None;
+            close()
+        };
+        self.ended.store(true, Ordering::SeqCst);
+        self.changed.notify_waiters();
+        out
+    }
+
+    /// Asks the reader to stand still at its next step.
+    pub fn request(&self) {
+        self.wanted.send_replace(true);
+    }
+
+    /// Lets the reader go on (a restart that did not happen).
+    pub fn thaw(&self) {
+        self.wanted.send_replace(false);
+    }
+
+    /// Resolves once a freeze is asked for (the reader's select branch).
+    pub async fn requested(&self) {
+        let mut rx = self.wanted.subscribe();
+        let _ = rx.wait_for(|wanted| *wanted).await;
+    }
+
+    /// Called by the reader once nothing it read is held: stands still until thawed.
+    pub async fn hold(&self) {
+        let mut rx = self.wanted.subscribe();
+        self.held.store(true, Ordering::SeqCst);
+        self.changed.notify_waiters();
+        let _ = rx.wait_for(|wanted| !*wanted).await;
+        self.held.store(false, Ordering::SeqCst);
+    }
+
+    /// Whether the reader stands still (or is gone): nothing changes the output now.
+    pub fn settled(&self) -> bool {
+        self.held.load(Ordering::SeqCst) || self.ended.load(Ordering::SeqCst)
+    }
+
+    pub fn reader_gone(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once `settled` (or at once if it is).
+    pub async fn until_settled(&self) {
+        loop {
+            let changed = self.changed.notified();
+            if self.settled() {
+                return;
+            }
+            changed.await;
+        }
+    }
+
+    /// Copies of the descriptors still open. `Err` when one cannot be copied.
+    #[cfg(unix)]
+    pub fn dup_all(&self) -> std::io::Result<DupFds> {
+        let fds = lock(&self.fds);
+        let dup = |fd: Option<RawFd>| -> std::io::Result<Option<OwnedFd>> {
+            fd.map(|fd| {
+                // SAFETY: the slot holds a descriptor the job keeps open while the slot
+                // is set (emptied under this lock before it is closed).
+                let borrowed: BorrowedFd<'_> = unsafe { BorrowedFd::borrow_raw(fd) };
+                borrowed.try_clone_to_owned()
+            })
+            .transpose()
+        };
+        Ok(DupFds {
+            pty: dup(fds.pty)?,
+            stdin: dup(fds.stdin)?,
+            stdout: dup(fds.stdout)?,
+            stderr: dup(fds.stderr)?,
+        })
+    }
+}

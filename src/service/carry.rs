@@ -1,0 +1,413 @@
+//! A service as a restart in place (src/daemon/upgrade/) hands it to the next image:
+//! its session, its token (its jobs' marker), its handle counter, its history and
+//! every job (src/job/carry.rs), with the descriptors the exec keeps open: each job's
+//! terminal or pipes, and the session's lease (src/output/retention.rs), so no pruner
+//! takes the session for dead meanwhile.
+//!
+//! The old image's side: `freeze_jobs` (every reader stands still), `carry` (the
+//! descriptors copied, their numbers in the record), `thaw_jobs` when the restart does
+//! not happen. The new image's: `resume`, which checks every record and descriptor
+//! before it starts anything, then starts each job's reader and writer again.
+
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
+
+use super::history::HistoryEntry;
+use super::launch::supervise;
+use super::request::ServiceConfig;
+use super::Service;
+use crate::base::error::{Result, ServiceError};
+use crate::base::sync::lock;
+use crate::job::carry::{adopt, check, restore_state, status_named, CarriedFds, CarriedJob};
+use crate::job::driver::{self, Reader, Writer};
+use crate::job::freeze::Fds;
+use crate::job::Job;
+use crate::platform::{ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
+
+/// A service, carried.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedService {
+    pub session_id: String,
+    pub token: String,
+    pub next_handle: u32,
+    /// The session lease's descriptor number, while one is held.
+    pub lease_fd: Option<i32>,
+    /// Oldest first.
+    pub history: Vec<CarriedEntry>,
+    pub jobs: Vec<CarriedJob>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedEntry {
+    pub handle: u32,
+    pub command: String,
+    pub args: Option<Vec<String>>,
+    pub directory: String,
+    pub status: String,
+    pub started_at: u64,
+    pub duration_ms: u64,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub output: String,
+}
+
+/// The descriptors a carried service's records name: copies, close-on-exec until the
+/// exec (the caller clears the flag on exactly these).
+pub type Kept = Vec<OwnedFd>;
+
+impl Service {
+    fn all_jobs(&self) -> Vec<Arc<Job>> {
+        lock(&self.inner.jobs).values().cloned().collect()
+    }
+
+    /// Asks every job's reader to stand still, and waits (up to `limit`) until each
+    /// does or is done. `Err` names a job that did not.
+    pub async fn freeze_jobs(&self, limit: Duration) -> std::result::Result<(), String> {
+        let jobs = {
+            let jobs = lock(&self.inner.jobs);
+            self.inner.frozen.store(true, Ordering::SeqCst);
+            jobs.values().cloned().collect::<Vec<_>>()
+        };
+        for job in &jobs {
+            job.freeze.request();
+        }
+        for job in &jobs {
+            if tokio::time::timeout(limit, job.freeze.until_settled()).await.is_err() {
+                return Err(format!("the reader of job {} did not stop", job.meta.handle));
+            }
+        }
+        Ok(())
+    }
+
+    /// Lets every reader go on (the restart did not happen).
+    pub fn thaw_jobs(&self) {
+        self.inner.frozen.store(false, Ordering::SeqCst);
+        for job in self.all_jobs() {
+            job.freeze.thaw();
+        }
+    }
+
+    /// Why the service cannot be carried now, checked before a restart stops
+    /// anything (the same checks `carry` makes, without its readers stopped).
+    pub fn can_carry(&self) -> std::result::Result<(), String> {
+        if self.inner.sandbox.is_some() {
+            return Err("a sandboxed service cannot be handed over yet".into());
+        }
+        for job in self.all_jobs() {
+            job.carriable()?;
+        }
+        Ok(())
+    }
+
+    /// The service and its jobs as the hand-over carries them, and the copies of the
+    /// descriptors it names. Readers must stand still (`freeze_jobs`). `Err`: why it
+    /// cannot be carried (nothing is changed then).
+    pub fn carry(&self) -> std::result::Result<(CarriedService, Kept), String> {
+        let inner = &self.inner;
+        if inner.sandbox.is_some() {
+            return Err("a sandboxed service cannot be handed over yet".into());
+        }
+        let mut kept = Kept::new();
+        let mut keep = |fd: Option<OwnedFd>| -> Option<i32> {
+            let fd = fd?;
+            let raw = fd.as_raw_fd();
+            kept.push(fd);
+            Some(raw)
+        };
+        let mut jobs = Vec::new();
+        for job in self.all_jobs() {
+            if !job.freeze.settled() {
+                return Err(format!("job {} started during the restart", job.meta.handle));
+            }
+            let fds = if job.freeze.reader_gone() {
+                CarriedFds::default()
+            } else {
+                let dup = job
+                    .freeze
+                    .dup_all()
+                    .map_err(|e| format!("job {}: cannot keep its descriptors: {e}", job.meta.handle))?;
+                CarriedFds {
+                    pty: keep(dup.pty),
+                    stdin: keep(dup.stdin),
+                    stdout: keep(dup.stdout),
+                    stderr: keep(dup.stderr),
+                }
+            };
+            jobs.push(job.carry(fds)?);
+        }
+        let lease_fd = match &inner.retention {
+            Some(retention) => match retention.lease_fd() {
+                Some(fd) => {
+                    // SAFETY: the lease's file stays open while the service lives.
+                    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+                    keep(Some(
+                        borrowed
+                            .try_clone_to_owned()
+                            .map_err(|e| format!("cannot keep the session's lease: {e}"))?,
+                    ))
+                }
+                None => None,
+            },
+            None => None,
+        };
+        let mut history: Vec<CarriedEntry> = lock(&inner.history).list(None).into_iter().map(entry_out).collect();
+        history.reverse();
+        Ok((
+            CarriedService {
+                session_id: inner.session_id.clone(),
+                token: inner.token.clone(),
+                next_handle: inner.next_handle.load(Ordering::SeqCst),
+                lease_fd,
+                history,
+                jobs,
+            },
+            kept,
+        ))
+    }
+
+    /// Checks a carried service without taking anything (the new image does this for
+    /// every service before it takes any, so a record that does not check out can
+    /// still roll back to the previous image with every job untouched).
+    pub fn check_carried(carried: &CarriedService) -> std::result::Result<(), String> {
+        let mut handles = std::collections::HashSet::new();
+        for job in &carried.jobs {
+            if job.handle == 0 || job.handle >= carried.next_handle || !handles.insert(job.handle) {
+                return Err(format!("job {} is past the handle counter or named twice", job.handle));
+            }
+            let mode = check(job)?;
+            check_fds(mode, &job.fds).map_err(|e| format!("job {}: {e}", job.handle))?;
+            if job.end.is_none() && job.fds.stdout.is_none() && job.fds.pty.is_none() {
+                return Err(format!("job {} runs but has no output descriptors", job.handle));
+            }
+        }
+        if let Some(fd) = carried.lease_fd {
+            open_fd(fd)?;
+        }
+        Ok(())
+    }
+
+    /// The new image's side: the service `config` makes, as `carried` says it was, its
+    /// jobs running on. `take` takes an inherited descriptor by number (close-on-exec
+    /// again). Every job is checked before any is started.
+    pub fn resume(
+        config: ServiceConfig,
+        runtime: Handle,
+        carried: CarriedService,
+        take: &mut dyn FnMut(RawFd) -> std::result::Result<OwnedFd, String>,
+    ) -> Result<Self> {
+        let invalid = |why: String| ServiceError::invalid(format!("the hand-over's service: {why}"));
+        let config = ServiceConfig {
+            session_id: Some(carried.session_id.clone()),
+            ..config
+        };
+        let mut adopted = Vec::new();
+        for job in &carried.jobs {
+            if job.handle == 0 || job.handle >= carried.next_handle {
+                return Err(invalid(format!("job {} is past the handle counter", job.handle)));
+            }
+            adopted.push(adopt(job).map_err(invalid)?);
+        }
+        let service = Self::made(config, runtime.clone(), Some(carried.token.clone()))?;
+        let inner = &service.inner;
+        if let (Some(fd), Some(retention)) = (carried.lease_fd, &inner.retention) {
+            let file = std::fs::File::from(take(fd).map_err(invalid)?);
+            retention
+                .adopt_lease(file)
+                .map_err(|e| invalid(format!("the session's lease: {e}")))?;
+        }
+        inner.next_handle.store(carried.next_handle, Ordering::SeqCst);
+        {
+            let mut history = lock(&inner.history);
+            for entry in carried.history.into_iter().filter_map(entry_in) {
+                history.record(entry);
+            }
+        }
+        let _guard = runtime.enter();
+        for (record, parts) in carried.jobs.iter().zip(adopted) {
+            let io = Io::take(parts.meta.mode, &record.fds, take).map_err(invalid)?;
+            let running = record.end.is_none();
+            if running && io.reader.is_none() {
+                return Err(invalid(format!(
+                    "job {} runs but has no output descriptors",
+                    record.handle
+                )));
+            }
+            let (tx, rx) = mpsc::unbounded_channel();
+            let job = Arc::new(Job::new(
+                parts.meta,
+                parts.output,
+                tx,
+                io.terminal,
+                inner.timer.deadlines(),
+            ));
+            job.freeze.set_fds(io.fds);
+            restore_state(&job, record);
+            if let Some(writer) = io.writer {
+                runtime.spawn(driver::write_input(writer, rx, job.queued_input(), job.freeze.clone()));
+            }
+            match io.reader {
+                Some(reader) if running => {
+                    crate::platform::adopt_launched(job.meta.pid as i32);
+                    let child = ChildProcess::adopt(job.meta.pid as i32);
+                    let (reader_job, on_exit) = (job.clone(), service.history_recorder());
+                    let task = runtime.spawn(driver::drive(reader_job, child, reader, on_exit));
+                    supervise(&runtime, &job, task, inner.retention.clone());
+                }
+                Some(reader) => {
+                    let task = runtime.spawn(driver::drive_after_exit(job.clone(), reader));
+                    supervise(&runtime, &job, task, inner.retention.clone());
+                }
+                None => {
+                    let task = runtime.spawn(async {});
+                    supervise(&runtime, &job, task, inner.retention.clone());
+                }
+            }
+            lock(&inner.jobs).insert(record.handle, job);
+        }
+        Ok(service)
+    }
+}
+
+/// A carried job's descriptors, taken back and put in the reactor.
+struct Io {
+    terminal: Option<Arc<Terminal>>,
+    writer: Option<Writer>,
+    reader: Option<Reader>,
+    fds: Fds,
+}
+
+impl Io {
+    fn take(
+        mode: Mode,
+        fds: &CarriedFds,
+        take: &mut dyn FnMut(RawFd) -> std::result::Result<OwnedFd, String>,
+    ) -> std::result::Result<Self, String> {
+        let mut io = Io {
+            terminal: None,
+            writer: None,
+            reader: None,
+            fds: Fds::default(),
+        };
+        match mode {
+            Mode::Pty => {
+                if fds.stdin.is_some() || fds.stdout.is_some() || fds.stderr.is_some() {
+                    return Err("a PTY job carried pipes".into());
+                }
+                if let Some(fd) = fds.pty {
+                    let master = take(fd)?;
+                    if !rustix::termios::isatty(&master) {
+                        return Err(format!("descriptor {fd} is not a terminal"));
+                    }
+                    let terminal = Arc::new(Terminal::new(master).map_err(|e| e.to_string())?);
+                    io.fds.pty = Some(terminal.raw_fd());
+                    io.terminal = Some(terminal.clone());
+                    io.writer = Some(Writer::Pty(terminal.clone()));
+                    io.reader = Some(Reader::Pty(terminal));
+                }
+            }
+            Mode::Pipes => {
+                if fds.pty.is_some() {
+                    return Err("a pipes job carried a terminal".into());
+                }
+                if let Some(fd) = fds.stdin {
+                    let stdin = PipeWriter::adopt(take(fd)?).map_err(|e| format!("descriptor {fd}: {e}"))?;
+                    io.fds.stdin = Some(stdin.as_raw_fd());
+                    io.writer = Some(Writer::Pipe(stdin));
+                }
+                match (fds.stdout, fds.stderr) {
+                    (Some(out), Some(err)) => {
+                        let stdout = PipeReader::adopt(take(out)?).map_err(|e| format!("descriptor {out}: {e}"))?;
+                        let stderr = PipeReader::adopt(take(err)?).map_err(|e| format!("descriptor {err}: {e}"))?;
+                        io.fds.stdout = Some(stdout.as_raw_fd());
+                        io.fds.stderr = Some(stderr.as_raw_fd());
+                        io.reader = Some(Reader::Pipes { stdout, stderr });
+                    }
+                    (None, None) => {}
+                    _ => return Err("a pipes job carried one of its two output pipes".into()),
+                }
+            }
+        }
+        Ok(io)
+    }
+}
+
+/// An inherited descriptor, open (read only: not taken).
+fn open_fd(fd: RawFd) -> std::result::Result<std::os::fd::BorrowedFd<'static>, String> {
+    if fd <= 2 {
+        return Err(format!("descriptor {fd} cannot be one"));
+    }
+    // SAFETY: a number only, used while this image has taken nothing; fcntl says
+    // whether it is open.
+    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    rustix::io::fcntl_getfd(borrowed).map_err(|e| format!("descriptor {fd} is not open: {e}"))?;
+    Ok(borrowed)
+}
+
+/// A carried job's descriptors are open and of their kind: a terminal, or pipes.
+fn check_fds(mode: Mode, fds: &CarriedFds) -> std::result::Result<(), String> {
+    match mode {
+        Mode::Pty => {
+            if fds.stdin.is_some() || fds.stdout.is_some() || fds.stderr.is_some() {
+                return Err("a PTY job carried pipes".into());
+            }
+            if let Some(fd) = fds.pty {
+                if !rustix::termios::isatty(open_fd(fd)?) {
+                    return Err(format!("descriptor {fd} is not a terminal"));
+                }
+            }
+        }
+        Mode::Pipes => {
+            if fds.pty.is_some() || fds.stdout.is_some() != fds.stderr.is_some() {
+                return Err("a pipes job carried a terminal, or one of its two output pipes".into());
+            }
+            for fd in [fds.stdin, fds.stdout, fds.stderr].into_iter().flatten() {
+                let stat = rustix::fs::fstat(open_fd(fd)?).map_err(|e| format!("descriptor {fd}: {e}"))?;
+                if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::Fifo {
+                    return Err(format!("descriptor {fd} is not a pipe"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn entry_out(entry: HistoryEntry) -> CarriedEntry {
+    CarriedEntry {
+        handle: entry.handle,
+        command: entry.command,
+        args: entry.args,
+        directory: entry.directory,
+        status: entry.status.as_str().to_string(),
+        started_at: entry.started_at,
+        duration_ms: entry.duration_ms,
+        exit_code: entry.exit_code,
+        signal: entry.signal,
+        error: entry.error,
+        output: entry.output,
+    }
+}
+
+fn entry_in(entry: CarriedEntry) -> Option<HistoryEntry> {
+    Some(HistoryEntry {
+        handle: entry.handle,
+        status: status_named(&entry.status)?,
+        command: entry.command,
+        args: entry.args,
+        directory: entry.directory,
+        started_at: entry.started_at,
+        duration_ms: entry.duration_ms,
+        exit_code: entry.exit_code,
+        signal: entry.signal,
+        error: entry.error,
+        output: entry.output,
+    })
+}
