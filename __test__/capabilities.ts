@@ -58,6 +58,7 @@ export const NEEDS: Record<string, Need[]> = {
   'input-wait.test.ts': ['posix', 'linux', 'program:gdb'],
   'interaction.test.ts': ['posix', 'linux', 'program:gdb'],
   'lifecycle.test.ts': ['posix', 'linux'],
+  'exits.test.ts': ['posix'],
   'output.test.ts': ['posix', 'linux', 'program:vim'],
   'output-limit.test.ts': ['posix', 'program:python3'],
   'persistence-registry.test.ts': ['posix'],

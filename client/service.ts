@@ -383,6 +383,9 @@ export class DaemonShellExecutionService implements DaemonServiceType {
             link.setRef(true); // held until the old image has gone
             await link.whenClosed;
             restarted = true;
+            // Met again below: a daemon still of another version restarted into a binary
+            // at its path that is not this client's (another install of the package).
+            restartRefused = ' It restarted in place, its jobs kept, but the binary at its path is still that version.';
             continue;
           }
           restartRefused = ` It could not restart in place: ${refusal.message}`;
