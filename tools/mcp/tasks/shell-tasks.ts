@@ -168,6 +168,10 @@ export class ShellTasks {
     const info = await findJob(this.service, handle);
     if (!info) return this.forgotten(handle, memory);
     if (info.status !== 'running') return this.ended(handle, info, memory);
+    // A server that meets the task after it was made (a new --daemon server, another
+    // stateless request) follows its job from here, so an answer that ends the program
+    // does not let send_input forget the job before this task has read its end.
+    sharedState(this.service).followed.add(handle);
     const waiting = info.awaitingInput && !(memory && answerUnread(memory, info.outputBytes));
     if (!waiting) return this.note(handle, info, { status: 'working', statusMessage: info.lastLine || `running: ${info.command}` });
     return this.note(handle, info, {
