@@ -303,7 +303,7 @@ impl JobOutput {
 
     /// Takes one read's bytes; returns the clean text they carried (for waiters).
     pub fn ingest(&mut self, stream: Stream, bytes: &[u8]) -> &str {
-        self.replay.record(Step::read(stream, bytes));
+        self.replay.record_read(stream, bytes);
         self.raw.push(stream, bytes);
         if let Some(screen) = self.screen.as_ref() {
             if screen.queue(bytes) {

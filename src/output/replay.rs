@@ -105,6 +105,14 @@ impl Recorder {
         self.steps.push(step);
     }
 
+    /// One read's bytes: copied only while steps are kept (this runs on every read of
+    /// every job; in process, where none are kept, it costs one test).
+    pub fn record_read(&mut self, stream: Stream, bytes: &[u8]) {
+        if !self.overflowed {
+            self.record(Step::read(stream, bytes));
+        }
+    }
+
     /// Every step, `None` once they outgrew the cap.
     pub fn steps(&self) -> Option<&[Step]> {
         (!self.overflowed).then_some(self.steps.as_slice())
