@@ -60,7 +60,9 @@ async fn write_running_info_later(job: Weak<Job>) {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Named as `as_str` names it, also in a restart's hand-over (src/service/carry.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum JobStatus {
     Running,
     Exited,

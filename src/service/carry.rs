@@ -24,7 +24,7 @@ use super::request::ServiceConfig;
 use super::Service;
 use crate::base::error::{Result, ServiceError};
 use crate::base::sync::lock;
-use crate::job::carry::{adopt, check, restore_state, status_named, CarriedFds, CarriedJob};
+use crate::job::carry::{adopt, check, restore_state, CarriedFds, CarriedJob};
 use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
 use crate::job::Job;
@@ -40,24 +40,8 @@ pub struct CarriedService {
     /// The session lease's descriptor number, while one is held.
     pub lease_fd: Option<i32>,
     /// Oldest first.
-    pub history: Vec<CarriedEntry>,
+    pub history: Vec<HistoryEntry>,
     pub jobs: Vec<CarriedJob>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CarriedEntry {
-    pub handle: u32,
-    pub command: String,
-    pub args: Option<Vec<String>>,
-    pub directory: String,
-    pub status: String,
-    pub started_at: u64,
-    pub duration_ms: u64,
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub error: Option<String>,
-    pub output: String,
 }
 
 /// The descriptors a carried service's records name: copies, close-on-exec until the
@@ -159,7 +143,7 @@ impl Service {
             },
             None => None,
         };
-        let mut history: Vec<CarriedEntry> = lock(&inner.history).list(None).into_iter().map(entry_out).collect();
+        let mut history: Vec<HistoryEntry> = lock(&inner.history).list(None);
         history.reverse();
         Ok((
             CarriedService {
@@ -227,7 +211,7 @@ impl Service {
         inner.next_handle.store(carried.next_handle, Ordering::SeqCst);
         {
             let mut history = lock(&inner.history);
-            for entry in carried.history.into_iter().filter_map(entry_in) {
+            for entry in carried.history {
                 history.record(entry);
             }
         }
@@ -378,36 +362,4 @@ fn check_fds(mode: Mode, fds: &CarriedFds) -> std::result::Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn entry_out(entry: HistoryEntry) -> CarriedEntry {
-    CarriedEntry {
-        handle: entry.handle,
-        command: entry.command,
-        args: entry.args,
-        directory: entry.directory,
-        status: entry.status.as_str().to_string(),
-        started_at: entry.started_at,
-        duration_ms: entry.duration_ms,
-        exit_code: entry.exit_code,
-        signal: entry.signal,
-        error: entry.error,
-        output: entry.output,
-    }
-}
-
-fn entry_in(entry: CarriedEntry) -> Option<HistoryEntry> {
-    Some(HistoryEntry {
-        handle: entry.handle,
-        status: status_named(&entry.status)?,
-        command: entry.command,
-        args: entry.args,
-        directory: entry.directory,
-        started_at: entry.started_at,
-        duration_ms: entry.duration_ms,
-        exit_code: entry.exit_code,
-        signal: entry.signal,
-        error: entry.error,
-        output: entry.output,
-    })
 }

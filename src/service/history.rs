@@ -9,7 +9,9 @@ pub const DEFAULT_HISTORY_LIMIT: usize = 1000;
 /// How much of a job's output an entry keeps.
 pub const OUTPUT_PREVIEW_BYTES: usize = 1024;
 
-#[derive(Clone, Debug)]
+/// Also what a restart in place carries of an ended job (src/service/carry.rs).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct HistoryEntry {
     pub handle: u32,
     pub command: String,
