@@ -357,7 +357,7 @@ export class DaemonShellExecutionService implements DaemonServiceType {
     await checkSocketDir(this.socket);
     let replaced = false;
     let restarted = false;
-    let restartRefused = '';
+    let restartNote = '';
     let lostAtHello = 0;
     for (;;) {
       const link = await this.dial();
@@ -385,17 +385,17 @@ export class DaemonShellExecutionService implements DaemonServiceType {
             restarted = true;
             // Met again below: a daemon still of another version restarted into a binary
             // at its path that is not this client's (another install of the package).
-            restartRefused = ' It restarted in place, its jobs kept, but the binary at its path is still that version.';
+            restartNote = ' It restarted in place, its jobs kept, but the binary at its path is still that version.';
             continue;
           }
-          restartRefused = ` It could not restart in place: ${refusal.message}`;
+          restartNote = ` It could not restart in place: ${refusal.message}`;
         }
         if (hello.jobs > 0 || replaced) {
           link.close();
           throw codedError(
             'DAEMON_VERSION',
             `the daemon at ${this.socket} (pid ${hello.pid}) is version ${hello.version} (protocol ${hello.protocol}); this client is ${this.context.version} (protocol ${PROTOCOL}). ` +
-              `It holds ${hello.jobs} job(s): finish or kill them with a client of version ${hello.version}, or stop it, which kills them (npx native-shell-service daemon --stop --socket ${this.socket}, or kill ${hello.pid}); the next call then starts a daemon of this version.${restartRefused}`,
+              `It holds ${hello.jobs} job(s): finish or kill them with a client of version ${hello.version}, or stop it, which kills them (npx native-shell-service daemon --stop --socket ${this.socket}, or kill ${hello.pid}); the next call then starts a daemon of this version.${restartNote}`,
             { daemonVersion: hello.version, daemonPid: hello.pid, jobs: hello.jobs },
           );
         }
