@@ -36,7 +36,12 @@ export type Need =
   /** The per-job sandbox: Landlock (Linux) or sandbox-exec (macOS). */
   | 'sandbox'
   /** A thread may ask for a shorter scheduler slice (Linux 6.12+, EEVDF; src/daemon/latency.rs). */
-  | 'slices';
+  | 'slices'
+  /**
+   * Pathname unix sockets are judged by the service's seccomp supervisor: Landlock below
+   * ABI 9 (from ABI 9 Landlock judges them itself and no supervisor thread exists).
+   */
+  | 'unix-supervised';
 
 const WHY: Record<string, string> = {
   posix: 'its jobs run `bash -c` and POSIX tools; on Windows jobs run cmd.exe (covered by __test__/windows)',
@@ -261,6 +266,8 @@ function probe(need: Need): boolean {
       return escapesHeld();
     case 'slices':
       return slicesTaken();
+    case 'unix-supervised':
+      return process.platform === 'linux' && landlockAbi() >= 1 && landlockAbi() < 9;
     case 'sandbox':
       if (process.platform === 'linux') return landlockAbi() >= 1;
       return process.platform === 'darwin' && existsSync('/usr/bin/sandbox-exec');
@@ -293,6 +300,9 @@ export function why(need: Need): string {
       "session and environment and was orphaned after the job's shell ended is out of the service's reach (the Node process's cgroup is not " +
       'writable: run as root or inside a cgroup subtree delegated to this user; docs/reliability.md)'
     );
+  }
+  if (need === 'unix-supervised') {
+    return `it checks the seccomp supervisor of unix sockets, which runs below Landlock ABI 9; this kernel has ABI ${landlockAbi()}, where Landlock judges the sockets itself (docs/sandbox.md, "Unix sockets")`;
   }
   if (need.startsWith('landlock:')) {
     const abi = landlockAbi();

@@ -328,7 +328,7 @@ print('signals=%d' % hits)`);
     console.log(`signals during 300 supervised sends: ${field(r.output, 'signals')}`);
   });
 
-  it('a job killed while its connect waits on a server that never accepts leaves no supervisor thread blocked, and others are served meanwhile', async () => {
+  itIf('unix-supervised')('a job killed while its connect waits on a server that never accepts leaves no supervisor thread blocked, and others are served meanwhile', async () => {
     // A server whose backlog is full after one connection (listen(0), never accepting):
     // the job's second connect blocks in the supervisor's thread.
     const stuck = join(outside, 'stuck.sock');
@@ -374,7 +374,7 @@ print('never', flush=True)`),
     expect(await eventually(() => inConnect() === 0)).toBe(true);
   });
 
-  it("a job's supervisor threads are its own: more while its calls block, none left once it ends", async () => {
+  itIf('unix-supervised')("a job's supervisor threads are its own: more while its calls block, none left once it ends", async () => {
     // Each job has threads of its own waiting in SECCOMP_IOCTL_NOTIF_RECV on its listener
     // (src/platform/linux/sandbox/supervise/mod.rs): one more whenever the last waiting
     // one takes a call; once no process of the job is left they serve the next job, or
