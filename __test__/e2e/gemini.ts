@@ -40,8 +40,11 @@ export interface GeminiRun {
 export interface GeminiProject {
   base: string;
   root: string;
-  /** `cli`: another build of the CLI's `bundle/gemini.js` (e2e/gemini-dropin.ts); `env`: more of its environment. */
-  run(turns: Turn[], prompt: string, options?: { cli?: string; env?: Record<string, string> }): Promise<GeminiRun>;
+  /**
+   * `cli`: another build of the CLI's `bundle/gemini.js` (e2e/gemini-dropin.ts); `env`:
+   * more of its environment (a variable given as `undefined` is removed from it).
+   */
+  run(turns: Turn[], prompt: string, options?: { cli?: string; env?: Record<string, string | undefined> }): Promise<GeminiRun>;
   /** The raw text of every session transcript the CLI wrote (what the model was sent). */
   transcript(): string;
   cleanup(): void;
@@ -130,8 +133,11 @@ export function geminiProject(
         GEMINI_API_KEY: 'dummy',
         GEMINI_CLI_TRUST_WORKSPACE: 'true',
         NO_COLOR: '1',
-        ...options.env,
       };
+      for (const [name, value] of Object.entries(options.env ?? {})) {
+        if (value === undefined) delete env[name];
+        else env[name] = value;
+      }
       delete env.GOOGLE_API_KEY;
       delete env.GOOGLE_CLOUD_PROJECT;
       const started = Date.now();
