@@ -7,7 +7,7 @@
 // leaves an orphan no service lists (printed: not in every run here); the drop-in in
 // process (NATIVE_SHELL_GEMINI_DAEMON=0) ends the job with the CLI. (__test__/compat/daemon.test.ts checks the same with a child Node in the
 // CLI's place, for both of the drop-in's modes.)
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -200,4 +200,89 @@ describe('the background log, through the real CLI', () => {
     for (let i = 1; i <= 5; i++) expect(lines.filter((l) => l === `tick ${i}`), `${detail}\nlog: ${JSON.stringify(text.slice(0, 500))}`).toHaveLength(1);
     expect(existsSync(join(g.base, 'home', '.gemini', 'tmp', 'background-processes', `background-${pid}.log`))).toBe(false);
   }, 300_000);
+});
+
+// The PTY path through the real CLI: the switched CLI runs interactively, its TUI in a PTY
+// of this package's own service (a job typed into, its screen read back), with nothing
+// configured. Its model runs a command that waits for a line on its terminal: the test
+// focuses the embedded shell (Tab, as the TUI offers) and types the line into it, which the
+// drop-in's `writeToPty` delivers; then a printing command the test backgrounds with
+// Ctrl+B. What the model received back is read from the CLI's session transcript.
+describe('the PTY path through the real CLI, interactive', () => {
+  const screenOf = (tui: InstanceType<typeof ShellExecutionService>, handle: number): string =>
+    tui
+      .getScreen(handle)
+      .lines.map((runs) => runs.map((r) => r.text).join(''))
+      .join('\n');
+
+  it('a PTY command rendered in the TUI, typed into through its shell focus, then backgrounded with Ctrl+B', async () => {
+    const g = geminiProject();
+    projects.push(g);
+    const reader = 'echo ready; read -r line; echo "got $line"';
+    const ticker = 'echo $$ > ticker.pid; echo started; while :; do echo tick; sleep 0.2; done';
+    const command = g.interactive(
+      [
+        { call: 'run_shell_command', builtin: true, args: { command: reader, description: 'reader' } },
+        { call: 'run_shell_command', builtin: true, args: { command: ticker, description: 'ticker' } },
+        { text: 'All finished.' },
+      ],
+      { cli, env: { NATIVE_SHELL_GEMINI_DAEMON: undefined } },
+    );
+    // Interactive, the CLI asks how to authenticate unless its settings say (headless, the key alone does).
+    const settings = join(g.base, 'home', '.gemini', 'settings.json');
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), security: { auth: { selectedType: 'gemini-api-key' } } }));
+    const tui = new ShellExecutionService({ projectRoot: g.root });
+    const { handle } = await tui.run(command.program, { args: command.args, env: command.env, clearEnv: true, mode: 'pty', cols: 120, rows: 40 });
+    const screen = () => screenOf(tui, handle);
+    const waitFor = async (what: string, seen: (text: string) => boolean, timeoutMs = 60_000): Promise<void> => {
+      const ok = await eventuallyAsync(() => seen(screen()), timeoutMs);
+      expect(ok, `waiting for ${what}; the screen:\n${screen()}`).toBe(true);
+    };
+    const type = (keys: string) => tui.writeToPty(handle, keys);
+    try {
+      await waitFor('the prompt', (t) => /Type your message/u.test(t), 180_000);
+      type('Run the two commands.');
+      await waitFor('the typed prompt', (t) => t.includes('Run the two commands.'));
+      type('\r');
+      // A line of a command's output as the TUI draws it in the tool's box (`│ ready   │`);
+      // the box's title holds the command line, which is no proof of output.
+      const outputLine = (text: string) => new RegExp(`^│ ${text}\\s*│$`, 'mu');
+      // The reader's output, rendered by the TUI from the drop-in's PTY grid.
+      await waitFor("the reader's output", (t) => outputLine('ready').test(t));
+      await waitFor('the focus hint', (t) => /\(Tab to focus\)/u.test(t));
+      type('\t');
+      await waitFor('the shell focused', (t) => /\(Shift\+Tab to unfocus\)/u.test(t));
+      // One key at a time, each once the terminal has echoed the one before: a burst of
+      // keys is a paste to the TUI, which goes to its own prompt, not to the shell.
+      const word = 'hello';
+      for (let i = 1; i <= word.length; i++) {
+        type(word[i - 1]!);
+        await waitFor(`the echo of ${word.slice(0, i)}`, (t) => outputLine(word.slice(0, i)).test(t));
+      }
+      type('\r');
+      await waitFor("the reader's answer", (t) => outputLine('got hello').test(t));
+      // The ticker: printing in the TUI, the active shell (its focus hint shown: still
+      // focused, as the reader's was), then moved to the background by the user.
+      await waitFor("the ticker's output", (t) => outputLine('tick').test(t) && /ticker\.pid.*to (un)?focus\)/u.test(t));
+      expect(existsSync(join(g.root, 'ticker.pid'))).toBe(true);
+      const tickerPid = Number(readFileSync(join(g.root, 'ticker.pid'), 'utf8').trim());
+      type('\x02');
+      await waitFor("the model's last turn", (t) => t.includes('All finished.'));
+      const transcript = g.transcript();
+      expect(transcript, `transcript:\n${transcript.slice(-3000)}`).toMatch(/got hello/u);
+      expect(transcript).toMatch(/moved to background \(PID: \d+\)/u);
+      // Backgrounded, still running while the CLI is up (in process: a PTY job).
+      expect(alive(tickerPid)).toBe(true);
+      // The user leaves: Ctrl+C twice, as the TUI asks.
+      type('\x03');
+      await waitFor('the exit question', (t) => t.includes('Press Ctrl+C again to exit.'));
+      type('\x03');
+      expect(await eventuallyAsync(async () => (await tui.getResult(handle)).status !== 'running', 60_000), `the CLI did not exit; screen:\n${screen()}`).toBe(true);
+      // A PTY job ends with the CLI, as upstream's gets its terminal's hang-up.
+      expect(await eventuallyAsync(() => !alive(tickerPid))).toBe(true);
+    } finally {
+      console.log(`the TUI's last screen:\n${screen()}`);
+      await tui.shutdown();
+    }
+  }, 600_000);
 });
