@@ -61,8 +61,8 @@ function client(at = socket) {
  * suite's config sets it to `0`), and XDG_RUNTIME_DIR in the test's scratch, so the
  * "user's daemon" the drop-in starts by default is this test's (client/place.ts).
  */
-function unconfigured(): { env: NodeJS.ProcessEnv; socket: string } {
-  const runtime = join(scratch, 'xdg');
+function unconfigured(name = 'xdg'): { env: NodeJS.ProcessEnv; socket: string } {
+  const runtime = join(scratch, name);
   mkdirSync(runtime, { recursive: true, mode: 0o700 });
   return { env: { NATIVE_SHELL_GEMINI_DAEMON: undefined, XDG_RUNTIME_DIR: runtime }, socket: join(runtime, 'native-shell-service', 'daemon.sock') };
 }
@@ -189,6 +189,14 @@ describe('a backgrounded job and the end of a headless CLI', () => {
   it('drop-in with nothing configured: a PTY job (an interactive CLI\'s) stays in process and ends with the CLI', async () => {
     const own = unconfigured();
     const pid = headlessCli('compat', own.env, true);
+    await until('the job to end with the CLI', () => !alive(pid));
+  });
+
+  it('drop-in with nothing configured and no daemon to be had: the command runs in process (and ends with the CLI)', async () => {
+    // No daemon binary (DAEMON_UNAVAILABLE): the default does not fail the command.
+    const own = unconfigured('xdg-no-daemon');
+    const pid = headlessCli('compat', { ...own.env, NATIVE_SHELL_DAEMON_BIN: join(scratch, 'no-such-daemon') });
+    expect(existsSync(own.socket)).toBe(false);
     await until('the job to end with the CLI', () => !alive(pid));
   });
 

@@ -226,11 +226,14 @@ describe('the PTY path through the real CLI, interactive', () => {
         { call: 'run_shell_command', builtin: true, args: { command: ticker, description: 'ticker' } },
         { text: 'All finished.' },
       ],
+      'Run the two commands.',
       { cli, env: { NATIVE_SHELL_GEMINI_DAEMON: undefined } },
     );
     // Interactive, the CLI asks how to authenticate unless its settings say (headless, the key alone does).
     const settings = join(g.base, 'home', '.gemini', 'settings.json');
     writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, 'utf8')), security: { auth: { selectedType: 'gemini-api-key' } } }));
+    // No MCP server: this test is about the CLI's own shell tool (and the TUI starts sooner).
+    writeFileSync(join(g.root, '.gemini', 'settings.json'), '{}');
     const tui = new ShellExecutionService({ projectRoot: g.root });
     const { handle } = await tui.run(command.program, { args: command.args, env: command.env, clearEnv: true, mode: 'pty', cols: 120, rows: 40 });
     const screen = () => screenOf(tui, handle);
@@ -239,16 +242,15 @@ describe('the PTY path through the real CLI, interactive', () => {
       expect(ok, `waiting for ${what}; the screen:\n${screen()}`).toBe(true);
     };
     const type = (keys: string) => tui.writeToPty(handle, keys);
+    let done = false;
     try {
-      await waitFor('the prompt', (t) => /Type your message/u.test(t), 180_000);
-      type('Run the two commands.');
-      await waitFor('the typed prompt', (t) => t.includes('Run the two commands.'));
-      type('\r');
       // A line of a command's output as the TUI draws it in the tool's box (`│ ready   │`);
       // the box's title holds the command line, which is no proof of output.
       const outputLine = (text: string) => new RegExp(`^│ ${text}\\s*│$`, 'mu');
+      // The TUI's own prompt holding just `text` (` * ` in YOLO mode).
+      const inPrompt = (text: string) => new RegExp(`^ \\* ${text}\\s*$`, 'mu');
       // The reader's output, rendered by the TUI from the drop-in's PTY grid.
-      await waitFor("the reader's output", (t) => outputLine('ready').test(t));
+      await waitFor("the reader's output", (t) => outputLine('ready').test(t), 180_000);
       await waitFor('the focus hint', (t) => /\(Tab to focus\)/u.test(t));
       type('\t');
       await waitFor('the shell focused', (t) => /\(Shift\+Tab to unfocus\)/u.test(t));
@@ -256,8 +258,19 @@ describe('the PTY path through the real CLI, interactive', () => {
       // keys is a paste to the TUI, which goes to its own prompt, not to the shell.
       const word = 'hello';
       for (let i = 1; i <= word.length; i++) {
-        type(word[i - 1]!);
-        await waitFor(`the echo of ${word.slice(0, i)}`, (t) => outputLine(word.slice(0, i)).test(t));
+        const key = word[i - 1]!;
+        for (let attempt = 1; ; attempt++) {
+          type(key);
+          const echoed = (t: string) => outputLine(word.slice(0, i)).test(t);
+          await waitFor(`the echo of ${word.slice(0, i)}`, (t) => echoed(t) || inPrompt(key).test(t));
+          if (echoed(screen())) break;
+          // The key reached the TUI's own prompt: the focus was drawn before the TUI moved
+          // its key handler to the shell (a React effect run after the frame; seen once at
+          // load 26). Take it back from the prompt and type it again.
+          expect(attempt, `the key ${key} went to the TUI's prompt ${attempt} times; the screen:\n${screen()}`).toBeLessThan(4);
+          type('\x7f');
+          await waitFor(`the prompt emptied of ${key}`, (t) => !inPrompt(key).test(t));
+        }
       }
       type('\r');
       await waitFor("the reader's answer", (t) => outputLine('got hello').test(t));
@@ -268,9 +281,12 @@ describe('the PTY path through the real CLI, interactive', () => {
       const tickerPid = Number(readFileSync(join(g.root, 'ticker.pid'), 'utf8').trim());
       type('\x02');
       await waitFor("the model's last turn", (t) => t.includes('All finished.'));
+      // What the model received: the tool results (functionResponse) of the session transcript.
       const transcript = g.transcript();
-      expect(transcript, `transcript:\n${transcript.slice(-3000)}`).toMatch(/got hello/u);
-      expect(transcript).toMatch(/moved to background \(PID: \d+\)/u);
+      const answers = [...transcript.matchAll(/"functionResponse":\{[^{}]*"response":\{"output":("(?:[^"\\]|\\.)*")/gu)].map((m) => JSON.parse(m[1]!) as string);
+      const said = `transcript's tool results: ${JSON.stringify(answers)}`;
+      expect(answers.some((a) => a.includes('Output: ready\nhello\ngot hello\n')), said).toBe(true);
+      expect(answers.some((a) => a.includes(`Command moved to background (PID: ${tickerPid}).`)), said).toBe(true);
       // Backgrounded, still running while the CLI is up (in process: a PTY job).
       expect(alive(tickerPid)).toBe(true);
       // The user leaves: Ctrl+C twice, as the TUI asks.
@@ -280,8 +296,9 @@ describe('the PTY path through the real CLI, interactive', () => {
       expect(await eventuallyAsync(async () => (await tui.getResult(handle)).status !== 'running', 60_000), `the CLI did not exit; screen:\n${screen()}`).toBe(true);
       // A PTY job ends with the CLI, as upstream's gets its terminal's hang-up.
       expect(await eventuallyAsync(() => !alive(tickerPid))).toBe(true);
+      done = true;
     } finally {
-      console.log(`the TUI's last screen:\n${screen()}`);
+      if (!done) console.log(`the TUI's last screen:\n${screen()}`);
       await tui.shutdown();
     }
   }, 600_000);

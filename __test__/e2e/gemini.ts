@@ -46,10 +46,11 @@ export interface GeminiProject {
    */
   run(turns: Turn[], prompt: string, options?: { cli?: string; env?: Record<string, string | undefined> }): Promise<GeminiRun>;
   /**
-   * The command line of the CLI run interactively (no `-p`: its TUI) with the scripted
-   * turns, for a terminal the caller provides; the same options as `run`.
+   * The command line of the CLI run interactively (no `-p`: its TUI, `prompt` its first
+   * message) with the scripted turns, for a terminal the caller provides; the same
+   * options as `run`.
    */
-  interactive(turns: Turn[], options?: { cli?: string; env?: Record<string, string | undefined> }): { program: string; args: string[]; env: Record<string, string>; cwd: string };
+  interactive(turns: Turn[], prompt: string, options?: { cli?: string; env?: Record<string, string | undefined> }): { program: string; args: string[]; env: Record<string, string>; cwd: string };
   /** The raw text of every session transcript the CLI wrote (what the model was sent). */
   transcript(): string;
   cleanup(): void;
@@ -146,13 +147,15 @@ export function geminiProject(
       walk(join(home, '.gemini'));
       return files.map((f) => readFileSync(f, 'utf8')).join('\n');
     },
-    interactive(turns, options = {}) {
+    interactive(turns, prompt, options = {}) {
       const file = join(base, `turns-${++runs}.jsonl`);
       writeFileSync(file, `${turns.map(responseLine).join('\n')}\n`);
       const env = cliEnv(options.env);
       // The TERM of a terminal the CLI's TUI can draw on (it is a PTY here).
       env.TERM = 'xterm-256color';
-      const args = ['-m', 'gemini-2.5-flash', '--yolo', '--fake-responses', file];
+      // `-i`: the TUI submits the prompt itself once its configuration is ready (one typed
+      // before that is queued, and its shell tool's PTY was then not focusable: seen here).
+      const args = ['-m', 'gemini-2.5-flash', '--yolo', '--fake-responses', file, '-i', prompt];
       return options.cli ? { program: process.execPath, args: [options.cli, ...args], env, cwd: root } : { program: GEMINI, args, env, cwd: root };
     },
     run(turns, prompt, options = {}) {
