@@ -117,8 +117,9 @@ export class ShellExecutionService {
   private static backgroundHistory = new Map<string, Map<number, BackgroundProcessRecord>>();
 
   /**
-   * Options for the native service behind the static API (root, ioDir, sessionId,
-   * maxJobs). Takes effect when the service is first used, or after `shutdown()`.
+   * Options for the native services behind the static API (root, ioDir, sessionId,
+   * maxJobs, and `daemon`: where jobs run, `placementOf`). Takes effect when a service is
+   * first used, or after `shutdown()`.
    */
   static configure(options: NativeServiceOptions): void {
     nativeOptions = { ...options };
