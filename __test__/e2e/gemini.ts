@@ -154,7 +154,8 @@ export function geminiProject(
       // The TERM of a terminal the CLI's TUI can draw on (it is a PTY here).
       env.TERM = 'xterm-256color';
       // `-i`: the TUI submits the prompt itself once its configuration is ready (one typed
-      // before that is queued, and its shell tool's PTY was then not focusable: seen here).
+      // before that is queued, and its shell tool's PTY was then not focusable, with the
+      // CLI's own service as with the drop-in: docs/gemini-compat.md).
       const args = ['-m', 'gemini-2.5-flash', '--yolo', '--fake-responses', file, '-i', prompt];
       return options.cli ? { program: process.execPath, args: [options.cli, ...args], env, cwd: root } : { program: GEMINI, args, env, cwd: root };
     },
