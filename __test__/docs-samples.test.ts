@@ -85,8 +85,8 @@ const NOT_RUN: Record<string, string> = {
     'a fragment of the Gemini CLI\'s own start-up (`config`, `toolRegistry` are the CLI\'s); __test__/tools/gemini-cli.test.ts registers the tools with the real 0.61 classes',
   'docs/releasing.md: npm run build && npm run artifacts':
     'a build of this checkout (minutes) that changes its npm/; __test__/scripts/platform-pack.test.ts runs the same flow and `npm pack --dry-run` on a copy',
-  'docs/gemini-compat.md: ShellExecutionService.configure({ daemon: !config.isInteractive() });':
-    'a line of the Gemini CLI\'s own start-up (`config` is the CLI\'s); __test__/compat/daemon.test.ts runs the drop-in in daemon mode',
+  'docs/gemini-compat.md: ShellExecutionService.configure({ daemon: false }); // every job in process; `true`: every job in the daemon':
+    'a line of the Gemini CLI\'s own start-up; __test__/compat/daemon.test.ts runs the drop-in in each placement (daemon, in process, the default)',
   "docs/gemini-compat.md: // before": 'an edit to the Gemini CLI\'s own source files (the import it replaces is theirs)',
   'docs/mcp.md: head -c 32 /dev/urandom | base64 > ~/.config/shell.token && chmod 600 ~/.config/shell.token':
     'a daemon on a fixed port serving in the foreground until stopped; __test__/remote/mcp-http.test.ts runs the same command (its own port, socket and token) and drives /mcp with the SDK client',

@@ -498,8 +498,9 @@ class Gemini {
     this.base = scratchDir();
     this.cwd = join(this.base, 'project');
     // The drop-in keeps its jobs' output in files: in the scratch directory, like the
-    // Addon peer's (upstream has no `configure`).
-    this.Service.configure?.({ ioDir: join(this.base, 'io') });
+    // Addon peer's (upstream has no `configure`). In process: the peer measures the
+    // drop-in's own cost, not a daemon's (its default places pipes-mode jobs there).
+    this.Service.configure?.({ ioDir: join(this.base, 'io'), daemon: false });
     this.config = {
       sessionId: 'bench',
       terminalWidth: COLS,

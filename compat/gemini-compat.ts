@@ -12,7 +12,16 @@ import { BackgroundLog } from './background-log.js';
 import { exactEnvironment, prepare } from './environment.js';
 import { asError } from './errors.js';
 import { Execution, MAX_SERIALIZED_LINES, PIPES_METHOD } from './execution.js';
-import { daemonFromEnv, defaultNativeOptions, isDaemonClient, type JobService, loadAddon, type NativeServiceOptions } from './native.js';
+import {
+  type DaemonService,
+  defaultNativeOptions,
+  isDaemonClient,
+  type JobService,
+  loadAddon,
+  type NativeService,
+  type NativeServiceOptions,
+  placementOf,
+} from './native.js';
 import { type Lifecycle, LocalLifecycle } from './lifecycle.js';
 import type {
   AnsiOutput,
@@ -35,23 +44,40 @@ export const GEMINI_CLI_IDENTIFICATION_ENV_VAR_VALUE = '1';
 const MAX_BACKGROUND_HISTORY = 100;
 
 let nativeOptions: NativeServiceOptions = {};
-let nativeService: JobService | undefined;
+/** The in-process service, made at its first job. */
+let localService: NativeService | undefined;
+/** The daemon client, made at the first job placed in the daemon. */
+let daemonService: DaemonService | undefined;
+/**
+ * The default placement met a daemon it could not reach (no binary, a socket directory
+ * refused): later jobs run in process without trying again, until `shutdown()`.
+ */
+let daemonUnreachable = false;
 
 /**
- * The service behind the static API: in process, or with `daemon` (configured, else
- * `NATIVE_SHELL_GEMINI_DAEMON`) a client of the per-user daemon, which then owns every
- * job: a job cannot move between processes once it runs, and upstream's `execute` is
- * not told whether the command will be backgrounded (the CLI's shell tool calls
- * `background(pid)` after `delay_ms`), so every job starts where it can outlive us.
+ * Where this execution's job runs: in process, or in the per-user daemon, which then owns
+ * it. A job cannot move between processes once it runs, and upstream's `execute` is not
+ * told whether the command will be backgrounded (the CLI's shell tool calls
+ * `background(pid)` after `delay_ms`), so the choice is made at the start, from the
+ * configuration (`placementOf`): by default a pipes-mode job (the CLI's headless runs)
+ * goes where it can outlive us, as upstream's detached child does.
  */
-function native(): JobService {
-  if (!nativeService) {
-    const { daemon: configured, ...options } = { ...defaultNativeOptions(), ...nativeOptions };
-    const daemon = configured === undefined ? daemonFromEnv() : configured || undefined;
-    const Service = loadAddon().ShellExecutionService;
-    nativeService = daemon ? new Service({ ...options, daemon }) : new Service(options);
+function placeJob(pty: boolean): { service: JobService; fallback: boolean } {
+  const { daemon: configured, ...options } = { ...defaultNativeOptions(), ...nativeOptions };
+  const placement = placementOf(configured);
+  const Service = loadAddon().ShellExecutionService;
+  if ((pty ? placement.pty : placement.pipes) === 'daemon' && !(placement.fallback && daemonUnreachable)) {
+    // Its own session name: the in-process service's session directory is not shared.
+    daemonService ??= new Service({ ...options, sessionId: `${options.sessionId}-daemon`, daemon: placement.daemon }) as DaemonService;
+    return { service: daemonService, fallback: placement.fallback };
   }
-  return nativeService;
+  localService ??= new Service(options) as NativeService;
+  return { service: localService, fallback: false };
+}
+
+/** Whether a start failed because no daemon could be reached or started (client/launch.ts). */
+function daemonUnavailable(e: unknown): boolean {
+  return (e as { code?: string } | null)?.code === 'DAEMON_UNAVAILABLE';
 }
 
 /**
@@ -91,8 +117,9 @@ export class ShellExecutionService {
   private static backgroundHistory = new Map<string, Map<number, BackgroundProcessRecord>>();
 
   /**
-   * Options for the native service behind the static API (root, ioDir, sessionId,
-   * maxJobs). Takes effect when the service is first used, or after `shutdown()`.
+   * Options for the native services behind the static API (root, ioDir, sessionId,
+   * maxJobs, and `daemon`: where jobs run, `placementOf`). Takes effect when a service is
+   * first used, or after `shutdown()`.
    */
   static configure(options: NativeServiceOptions): void {
     nativeOptions = { ...options };
@@ -104,14 +131,16 @@ export class ShellExecutionService {
    * CLI; the others end here, as they would in process.
    */
   static async shutdown(): Promise<void> {
-    const service = nativeService;
-    nativeService = undefined;
-    if (!service) return;
-    if (isDaemonClient(service)) {
-      const ending = [...this.jobs.values()].filter((job) => job.service === service && job.running && !job.backgrounded);
+    const local = localService;
+    const daemon = daemonService;
+    localService = undefined;
+    daemonService = undefined;
+    daemonUnreachable = false;
+    if (daemon) {
+      const ending = [...this.jobs.values()].filter((job) => job.service === daemon && job.running && !job.backgrounded);
       await Promise.all(ending.map((job) => job.killNow()));
     }
-    await service.shutdown();
+    await Promise.all([local?.shutdown(), daemon?.shutdown()]);
   }
 
   /**
@@ -157,25 +186,40 @@ export class ShellExecutionService {
     const pty = shouldUseNodePty;
     let cleanup: (() => void) | undefined;
     let started: { handle: number; pid: number | null; outputDir: string | null; error: string | null };
-    const service = native();
+    let { service, fallback } = placeJob(pty);
     try {
       const prepared = await prepare(commandToExecute, resolvePath(cwd), config, pty);
       cleanup = prepared.cleanup;
       const directory = relative('/', resolvePath(prepared.cwd ?? cwd)) || '.';
-      started = await service.run(prepared.program, {
-        args: prepared.args,
-        env: exactEnvironment(prepared.env),
-        clearEnv: true,
-        mode: pty ? 'pty' : 'pipes',
-        directory,
-        cols: config.terminalWidth ?? 80,
-        rows: config.terminalHeight ?? 30,
-        scrollback: pty ? (config.maxSerializedLines ?? MAX_SERIALIZED_LINES) : 0,
-        callbackDelayMs: 0,
-        description: config.originalCommand ?? commandToExecute,
-        // A daemon's job runs on when this process goes (docs/daemon.md, `keep`).
-        ...(isDaemonClient(service) ? { keep: true } : {}),
-      });
+      const start = (on: JobService) =>
+        on.run(prepared.program, {
+          args: prepared.args,
+          env: exactEnvironment(prepared.env),
+          clearEnv: true,
+          mode: pty ? 'pty' : 'pipes',
+          directory,
+          cols: config.terminalWidth ?? 80,
+          rows: config.terminalHeight ?? 30,
+          scrollback: pty ? (config.maxSerializedLines ?? MAX_SERIALIZED_LINES) : 0,
+          callbackDelayMs: 0,
+          description: config.originalCommand ?? commandToExecute,
+          // A daemon's job runs on when this process goes (docs/daemon.md, `keep`).
+          ...(isDaemonClient(on) ? { keep: true } : {}),
+        });
+      try {
+        started = await start(service);
+      } catch (e) {
+        if (!fallback || !daemonUnavailable(e)) throw e;
+        // The default placement without a daemon: the command still runs, in process
+        // (it then ends with this process, as it did before daemons were the default).
+        daemonUnreachable = true;
+        if (service === daemonService) {
+          daemonService = undefined;
+          service.shutdown().catch(() => undefined);
+        }
+        ({ service, fallback } = placeJob(pty));
+        started = await start(service);
+      }
     } catch (e) {
       cleanup?.();
       return { pid: undefined, result: Promise.resolve(failedResult(asError(e), pty)) };

@@ -42,22 +42,59 @@ export type DaemonService = DaemonShellExecutionService;
  */
 export type JobService = NativeService | DaemonService;
 /**
- * The service's options. `daemon` (adapter extension): every execution's job belongs
- * to the per-user daemon, so a backgrounded job outlives this process (docs/gemini-compat.md,
- * "Jobs that outlive the CLI").
+ * The service's options. `daemon` (adapter extension): `true` or the daemon's options:
+ * every execution's job belongs to the per-user daemon, so a backgrounded job outlives
+ * this process; `false` or `null`: every job runs in process; unset: the environment,
+ * else pipes-mode jobs in the daemon and PTY ones in process (`placementOf`;
+ * docs/gemini-compat.md, "Jobs that outlive the CLI").
  */
 export type NativeServiceOptions = Omit<ServiceOptions, 'daemon'> & { daemon?: true | DaemonOptions | false | null };
 
 /**
- * `NATIVE_SHELL_GEMINI_DAEMON`: `1` or `true` runs the drop-in's jobs in the user's
- * daemon, a path in the daemon listening on that socket; unset, empty, `0` or `false`:
- * in process. How a Gemini CLI run opts in without a code change (docs/gemini-compat.md).
+ * Where an execution's job runs. `pty`/`pipes`: in process or in the daemon, by the mode
+ * the caller asked for (`shouldUseNodePty`); `daemon`: which daemon; `fallback`: when
+ * that daemon cannot be reached, run in process instead of failing (the default only:
+ * a daemon the caller asked for by name fails the execution as any other start error).
  */
-export function daemonFromEnv(value = process.env['NATIVE_SHELL_GEMINI_DAEMON']): true | DaemonOptions | undefined {
+export interface Placement {
+  pty: 'process' | 'daemon';
+  pipes: 'process' | 'daemon';
+  daemon: true | DaemonOptions;
+  fallback: boolean;
+}
+
+/**
+ * The default: pipes-mode executions in the user's daemon, PTY ones in process. The
+ * Gemini CLI passes `shouldUseNodePty = config.isInteractiveShellEnabled()`, false in
+ * every headless (`-p`) run, and upstream runs such commands as detached children that
+ * outlive the CLI; its PTY children get the terminal's hang-up when the CLI exits, as
+ * an in-process job ends with it (docs/gemini-compat.md, "Jobs that outlive the CLI").
+ */
+const BY_MODE: Placement = { pty: 'process', pipes: 'daemon', daemon: true, fallback: true };
+
+function everything(where: 'process' | 'daemon', daemon: true | DaemonOptions = true): Placement {
+  return { pty: where, pipes: where, daemon, fallback: false };
+}
+
+/**
+ * `NATIVE_SHELL_GEMINI_DAEMON`: `1` or `true` runs every job of the drop-in in the
+ * user's daemon, a path in the daemon listening on that socket; `0` or `false` runs them
+ * all in process; unset or empty: the default placement above. How a Gemini CLI run
+ * chooses without a code change (docs/gemini-compat.md).
+ */
+export function placementFromEnv(value = process.env['NATIVE_SHELL_GEMINI_DAEMON']): Placement {
   const v = value?.trim();
-  if (!v || v === '0' || v.toLowerCase() === 'false') return undefined;
-  if (v === '1' || v.toLowerCase() === 'true') return true;
-  return { socket: v };
+  if (!v) return BY_MODE;
+  const lower = v.toLowerCase();
+  if (v === '0' || lower === 'false') return everything('process');
+  if (v === '1' || lower === 'true') return everything('daemon');
+  return everything('daemon', { socket: v });
+}
+
+/** The placement from `configure({ daemon })`: set wins over the environment. */
+export function placementOf(configured: NativeServiceOptions['daemon']): Placement {
+  if (configured === undefined) return placementFromEnv();
+  return configured ? everything('daemon', configured) : everything('process');
 }
 
 /** Defaults for the one native service behind the adapter's static API. */

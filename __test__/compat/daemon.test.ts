@@ -3,10 +3,12 @@
 // after a moment as the CLI's shell tool does for `is_background`, and exits). With
 // upstream's service the server survives as an orphan of nobody's; with the drop-in in
 // daemon mode (NATIVE_SHELL_GEMINI_DAEMON, docs/gemini-compat.md) it survives owned by
-// the daemon: listed by any later client of it and ended by its handle. In process (the
-// drop-in's default, and all there was before) it ends with the CLI.
+// the daemon: listed by any later client of it and ended by its handle. With nothing
+// configured, the drop-in places a pipes-mode job (the headless CLI's) in the user's
+// daemon, so the same holds; a PTY job, as an interactive CLI's, stays in process. In
+// process (`NATIVE_SHELL_GEMINI_DAEMON=0`, and all there was before) it ends with the CLI.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -49,9 +51,20 @@ async function until(what: string, predicate: () => boolean | Promise<boolean>, 
 }
 
 /** A client of the test's daemon, as a later agent session (or the lead's tools) would make. */
-function client() {
+function client(at = socket) {
   const Service = loadAddon().ShellExecutionService;
-  return new Service({ projectRoot: '/', daemon: { socket } });
+  return new Service({ projectRoot: '/', daemon: { socket: at } });
+}
+
+/**
+ * The environment of a CLI that configures nothing: no NATIVE_SHELL_GEMINI_DAEMON (the
+ * suite's config sets it to `0`), and XDG_RUNTIME_DIR in the test's scratch, so the
+ * "user's daemon" the drop-in starts by default is this test's (client/place.ts).
+ */
+function unconfigured(name = 'xdg'): { env: NodeJS.ProcessEnv; socket: string } {
+  const runtime = join(scratch, name);
+  mkdirSync(runtime, { recursive: true, mode: 0o700 });
+  return { env: { NATIVE_SHELL_GEMINI_DAEMON: undefined, XDG_RUNTIME_DIR: runtime }, socket: join(runtime, 'native-shell-service', 'daemon.sock') };
 }
 
 /**
@@ -152,8 +165,43 @@ describe('a backgrounded job and the end of a headless CLI', () => {
     });
   }
 
-  it('drop-in in process: the job ends with the CLI (the default)', async () => {
-    const pid = headlessCli('compat', { NATIVE_SHELL_GEMINI_DAEMON: '' });
+  it('drop-in with nothing configured: a pipes-mode job outlives the CLI in the user\'s daemon, listed and ended later', async () => {
+    const own = unconfigured();
+    const pid = headlessCli('compat', own.env);
+    const later = client(own.socket);
+    try {
+      await later.getActiveProcesses();
+      daemonPids.add(later.daemon!.pid);
+      const find = async () => (await later.getActiveProcesses()).find((j) => j.pid === pid);
+      await until('the job in the daemon', async () => (await find()) !== undefined);
+      const job = (await find())!;
+      expect(job).toMatchObject({ status: 'running', attached: 'none', description: 'dev server' });
+      const ticks = async () => (await later.getProcessOutput(job.handle)).split('tick').length;
+      const before = await ticks();
+      await until('more output', async () => (await ticks()) > before + 2);
+      expect((await later.kill(job.handle)).status).toBe('killed');
+      expect(alive(pid)).toBe(false);
+    } finally {
+      await later.shutdown();
+    }
+  });
+
+  it('drop-in with nothing configured: a PTY job (an interactive CLI\'s) stays in process and ends with the CLI', async () => {
+    const own = unconfigured();
+    const pid = headlessCli('compat', own.env, true);
+    await until('the job to end with the CLI', () => !alive(pid));
+  });
+
+  it('drop-in with nothing configured and no daemon to be had: the command runs in process (and ends with the CLI)', async () => {
+    // No daemon binary (DAEMON_UNAVAILABLE): the default does not fail the command.
+    const own = unconfigured('xdg-no-daemon');
+    const pid = headlessCli('compat', { ...own.env, NATIVE_SHELL_DAEMON_BIN: join(scratch, 'no-such-daemon') });
+    expect(existsSync(own.socket)).toBe(false);
+    await until('the job to end with the CLI', () => !alive(pid));
+  });
+
+  it('drop-in in process (NATIVE_SHELL_GEMINI_DAEMON=0): the job ends with the CLI', async () => {
+    const pid = headlessCli('compat', { NATIVE_SHELL_GEMINI_DAEMON: '0' });
     await until('the job to end with the CLI', () => !alive(pid));
   });
 });

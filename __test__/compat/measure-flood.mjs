@@ -47,6 +47,9 @@ const Service =
     : which === 'addon'
       ? Addon
       : require('../../dist/compat/gemini-compat.js').ShellExecutionService;
+// The drop-in in process (its default puts pipes-mode jobs in the daemon): what it costs
+// the host itself; NATIVE_SHELL_GEMINI_DAEMON set to a socket measures the daemon's way.
+process.env.NATIVE_SHELL_GEMINI_DAEMON ??= '0';
 const { NoopSandboxManager } = await import(`${core}/sandboxManager.js`);
 const config = {
   sanitizationConfig: { allowedEnvironmentVariables: [], blockedEnvironmentVariables: [], enableEnvironmentVariableRedaction: false },

@@ -40,8 +40,17 @@ export interface GeminiRun {
 export interface GeminiProject {
   base: string;
   root: string;
-  /** `cli`: another build of the CLI's `bundle/gemini.js` (e2e/gemini-dropin.ts); `env`: more of its environment. */
-  run(turns: Turn[], prompt: string, options?: { cli?: string; env?: Record<string, string> }): Promise<GeminiRun>;
+  /**
+   * `cli`: another build of the CLI's `bundle/gemini.js` (e2e/gemini-dropin.ts); `env`:
+   * more of its environment (a variable given as `undefined` is removed from it).
+   */
+  run(turns: Turn[], prompt: string, options?: { cli?: string; env?: Record<string, string | undefined> }): Promise<GeminiRun>;
+  /**
+   * The command line of the CLI run interactively (no `-p`: its TUI, `prompt` its first
+   * message) with the scripted turns, for a terminal the caller provides; the same
+   * options as `run`.
+   */
+  interactive(turns: Turn[], prompt: string, options?: { cli?: string; env?: Record<string, string | undefined> }): { program: string; args: string[]; env: Record<string, string>; cwd: string };
   /** The raw text of every session transcript the CLI wrote (what the model was sent). */
   transcript(): string;
   cleanup(): void;
@@ -104,6 +113,24 @@ export function geminiProject(
     ),
   );
   let runs = 0;
+  /** The CLI's environment: offline, this project's HOME and temp, then `more` (`undefined` removes). */
+  const cliEnv = (more: Record<string, string | undefined> = {}): Record<string, string> => {
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      HOME: home,
+      TMPDIR: tmp,
+      GEMINI_API_KEY: 'dummy',
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      NO_COLOR: '1',
+    };
+    for (const [name, value] of Object.entries(more)) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+    delete env.GOOGLE_API_KEY;
+    delete env.GOOGLE_CLOUD_PROJECT;
+    return env;
+  };
   return {
     base,
     root,
@@ -120,20 +147,22 @@ export function geminiProject(
       walk(join(home, '.gemini'));
       return files.map((f) => readFileSync(f, 'utf8')).join('\n');
     },
+    interactive(turns, prompt, options = {}) {
+      const file = join(base, `turns-${++runs}.jsonl`);
+      writeFileSync(file, `${turns.map(responseLine).join('\n')}\n`);
+      const env = cliEnv(options.env);
+      // The TERM of a terminal the CLI's TUI can draw on (it is a PTY here).
+      env.TERM = 'xterm-256color';
+      // `-i`: the TUI submits the prompt itself once its configuration is ready (one typed
+      // before that is queued, and its shell tool's PTY was then not focusable, with the
+      // CLI's own service as with the drop-in: docs/gemini-compat.md).
+      const args = ['-m', 'gemini-2.5-flash', '--yolo', '--fake-responses', file, '-i', prompt];
+      return options.cli ? { program: process.execPath, args: [options.cli, ...args], env, cwd: root } : { program: GEMINI, args, env, cwd: root };
+    },
     run(turns, prompt, options = {}) {
       const file = join(base, `turns-${++runs}.jsonl`);
       writeFileSync(file, `${turns.map(responseLine).join('\n')}\n`);
-      const env: Record<string, string> = {
-        ...(process.env as Record<string, string>),
-        HOME: home,
-        TMPDIR: tmp,
-        GEMINI_API_KEY: 'dummy',
-        GEMINI_CLI_TRUST_WORKSPACE: 'true',
-        NO_COLOR: '1',
-        ...options.env,
-      };
-      delete env.GOOGLE_API_KEY;
-      delete env.GOOGLE_CLOUD_PROJECT;
+      const env = cliEnv(options.env);
       const started = Date.now();
       return new Promise((resolve, reject) => {
         const args = ['-m', 'gemini-2.5-flash', '--yolo', '-o', 'stream-json', '--fake-responses', file, '-p', prompt];
