@@ -88,7 +88,9 @@ afterAll(async () => {
 });
 
 type Options = NonNullable<Parameters<typeof service.run>[1]>;
-const run = (command: string, sandbox: Options['sandbox']) => service.run(command, { timeoutMs: 30_000, sandbox });
+// A bound on a hung job only: an emulated kernel (scripts/test-kernel-vm.sh) under load runs
+// three Pythons in well over 30 s, and a job cut short loses the lines the checks read.
+const run = (command: string, sandbox: Options['sandbox']) => service.run(command, { timeoutMs: 600_000, sandbox });
 const catAll = (files: Record<string, string>) =>
   Object.keys(files)
     .map((rel) => `cat ~/${rel}`)
