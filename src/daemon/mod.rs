@@ -24,6 +24,7 @@ mod conn;
 mod dispatch;
 mod ended;
 mod envd;
+mod halves;
 pub mod frame;
 mod http;
 mod latency;

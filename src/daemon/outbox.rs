@@ -5,19 +5,21 @@
 //! (bench `rtt-flood`). Only what the socket cannot take at once (a
 //! client that does not read, a big reply) is queued for the connection's writer task,
 //! which awaits room; while anything is queued, every message queues behind it, so
-//! messages leave in the order they were sent.
+//! messages leave in the order they were sent. The socket is not in the reactor for
+//! writing (halves.rs): the writer task waits for room only while it has something to
+//! write.
 
 use std::io;
 use std::sync::{Arc, Mutex};
 
-use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::mpsc;
 
+use super::halves::WriteHalf;
 use crate::base::sync::lock;
 
 /// The connection's way out, shared by everything that answers on it.
 pub struct Outbox {
-    half: Arc<OwnedWriteHalf>,
+    half: Arc<WriteHalf>,
     queue: mpsc::UnboundedSender<Vec<u8>>,
     /// Messages handed to the writer task and not yet written whole. Held while writing
     /// directly, so no direct write overtakes a queued message.
@@ -27,7 +29,7 @@ pub struct Outbox {
 impl Outbox {
     /// The outbox and its writer task's future (spawned by the caller), which ends once
     /// every clone of the outbox is gone and the queue is written, or the socket fails.
-    pub fn new(half: OwnedWriteHalf) -> (Arc<Self>, impl std::future::Future<Output = ()>) {
+    pub fn new(half: WriteHalf) -> (Arc<Self>, impl std::future::Future<Output = ()>) {
         let half = Arc::new(half);
         let (queue, incoming) = mpsc::unbounded_channel();
         let outbox = Arc::new(Self {
@@ -66,7 +68,7 @@ impl Outbox {
 
 /// Writes what `send` queued, in order, awaiting room in the socket.
 async fn write_queued(
-    half: Arc<OwnedWriteHalf>,
+    half: Arc<WriteHalf>,
     mut incoming: mpsc::UnboundedReceiver<Vec<u8>>,
     outbox: std::sync::Weak<Outbox>,
 ) {
