@@ -109,6 +109,9 @@ mod tests {
         assert_eq!(&buf[..n], b"reply");
         drop(theirs);
         assert_eq!(read.read(&mut buf).await.unwrap(), 0);
-        assert!(write.try_write(b"more").is_err(), "a write to a closed peer fails (no SIGPIPE)");
+        assert!(
+            write.try_write(b"more").is_err(),
+            "a write to a closed peer fails (no SIGPIPE)"
+        );
     }
 }
