@@ -64,9 +64,10 @@ impl Terminal {
         let mut written = 0;
         while written < data.len() {
             match rustix::io::write(self.master.get_ref(), &data[written..]) {
-                Ok(n) => written += n,
+                Ok(n) if n > 0 => written += n,
                 Err(Errno::INTR) => {}
-                Err(Errno::AGAIN) => super::write_room::room(self.master.get_ref().as_fd()).await?,
+                // Full (or a write that took nothing): wait for room.
+                Ok(_) | Err(Errno::AGAIN) => super::write_room::room(self.master.get_ref().as_fd()).await?,
                 Err(e) => return Err(e.into()),
             }
         }
