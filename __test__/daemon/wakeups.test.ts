@@ -81,4 +81,24 @@ describe('the daemon wakes for work only', () => {
       await svc.shutdown({ killJobs: true });
     }
   });
+
+  it('input larger than the terminal takes at once arrives whole, in process and through the daemon (its writes wait for room)', async () => {
+    const p = place();
+    for (const daemon of [undefined, p.daemon]) {
+      const svc = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, ...(daemon ? { daemon } : {}) });
+      try {
+        // 1 MiB into a terminal whose input queue holds 4 KiB: most of it waits for room
+        // (write_room.rs), which the reader makes as it goes.
+        const size = 1 << 20;
+        const { handle } = await svc.start(`stty raw -echo; echo ready; head -c ${size} | wc -c; sleep 30`);
+        expect((await svc.waitFor(handle, { pattern: 'ready', fromStart: true, timeoutMs: 60_000 })).status).toBe('matched');
+        await svc.writeToPty(handle, Buffer.alloc(size, 'y'));
+        const done = await svc.waitFor(handle, { pattern: `${size}`, fromStart: true, timeoutMs: 120_000 });
+        expect(done.status).toBe('matched');
+        await svc.kill(handle, { graceMs: 100 });
+      } finally {
+        await svc.shutdown({ killJobs: true });
+      }
+    }
+  });
 });
