@@ -25,6 +25,7 @@ mod dispatch;
 mod ended;
 mod envd;
 pub mod frame;
+mod halves;
 mod http;
 mod latency;
 mod mcp_child;

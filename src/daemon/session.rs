@@ -24,7 +24,11 @@ const REQUEST_BUFFER: usize = 8 * 1024;
 /// port after its Upgrade (src/daemon/http/upgrade.rs), through a socket pair.
 pub(super) async fn connection(daemon: Arc<Daemon>, stream: UnixStream) {
     let id = daemon.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (reader, writer) = stream.into_split();
+    let (reader, writer) = match super::halves::split(stream) {
+        Ok(halves) => halves,
+        // Out of descriptors: this client is closed before anything is served.
+        Err(e) => return eprintln!("native-shell-daemon: cannot serve a connection: {e}"),
+    };
     // Buffered: a request's header and body (and any requests behind it) come in one
     // read, where reading the header and then the body took two, and a third to learn
     // that nothing more was there. A read shorter than the buffer tells tokio the

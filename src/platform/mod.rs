@@ -56,6 +56,10 @@ pub use unix::accounts::{group_name, user_name};
 /// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
 #[cfg(unix)]
 pub use unix::git_guard::{GitGuard, GitHold};
+/// A wait for room to write on a descriptor the reactor watches for reading only (the
+/// daemon's connections: unix/write_room.rs).
+#[cfg(unix)]
+pub use unix::write_room::room as write_room;
 
 /// Windows runs no sandboxed job (`SANDBOX_UNAVAILABLE`): nothing to guard.
 #[cfg(windows)]

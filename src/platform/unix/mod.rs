@@ -18,6 +18,7 @@ pub mod search;
 mod search_path;
 pub mod signals;
 pub mod terminal;
+pub mod write_room;
 
 // The macOS backend's parts that need nothing of macOS (the KERN_PROCARGS2 parser, the
 // watchdog's script and filter), compiled into Linux test builds too so their tests run

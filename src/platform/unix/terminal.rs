@@ -1,5 +1,7 @@
 //! A PTY master in the tokio reactor (epoll or kqueue): read by the job's reader task,
-//! written by its writer task and, when nothing is queued, by the caller directly.
+//! written by its writer task and, when nothing is queued, by the caller directly. The
+//! reactor watches it for reading only: a write that would block waits for room apart
+//! (write_room.rs), so the program reading its input wakes nobody.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
@@ -7,6 +9,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use rustix::io::Errno;
 use rustix::termios::{tcsetwinsize, Winsize};
 use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
 
 use crate::platform::{InputState, Read, ReadBuffer};
 
@@ -17,9 +20,11 @@ pub struct Terminal {
 impl Terminal {
     /// Takes a non-blocking master descriptor. Must run inside a tokio runtime.
     pub fn new(master: OwnedFd) -> io::Result<Self> {
+        // Readable only: see the module's doc.
         // SAFETY: the descriptor moves into the AsyncFd and stays open, unchanged, for
         // its whole life.
-        let master = unsafe { AsyncFd::register(master) }.map_err(|e| io::Error::other(e.to_string()))?;
+        let master = unsafe { AsyncFd::register_with_interest(master, Interest::READABLE) }
+            .map_err(|e| io::Error::other(e.to_string()))?;
         Ok(Self { master })
     }
 
@@ -58,12 +63,12 @@ impl Terminal {
     pub async fn write_all(&self, data: &[u8]) -> io::Result<()> {
         let mut written = 0;
         while written < data.len() {
-            let mut guard = self.master.writable().await?;
-            match guard.try_io(|inner| Ok(rustix::io::write(inner, &data[written..])?)) {
-                Ok(Ok(n)) => written += n,
-                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-                Ok(Err(e)) => return Err(e),
-                Err(_would_block) => {}
+            match rustix::io::write(self.master.get_ref(), &data[written..]) {
+                Ok(n) if n > 0 => written += n,
+                Err(Errno::INTR) => {}
+                // Full (or a write that took nothing): wait for room.
+                Ok(_) | Err(Errno::AGAIN) => super::write_room::room(self.master.get_ref().as_fd()).await?,
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(())
