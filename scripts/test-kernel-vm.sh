@@ -10,9 +10,8 @@
 # read-only over 9p under a tmpfs overlay (so the guest sees this checkout, its build,
 # Node and every tool, and what the tests write is thrown away), and runs as root:
 #   - the Landlock ABI the guest kernel has (it must be 9 or later, else the run fails);
-#   - vitest on the files given (default below), as root;
-#   - scripts/test-unprivileged.sh on the same files, as uid 65534 (NSS_UNPRIVILEGED_RUNS
-#     is passed through).
+#   - vitest on the files given (default below), as root, then as uid 65534 in a cgroup
+#     delegated to it (scripts/kernel-vm/guest.sh).
 # The guest's output is printed; the script exits with the guest's status.
 #
 # The machine's KVM is used where it boots the kernel (KERNEL_VM_ACCEL=kvm); the default is
@@ -85,7 +84,7 @@ chmod 755 "$work/initrd/init"
 # --- What the guest runs (as root, in this checkout seen through the overlay) ------------
 {
   printf 'cd %q\n' "$ROOT"
-  printf 'export PATH=%q CI=1 NSS_UNPRIVILEGED_RUNS=%q\n' "$PATH" "${NSS_UNPRIVILEGED_RUNS:-}"
+  printf 'export PATH=%q CI=1\n' "$PATH"
   printf 'files=(%s)\n' "$(printf '%q ' "${files[@]}")"
   cat scripts/kernel-vm/guest.sh
 } > "$work/out/guest.sh"

@@ -170,17 +170,12 @@ run_suites() {
   local env=(env -i "PATH=$user_path" "HOME=$home" "TMPDIR=$stage/tmp" "LANG=${LANG:-C.UTF-8}"
     "CI=${CI:-}")
   [ -z "${STRESS_SCALE:-}" ] || env+=("STRESS_SCALE=$STRESS_SCALE")
-  [ -z "${NSS_TEST_LANDLOCK_ABI:-}" ] || env+=("NSS_TEST_LANDLOCK_ABI=$NSS_TEST_LANDLOCK_ABI")
   [ -z "$expect" ] || env+=("NSS_EXPECT_CONTAINMENT=$expect")
   local enter=()
   # shellcheck disable=SC2016 # expanded by that shell
   [ -z "$cg" ] || enter=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg")
   # --passWithNoTests: a file this machine cannot run is left out (saying why), not a failure.
   local vitest=("$tree/node_modules/vitest/vitest.mjs" run --passWithNoTests)
-  # NSS_VITEST_ARGS: more of vitest's options, e.g. longer timeouts for an emulated
-  # machine (scripts/test-kernel-vm.sh).
-  # shellcheck disable=SC2206 # split on purpose: several options
-  [ -z "${NSS_VITEST_ARGS:-}" ] || vitest+=(${NSS_VITEST_ARGS})
   cd "$tree"
   if [ ${#plain[@]} -gt 0 ]; then
     "${enter[@]}" "${as_user[@]}" "${env[@]}" "$node_bin" "${vitest[@]}" "${plain[@]}" || status=1
