@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # The checks that guard a release rather than each change: long fuzzing, the five
 # platforms' cross builds and their extension archives, the macOS lint through zig, and
-# the Windows suite under Wine. release.yml runs it whole before publishing; `.ci/run`
-# runs its short form (`--short`: the fuzz targets built and fed their committed corpus
-# and some seconds of new inputs), which keeps `.ci/run` within 25 minutes on two cores.
+# the Windows suite under Wine. release.yml runs it whole before publishing; its short
+# form (`--short`: the fuzz targets built and fed their committed corpus and some seconds
+# of new inputs) is for a look by hand. `.ci/run` runs neither: the fuzz targets' build
+# under AddressSanitizer compiles the core and every dependency once more (about 7
+# minutes on two cores), which does not fit its 25 minutes; every change has the
+# committed corpora replayed by cargo test instead (tests/fuzz_corpus.rs, in npm test).
 #
 # Why these and not others: none of them is about Linux's behaviour, which `.ci/run`
-# checks whole (npm test, the fault, stress and unprivileged suites). The cross builds and
+# checks whole (npm test, the fault, stress and unprivileged suites), and fuzzing finds
+# new inputs, which a change's check need not wait for: the inputs found so far are
+# replayed on every change. The cross builds and
 # the extension archives run on every push in ci.yml's `cross` job, and macOS and Windows
 # are built, linted and tested natively there; what only this script adds is Wine (a
 # Windows build tested without Windows) and fuzzing minutes instead of seconds. Together
