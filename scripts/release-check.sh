@@ -63,6 +63,15 @@ if [ -z "${VIRTUAL_ENV:-}" ] && [ -x .venv/bin/python ]; then
   export PATH="$VIRTUAL_ENV/bin:$PATH"
 fi
 
+# --- envd's generated messages ----------------------------------------------------------
+# They are committed (src/daemon/envd/generated/); `npm test` checks them against the
+# .proto files' digests only. Here they are generated again by the generator's pinned
+# versions (proto/gen/Cargo.lock) and must come out the same: a generator or prost
+# update that changes the code is caught before it ships.
+phase "envd's messages generated again"
+node scripts/gen-envd-proto.mjs
+git diff --exit-code --stat -- src/daemon/envd/generated/ || { echo "release-check: src/daemon/envd/generated/ is not what proto/gen/ makes: commit the regenerated files" >&2; exit 1; }
+
 # --- Fuzzing, bounded -----------------------------------------------------------------
 # The network face's request decoding (fuzz/fuzz_targets/envd_request.rs: Connect
 # envelopes, protobuf and JSON of every envd request) and the file API's upload parsing
