@@ -2,7 +2,7 @@
 // proto/envd/*.proto into src/daemon/envd/generated/ (proto/gen/: protox, prost-build,
 // pbjson-build, in a target folder of their own) and stamps the sources they came from
 // (scripts/envd-proto-stamp.mjs). Run it after changing a .proto and commit what it
-// writes; the core's build compiles none of the generator.
+// writes; the core's build does not compile protox, the generator's .proto parser.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -4,10 +4,11 @@
 //! is needed. Run through scripts/gen-envd-proto.mjs, which also stamps the sources'
 //! digests for scripts/check-generated.mjs.
 //!
-//! Generated once and committed rather than by the core's build.rs: protox,
-//! prost-build, pbjson-build and their dependencies (logos, miette, petgraph,
-//! prost-reflect, a second regex for the host...) were compiled for every build profile
-//! of the core, for code that changes only when a .proto does.
+//! Generated once and committed rather than by the core's build.rs: protox and its
+//! parser (logos, miette, prost-reflect) were compiled for every build profile of the
+//! core, and the messages generated again, for code that changes only when a .proto
+//! does. (prost-build and pbjson-build stay in the core's builds: pbjson-types' own
+//! build script uses them.)
 //!
 //! `cargo run --manifest-path proto/gen/Cargo.toml -- REPOSITORY_ROOT`
 

@@ -1,7 +1,7 @@
 //! The messages of proto/envd/*.proto (prost for protobuf, pbjson for the proto3 JSON
 //! mapping, so both Connect codecs read and write them), generated into
 //! src/daemon/envd/generated/ by `node scripts/gen-envd-proto.mjs` and committed: the
-//! build compiles no protobuf tool. `npm test` fails when a .proto changed without them
+//! build compiles no .proto parser. `npm test` fails when a .proto changed without them
 //! (scripts/check-generated.mjs, against generated/SOURCES.sha256).
 
 #[allow(clippy::all, clippy::pedantic, missing_docs)]
