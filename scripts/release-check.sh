@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # The checks that guard a release rather than each change: long fuzzing, the five
 # platforms' cross builds and their extension archives, the macOS lint through zig, and
-# the Windows suite under Wine. release.yml runs it whole before publishing; `.ci/run`
-# runs its short form (`--short`: the fuzz targets built and fed their committed corpus
-# and some seconds of new inputs), which keeps `.ci/run` within 25 minutes on two cores.
+# the Windows suite under Wine. release.yml runs it whole before publishing; its short
+# form (`--short`: the fuzz targets built and fed their committed corpus and some seconds
+# of new inputs) is for a look by hand. `.ci/run` runs neither: the fuzz targets' build
+# under AddressSanitizer compiles the core and every dependency once more (about 7
+# minutes on two cores), which does not fit its 25 minutes; every change has the
+# committed corpora replayed by cargo test instead (tests/fuzz_corpus.rs, in npm test).
 #
 # Why these and not others: none of them is about Linux's behaviour, which `.ci/run`
-# checks whole (npm test, the fault, stress and unprivileged suites). The cross builds and
+# checks whole (npm test, the fault, stress and unprivileged suites), and fuzzing finds
+# new inputs, which a change's check need not wait for: the inputs found so far are
+# replayed on every change. The cross builds and
 # the extension archives run on every push in ci.yml's `cross` job, and macOS and Windows
 # are built, linted and tested natively there; what only this script adds is Wine (a
 # Windows build tested without Windows) and fuzzing minutes instead of seconds. Together
@@ -57,6 +62,15 @@ if [ -z "${VIRTUAL_ENV:-}" ] && [ -x .venv/bin/python ]; then
   export VIRTUAL_ENV="$PWD/.venv"
   export PATH="$VIRTUAL_ENV/bin:$PATH"
 fi
+
+# --- envd's generated messages ----------------------------------------------------------
+# They are committed (src/daemon/envd/generated/); `npm test` checks them against the
+# .proto files' digests only. Here they are generated again by the generator's pinned
+# versions (proto/gen/Cargo.lock) and must come out the same: a generator or prost
+# update that changes the code is caught before it ships.
+phase "envd's messages generated again"
+node scripts/gen-envd-proto.mjs
+git diff --exit-code --stat -- src/daemon/envd/generated/ || { echo "release-check: src/daemon/envd/generated/ is not what proto/gen/ makes: commit the regenerated files" >&2; exit 1; }
 
 # --- Fuzzing, bounded -----------------------------------------------------------------
 # The network face's request decoding (fuzz/fuzz_targets/envd_request.rs: Connect

@@ -152,15 +152,18 @@ describe('a sandboxed job and the daemon that runs it', () => {
           `POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(init)}\r\n\r\n${init}`,
         ),
       );
-      // stdin stays open a while (a half-closed connection ends the daemon's reading); a
-      // door that answers is read until then, one that closes ends socat at once. A
-      // script of its own: the tool's policy refuses command substitution in a command.
+      // The connection is not half-closed when the bytes are sent (`shut-none`: a
+      // half-closed connection ends the daemon's reading): a door that answers is read
+      // for up to 10 s (`-t`), one that closes ends socat at once. (Holding stdin open
+      // with a `sleep` instead cost the whole sleep even when the door closed at once:
+      // the pipeline waits for it.) A script of its own: the tool's policy refuses
+      // command substitution in a command.
       writeFileSync(
         join(project, 'socat-knock.sh'),
         [
-          `echo "socat-unix: [$( (printf '${frames}'; sleep 10) | socat -t 2 - UNIX-CONNECT:${q(l.place.socket)} | tr -d '\\000-\\010')]"`,
-          `echo "socat-tcp: [$( (printf '${upgrade}${frames}'; sleep 10) | socat -t 2 - TCP:${port} | tr -d '\\000-\\010')]"`,
-          `echo "socat-mcp: [$( (printf '${post}'; sleep 5) | socat -t 2 - UNIX-CONNECT:${q(upstream)})]"`,
+          `echo "socat-unix: [$(printf '${frames}' | socat -t 10 - UNIX-CONNECT:${q(l.place.socket)},shut-none | tr -d '\\000-\\010')]"`,
+          `echo "socat-tcp: [$(printf '${upgrade}${frames}' | socat -t 10 - TCP:${port},shut-none | tr -d '\\000-\\010')]"`,
+          `echo "socat-mcp: [$(printf '${post}' | socat -t 10 - UNIX-CONNECT:${q(upstream)},shut-none)]"`,
           '',
         ].join('\n'),
       );
