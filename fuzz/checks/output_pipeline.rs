@@ -1,10 +1,15 @@
 //! Fuzzes the output pipeline: vte-based ANSI removal and UTF-8 reassembly
-//! (`output::decode`), carriage-return collapse (`output::line`), head/tail bounds
-//! (`output::bounded`) and the job views built on them (`output::JobOutput`).
+//! (`output::decode`), carriage-return collapse and the screen window (`output::line`),
+//! head/tail bounds (`output::bounded`) and the job views built on them
+//! (`output::JobOutput`).
 //!
 //! Input layout: byte 0 picks the limits and the mode, bytes 1..=8 are read sizes
 //! (used in turn), the rest is what the process wrote. Checked, besides "no panic":
-//! - cut between characters, the text, screen and raw views equal those of one read;
+//! - cut anywhere (between characters, and inside them too), a PTY job's text, screen
+//!   and raw views, its last line and the clean text handed to waiters equal those of
+//!   one read, and its finished text is the whole stream's, collapsed the way a PTY
+//!   job reads it (redraws within the screen's window);
+//! - a pipes job's stdout and stderr each read as that stream's bytes alone would;
 //! - the text has no control left but `\n` and `\t`;
 //! - cut anywhere and bounded tightly, memory stays within the bounds and every
 //!   accessor a reader can call answers.
@@ -15,12 +20,23 @@
 
 use native_shell_service::output::bounded::{excerpt, last_bytes};
 use native_shell_service::output::decode::decode_all;
-use native_shell_service::output::line::collapse;
+use native_shell_service::output::line::{collapse, collapse_in_window};
 use native_shell_service::output::persist::Stream;
 use native_shell_service::output::screen::ScreenSize;
 use native_shell_service::output::{JobOutput, OutputLimits, View, Which};
 
 const SIZES: usize = 8;
+
+/// The PTY jobs of part 1 have a terminal of this many rows: their text keeps the rows
+/// above the cursor line (`PTY_ROWS - 1`) editable, so a cursor-up (`ESC M`, `CSI A`)
+/// after a newline rewrites the line above (src/output/mod.rs, `window_of`). The
+/// whole stream's text is therefore `collapse_in_window(…, PTY_ROWS - 1)`, not the
+/// window-less `collapse`, which ignores vertical moves (a pipes job's text).
+const PTY_ROWS: u16 = 24;
+
+fn pty_job() -> JobOutput {
+    JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, PTY_ROWS)))
+}
 
 fn reads<'a>(bytes: &'a [u8], sizes: &[u8], between_chars: bool) -> Vec<&'a [u8]> {
     let mut out = Vec::new();
@@ -52,21 +68,53 @@ pub fn check(data: &[u8]) {
     let sizes = &data[1..=SIZES];
     let bytes = &data[1 + SIZES..];
 
-    // 1. Chunking between characters changes nothing (default limits: nothing dropped).
-    let whole_text = collapse(&decode_all(bytes));
+    // 1. How reads cut the stream changes nothing (default limits: nothing dropped).
+    let clean = decode_all(bytes);
+    let whole_text = collapse_in_window(&clean, usize::from(PTY_ROWS - 1));
     assert!(readable(&whole_text), "{whole_text:?}");
-    let mut one = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, 24)));
+    let mut one = pty_job();
     one.ingest(Stream::Stdout, bytes);
-    let mut many = JobOutput::new(OutputLimits::default(), false, Some(ScreenSize::new(80, 24)));
-    for read in reads(bytes, sizes, true) {
-        many.ingest(Stream::Stdout, read);
+    for between_chars in [true, false] {
+        let mut many = pty_job();
+        let mut seen = String::new();
+        for read in reads(bytes, sizes, between_chars) {
+            seen.push_str(many.ingest(Stream::Stdout, read));
+        }
+        // What waiters are handed, read by read, is what one read hands them.
+        assert_eq!(seen, clean);
+        for view in [View::Text, View::Screen, View::Raw] {
+            assert_eq!(one.view(view, None), many.view(view, None), "{view:?}");
+        }
+        assert_eq!(one.text_len(), many.text_len());
+        assert_eq!(one.last_line(), many.last_line());
+        many.finish();
+        assert_eq!(many.view(View::Text, None), whole_text);
     }
-    for view in [View::Text, View::Screen, View::Raw] {
-        assert_eq!(one.view(view, None), many.view(view, None), "{view:?}");
+    one.finish();
+    assert_eq!(one.view(View::Text, None), whole_text);
+
+    // A pipes job: each stream's text is that stream's bytes alone, collapsed without a
+    // window, however the two were interleaved and cut.
+    let mut pipes = JobOutput::new(OutputLimits::default(), true, None);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    for (i, read) in reads(bytes, sizes, false).into_iter().enumerate() {
+        let (stream, into) = if i % 3 == 2 {
+            (Stream::Stderr, &mut err)
+        } else {
+            (Stream::Stdout, &mut out)
+        };
+        pipes.ingest(stream, read);
+        into.extend_from_slice(read);
     }
-    assert_eq!(one.last_line(), many.last_line());
-    many.finish();
-    assert_eq!(many.view(View::Text, None), whole_text);
+    pipes.finish();
+    assert_eq!(
+        pipes.excerpt(Which::Stdout, usize::MAX / 4).text,
+        collapse(&decode_all(&out))
+    );
+    assert_eq!(
+        pipes.excerpt(Which::Stderr, usize::MAX / 4).text,
+        collapse(&decode_all(&err))
+    );
 
     // 2. Cut anywhere, tight bounds, pipes or PTY: bounded and always answering.
     let head = usize::from(config & 0x0f) * 4;
