@@ -10,6 +10,8 @@
 //!   one read, and its finished text is the whole stream's, collapsed the way a PTY
 //!   job reads it (redraws within the screen's window);
 //! - a pipes job's stdout and stderr each read as that stream's bytes alone would;
+//! - a line past the wrap size (tiny here, picked by byte 0) reads the same however the
+//!   reads cut it, with or without a window;
 //! - the text has no control left but `\n` and `\t`;
 //! - cut anywhere and bounded tightly, memory stays within the bounds and every
 //!   accessor a reader can call answers.
@@ -19,8 +21,8 @@
 //! (tests/fuzz_corpus.rs).
 
 use native_shell_service::output::bounded::{excerpt, last_bytes};
-use native_shell_service::output::decode::decode_all;
-use native_shell_service::output::line::{collapse, collapse_in_window};
+use native_shell_service::output::decode::{decode_all, Decoder};
+use native_shell_service::output::line::{collapse, collapse_in_window, LineAssembler};
 use native_shell_service::output::persist::Stream;
 use native_shell_service::output::screen::ScreenSize;
 use native_shell_service::output::{JobOutput, OutputLimits, View, Which};
@@ -160,7 +162,26 @@ pub fn check(data: &[u8]) {
         assert!(e.text.len() <= limit + 128, "{} > {limit}", e.text.len());
     }
 
-    // 3. The pieces a reader's excerpt is built from, on arbitrary text.
+    // 3. Lines past the wrap size: a job's is 64 KiB, out of these inputs' reach, so the
+    //    assembler is run with a size of 1 to 32 bytes and a window of 0 to 3 lines picked
+    //    by the input; where the reads end must not change the text either.
+    let wrap_size = usize::from(config & 0x1f) + 1;
+    let window = usize::from(sizes[7] % 4);
+    let wrapped = |reads: &[&[u8]]| {
+        let (mut decoder, mut clean) = (Decoder::new(), String::new());
+        let mut lines = LineAssembler::with_window(wrap_size, window);
+        let mut text = String::new();
+        for read in reads {
+            clean.clear();
+            decoder.decode(read, &mut clean);
+            lines.feed(&clean, &mut text);
+        }
+        lines.finish(&mut text);
+        text
+    };
+    assert_eq!(wrapped(&[bytes]), wrapped(&reads(bytes, sizes, false)));
+
+    // 4. The pieces a reader's excerpt is built from, on arbitrary text.
     let as_text = String::from_utf8_lossy(bytes);
     let cut = as_text.len() / 2;
     let cut = (0..=cut).rev().find(|&c| as_text.is_char_boundary(c)).unwrap_or(0);
