@@ -2,7 +2,7 @@
 # The checks that guard a release rather than each change: long fuzzing, the five
 # platforms' cross builds and their extension archives, the macOS lint through zig, and
 # the Windows suite under Wine. release.yml runs it whole before publishing; its short
-# form (`--short`: the fuzz targets built and fed their committed corpus and some seconds
+# form (`--short`: all four fuzz targets built and each fed its committed corpus and some seconds
 # of new inputs) is for a look by hand. `.ci/run` runs neither: the fuzz targets' build
 # under AddressSanitizer compiles the core and every dependency once more (about 7
 # minutes on two cores), which does not fit its 25 minutes; every change has the
@@ -73,20 +73,29 @@ node scripts/gen-envd-proto.mjs
 git diff --exit-code --stat -- src/daemon/envd/generated/ || { echo "release-check: src/daemon/envd/generated/ is not what proto/gen/ makes: commit the regenerated files" >&2; exit 1; }
 
 # --- Fuzzing, bounded -----------------------------------------------------------------
-# The network face's request decoding (fuzz/fuzz_targets/envd_request.rs: Connect
-# envelopes, protobuf and JSON of every envd request) and the file API's upload parsing
-# (envd_files: multipart and streamed bodies), under libFuzzer with AddressSanitizer.
-# Each run first replays the committed corpus (fuzz/corpus/), so every input that once
-# found a bug is tried again even in the short form; a crash fails and leaves its input
-# in fuzz/artifacts/. Stable Rust with RUSTC_BOOTSTRAP=1 for cargo-fuzz's nightly flags
-# (docs/policy.md). The file target gets half the request target's time.
-phase "fuzz: envd_request ${fuzz_seconds} s, envd_files $((fuzz_seconds / 2)) s"
+# All four targets, under libFuzzer with AddressSanitizer: the network face's request
+# decoding (fuzz/fuzz_targets/envd_request.rs: Connect envelopes, protobuf and JSON of
+# every envd request), the file API's upload parsing (envd_files: multipart and streamed
+# bodies), the output pipeline (output_pipeline: decoding, redraws, the screen window,
+# bounds, chunking) and the command policy (check_command). Each run first replays the
+# committed corpus (fuzz/corpus/), so every input that once found a bug is tried again
+# even in the short form; a crash fails and leaves its input in fuzz/artifacts/. The
+# output and policy targets used to be run only by hand: when the output pipeline gained
+# its screen window, the output target's check went stale and nothing ran it to say so
+# (6 committed inputs failed it). Stable Rust with RUSTC_BOOTSTRAP=1 for
+# cargo-fuzz's nightly flags (docs/policy.md). The request target gets the full time,
+# each other target half of it.
+half=$((fuzz_seconds / 2))
+phase "fuzz: envd_request ${fuzz_seconds} s; envd_files, output_pipeline, check_command ${half} s each"
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install --quiet --locked cargo-fuzz
-mkdir -p fuzz/target/corpus-ci fuzz/target/corpus-ci-files
-RUSTC_BOOTSTRAP=1 cargo fuzz run envd_request fuzz/target/corpus-ci fuzz/corpus/envd_request \
-  -- -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 2>&1 | tail -n 15
-RUSTC_BOOTSTRAP=1 cargo fuzz run envd_files fuzz/target/corpus-ci-files fuzz/corpus/envd_files \
-  -- -max_total_time="$((fuzz_seconds / 2))" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 2>&1 | tail -n 15
+for target in envd_request envd_files output_pipeline check_command; do
+  seconds=$half
+  [ "$target" = envd_request ] && seconds=$fuzz_seconds
+  # New inputs go to a scratch corpus per target; the committed seeds stay as they are.
+  mkdir -p "fuzz/target/corpus-ci-$target"
+  RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" "fuzz/target/corpus-ci-$target" "fuzz/corpus/$target" \
+    -- -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 2>&1 | tail -n 15
+done
 
 if [ "$short" = 1 ]; then
   echo "release-check --short: the cross builds, the extension archives, the macOS lint and the Windows suite are left to the release (scripts/release-check.sh) and ci.yml"

@@ -1,30 +1,11 @@
-//! Feeds arbitrary bytes to `check_command`. A crash is a panic, an abort in the
-//! grammar's C code, or a broken invariant asserted below.
+//! The fuzz target of fuzz/checks/check_command.rs (what is fed and what is checked is
+//! described there); `cargo test` replays its corpus through the same check
+//! (tests/fuzz_corpus.rs).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use native_shell_service::policy::{check_command, CommandPolicy, Decision, MAX_COMMAND_BYTES};
 
-fuzz_target!(|data: &[u8]| {
-    // Invalid UTF-8 becomes U+FFFD rather than being thrown away, so every input
-    // exercises the parser.
-    let command = String::from_utf8_lossy(data);
-    let policy = CommandPolicy {
-        exclude_tools: vec!["run_shell_command(rm)".into(), "run_shell_command(git push)".into()],
-        core_tools: vec!["run_shell_command(ls)".into(), "run_shell_command(git)".into()],
-        session_approvals: vec!["run_shell_command(cargo test)".into()],
-    };
-    match check_command(&command, &policy) {
-        Ok(check) => {
-            // A substitution is always refused.
-            if check.has_substitution {
-                assert_eq!(check.decision, Decision::Deny, "{command:?}");
-            }
-            // Nothing runs `rm` with approval.
-            if check.roots.iter().any(|r| r == "rm") {
-                assert_ne!(check.decision, Decision::Allow, "{command:?}");
-            }
-        }
-        Err(_) => assert!(command.len() > MAX_COMMAND_BYTES),
-    }
-});
+#[path = "../checks/check_command.rs"]
+mod check;
+
+fuzz_target!(|data: &[u8]| check::check(data));

@@ -1,35 +1,11 @@
-//! Feeds arbitrary uploads to the parsing half of the network face's POST /files
-//! (`daemon::decode_upload`: the query's path, the multipart/form-data parser, where
-//! each part goes). The first byte picks the content type, the second how many of the
-//! next bytes are the query string; the rest is the body. A crash is a panic; an
-//! accepted upload must name absolute, folded paths (no `.` or `..` left).
+//! The fuzz target of fuzz/checks/envd_files.rs (what is fed and what is checked is
+//! described there); `cargo test` replays its corpus through the same check
+//! (tests/fuzz_corpus.rs).
 #![no_main]
 
-use std::path::Component;
-
 use libfuzzer_sys::fuzz_target;
-use native_shell_service::daemon::decode_upload;
 
-const TYPES: [&str; 5] = [
-    "multipart/form-data; boundary=B",
-    "multipart/form-data; boundary=\"--x y\"",
-    "application/octet-stream",
-    "",
-    "text/plain",
-];
+#[path = "../checks/envd_files.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let [pick, query_len, rest @ ..] = data else { return };
-    let content_type = TYPES[usize::from(*pick) % TYPES.len()];
-    let split = usize::from(*query_len).min(rest.len());
-    let (query, body) = rest.split_at(split);
-    let query = String::from_utf8_lossy(query);
-    if let Ok(files) = decode_upload(content_type, &query, body) {
-        assert!(!files.is_empty());
-        for (path, len) in files {
-            assert!(path.is_absolute(), "{path:?}");
-            assert!(path.components().all(|c| matches!(c, Component::RootDir | Component::Normal(_))), "{path:?}");
-            assert!(len <= body.len());
-        }
-    }
-});
+fuzz_target!(|data: &[u8]| check::check(data));

@@ -19,9 +19,10 @@ use std::collections::VecDeque;
 use super::decode::{CURSOR_DOWN, CURSOR_LEFT, CURSOR_UP, ERASE_LINE, ERASE_TO_END};
 use super::scan::next_control;
 
-/// A line longer than this (in bytes) without a newline is committed as it is, so a
-/// stream with no newlines at all (a binary dump, `base64 -w0`) stays bounded. With a
-/// window, that commits the window's lines too (they come before it).
+/// A line longer than this (in bytes) without a newline is committed in pieces of this
+/// size, so a stream with no newlines at all (a binary dump, `base64 -w0`) stays
+/// bounded (see `LineAssembler::wrap`). With a window, that commits the lines above it
+/// too (they come before it).
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// A window line's buffer bigger than this is freed rather than kept for reuse.
@@ -96,8 +97,10 @@ impl LineAssembler {
             let rel = (end < bytes.len()).then_some(end);
             // The commonest case by far: a whole line, ended by `\n` or `\r\n`, written
             // onto an empty bottom line. It goes straight to `committed`; with a window,
-            // the run's last lines move to the window when it ends.
-            if on_empty_bottom && end < bytes.len() {
+            // the run's last lines move to the window when it ends. A line longer than
+            // `max_line_bytes` takes the slow path, which wraps it (`wrap`) as it would
+            // had it come in several reads.
+            if on_empty_bottom && end < bytes.len() && end - start <= self.max_line_bytes {
                 let newline = match (bytes[end], bytes.get(end + 1)) {
                     (b'\n', _) => Some(end),
                     (b'\r', Some(b'\n')) => Some(end + 1),
@@ -298,15 +301,53 @@ impl LineAssembler {
     }
 
     fn put_text(&mut self, text: &str, committed: &mut String) {
-        if self.at_end {
-            self.line.push_str(text);
-            if self.line.len() > self.max_line_bytes {
-                self.finish(committed);
-            }
+        self.overwrite(text);
+        self.wrap(committed);
+    }
+
+    /// A line grown past `max_line_bytes`, the cursor at its end, is wrapped as a
+    /// terminal wraps a line at its width: its first `max_line_bytes` (cut back to a
+    /// character boundary) are committed, again while the rest is still too long, and
+    /// what is left stays the line being written, where a `\r` or a backspace lands. The
+    /// lines above it in the window are committed first: they come before it.
+    ///
+    /// Where the pieces end depends only on the line's text, never on where the reads
+    /// that brought it ended: committing the whole line once a read had taken it past
+    /// the size made a later redraw (`\r`, then text) land on different text depending
+    /// on where that read ended, i.e. on the program's timing. With the cursor inside
+    /// the line nothing is cut (the text after the cursor may still be overwritten by
+    /// the rest of the same write); the line is then at most four times the size (every
+    /// character overwritten by a wider one) until the cursor reaches its end.
+    fn wrap(&mut self, committed: &mut String) {
+        if !self.at_end || self.line.len() <= self.max_line_bytes {
             return;
         }
-        // Overwrite from the cursor, as a terminal does after `\r` or a backspace. In
-        // ASCII a character is a byte, and the line is edited in place.
+        self.commit_above(self.row, committed);
+        let mut cut = 0;
+        while self.line.len() - cut > self.max_line_bytes {
+            let piece = &self.line[cut..];
+            let mut end = self.max_line_bytes;
+            while !piece.is_char_boundary(end) {
+                end -= 1;
+            }
+            // A size smaller than one character still moves on by that character.
+            if end == 0 {
+                end = piece.chars().next().map_or(piece.len(), char::len_utf8);
+            }
+            cut += end;
+        }
+        committed.push_str(&self.line[..cut]);
+        self.line.drain(..cut);
+    }
+
+    /// Writes `text` from the cursor: appended at the end of the line, or over what is
+    /// there after a `\r` or a backspace, as a terminal does.
+    fn overwrite(&mut self, text: &str) {
+        if self.at_end {
+            self.line.push_str(text);
+            return;
+        }
+        // In ASCII a character is a byte, and the line is edited in place.
         if text.is_ascii() && self.line.is_ascii() {
             let at = self.cursor;
             if self.line.len() < at {

@@ -65,12 +65,62 @@ fn partial_line_is_visible_and_finished() {
 }
 
 #[test]
-fn long_line_is_soft_committed() {
+fn long_line_is_wrapped_at_the_size() {
     let mut a = LineAssembler::new(8);
     let mut out = String::new();
     a.feed("0123456789abc", &mut out);
-    assert_eq!(out, "0123456789abc");
-    assert_eq!(a.current_line(), "");
+    assert_eq!(out, "01234567");
+    assert_eq!(a.current_line(), "89abc");
+    // Cut back to a character boundary; a size below one character still moves on.
+    let mut a = LineAssembler::new(5);
+    let mut out = String::new();
+    a.feed("éééé", &mut out);
+    assert_eq!((out.as_str(), a.current_line()), ("éé", "éé"));
+    let mut a = LineAssembler::new(1);
+    let mut out = String::new();
+    a.feed("éa", &mut out);
+    assert_eq!((out.as_str(), a.current_line()), ("é", "a"));
+}
+
+/// Feeds `clean` cut at every point (one cut at a time), and whole: each must give the
+/// same text.
+fn same_text_however_cut(clean: &str, max_line_bytes: usize, window: usize) -> String {
+    let text_of = |pieces: &[&str]| {
+        let mut a = LineAssembler::with_window(max_line_bytes, window);
+        let mut out = String::new();
+        for piece in pieces {
+            a.feed(piece, &mut out);
+        }
+        a.finish(&mut out);
+        out
+    };
+    let whole = text_of(&[clean]);
+    for cut in (0..=clean.len()).filter(|&c| clean.is_char_boundary(c)) {
+        assert_eq!(text_of(&[&clean[..cut], &clean[cut..]]), whole, "cut at {cut}");
+    }
+    whole
+}
+
+/// A line past the size was committed whole where the read that took it past ended, so
+/// a redraw after it (`\r`, then text) landed on the part after that read: the text
+/// depended on the program's timing. It is now wrapped where its own text says.
+#[test]
+fn an_overlong_line_is_cut_where_its_text_says_not_where_a_read_ended() {
+    let line = "A".repeat(20);
+    assert_eq!(
+        same_text_however_cut(&format!("{line}\rB"), 16, 0),
+        format!("{}BAAA", "A".repeat(16))
+    );
+    assert_eq!(same_text_however_cut("ééééé\rx\n", 5, 0), "ééééx\n");
+    assert_eq!(same_text_however_cut("éa\rb", 1, 0), "éb");
+    // With a window: the lines above go first; the wrapped line's last piece is what
+    // moves into the window and what a cursor-up comes back to. A whole line written in
+    // one read is wrapped the same (it does not take the fast path for whole lines).
+    let stream = format!("x\n{}\n\u{1d}B\n", "A".repeat(40));
+    assert_eq!(
+        same_text_however_cut(&stream, 16, 3),
+        format!("x\n{}BAAAAAAA\n", "A".repeat(32))
+    );
 }
 
 #[test]
