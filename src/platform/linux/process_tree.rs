@@ -54,8 +54,11 @@ impl ProcInfo {
 /// Parses `/proc/<pid>/stat`. The command name may hold spaces and parentheses, so
 /// fields are counted from the last `)`.
 pub fn read_stat(pid: i32) -> Option<ProcInfo> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &text[text.rfind(')')? + 1..];
+    let mut buf = [0u8; STAT_BYTES];
+    let line = read_stat_line(pid, &mut buf)?;
+    // Only what follows the name is read as text: a name is any bytes a process chose
+    // (`prctl(PR_SET_NAME)`), and one that is not UTF-8 must not hide it from a scan.
+    let after = std::str::from_utf8(&line[line.iter().rposition(|&b| b == b')')? + 1..]).ok()?;
     let fields: Vec<&str> = after.split_whitespace().collect();
     // After the name: state(0) ppid(1) pgrp(2) session(3) ... starttime(19) ...
     // sigignore(30), the ignored signals as a decimal mask (bit n-1 is signal n).
@@ -70,6 +73,30 @@ pub fn read_stat(pid: i32) -> Option<ProcInfo> {
         ignores_hangup: ignored & (1 << (libc::SIGHUP - 1)) != 0,
         ignores_interrupt: ignored & (1 << (libc::SIGINT - 1)) != 0,
     })
+}
+
+/// Room for a `/proc/<pid>/stat` line: 52 numbers of at most 20 digits, a name of at
+/// most 64 bytes in parentheses, the state and the spaces fit in 1,200 bytes.
+const STAT_BYTES: usize = 2048;
+
+/// The stat line of `pid`, read in one `read` into `buf` where it fits (it always does:
+/// `STAT_BYTES`). `fs::read_to_string` made 8 calls of it (a `statx` that says size 0,
+/// then reads of 32, 32, 64, 128, 256 bytes and one at the end): this runs at every
+/// spawn, on the caller's thread (the job's start time), and for every process a scan
+/// looks at. The line is whole once it ends in a newline; a shorter read goes on.
+fn read_stat_line(pid: i32, buf: &mut [u8; STAT_BYTES]) -> Option<&[u8]> {
+    use std::io::Read;
+    let mut file = fs::File::open(format!("/proc/{pid}/stat")).ok()?;
+    let mut len = 0;
+    while len < buf.len() && !buf[..len].ends_with(b"\n") {
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(&buf[..len])
 }
 
 fn all_pids() -> Vec<i32> {

@@ -3,15 +3,24 @@
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::sync::OnceLock;
 
 use rustix::io::Errno;
 use rustix::termios::{tcsetwinsize, Winsize};
 use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
 
 use crate::platform::{InputState, Read, ReadBuffer};
 
 pub struct Terminal {
+    /// In the reactor for reading only. Registered for writing too, epoll would report
+    /// the new terminal writable at once (its edge-triggered registration says so),
+    /// waking a runtime worker at every spawn for an event nobody waits for.
     master: AsyncFd<OwnedFd>,
+    /// The master again (a duplicate), in the reactor for writing: made the first time
+    /// a write finds the terminal's input queue full (a large paste), so that writer
+    /// can wait for room. epoll tells the two registrations apart by descriptor.
+    for_writing: OnceLock<AsyncFd<OwnedFd>>,
 }
 
 impl Terminal {
@@ -19,8 +28,30 @@ impl Terminal {
     pub fn new(master: OwnedFd) -> io::Result<Self> {
         // SAFETY: the descriptor moves into the AsyncFd and stays open, unchanged, for
         // its whole life.
-        let master = unsafe { AsyncFd::register(master) }.map_err(|e| io::Error::other(e.to_string()))?;
-        Ok(Self { master })
+        let master = unsafe { AsyncFd::register_with_interest(master, Interest::READABLE) }
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        Ok(Self {
+            master,
+            for_writing: OnceLock::new(),
+        })
+    }
+
+    /// The registration a writer waits for room on (see `for_writing`).
+    fn writable_master(&self) -> io::Result<&AsyncFd<OwnedFd>> {
+        if let Some(registered) = self.for_writing.get() {
+            return Ok(registered);
+        }
+        let copy = rustix::io::fcntl_dupfd_cloexec(self.master.get_ref(), 0)?;
+        // SAFETY: the duplicate moves into the AsyncFd and stays open, unchanged, for
+        // its whole life.
+        let registered = unsafe { AsyncFd::register_with_interest(copy, Interest::WRITABLE) }
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        // Only the job's writer task writes through here; should another have set it
+        // meanwhile, this one is dropped and theirs used.
+        let _ = self.for_writing.set(registered);
+        self.for_writing
+            .get()
+            .ok_or_else(|| io::Error::other("the terminal's write registration is gone"))
     }
 
     pub fn raw_fd(&self) -> RawFd {
@@ -56,9 +87,11 @@ impl Terminal {
     /// (so large pastes are neither dropped nor blocking a thread). An error means the
     /// terminal is gone.
     pub async fn write_all(&self, data: &[u8]) -> io::Result<()> {
-        let mut written = 0;
+        // Written straight away while the terminal takes it; only a full input queue
+        // makes (once) and waits on the registration for writing.
+        let mut written = self.write_some(data);
         while written < data.len() {
-            let mut guard = self.master.writable().await?;
+            let mut guard = self.writable_master()?.writable().await?;
             match guard.try_io(|inner| Ok(rustix::io::write(inner, &data[written..])?)) {
                 Ok(Ok(n)) => written += n,
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
