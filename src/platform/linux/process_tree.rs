@@ -231,6 +231,33 @@ mod tests {
         assert!(is_alive(me));
     }
 
+    /// A process names itself with any bytes (`prctl(PR_SET_NAME)`): one that is not
+    /// UTF-8, with a `)` in it, is read all the same, so no scan skips it. (A thread of
+    /// this test names itself; `/proc/<tid>/stat` is its line.)
+    #[test]
+    fn reads_a_name_that_is_not_utf8() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let named = std::thread::spawn(move || {
+            // SAFETY: prctl with a NUL-terminated name of ours; gettid takes nothing.
+            unsafe {
+                libc::prctl(libc::PR_SET_NAME, c"\xff\xfe)x (".as_ptr(), 0, 0, 0);
+                let _ = tx.send(libc::gettid());
+            }
+            let _ = done_rx.recv();
+        });
+        let tid = rx.recv().unwrap();
+        let comm = std::fs::read(format!("/proc/{tid}/comm")).unwrap();
+        assert_eq!(comm, b"\xff\xfe)x (\n");
+        let stat = read_stat(tid);
+        let _ = done_tx.send(());
+        named.join().unwrap();
+        let stat = stat.expect("the stat line of a thread whose name is not UTF-8");
+        assert_eq!(stat.pid, tid);
+        assert_eq!(stat.ppid, std::os::unix::process::parent_id() as i32);
+        assert!(stat.start_ticks > 0);
+    }
+
     #[test]
     fn reads_ignored_hangup() {
         // `nohup` ignores SIGHUP before it execs: the flag must come through.
