@@ -1,7 +1,7 @@
-//! A PTY job's exit as its reader takes it (src/job/driver.rs, `platform::ExitPeek`:
-//! looked at when the terminal hangs up, else from a pidfd opened then, else from the
-//! exit ring), and a PTY's input larger than the terminal takes at once (the writer
-//! waits for room on a registration of its own: src/platform/unix/terminal.rs).
+//! A PTY job's exit as its reader takes it (src/job/driver.rs), also when the terminal
+//! hangs up long before the exit, and a PTY's input larger than the terminal takes at
+//! once (the writer waits for room on a registration of its own:
+//! src/platform/unix/terminal.rs).
 
 use std::time::Duration;
 
@@ -27,10 +27,10 @@ fn pty(command: &str) -> RunRequest {
     r
 }
 
-/// Every exit code and a death by signal come through whichever way the exit was
-/// taken, with every byte printed before it.
+/// Every exit code and a death by signal come through, with every byte printed
+/// before it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn exit_codes_and_signals_as_the_reader_takes_them() {
+async fn exit_codes_and_signals_of_pty_jobs() {
     let tmp = tempfile::tempdir().unwrap();
     let svc = service(tmp.path());
     for code in [0, 1, 2, 3, 42, 126, 255] {

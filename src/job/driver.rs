@@ -192,18 +192,9 @@ async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Termina
     let mut buf = ReadBuffer::new();
     let mut output = Handoff::new(job.clone());
     let mut eof = false;
-    let peek = child.exit_peek();
     let exit = {
         let wait = child.wait();
         tokio::pin!(wait);
-        // After the hang-up, the exit as the peek sees it come (`platform::ExitPeek`).
-        let exited_soon = async {
-            match &peek {
-                Some(peek) => peek.exited_soon().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::pin!(exited_soon);
         // Armed by output, fired by SCREEN_SETTLE of quiet: the screen's lines are
         // committed. An idle job has no timer armed.
         let settle = tokio::time::sleep(SCREEN_SETTLE);
@@ -224,19 +215,9 @@ async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Termina
                         settle.as_mut().reset(tokio::time::Instant::now() + SCREEN_SETTLE);
                         armed = true;
                     }
-                    Read::Eof => {
-                        eof = true;
-                        // The hang-up comes as the process exits: its exit is often
-                        // there to take now, else soon (`exited_soon`, below), without
-                        // waiting for the ring's hand-overs (`platform::ExitPeek`).
-                        // Everything was read: EOF.
-                        if let Some(exit) = peek.as_ref().and_then(|p| p.exited()) {
-                            break Ok(exit);
-                        }
-                    }
+                    Read::Eof => eof = true,
                 },
                 status = &mut wait => break status,
-                exit = &mut exited_soon, if eof => break Ok(exit),
                 _ = &mut settle, if armed => {
                     armed = false;
                     output.drain().await;
@@ -245,9 +226,6 @@ async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Termina
             }
         }
     };
-    // Let go of the exit's watch: an exit taken by the peek must not wake this task
-    // again when the exit's own event comes (the process is reaped all the same).
-    drop(child);
     let deadline = Instant::now() + DRAIN_MAX;
     while !eof && Instant::now() < deadline {
         match tokio::time::timeout(DRAIN_QUIET, terminal.read(&mut buf)).await {

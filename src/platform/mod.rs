@@ -8,7 +8,7 @@
 //! | item | what it is |
 //! |---|---|
 //! | `spawn(&SpawnSpec) -> io::Result<Spawned>` | starts a job's process in its own session (Unix) or Job Object (Windows), on a PTY or on pipes |
-//! | `ChildProcess::wait().await -> io::Result<Exit>`, `ChildProcess::exit_peek() -> Option<ExitPeek>` | the exit, as an event (no thread per job where the OS allows); a look at it without waiting, where one is cheap (Linux's exit ring) |
+//! | `ChildProcess::wait().await -> io::Result<Exit>` | the exit, as an event (no thread per job where the OS allows) |
 //! | `Terminal` | a PTY: `read(&mut ReadBuffer).await -> Read`, `write_all(&[u8]).await`, `write_some(&[u8]) -> usize` (never blocks), `resize(cols, rows)`, `input_state(pid, name)` |
 //! | `PipeReader::read(&mut [u8]).await`, `PipeWriter::write_all(&[u8]).await` | the pipes of a pipes-mode job |
 //! | `Containment` (`.mode()`), `containment_mode()` | what holds a job's processes together (a cgroup per job on Linux where one can be had, else the process tree with subreapers; the process tree on macOS; a Job Object on Windows), and what will hold the next job |
@@ -97,26 +97,6 @@ pub use os::job_cgroup_number;
 pub fn anything_left(job: &JobIdentity<'_>) -> bool {
     group_exists(job.pid)
 }
-#[cfg(target_os = "linux")]
-pub use os::ExitPeek;
-
-/// A look at a job's exit taken while its `ChildProcess::wait` runs (Linux's exit ring:
-/// `linux::child::ExitPeek`). Elsewhere there is none: `ChildProcess::exit_peek` gives
-/// None, and `wait` alone tells the exit.
-#[cfg(not(target_os = "linux"))]
-pub struct ExitPeek;
-
-#[cfg(not(target_os = "linux"))]
-impl ExitPeek {
-    pub fn exited(&self) -> Option<Exit> {
-        None
-    }
-
-    pub async fn exited_soon(&self) -> Exit {
-        std::future::pending().await
-    }
-}
-
 pub use os::{
     background_roots, containment_mode, detached_roots, end_processes, group_exists, is_alive, job_processes,
     open_directory, opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, PipeReader,

@@ -12,7 +12,7 @@
 //! own children are left alone.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitStatus;
 
 use tokio::io::unix::AsyncFd;
@@ -54,12 +54,6 @@ impl ChildProcess {
         }
     }
 
-    /// A look at the exit that can be taken while `wait` runs, where the exit ring
-    /// watches the process (elsewhere None: `wait` alone tells).
-    pub fn exit_peek(&self) -> Option<ExitPeek> {
-        matches!(self.watch, Watch::Ring(_)).then_some(ExitPeek { pid: self.pid })
-    }
-
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
     pub async fn wait(&mut self) -> io::Result<Exit> {
         Ok(exit_of(self.wait_status().await?))
@@ -99,86 +93,6 @@ impl ChildProcess {
         self.status = Some(status);
         Ok(status)
     }
-}
-
-/// A look at the exit of a process the exit ring watches, for its reader once the
-/// terminal has hung up, without reaping it (the ring still does).
-///
-/// A process that exits closes its descriptors (the terminal hangs up) a little before
-/// it becomes a zombie. Through the ring its exit reaches the reader after two more
-/// hand-overs: the ring's thread woken by the kernel, then a runtime worker by that
-/// thread. So the reader looks first (`exited`): by the time it has woken to the
-/// hang-up the process has often exited. If not, it waits on a pidfd opened then
-/// (`exited_soon`): the reader's own worker is woken by the exit itself. The pidfd is
-/// held only from the hang-up to the exit (a job idle with its terminal open holds
-/// none), and whichever comes first, it or the ring's message, gives the exit.
-///
-/// `exited` asks by pid (`waitid(P_PID, WNOWAIT)`) and may run while the ring reaps:
-/// if the ring has reaped it first, the pid is free and the answer is "no such child"
-/// (the exit then comes from the ring). A wrong answer would need the pid to be given
-/// to another child of this process that has already exited, between the ring's
-/// reaping and this call: the kernel hands pids out in turn through the whole pid
-/// space, so not before every other pid has been used. `exited_soon` asks through its
-/// pidfd, which names this process and no other.
-pub struct ExitPeek {
-    pid: i32,
-}
-
-impl ExitPeek {
-    /// The exit if the process is a zombie now; None while it runs (or once reaped).
-    pub fn exited(&self) -> Option<Exit> {
-        exited_by(libc::P_PID, self.pid as libc::id_t, self.pid)
-    }
-
-    /// Resolves with the exit once the process is a zombie; never, if the ring reaps it
-    /// first or no pidfd can be had (the ring's message tells the exit then).
-    pub async fn exited_soon(&self) -> Exit {
-        if let Some(exit) = self.watch_pidfd().await {
-            return exit;
-        }
-        std::future::pending().await
-    }
-
-    async fn watch_pidfd(&self) -> Option<Exit> {
-        let pidfd = open_pidfd(self.pid)?;
-        // SAFETY: the pidfd moves into the AsyncFd and stays open, unchanged, for its
-        // whole life (it closes when this look is over).
-        let pidfd = unsafe { AsyncFd::register_with_interest(pidfd, tokio::io::Interest::READABLE) }.ok()?;
-        loop {
-            let mut ready = pidfd.readable().await.ok()?;
-            if let Some(exit) = exited_by(libc::P_PIDFD, pidfd.get_ref().as_raw_fd() as libc::id_t, self.pid) {
-                return Some(exit);
-            }
-            // Readable and no zombie: reaped already (by the ring), or not yet exited.
-            if !crate::platform::is_alive(self.pid) {
-                return None;
-            }
-            ready.clear_ready();
-        }
-    }
-}
-
-/// `waitid(which, id, WEXITED | WNOHANG | WNOWAIT)`: the exit of `pid` if it is a
-/// zombie now, left a zombie for its reaper.
-fn exited_by(which: libc::idtype_t, id: libc::id_t, pid: i32) -> Option<Exit> {
-    // SAFETY: all zeros is a valid siginfo_t; waitid fills it (or leaves si_pid 0).
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: a wait on our own child with a siginfo of ours; WNOWAIT leaves it a
-        // zombie for the ring to reap.
-        let r = unsafe { libc::waitid(which, id, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
-        if r == 0 {
-            break;
-        }
-        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return None;
-        }
-    }
-    // SAFETY: filled by waitid for a CLD_* event when si_pid is set.
-    if unsafe { info.si_pid() } != pid {
-        return None;
-    }
-    Some(exit_of(exit_ring::status_of(&info)))
 }
 
 /// A watch of this process's own: its pidfd in the reactor, else a blocking wait.

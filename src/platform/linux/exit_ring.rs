@@ -319,7 +319,7 @@ fn give_up(armed: &mut HashMap<u64, Armed>, ids: std::ops::Range<u64>, e: &io::E
 }
 
 /// The wait status `waitpid` would have given, from the siginfo the kernel wrote.
-pub(super) fn status_of(info: &libc::siginfo_t) -> ExitStatus {
+fn status_of(info: &libc::siginfo_t) -> ExitStatus {
     // SAFETY: the kernel filled it for a CLD_* event: si_status is set.
     let status = unsafe { info.si_status() };
     let raw = match info.si_code {

@@ -24,7 +24,7 @@ use crate::platform::JobIdentity;
 
 pub use super::unix::{group_exists, open_directory, spawn, PipeReader, PipeWriter, Terminal};
 pub use cgroup::{job_cgroup_number, mode as containment_mode, Containment};
-pub use child::{ChildProcess, ExitPeek};
+pub use child::ChildProcess;
 pub use input_wait::program_name;
 pub use process_tree::{background_roots, detached_roots, is_alive, job_processes, start_ticks, ProcInfo, Snapshot};
 

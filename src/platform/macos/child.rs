@@ -68,11 +68,6 @@ impl ChildProcess {
         }
     }
 
-    /// None: no look at the exit without waiting here (`crate::platform::ExitPeek`).
-    pub fn exit_peek(&self) -> Option<crate::platform::ExitPeek> {
-        None
-    }
-
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
     pub async fn wait(&mut self) -> io::Result<Exit> {
         Ok(exit_of(self.wait_status().await?))

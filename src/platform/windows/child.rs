@@ -20,11 +20,6 @@ impl ChildProcess {
         Self { process, exit: None }
     }
 
-    /// None: no look at the exit without waiting here (`crate::platform::ExitPeek`).
-    pub fn exit_peek(&self) -> Option<crate::platform::ExitPeek> {
-        None
-    }
-
     /// Resolves when the process has exited. Cancel-safe. Windows has no signals: the
     /// exit code is all there is (a process ended by `kill` has the code the Job Object
     /// was terminated with, `super::processes::KILLED`).
