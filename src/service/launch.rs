@@ -14,6 +14,7 @@ use super::registry::process_token;
 use super::retention::Retention;
 use super::sandbox::JobSandboxPlan;
 use super::Service;
+use crate::base::catch_panic::catch_panic;
 use crate::base::sync::lock;
 use crate::job::driver;
 use crate::job::kill::kill_now;
@@ -173,15 +174,18 @@ impl Service {
             stderr,
         });
         let ticket = job.register_waiter(pattern);
-        inner
-            .runtime
-            .spawn(driver::write_input(writer, rx, job.queued_input(), job.freeze.clone()));
+        let writer = driver::write_input(writer, rx, job.queued_input(), job.freeze.clone());
         let (reader_job, child) = (job.clone(), spawned.child);
-        let reader = inner.runtime.spawn(async move {
+        let reader = async move {
             reader_job.attach_files(make_files());
             driver::drive(reader_job, child, reader, on_exit).await;
-        });
-        supervise(&inner.runtime, &job, reader, inner.retention.clone());
+        };
+        // One task for the job's reader, writer and their supervision, where there were
+        // three: each task handed to the runtime from this (JS) thread woke a worker,
+        // and the first worker woke the other for the rest.
+        inner
+            .runtime
+            .spawn(run_io(job.clone(), reader, writer, inner.retention.clone()));
         {
             let mut jobs = lock(&inner.jobs);
             if inner.ended.load(Ordering::SeqCst) {
@@ -295,6 +299,25 @@ fn owner_entry() -> String {
     format!("{}={}", env::OWNER_MARKER, process_token())
 }
 
+/// A new job's reader and writer, side by side in one task, and what `supervise` does
+/// once the reader is done (the writer then ends: `Job::release_io` closes its input).
+/// A panic of the writer (a bug) ends only the writer, as when it was a task of its own.
+async fn run_io(
+    job: Arc<Job>,
+    reader: impl std::future::Future<Output = ()>,
+    writer: impl std::future::Future<Output = ()>,
+    retention: Option<Arc<Retention>>,
+) {
+    let reader = async {
+        let panicked = catch_panic(reader).await.is_err();
+        reader_done(&job, panicked, retention);
+    };
+    let writer = async {
+        let _ = catch_panic(writer).await;
+    };
+    tokio::join!(reader, writer);
+}
+
 /// Watches a job's reader. When it is done, the job's terminal and stdin are let go,
 /// and its folder counts as finished (`Retention::job_done`). If it panicked (a bug),
 /// the job is failed and its processes killed, so no caller waits forever and nothing
@@ -307,18 +330,22 @@ pub(super) fn supervise(
 ) {
     let job = job.clone();
     runtime.spawn(async move {
-        if let Err(e) = reader.await {
-            if e.is_panic() {
-                kill_now(&job);
-                job.abandon(format!(
-                    "internal error: the output reader of job {} stopped",
-                    job.meta.handle
-                ));
-            }
-        }
-        job.release_io();
-        if let Some(retention) = retention {
-            retention.job_done(&job);
-        }
+        let panicked = reader.await.err().is_some_and(|e| e.is_panic());
+        reader_done(&job, panicked, retention);
     });
+}
+
+/// What follows a job's reader: see `supervise`.
+fn reader_done(job: &Arc<Job>, panicked: bool, retention: Option<Arc<Retention>>) {
+    if panicked {
+        kill_now(job);
+        job.abandon(format!(
+            "internal error: the output reader of job {} stopped",
+            job.meta.handle
+        ));
+    }
+    job.release_io();
+    if let Some(retention) = retention {
+        retention.job_done(job);
+    }
 }

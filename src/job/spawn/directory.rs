@@ -1,7 +1,8 @@
 //! The working directory of a job: relative to the project root and never outside it.
 //!
-//! The check resolves symlinks, then the directory is opened and the *opened* file is
-//! checked again, by the name the system gives the open file (`platform::opened_path`).
+//! The directory is opened (on Windows after a check of its resolved path) and the
+//! *opened* file is checked, by the name the system gives the open file
+//! (`platform::opened_path`): that name has every symlink and `..` resolved.
 //! On Unix the child enters it with `fchdir` on that descriptor, so a symlink swapped
 //! in after the check changes nothing: the job runs in the directory that was verified.
 
@@ -39,12 +40,7 @@ pub fn resolve(root: &Path, requested: Option<&str>) -> Result<WorkingDir> {
         )));
     }
     let joined = root.join(relative);
-    let canonical = joined
-        .canonicalize()
-        .map_err(|e| refuse(format!("directory {requested:?} cannot be used: {e}")))?;
-    ensure_inside(root, &canonical, requested)?;
-    let file = platform::open_directory(&canonical)
-        .map_err(|e| refuse(format!("directory {requested:?} cannot be opened: {e}")))?;
+    let file = open_checked(root, &joined, requested)?;
     let opened = platform::opened_path(&file).unwrap_or_default();
     ensure_inside(root, &opened, requested)?;
     let display = if requested.is_empty() {
@@ -57,6 +53,26 @@ pub fn resolve(root: &Path, requested: Option<&str>) -> Result<WorkingDir> {
         path: opened,
         file,
     })
+}
+
+/// Unix: the path is opened as it is, the kernel following its symlinks and `..`; the
+/// check that matters is the one on the opened directory's name (below, in `resolve`),
+/// which is where the job runs. Resolving the path first (`canonicalize`: a `readlink`
+/// per component, then an `access`) checked the same thing once more, on the JS
+/// thread at every spawn.
+#[cfg(unix)]
+fn open_checked(_root: &Path, joined: &Path, requested: &str) -> Result<File> {
+    platform::open_directory(joined).map_err(|e| refuse(format!("directory {requested:?} cannot be opened: {e}")))
+}
+
+/// Windows: resolved and checked before it is opened, as well as after.
+#[cfg(not(unix))]
+fn open_checked(root: &Path, joined: &Path, requested: &str) -> Result<File> {
+    let canonical = joined
+        .canonicalize()
+        .map_err(|e| refuse(format!("directory {requested:?} cannot be used: {e}")))?;
+    ensure_inside(root, &canonical, requested)?;
+    platform::open_directory(&canonical).map_err(|e| refuse(format!("directory {requested:?} cannot be opened: {e}")))
 }
 
 fn ensure_inside(root: &Path, path: &Path, requested: &str) -> Result<()> {

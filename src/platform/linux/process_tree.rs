@@ -54,8 +54,11 @@ impl ProcInfo {
 /// Parses `/proc/<pid>/stat`. The command name may hold spaces and parentheses, so
 /// fields are counted from the last `)`.
 pub fn read_stat(pid: i32) -> Option<ProcInfo> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &text[text.rfind(')')? + 1..];
+    let mut buf = [0u8; STAT_BYTES];
+    let line = read_stat_line(pid, &mut buf)?;
+    // Only what follows the name is read as text: a name is any bytes a process chose
+    // (`prctl(PR_SET_NAME)`), and one that is not UTF-8 must not hide it from a scan.
+    let after = std::str::from_utf8(&line[line.iter().rposition(|&b| b == b')')? + 1..]).ok()?;
     let fields: Vec<&str> = after.split_whitespace().collect();
     // After the name: state(0) ppid(1) pgrp(2) session(3) ... starttime(19) ...
     // sigignore(30), the ignored signals as a decimal mask (bit n-1 is signal n).
@@ -70,6 +73,30 @@ pub fn read_stat(pid: i32) -> Option<ProcInfo> {
         ignores_hangup: ignored & (1 << (libc::SIGHUP - 1)) != 0,
         ignores_interrupt: ignored & (1 << (libc::SIGINT - 1)) != 0,
     })
+}
+
+/// Room for a `/proc/<pid>/stat` line: 52 numbers of at most 20 digits, a name of at
+/// most 64 bytes in parentheses, the state and the spaces fit in 1,200 bytes.
+const STAT_BYTES: usize = 2048;
+
+/// The stat line of `pid`, read in one `read` into `buf` where it fits (it always does:
+/// `STAT_BYTES`). `fs::read_to_string` made 8 calls of it (a `statx` that says size 0,
+/// then reads of 32, 32, 64, 128, 256 bytes and one at the end): this runs at every
+/// spawn, on the caller's thread (the job's start time), and for every process a scan
+/// looks at. The line is whole once it ends in a newline; a shorter read goes on.
+fn read_stat_line(pid: i32, buf: &mut [u8; STAT_BYTES]) -> Option<&[u8]> {
+    use std::io::Read;
+    let mut file = fs::File::open(format!("/proc/{pid}/stat")).ok()?;
+    let mut len = 0;
+    while len < buf.len() && !buf[..len].ends_with(b"\n") {
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(&buf[..len])
 }
 
 fn all_pids() -> Vec<i32> {
@@ -202,6 +229,33 @@ mod tests {
         assert_eq!(s.pid, me);
         assert!(s.start_ticks > 0);
         assert!(is_alive(me));
+    }
+
+    /// A process names itself with any bytes (`prctl(PR_SET_NAME)`): one that is not
+    /// UTF-8, with a `)` in it, is read all the same, so no scan skips it. (A thread of
+    /// this test names itself; `/proc/<tid>/stat` is its line.)
+    #[test]
+    fn reads_a_name_that_is_not_utf8() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let named = std::thread::spawn(move || {
+            // SAFETY: prctl with a NUL-terminated name of ours; gettid takes nothing.
+            unsafe {
+                libc::prctl(libc::PR_SET_NAME, c"\xff\xfe)x (".as_ptr(), 0, 0, 0);
+                let _ = tx.send(libc::gettid());
+            }
+            let _ = done_rx.recv();
+        });
+        let tid = rx.recv().unwrap();
+        let comm = std::fs::read(format!("/proc/{tid}/comm")).unwrap();
+        assert_eq!(comm, b"\xff\xfe)x (\n");
+        let stat = read_stat(tid);
+        let _ = done_tx.send(());
+        named.join().unwrap();
+        let stat = stat.expect("the stat line of a thread whose name is not UTF-8");
+        assert_eq!(stat.pid, tid);
+        assert_eq!(stat.ppid, std::os::unix::process::parent_id() as i32);
+        assert!(stat.start_ticks > 0);
     }
 
     #[test]

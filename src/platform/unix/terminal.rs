@@ -14,6 +14,9 @@ use tokio::io::Interest;
 use crate::platform::{InputState, Read, ReadBuffer};
 
 pub struct Terminal {
+    /// In the reactor for reading only. Registered for writing too, epoll would report
+    /// the new terminal writable at once (its edge-triggered registration says so),
+    /// waking a runtime worker at every spawn for an event nobody waits for.
     master: AsyncFd<OwnedFd>,
 }
 
