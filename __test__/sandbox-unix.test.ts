@@ -416,6 +416,38 @@ for t in threads: t.join()`),
     expect(await eventually(() => supervisorThreads() === 0)).toBe(true);
   });
 
+  it('a job that makes no supervised call wakes no supervisor thread; a first call made late is answered', async () => {
+    // Until its first supervised call a job's listener waits in one epoll set, watched by
+    // one thread (src/platform/linux/sandbox/supervise/lobby.rs): a spawn wakes no
+    // supervisor thread, and a job that never calls (most jobs) costs none.
+    const supervisorThreads = () =>
+      readdirSync('/proc/self/task').filter((t) => {
+        try {
+          return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').startsWith('unix-socket-sup');
+        } catch {
+          return false;
+        }
+      }).length;
+    // Idle threads of jobs run before this one end after 10 s without a job.
+    expect(await eventually(() => supervisorThreads() === 0)).toBe(true);
+    // `/bin/true` itself, no shell: a shell may make a supervised call as it starts (bash
+    // did as uid 65534 here, two or three supervisor threads woken: glibc asks nscd
+    // through a unix socket when it looks a user up).
+    for (let i = 0; i < 5; i++) {
+      const r = await s.service.run('/bin/true', { args: [], timeoutMs: 60_000, mode: 'pipes', sandbox: true });
+      expect(r.exitCode, r.output).toBe(0);
+    }
+    expect(supervisorThreads()).toBe(0);
+    // A job that waits before its first call: answered through the lobby all the same,
+    // refused and allowed as before.
+    const late = join(outside, 'late.sock');
+    const srv = await server(late);
+    const lateCall = `sleep 0.3; ${connectTo(late)}`;
+    expect(field((await run(lateCall, { unixSockets: [late] })).output, 'reply')).toBe('pong:ping');
+    expect(field((await run(lateCall, true)).output, 'reply')).toBe('EACCES');
+    expect(srv.log()).toHaveLength(1);
+  });
+
   itIf('program:dbus-daemon', 'program:dbus-send')('a D-Bus session bus: the job asks it for names unconfined, cannot sandboxed', async () => {
     const dir = mkdtempSync(join(outside, 'dbus-'));
     const address = `unix:path=${join(dir, 'bus')}`;

@@ -18,7 +18,7 @@
 //! passes. Names are compared in upper case, as the Gemini CLI does.
 
 use std::ffi::{OsStr, OsString};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use regex::bytes::Regex;
 
@@ -108,18 +108,75 @@ fn ends_with_ci(hay: &[u8], suffix: &[u8]) -> bool {
 /// watchdog finds a job's processes by, without which a job could outlive Node);
 /// returns the dropped names, sorted.
 pub fn sanitize(env: &mut Vec<(OsString, OsString)>, allowed: &[String], kept: &[&str]) -> Vec<String> {
+    let mut last = LAST.try_lock().ok();
+    let mut index = 0;
     let mut dropped = Vec::new();
     env.retain(|(name, value)| {
+        let at = index;
+        index += 1;
         let keep = kept.iter().any(|k| OsStr::new(k) == name)
             || allowed.iter().any(|a| OsStr::new(a) == name)
-            || !looks_secret(name, value);
+            || !match last.as_deref_mut() {
+                Some(last) => last.looks_secret(at, name, value),
+                None => looks_secret(name, value),
+            };
         if !keep {
             dropped.push(name.to_string_lossy().into_owned());
         }
         keep
     });
+    if let Some(last) = last.as_deref_mut() {
+        last.truncate(index);
+    }
     dropped.sort();
     dropped
+}
+
+/// The last environment checked, variable by variable, and each one's verdict.
+///
+/// A spawn checks the whole environment, and nearly all of it is the same at every
+/// spawn (what the service inherited and was given; the job's own markers are `kept`
+/// and never checked): the regular expressions over some forty variables were a few
+/// microseconds of every sandboxed spawn, mostly spent bringing their tables back into
+/// the cache. A variable equal, name and value byte for byte, to the one at the same
+/// place last time gets that one's verdict (`looks_secret` depends on nothing else);
+/// any other is checked and remembered. Only what the service's caller set is kept
+/// here, never anything a job wrote. One for the process, taken with `try_lock`: a
+/// spawn that finds another using it checks its variables as before.
+struct Verdicts {
+    env: Vec<(OsString, OsString, bool)>,
+}
+
+static LAST: Mutex<Verdicts> = Mutex::new(Verdicts { env: Vec::new() });
+
+impl Verdicts {
+    /// `looks_secret(name, value)` for the variable at place `at`.
+    fn looks_secret(&mut self, at: usize, name: &OsStr, value: &OsStr) -> bool {
+        if let Some((n, v, secret)) = self.env.get(at) {
+            if n == name && v == value {
+                return *secret;
+            }
+        }
+        let secret = looks_secret(name, value);
+        let entry = (name.to_owned(), value.to_owned(), secret);
+        match self.env.get_mut(at) {
+            Some(slot) => *slot = entry,
+            None => {
+                // Places skipped (kept or allowed variables) hold the empty variable,
+                // with its own verdict: a true one, should one ever be there.
+                while self.env.len() < at {
+                    let empty = looks_secret(OsStr::new(""), OsStr::new(""));
+                    self.env.push((OsString::new(), OsString::new(), empty));
+                }
+                self.env.push(entry);
+            }
+        }
+        secret
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.env.truncate(len);
+    }
 }
 
 #[cfg(test)]
@@ -179,6 +236,88 @@ mod tests {
                 "MY_TOKEN",
                 "LANG"
             ]
+        );
+    }
+
+    #[test]
+    fn a_variable_changed_since_the_last_spawn_is_checked_again() {
+        // The same places, first harmless, then each changed in its name or its value
+        // alone: the verdicts remembered from the first spawn must not carry over.
+        let allowed: &[String] = &[];
+        let first = pairs(&[
+            ("PATH", "/usr/bin"),
+            ("MARKER", "job.1"),
+            ("NOTE", "plain"),
+            ("PASS", "x"),
+            ("LANG", "C.UTF-8"),
+        ]);
+        let mut env = first.clone();
+        assert!(sanitize(&mut env, allowed, &["MARKER"]).is_empty());
+        assert_eq!(env, first);
+        let mut env = pairs(&[
+            ("PATH", "/usr/bin"),
+            ("MARKER", "job.2"),
+            ("NOTE", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+            ("PASSWORD", "x"),
+            ("LANG", "C.UTF-8"),
+            ("API_KEY", "y"),
+        ]);
+        assert_eq!(
+            sanitize(&mut env, allowed, &["MARKER"]),
+            ["API_KEY", "NOTE", "PASSWORD"]
+        );
+        // Remembered from the second spawn, and shorter: the same verdicts again.
+        let mut env = pairs(&[
+            ("PATH", "/usr/bin"),
+            ("MARKER", "job.3"),
+            ("NOTE", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+            ("PASSWORD", "x"),
+        ]);
+        assert_eq!(sanitize(&mut env, allowed, &["MARKER"]), ["NOTE", "PASSWORD"]);
+        let mut env = first.clone();
+        assert!(sanitize(&mut env, allowed, &["MARKER"]).is_empty());
+        // A kept variable's place, then holding an ordinary one that is a secret.
+        let mut env = pairs(&[("PATH", "/usr/bin"), ("GITHUB_TOKEN", "z")]);
+        assert_eq!(sanitize(&mut env, allowed, &["MARKER"]), ["GITHUB_TOKEN"]);
+    }
+
+    /// What the check costs a spawn, over this process's own environment as a job's
+    /// (a marker that changes at every spawn added): the median thread CPU time of a
+    /// `sanitize` whose variables are those of the spawn before, against one that
+    /// checks every variable (`looks_secret` over each), taking turns. Printed, not
+    /// asserted: `cargo test --release --lib env_check_cost -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn env_check_cost() {
+        fn cpu_ns() -> u64 {
+            let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            // SAFETY: writes the timespec it is given.
+            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+            t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+        }
+        let base: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+        let (mut remembered, mut checked) = (Vec::new(), Vec::new());
+        for round in 0..2000 {
+            let mut env = base.clone();
+            env.push(("NSS_MARKER".into(), format!("job.{round}").into()));
+            let t0 = cpu_ns();
+            let dropped = sanitize(&mut env, &[], &["NSS_MARKER"]);
+            remembered.push(cpu_ns() - t0);
+            let mut env = base.clone();
+            let t0 = cpu_ns();
+            env.retain(|(n, v)| !looks_secret(n, v));
+            checked.push(cpu_ns() - t0);
+            assert!(dropped.len() <= base.len());
+        }
+        let median = |v: &mut Vec<u64>| {
+            v.sort_unstable();
+            v[v.len() / 2] as f64 / 1e3
+        };
+        eprintln!(
+            "{} variables: remembered {:.2} µs, every variable checked {:.2} µs (medians of 2000)",
+            base.len(),
+            median(&mut remembered),
+            median(&mut checked)
         );
     }
 

@@ -12,7 +12,9 @@
 //! made again by a restarted one.
 //!
 //! **What is read, when, by whom.** Threads of the service, each job its own
-//! (`Supervised`), wait in `SECCOMP_IOCTL_NOTIF_RECV` on the job's listener; the one
+//! (`Supervised`) from its first supervised call (before it, the job's listener waits
+//! in the `lobby`, which wakes no thread at the spawn), wait in
+//! `SECCOMP_IOCTL_NOTIF_RECV` on the job's listener; the one
 //! woken takes the notification and handles it: it copies the address (and for a send
 //! the data and the ancillary data) out of the job's memory (`process_vm_readv`), opens
 //! a pathname socket's file from that copy (`unix_path`), judges the file by identity,
@@ -41,6 +43,7 @@ mod abandoned;
 mod address;
 mod job;
 mod listener;
+mod lobby;
 mod perform;
 mod unix_path;
 
@@ -88,10 +91,9 @@ impl Policy {
 }
 
 /// Starts answering the supervised calls of the job whose filter `listener` belongs to,
-/// until no process of it is left (the listener then reports a hang-up).
+/// until no process of it is left (the listener then reports a hang-up): from its first
+/// call, which the lobby waits for (`lobby.rs`), threads of its own.
 pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
-    // Refused before Linux 6.6: the wake-ups then go wherever the scheduler puts them.
-    let _ = listener::wake_up_in_turn(listener.as_fd());
     let job = Arc::new(Supervised {
         listener,
         policy,
@@ -99,7 +101,8 @@ pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
         threads: AtomicUsize::new(0),
     });
     janitor()?.jobs().push(Arc::downgrade(&job));
-    add_thread(&job)
+    // No thread is woken for it until it makes a supervised call (`lobby.rs`).
+    lobby::admit(job)
 }
 
 /// A job being supervised, and the threads that answer its calls.
@@ -111,7 +114,8 @@ pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
 /// woken by an ordinary wake-up, free to land on another CPU: when that CPU is idle,
 /// bringing it out of its idle state (a halted virtual CPU, on a VM) costs tens of
 /// microseconds each way, which was the slow mode of the measurements (docs/sandbox.md).
-/// One thread at least is always waiting: the one that takes the last waiting place
+/// From the job's first call (`lobby.rs`: until then none is), one thread at least is
+/// always waiting: the one that takes the last waiting place
 /// starts another (up to `MAX_THREADS` per job), so a call the supervisor makes that
 /// blocks never holds up the job's next one. Once the job has ended its threads wait
 /// for another job (`Pool`).
@@ -233,6 +237,11 @@ impl Pool {
 /// One thread's loop: takes the job's next call and answers it, until no process of
 /// the job is left.
 fn answer(job: &Arc<Supervised>) {
+    // Set by each of the job's threads as it starts (the same flag each time), not on
+    // the spawn's path: until it is set, a call is answered as well, its wake-ups
+    // landing wherever the scheduler puts them. Refused before Linux 6.6, with the
+    // same effect.
+    let _ = listener::wake_up_in_turn(job.listener.as_fd());
     // SAFETY: the calling thread's own id.
     let me = unsafe { libc::pthread_self() };
     loop {
