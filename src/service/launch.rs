@@ -173,9 +173,7 @@ impl Service {
             stderr,
         });
         let ticket = job.register_waiter(pattern);
-        inner
-            .runtime
-            .spawn(driver::write_input(writer, rx, job.queued_input(), job.freeze.clone()));
+        crate::job::writer::spawn(&inner.runtime, writer, rx, job.queued_input(), job.freeze.clone());
         let (reader_job, child) = (job.clone(), spawned.child);
         let reader = inner.runtime.spawn(async move {
             reader_job.attach_files(make_files());

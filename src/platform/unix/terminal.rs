@@ -56,11 +56,17 @@ impl Terminal {
     /// (so large pastes are neither dropped nor blocking a thread). An error means the
     /// terminal is gone.
     pub async fn write_all(&self, data: &[u8]) -> io::Result<()> {
-        let mut written = 0;
-        while written < data.len() {
+        self.write_from(data, &mut 0).await
+    }
+
+    /// `write_all` from `*written` on, counting every write in `*written` as it lands:
+    /// cancelled at an await, it has written exactly `data[..*written]`, so a writer
+    /// that stands still for a restart in place hands over the rest and no byte twice.
+    pub async fn write_from(&self, data: &[u8], written: &mut usize) -> io::Result<()> {
+        while *written < data.len() {
             let mut guard = self.master.writable().await?;
-            match guard.try_io(|inner| Ok(rustix::io::write(inner, &data[written..])?)) {
-                Ok(Ok(n)) => written += n,
+            match guard.try_io(|inner| Ok(rustix::io::write(inner, &data[*written..])?)) {
+                Ok(Ok(n)) => *written += n,
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                 Ok(Err(e)) => return Err(e),
                 Err(_would_block) => {}
