@@ -133,6 +133,9 @@ impl Job {
         let handle = self.meta.handle;
         self.carriable()?;
         let input = self.carried_input()?;
+        // Nothing left to write it to (its output is done, so its descriptors are not
+        // carried): the program can no longer read it, as without a restart.
+        let input = input.filter(|_| fds.stdin.is_some() || fds.pty.is_some());
         let state = self.state();
         let Some(steps) = state.output.replay_steps() else {
             return Err(overflowed(handle));

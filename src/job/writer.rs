@@ -107,11 +107,9 @@ async fn write_queued(
                 }
                 continue;
             }
-            // Close: the job is done with its input (see `Job::release_io`).
-            Some(Input::Close) => {
-                queued.release(0);
-                return;
-            }
+            // Close: the job is done with its input (see `Job::release_io`, whose close
+            // was never counted in: so none is counted out here, as before).
+            Some(Input::Close) => return,
             Some(Input::Data(data)) => data,
         };
         let wrote = tokio::select! {
