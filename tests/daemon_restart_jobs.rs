@@ -1,4 +1,4 @@
-//! Live upgrade with jobs (hand-over format 2: src/daemon/carry.rs): a restart in place
+//! Live upgrade with jobs (hand-over format 3: src/daemon/carry.rs): a restart in place
 //! carries every job running on, with its output, its input and its end. Real daemons
 //! and real jobs (tests/common/restart.rs); the new binary is the stamped second build
 //! when one was made (scripts/build-next-daemon.sh, `NATIVE_SHELL_NEXT_DAEMON`), else
@@ -234,4 +234,60 @@ fn a_new_image_that_refuses_the_handover_after_the_exec_rolls_back_with_every_jo
     assert_eq!(client.until_ended(counter)["exitCode"], 0);
     assert_counted(&client.all_output(counter));
     client.call("kill", json!({"handle": repl}));
+}
+
+/// Input queued for jobs that do not read yet is carried: more than a pipe holds (so
+/// the writer stands in the middle of a write) to a pipes job, and to a terminal in raw
+/// mode, each followed by a second input queued behind it. Once the jobs read, after
+/// the restart, every byte arrives once and in order.
+#[test]
+fn input_not_yet_read_is_carried_and_arrives_once_in_order() {
+    let daemon = Daemon::start(false);
+    let mut client = Client::connect(&daemon.socket);
+    let before = client.hello();
+    client.open(&daemon);
+    let (binary, _) = new_binary(&mut client);
+    daemon.replace_binary(&binary);
+    let go = daemon.dir.path().join("go");
+    // Each job reads nothing until `go` exists (made after the restart), then echoes
+    // its input until the marker line.
+    let wait_then_echo = format!(
+        "while [ ! -e {go} ]; do sleep 0.05; done; sed -u '/^end$/q'",
+        go = go.display()
+    );
+    let pipes = client.start(&wait_then_echo, "pipes");
+    let pty = client.start(&format!("stty raw -echo; echo raw; {wait_then_echo}"), "pty");
+    client.output_contains(pty, "raw");
+    let first: String = (0..40_000).map(|i| format!("{i}\n")).collect();
+    let second: String = (40_000..40_100).map(|i| format!("{i}\n")).collect();
+    for job in [pipes, pty] {
+        client.input(job, &first);
+        client.input(job, &second);
+        client.input(job, "end\n");
+    }
+
+    let (ok, said) = daemon.restart();
+    assert!(ok, "the restart failed: {said}");
+    let log = daemon.logged("handing over 2 job(s)").unwrap_or_default();
+    assert!(!log.contains("; 0 with"), "no input was queued at the restart: {log}");
+    let mut client = Client::connect(&daemon.socket);
+    assert_eq!(client.hello()["pid"], before["pid"], "not in place");
+    client.open(&daemon);
+    std::fs::write(&go, "").unwrap();
+
+    let expected = format!("{first}{second}end\n");
+    for job in [pipes, pty] {
+        assert_eq!(client.until_ended(job)["exitCode"], 0);
+        let text = client.all_output(job).replace('\r', "");
+        let text = text.strip_prefix("raw\n").unwrap_or(&text);
+        let echoed = text.trim_end_matches('\n').to_string() + "\n";
+        assert!(
+            echoed == expected,
+            "job {job}: {} bytes echoed, {} sent; first difference at byte {:?}",
+            echoed.len(),
+            expected.len(),
+            echoed.bytes().zip(expected.bytes()).position(|(a, b)| a != b)
+        );
+    }
+    eprintln!("{log}");
 }

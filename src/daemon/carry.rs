@@ -3,9 +3,12 @@
 //! (src/service/carry.rs), the daemon handles that name them and whether each outlives
 //! its connection, and the removed jobs it remembers (ended.rs).
 //!
-//! Not carried: the envd face's own service (made by the face at start; the new image
-//! makes its own, so the restart is refused while it holds jobs), connections and
-//! their subscriptions and waits (clients connect again and ask again).
+//! The envd face's own service (made by the face, not from an `open`) is carried apart
+//! (`CarriedFace`) with what each of its jobs' `Start` asked for (its tag and process
+//! config); the new image's face takes it instead of making its own.
+//!
+//! Not carried: connections and their subscriptions and waits (clients connect again
+//! and ask again).
 
 use std::os::fd::{OwnedFd, RawFd};
 use std::sync::{Arc, Mutex};
@@ -15,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ended::CarriedEnded;
+use super::envd::carried::CarriedStart;
 use super::params::parse;
 use super::state::{Hosted, State};
 use crate::service::carry::{CarriedService, Kept};
@@ -32,6 +36,19 @@ pub struct CarriedDaemon {
     /// (daemon handle, service number, the service's handle, keep).
     pub handles: Vec<(u32, u64, u32, bool)>,
     pub ended: Vec<CarriedEnded>,
+    /// The envd face's service, when it holds jobs.
+    #[serde(default)]
+    pub face: Option<CarriedFace>,
+}
+
+/// The envd face's service and what each of its jobs' `Start` asked for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedFace {
+    pub id: u64,
+    pub root: std::path::PathBuf,
+    pub service: CarriedService,
+    pub started: Vec<CarriedStart>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,15 +62,42 @@ pub struct CarriedHosted {
 
 impl CarriedDaemon {
     pub fn job_count(&self) -> usize {
-        self.services.iter().map(|s| s.service.jobs.len()).sum()
+        self.all_services().map(|s| s.jobs.len()).sum()
+    }
+
+    /// Every carried service, the face's included, with its number.
+    fn all_services(&self) -> impl Iterator<Item = &CarriedService> {
+        self.services
+            .iter()
+            .map(|h| &h.service)
+            .chain(self.face.iter().map(|f| &f.service))
+    }
+
+    /// (service number, the service's handle) of every carried job.
+    fn carried_jobs(&self) -> std::collections::HashSet<(u64, u32)> {
+        let hosted = self.services.iter().map(|h| (h.id, &h.service));
+        let face = self.face.iter().map(|f| (f.id, &f.service));
+        hosted
+            .chain(face)
+            .flat_map(|(id, s)| s.jobs.iter().map(move |j| (id, j.handle)))
+            .collect()
+    }
+
+    /// Jobs carried with input not yet written, and its bytes (for the log).
+    pub fn unwritten_input(&self) -> (usize, usize) {
+        let inputs = self
+            .all_services()
+            .flat_map(|s| &s.jobs)
+            .filter_map(|j| j.input.as_ref());
+        inputs.fold((0, 0), |(jobs, bytes), input| (jobs + 1, bytes + input.bytes.len()))
     }
 
     /// Every descriptor number the records name.
     pub fn fds(&self) -> Vec<i32> {
         let mut all = Vec::new();
-        for hosted in &self.services {
-            all.extend(hosted.service.lease_fd);
-            for job in &hosted.service.jobs {
+        for service in self.all_services() {
+            all.extend(service.lease_fd);
+            for job in &service.jobs {
                 all.extend(job.fds.all());
             }
         }
@@ -61,22 +105,18 @@ impl CarriedDaemon {
     }
 }
 
-/// The services that are carried (the envd face's is not), oldest first.
-fn carried_services(state: &State) -> Vec<Arc<Hosted>> {
-    state
-        .all_services()
-        .into_iter()
-        .filter(|h| !h.made_with.is_null())
-        .collect()
+/// Whether `hosted` is the envd face's service (made by the face, not from an `open`).
+fn is_face(hosted: &Hosted) -> bool {
+    hosted.made_with.is_null()
 }
 
-/// A refusal before anything stops: the envd face's service holds jobs.
-pub fn check(state: &State) -> Result<(), String> {
+/// A refusal before anything stops: the envd face's service holds jobs but the face's
+/// record of them is not at hand (no HTTP face in this image: cannot happen, as only
+/// the face makes that service; refused rather than carried without tags).
+pub fn check(state: &State, face_started: Option<&[CarriedStart]>) -> Result<(), String> {
     for hosted in state.all_services() {
-        if hosted.made_with.is_null() && !hosted.service.handles().is_empty() {
-            return Err(
-                "the envd face holds jobs (started through its Start call): they cannot be handed over yet".into(),
-            );
+        if is_face(&hosted) && face_started.is_none() && !hosted.service.handles().is_empty() {
+            return Err("the envd face's service holds jobs but the face is not at hand".into());
         }
     }
     Ok(())
@@ -89,9 +129,9 @@ pub fn watchdog_fd() -> Option<RawFd> {
 
 /// Why the daemon's jobs cannot be carried now: checked before a restart stops
 /// anything.
-pub fn precheck(state: &State) -> Result<(), String> {
-    check(state)?;
-    for hosted in carried_services(state) {
+pub fn precheck(state: &State, face_started: Option<&[CarriedStart]>) -> Result<(), String> {
+    check(state, face_started)?;
+    for hosted in state.all_services() {
         hosted.service.can_carry()?;
     }
     Ok(())
@@ -99,7 +139,7 @@ pub fn precheck(state: &State) -> Result<(), String> {
 
 /// Stops every carried job's reader (up to `FREEZE_LIMIT`).
 pub async fn freeze(state: &State) -> Result<(), String> {
-    for hosted in carried_services(state) {
+    for hosted in state.all_services() {
         hosted.service.freeze_jobs(FREEZE_LIMIT).await?;
     }
     Ok(())
@@ -114,13 +154,31 @@ pub fn thaw(state: &State) {
 
 /// The daemon's state as the hand-over carries it, and the descriptors it names
 /// (copies: close-on-exec until the exec clears it on exactly these).
-pub fn carry(state: &State) -> Result<(CarriedDaemon, Kept), String> {
-    check(state)?;
+/// `face_started`: what the envd face's `Start`s asked for (`Envd::carry_started`).
+pub fn carry(state: &State, face_started: Option<Vec<CarriedStart>>) -> Result<(CarriedDaemon, Kept), String> {
+    check(state, face_started.as_deref())?;
     let mut kept = Kept::new();
     let mut services = Vec::new();
-    for hosted in carried_services(state) {
+    let mut face = None;
+    for hosted in state.all_services() {
         let (service, fds) = hosted.service.carry()?;
         kept.extend(fds);
+        if is_face(&hosted) {
+            // Its record of tags and configs, for the jobs it still holds.
+            let started = face_started
+                .iter()
+                .flatten()
+                .filter(|s| service.jobs.iter().any(|j| j.handle == s.handle))
+                .cloned()
+                .collect();
+            face = Some(CarriedFace {
+                id: hosted.id,
+                root: hosted.root.clone(),
+                service,
+                started,
+            });
+            continue;
+        }
         services.push(CarriedHosted {
             id: hosted.id,
             root: hosted.root.clone(),
@@ -130,23 +188,19 @@ pub fn carry(state: &State) -> Result<(CarriedDaemon, Kept), String> {
     }
     // Only handles of jobs carried (a job its service forgot may keep its handle until
     // the next prune).
-    let jobs: std::collections::HashSet<(u64, u32)> = services
-        .iter()
-        .flat_map(|s| s.service.jobs.iter().map(|j| (s.id, j.handle)))
-        .collect();
-    let handles = state
+    let mut carried = CarriedDaemon {
+        services,
+        handles: Vec::new(),
+        ended: state.carry_ended(),
+        face,
+    };
+    let jobs = carried.carried_jobs();
+    carried.handles = state
         .handles()
         .into_iter()
         .filter(|(_, s, l, _)| jobs.contains(&(*s, *l)))
         .collect();
-    Ok((
-        CarriedDaemon {
-            services,
-            handles,
-            ended: state.carry_ended(),
-        },
-        kept,
-    ))
+    Ok((carried, kept))
 }
 
 /// Checks every record without taking anything: each service's `open` parameters
@@ -168,10 +222,36 @@ pub fn check_records(carried: &CarriedDaemon) -> Result<(), String> {
         Service::check_carried(&hosted.service).map_err(|e| format!("service {}: {e}", hosted.id))?;
         jobs.extend(hosted.service.jobs.iter().map(|j| (hosted.id, j.handle)));
     }
+    if let Some(face) = &carried.face {
+        check_face(face)?;
+        jobs.extend(face.service.jobs.iter().map(|j| (face.id, j.handle)));
+    }
     let mut handles = std::collections::HashSet::new();
     for (handle, service, local, _) in &carried.handles {
         if !handles.insert(*handle) || !jobs.contains(&(*service, *local)) {
             return Err(format!("handle {handle} names no carried job or is named twice"));
+        }
+    }
+    Ok(())
+}
+
+/// The envd face's record: its root a directory, its jobs' records sound, its
+/// `Start` records each naming one of its jobs, once.
+fn check_face(face: &CarriedFace) -> Result<(), String> {
+    if !face.root.is_dir() {
+        return Err(format!(
+            "the envd face's service: {} is no directory now",
+            face.root.display()
+        ));
+    }
+    Service::check_carried(&face.service).map_err(|e| format!("the envd face's service: {e}"))?;
+    let mut seen = std::collections::HashSet::new();
+    for start in &face.started {
+        if !seen.insert(start.handle) || !face.service.jobs.iter().any(|j| j.handle == start.handle) {
+            return Err(format!(
+                "the envd face's start {} names no carried job or is named twice",
+                start.handle
+            ));
         }
     }
     Ok(())
@@ -206,6 +286,19 @@ pub fn resume(
             conn: Mutex::new(None),
             made_with: hosted.made_with,
         }));
+    }
+    if let Some(face) = carried.face {
+        let config = super::envd::face_config(face.root.clone());
+        let service = Service::resume(config, runtime.clone(), face.service, take)
+            .map_err(|e| format!("the envd face's service: {}", e.message))?;
+        let hosted = Arc::new(Hosted {
+            id: face.id,
+            root: service.project_root().to_path_buf(),
+            service: Arc::new(service),
+            conn: Mutex::new(Some(super::envd::FACE_CONN)),
+            made_with: Value::Null,
+        });
+        state.resume_face((hosted, face.started));
     }
     for (handle, service, local, keep) in carried.handles {
         if !state.resume_handle(handle, service, local, keep) {

@@ -19,9 +19,13 @@ impl CarriedDaemon {
     pub fn fds(&self) -> Vec<i32> {
         Vec::new()
     }
+
+    pub fn unwritten_input(&self) -> (usize, usize) {
+        (0, 0)
+    }
 }
 
-pub fn precheck(state: &State) -> Result<(), String> {
+pub fn precheck(state: &State, _face_started: Option<&[super::envd::carried::CarriedStart]>) -> Result<(), String> {
     match state
         .all_services()
         .iter()
@@ -41,8 +45,11 @@ pub async fn freeze(_state: &State) -> Result<(), String> {
 
 pub fn thaw(_state: &State) {}
 
-pub fn carry(state: &State) -> Result<(CarriedDaemon, Vec<OwnedFd>), String> {
-    precheck(state).map(|()| (CarriedDaemon::default(), Vec::new()))
+pub fn carry(
+    state: &State,
+    _face_started: Option<Vec<super::envd::carried::CarriedStart>>,
+) -> Result<(CarriedDaemon, Vec<OwnedFd>), String> {
+    precheck(state, None).map(|()| (CarriedDaemon::default(), Vec::new()))
 }
 
 pub fn watchdog_fd() -> Option<RawFd> {

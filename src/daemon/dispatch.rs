@@ -86,7 +86,8 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
             // Refused at once while a job cannot be carried (no pre-flight run for nothing); else
             // the new binary is checked off this thread and the answer comes from the
             // accept loop when it execs, or with the refusal (src/daemon/upgrade/).
-            if let Err(refusal) = super::restart::refuse_jobs(&conn.daemon.state) {
+            // (The envd face's record is checked by the restart itself, which holds it.)
+            if let Err(refusal) = super::restart::refuse_jobs(&conn.daemon.state, Some(&[])) {
                 return Now::Reply(Err(super::upgrade::requests::refusal_json(&refusal)));
             }
             let (out, id) = (conn.out.clone(), id.clone());

@@ -89,8 +89,13 @@ pub struct Holdings<'a> {
 
 /// What a restart checks before it stops anything: every job the daemon holds can be
 /// carried (src/daemon/carry.rs says which cannot).
-pub fn refuse_jobs(state: &State) -> Result<(), Refusal> {
-    super::carry::precheck(state).map_err(|why| Refusal::new("DAEMON_RESTART_REFUSED", why))
+pub fn refuse_jobs(state: &State, face_started: Option<&[super::envd::carried::CarriedStart]>) -> Result<(), Refusal> {
+    super::carry::precheck(state, face_started).map_err(|why| Refusal::new("DAEMON_RESTART_REFUSED", why))
+}
+
+/// What the envd face's `Start`s asked for, when this image has the face.
+fn face_started(held: &Holdings<'_>) -> Option<Vec<super::envd::carried::CarriedStart>> {
+    held.http.as_deref().map(|http| http.face.envd.carry_started())
 }
 
 fn refuse_all(checked: Vec<Checked>, refusal: &Refusal) {
@@ -103,7 +108,7 @@ fn refuse_all(checked: Vec<Checked>, refusal: &Refusal) {
 /// Replaces the image. Returns only when the restart was refused or the exec failed;
 /// the daemon serves on as before then, its jobs' readers going on where they stood.
 pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
-    if let Err(refusal) = refuse_jobs(&held.daemon.state) {
+    if let Err(refusal) = refuse_jobs(&held.daemon.state, face_started(&held).as_deref()) {
         return refuse_all(checked, &refusal);
     }
     let Some(first) = checked.first() else { return };
@@ -135,10 +140,11 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
         "the daemon restarts in place ({from} -> {to_version}); connect again"
     ));
     tokio::time::sleep(FLUSH).await;
-    let failed = match super::carry::carry(&held.daemon.state) {
+    let failed = match super::carry::carry(&held.daemon.state, face_started(&held)) {
         Err(why) => why,
         Ok((carried, kept)) => {
             let jobs = carried.job_count();
+            let carried_input = carried.unwritten_input();
             let (next_handle, next_service) = held.daemon.state.counters();
             let watchdog = super::carry::watchdog_fd();
             // This image's binary, open: the way back if the new image finds the
@@ -182,7 +188,10 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
                     inherit.extend(watchdog.map(|fd| unsafe { BorrowedFd::borrow_raw(fd) }));
                     inherit.extend(kept.iter().map(AsFd::as_fd));
                     inherit.extend(this_exe.as_ref().map(AsFd::as_fd));
-                    eprintln!("native-shell-daemon: handing over {jobs} job(s)");
+                    let (inputs, bytes) = carried_input;
+                    eprintln!(
+                        "native-shell-daemon: handing over {jobs} job(s); {inputs} with {bytes} byte(s) of input not yet written"
+                    );
                     let error = exec(held.image, &binary, &inherit, &file);
                     format!("execve {} failed: {error}", binary.display())
                 }

@@ -50,7 +50,13 @@ pub struct State {
     ended: Mutex<Ended>,
     next_handle: AtomicU64,
     next_service: AtomicU64,
+    /// The envd face's service a restart in place carried, and what each of its jobs'
+    /// `Start` asked for, until the face (made after the jobs resume) takes them.
+    resumed_face: Mutex<Option<ResumedFace>>,
 }
+
+/// See `State::resumed_face`.
+pub type ResumedFace = (Arc<Hosted>, Vec<super::envd::carried::CarriedStart>);
 
 impl State {
     pub fn add_service(&self, service: Service, conn: u64, made_with: Value) -> Arc<Hosted> {
@@ -69,6 +75,17 @@ impl State {
     /// it: its clients connect again).
     pub fn resume_service(&self, hosted: Arc<Hosted>) {
         lock(&self.maps).services.insert(hosted.id, hosted);
+    }
+
+    /// The envd face's carried service: held by the state like any other, and kept
+    /// for the face to take (`take_resumed_face`).
+    pub fn resume_face(&self, face: ResumedFace) {
+        self.resume_service(face.0.clone());
+        *lock(&self.resumed_face) = Some(face);
+    }
+
+    pub fn take_resumed_face(&self) -> Option<ResumedFace> {
+        lock(&self.resumed_face).take()
     }
 
     /// Every daemon handle: (handle, service number, the service's handle, keep).

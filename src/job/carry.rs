@@ -3,9 +3,12 @@
 //! them open), its output (the steps that rebuild it: src/output/replay.rs, and its
 //! files), how it ended if it did, and what its caller was already given.
 //!
+//! Its input not yet written goes with it: what its writer standing still had not
+//! written (src/job/writer.rs), which the new image's writer writes first.
+//!
 //! A job the hand-over cannot carry whole refuses the restart (nothing is stopped):
 //! a sandboxed one (its TMPDIR lease and git guard live in this image only), one
-//! whose output outgrew the replay, one with input its program has not read yet.
+//! whose output outgrew the replay.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -15,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::job::freeze::Fds;
 use crate::job::{Job, JobMeta, JobStatus};
 use crate::output::persist::{unix_millis, CarriedFiles, JobFiles};
-use crate::output::replay::Step;
+use crate::output::replay::{from_base64, to_base64, Step};
 use crate::output::{JobOutput, Shape};
 use crate::platform::{Containment, Mode};
 
@@ -48,6 +51,19 @@ pub struct CarriedJob {
     pub steps: Vec<Step>,
     pub files: Option<CarriedFiles>,
     pub files_error: Option<String>,
+    /// The input its writer had not written (none when nothing was queued).
+    #[serde(default)]
+    pub input: Option<CarriedInput>,
+}
+
+/// Input queued for a job and not yet written, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CarriedInput {
+    #[serde(serialize_with = "to_base64", deserialize_with = "from_base64")]
+    pub bytes: Vec<u8>,
+    /// A close of stdin follows (pipes mode: the program then reads EOF).
+    pub close: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,6 +132,10 @@ impl Job {
     pub fn carry(&self, fds: CarriedFds) -> Result<CarriedJob, String> {
         let handle = self.meta.handle;
         self.carriable()?;
+        let input = self.carried_input()?;
+        // Nothing left to write it to (its output is done, so its descriptors are not
+        // carried): the program can no longer read it, as without a restart.
+        let input = input.filter(|_| fds.stdin.is_some() || fds.pty.is_some());
         let state = self.state();
         let Some(steps) = state.output.replay_steps() else {
             return Err(overflowed(handle));
@@ -156,7 +176,30 @@ impl Job {
                 .is_none()
                 .then(|| state.output.persist_error())
                 .flatten(),
+            input,
         })
+    }
+
+    /// What the writer standing still has not written. The queue takes nothing more
+    /// from here on (until a thaw: `InputQueue::reopen`); an input counted in but not
+    /// yet handed to the writer (a call in flight as the restart began) refuses the
+    /// hand-over rather than be lost.
+    fn carried_input(&self) -> Result<Option<CarriedInput>, String> {
+        let handle = self.meta.handle;
+        self.queued_input.hand_over();
+        let Some(unwritten) = self.freeze.unwritten() else {
+            // No writer (stdin closed, or a finished job): nothing would be written.
+            return Ok(None);
+        };
+        if unwritten.items != self.queued_input.count() {
+            return Err(format!(
+                "job {handle}: input was being queued as the restart began (try again)"
+            ));
+        }
+        Ok((unwritten.items > 0).then_some(CarriedInput {
+            bytes: unwritten.bytes,
+            close: unwritten.close,
+        }))
     }
 }
 
@@ -175,9 +218,6 @@ impl Job {
             return Err(format!(
                 "job {handle} is sandboxed: its TMPDIR and git guard cannot be handed over"
             ));
-        }
-        if !self.queued_input().is_empty() {
-            return Err(format!("job {handle} has input its program has not read yet"));
         }
         if self.state().output.replay_steps().is_none() {
             return Err(overflowed(handle));
@@ -211,6 +251,11 @@ pub fn check(carried: &CarriedJob) -> Result<Mode, String> {
             "job {handle}: process {} is not the one the previous image started",
             carried.pid
         ));
+    }
+    if let Some(input) = &carried.input {
+        if input.bytes.len() > crate::base::limits::MAX_QUEUED_INPUT_BYTES {
+            return Err(format!("job {handle}: more input than a queue holds"));
+        }
     }
     if let Some(reason) = &carried.kill_reason {
         status_named(reason).ok_or_else(|| format!("job {handle}: no kill reason {reason:?}"))?;
@@ -291,5 +336,15 @@ pub fn restore_state(job: &Arc<Job>, carried: &CarriedJob) {
     if carried.end.is_some() {
         // Ended before the hand-over: its waits resolve at once, as they did there.
         job.finished.send_replace(true);
+    }
+    // Queued before its writer starts: written first, in order, before any input the
+    // new image takes (it serves no one yet).
+    if let Some(input) = &carried.input {
+        if !input.bytes.is_empty() {
+            let _ = job.send_input(crate::job::Input::Data(input.bytes.clone()));
+        }
+        if input.close {
+            let _ = job.send_input(crate::job::Input::Close);
+        }
     }
 }

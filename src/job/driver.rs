@@ -9,10 +9,8 @@ use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc;
-
 use crate::job::handoff::Handoff;
-use crate::job::{Input, InputQueue, Job, SCREEN_SETTLE};
+use crate::job::{Job, SCREEN_SETTLE};
 use crate::output::persist::Stream;
 use crate::platform::{
     background_roots, job_processes, ChildProcess, Exit, PipeReader, PipeWriter, ProcessIo, Read, ReadBuffer, Terminal,
@@ -124,24 +122,6 @@ pub async fn drive_after_exit(job: Arc<Job>, reader: Reader) {
         }
     };
     job.freeze.reader_ended(move || drop(reader));
-}
-
-/// Writes caller input in order until the job closes its input; `queued` counts what
-/// is still to be written (see `Job::write_now`, which writes directly while it is 0).
-pub async fn write_input(
-    writer: Writer,
-    rx: mpsc::UnboundedReceiver<Input>,
-    queued: Arc<InputQueue>,
-    freeze: Arc<crate::job::freeze::Freeze>,
-) {
-    match writer {
-        Writer::Pty(terminal) => write_pty(terminal, rx, queued).await,
-        Writer::Pipe(stdin) => {
-            let (stdin, rx) = write_pipe(stdin, rx, queued).await;
-            // Closed with its slot emptied first (`freeze`); the queue goes with it.
-            freeze.closing_stdin(move || drop((stdin, rx)));
-        }
-    }
 }
 
 async fn background_pids(job: &Arc<Job>) -> Vec<u32> {
@@ -350,47 +330,5 @@ async fn read_pipes_after_exit(job: &Arc<Job>, pipes: &mut Pipes) {
             _ = pipes.step(job) => {}
             _ = job.closed() => break,
         }
-    }
-}
-
-/// Writes queued input to the terminal in order, waiting for room when its input queue
-/// is full.
-async fn write_pty(terminal: Arc<Terminal>, mut rx: mpsc::UnboundedReceiver<Input>, queued: Arc<InputQueue>) {
-    // Returning drops the queue (`rx`) and this end of the terminal: a dropped queue
-    // (a kill, a removal) ends the wait for a program that does not read, at once.
-    while let Some(input) = until_dropped(&queued, rx.recv()).await.flatten() {
-        // Close: the job is done with its terminal (see `Job::release_io`).
-        let Input::Data(data) = input else { return };
-        match until_dropped(&queued, terminal.write_all(&data)).await {
-            Some(Ok(())) => queued.release(data.len()),
-            // The terminal is gone, or the queue dropped: nothing more is delivered.
-            _ => return,
-        }
-    }
-}
-
-/// Writes queued input to the job's stdin in order (see `write_pty`).
-/// Returns stdin and the queue, for the caller to close (`write_input`).
-async fn write_pipe(
-    mut stdin: PipeWriter,
-    mut rx: mpsc::UnboundedReceiver<Input>,
-    queued: Arc<InputQueue>,
-) -> (PipeWriter, mpsc::UnboundedReceiver<Input>) {
-    while let Some(input) = until_dropped(&queued, rx.recv()).await.flatten() {
-        let Input::Data(data) = input else { break };
-        match until_dropped(&queued, stdin.write_all(&data)).await {
-            Some(Ok(())) => queued.release(data.len()),
-            _ => break,
-        }
-    }
-    (stdin, rx)
-}
-
-/// `work`'s output, or `None` once the queue is dropped.
-async fn until_dropped<T>(queue: &InputQueue, work: impl std::future::Future<Output = T>) -> Option<T> {
-    tokio::select! {
-        biased;
-        () = queue.dropped() => None,
-        out = work => Some(out),
     }
 }

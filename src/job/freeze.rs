@@ -3,6 +3,10 @@
 //! not taken, and what the kernel holds stays in the terminal or the pipes for the
 //! next image, which inherits them. Until `thaw`, no thread touches the job's output.
 //!
+//! The writer stands still too (src/job/writer.rs), between two writes with every
+//! byte it wrote counted: it leaves here what it has not written yet (`Unwritten`),
+//! which the hand-over carries for the next image's writer to write first.
+//!
 //! Also the job's descriptors as numbers, for the hand-over: each slot is emptied
 //! under the same lock before its descriptor is closed, so a number taken from here
 //! (`dup_all`) is never one reused for something else since.
@@ -25,6 +29,22 @@ pub struct Freeze {
     ended: AtomicBool,
     changed: Notify,
     fds: Mutex<Fds>,
+    /// The writer task runs (set before it is spawned, cleared when it returns).
+    writer_live: AtomicBool,
+    /// What the writer standing still has not written; `None` while it writes on.
+    unwritten: Mutex<Option<Unwritten>>,
+}
+
+/// The input a writer standing still has not written, in order: the rest of the one
+/// it was writing (from where its write stood) and every one queued behind it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unwritten {
+    pub bytes: Vec<u8>,
+    /// A close of stdin follows the bytes (what is queued after it is never written).
+    pub close: bool,
+    /// How many queued inputs that is: checked against the queue's count, so an input
+    /// counted in and not yet handed to the writer is seen (src/job/carry.rs).
+    pub items: usize,
 }
 
 /// A descriptor's number (Windows has handles, and no restart in place).
@@ -57,6 +77,8 @@ impl Default for Freeze {
             ended: AtomicBool::new(false),
             changed: Notify::new(),
             fds: Mutex::new(Fds::default()),
+            writer_live: AtomicBool::new(false),
+            unwritten: Mutex::new(None),
         }
     }
 }
@@ -113,9 +135,53 @@ impl Freeze {
         self.held.store(false, Ordering::SeqCst);
     }
 
-    /// Whether the reader stands still (or is gone): nothing changes the output now.
+    /// Whether a freeze is asked for now.
+    pub fn wanted(&self) -> bool {
+        *self.wanted.borrow()
+    }
+
+    /// Resolves once no freeze is asked for (a restart that did not happen).
+    pub async fn thawed(&self) {
+        let mut rx = self.wanted.subscribe();
+        let _ = rx.wait_for(|wanted| !*wanted).await;
+    }
+
+    /// A writer task is about to be spawned: until it stands still or returns, the job
+    /// is not settled.
+    pub fn writer_started(&self) {
+        self.writer_live.store(true, Ordering::SeqCst);
+    }
+
+    /// The writer returned (its queue dropped, stdin closed or the terminal gone).
+    pub fn writer_ended(&self) {
+        self.writer_live.store(false, Ordering::SeqCst);
+        self.changed.notify_waiters();
+    }
+
+    /// The writer stands still with `unwritten` not written (or took more input while
+    /// it does: it says so again).
+    pub fn writer_holds(&self, unwritten: Unwritten) {
+        *lock(&self.unwritten) = Some(unwritten);
+        self.changed.notify_waiters();
+    }
+
+    /// The writer writes on (thawed).
+    pub fn writer_goes_on(&self) {
+        *lock(&self.unwritten) = None;
+    }
+
+    /// What the writer standing still has not written; `None` while it writes on, or
+    /// when there is no writer.
+    pub fn unwritten(&self) -> Option<Unwritten> {
+        lock(&self.unwritten).clone()
+    }
+
+    /// Whether the reader stands still (or is gone) and so does the writer (or it is
+    /// gone): nothing changes the output or writes input now.
     pub fn settled(&self) -> bool {
-        self.held.load(Ordering::SeqCst) || self.ended.load(Ordering::SeqCst)
+        let reader = self.held.load(Ordering::SeqCst) || self.ended.load(Ordering::SeqCst);
+        let writer = !self.writer_live.load(Ordering::SeqCst) || lock(&self.unwritten).is_some();
+        reader && writer
     }
 
     pub fn reader_gone(&self) -> bool {

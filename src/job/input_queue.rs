@@ -19,6 +19,9 @@ pub struct InputQueue {
     bytes: AtomicUsize,
     dropped: AtomicBool,
     drop_notify: Notify,
+    /// A restart in place is handing the queue over (src/job/carry.rs): nothing more
+    /// is counted in, so nothing is queued after the hand-over was written.
+    handing_over: AtomicBool,
 }
 
 /// Why input was not queued.
@@ -54,7 +57,9 @@ impl InputQueue {
 
     /// Counts `len` more bytes in, unless that passes the bound or the queue was dropped.
     pub fn reserve(&self, len: usize) -> Result<(), Refused> {
-        if self.dropped.load(Ordering::Acquire) {
+        // Handing over: refused like a closed queue (the caller's connection is being
+        // closed by the restart, its call answered `DAEMON_LOST`).
+        if self.dropped.load(Ordering::Acquire) || self.handing_over.load(Ordering::Acquire) {
             return Err(Refused::Closed);
         }
         let mut now = self.bytes.load(Ordering::Acquire);
@@ -68,7 +73,14 @@ impl InputQueue {
                 Err(seen) => now = seen,
             }
         }
-        self.count.fetch_add(1, Ordering::AcqRel);
+        self.count.fetch_add(1, Ordering::SeqCst);
+        // Looked at again after counting in: a hand-over that began meanwhile either
+        // sees this count (and refuses, src/job/carry.rs) or is seen here (and this
+        // input is refused), never neither.
+        if self.handing_over.load(Ordering::SeqCst) {
+            self.release(len);
+            return Err(Refused::Closed);
+        }
         Ok(())
     }
 
@@ -76,6 +88,21 @@ impl InputQueue {
     pub fn release(&self, len: usize) {
         self.bytes.fetch_sub(len, Ordering::AcqRel);
         self.count.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// How many inputs are counted in (each a write or a close).
+    pub fn count(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    /// A restart in place hands the queue over: nothing more is counted in until
+    /// `reopen` (the restart did not happen).
+    pub fn hand_over(&self) {
+        self.handing_over.store(true, Ordering::SeqCst);
+    }
+
+    pub fn reopen(&self) {
+        self.handing_over.store(false, Ordering::Release);
     }
 
     /// Nothing more is written: the writer task stops at once and drops what it holds.

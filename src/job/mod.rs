@@ -22,6 +22,7 @@ pub mod notify;
 pub mod spawn;
 pub mod wait;
 mod waiting;
+pub mod writer;
 
 pub use input::INPUT_SETTLE;
 pub use input_queue::{InputQueue, Refused};

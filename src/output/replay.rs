@@ -145,11 +145,11 @@ impl JobOutput {
     }
 }
 
-fn to_base64<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn to_base64<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
-fn from_base64<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+pub(crate) fn from_base64<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
     let text = String::deserialize(d)?;
     base64::engine::general_purpose::STANDARD
         .decode(text.as_bytes())

@@ -4,7 +4,7 @@
 //! terminal or pipes, and the session's lease (src/output/retention.rs), so no pruner
 //! takes the session for dead meanwhile.
 //!
-//! The old image's side: `freeze_jobs` (every reader stands still), `carry` (the
+//! The old image's side: `freeze_jobs` (every reader and writer stands still), `carry` (the
 //! descriptors copied, their numbers in the record), `thaw_jobs` when the restart does
 //! not happen. The new image's: `resume`, which checks every record and descriptor
 //! before it starts anything, then starts each job's reader and writer again.
@@ -76,6 +76,7 @@ impl Service {
     pub fn thaw_jobs(&self) {
         self.inner.frozen.store(false, Ordering::SeqCst);
         for job in self.all_jobs() {
+            job.queued_input().reopen();
             job.freeze.thaw();
         }
     }
@@ -172,6 +173,12 @@ impl Service {
             if job.end.is_none() && job.fds.stdout.is_none() && job.fds.pty.is_none() {
                 return Err(format!("job {} runs but has no output descriptors", job.handle));
             }
+            if job.input.is_some() && job.fds.stdin.is_none() && job.fds.pty.is_none() {
+                return Err(format!(
+                    "job {} carried input but no descriptor to write it to",
+                    job.handle
+                ));
+            }
         }
         if let Some(fd) = carried.lease_fd {
             open_fd(fd)?;
@@ -236,7 +243,7 @@ impl Service {
             job.freeze.set_fds(io.fds);
             restore_state(&job, record);
             if let Some(writer) = io.writer {
-                runtime.spawn(driver::write_input(writer, rx, job.queued_input(), job.freeze.clone()));
+                crate::job::writer::spawn(&runtime, writer, rx, job.queued_input(), job.freeze.clone());
             }
             match io.reader {
                 Some(reader) if running => {

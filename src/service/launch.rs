@@ -174,7 +174,7 @@ impl Service {
             stderr,
         });
         let ticket = job.register_waiter(pattern);
-        let writer = driver::write_input(writer, rx, job.queued_input(), job.freeze.clone());
+        let writer = crate::job::writer::task(writer, rx, job.queued_input(), job.freeze.clone());
         let (reader_job, child) = (job.clone(), spawned.child);
         let reader = async move {
             reader_job.attach_files(make_files());

@@ -10,6 +10,7 @@
 //! pid (`List` lists them all: E2B #1031), so a job a unix-socket client started is
 //! listed, attached to, fed and killed from an E2B SDK too.
 
+pub mod carried;
 pub mod decode;
 mod file_metadata;
 pub mod files;
@@ -83,23 +84,55 @@ impl Envd {
             .clone()
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
             .unwrap_or_else(|| PathBuf::from("/"));
-        let config = ServiceConfig {
-            project_root: Some(root),
-            max_jobs: Some(MAX_JOBS),
-            keep_streams: true,
-            ..ServiceConfig::default()
-        };
-        let service = Service::new(config, daemon.jobs.clone())
+        // A restart in place carried the previous image's face (src/daemon/carry.rs):
+        // its service, with its jobs running on, and what each `Start` asked for.
+        if let Some((hosted, starts)) = daemon.state.take_resumed_face() {
+            let started = starts
+                .into_iter()
+                .map(|s| {
+                    (
+                        s.handle,
+                        Started {
+                            tag: s.tag,
+                            config: s.config,
+                        },
+                    )
+                })
+                .collect();
+            return Ok(Self {
+                daemon: daemon.clone(),
+                project_root,
+                hosted,
+                started: Mutex::new(started),
+                watchers: watch::Watchers::default(),
+            });
+        }
+        let service = Service::new(face_config(root), daemon.jobs.clone())
             .map_err(|e| format!("cannot make the network face's service: {}", e.message))?;
         Ok(Self {
             daemon: daemon.clone(),
             project_root,
             // Made by the face itself, not from an `open` (`Value::Null`): a restart in
-            // place does not carry it (src/daemon/carry.rs).
+            // place carries it apart from the others (src/daemon/carry.rs).
             hosted: daemon.state.add_service(service, FACE_CONN, serde_json::Value::Null),
             started: Mutex::new(HashMap::new()),
             watchers: watch::Watchers::default(),
         })
+    }
+
+    /// What each job the face started asked for, for a restart in place.
+    pub fn carry_started(&self) -> Vec<carried::CarriedStart> {
+        let started = lock(&self.started);
+        let mut all: Vec<carried::CarriedStart> = started
+            .iter()
+            .map(|(handle, s)| carried::CarriedStart {
+                handle: *handle,
+                tag: s.tag.clone(),
+                config: s.config.clone(),
+            })
+            .collect();
+        all.sort_by_key(|s| s.handle);
+        all
     }
 
     pub fn service(&self) -> &Arc<Hosted> {
@@ -225,6 +258,17 @@ impl Envd {
 }
 
 /// The core's error as a Connect error.
+/// The face's service's configuration (also what a restart in place makes it again
+/// with: src/daemon/carry.rs).
+pub fn face_config(root: PathBuf) -> ServiceConfig {
+    ServiceConfig {
+        project_root: Some(root),
+        max_jobs: Some(MAX_JOBS),
+        keep_streams: true,
+        ..ServiceConfig::default()
+    }
+}
+
 pub fn connect_error(e: &ServiceError) -> ConnectError {
     let code = match e.code {
         ErrorCode::ProcessNotFound => Code::NotFound,

@@ -53,7 +53,18 @@ impl PipeWriter {
 
 impl PipeWriter {
     pub async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        self.0.write_all(data).await?;
+        self.write_from(data, &mut 0).await
+    }
+
+    /// `write_all` from `*written` on, counting every write in `*written` as it lands
+    /// (see `Terminal::write_from`: cancel-safe to the byte).
+    pub async fn write_from(&mut self, data: &[u8], written: &mut usize) -> io::Result<()> {
+        while *written < data.len() {
+            match self.0.write(&data[*written..]).await? {
+                0 => return Err(io::ErrorKind::WriteZero.into()),
+                n => *written += n,
+            }
+        }
         self.0.flush().await
     }
 }

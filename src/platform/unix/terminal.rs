@@ -64,10 +64,16 @@ impl Terminal {
     /// (so large pastes are neither dropped nor blocking a thread). An error means the
     /// terminal is gone.
     pub async fn write_all(&self, data: &[u8]) -> io::Result<()> {
-        let mut written = 0;
-        while written < data.len() {
-            match rustix::io::write(self.master.get_ref(), &data[written..]) {
-                Ok(n) if n > 0 => written += n,
+        self.write_from(data, &mut 0).await
+    }
+
+    /// `write_all` from `*written` on, counting every write in `*written` as it lands:
+    /// cancelled at an await, it has written exactly `data[..*written]`, so a writer
+    /// that stands still for a restart in place hands over the rest and no byte twice.
+    pub async fn write_from(&self, data: &[u8], written: &mut usize) -> io::Result<()> {
+        while *written < data.len() {
+            match rustix::io::write(self.master.get_ref(), &data[*written..]) {
+                Ok(n) if n > 0 => *written += n,
                 Err(Errno::INTR) => {}
                 // Full (or a write that took nothing): wait for room.
                 Ok(_) | Err(Errno::AGAIN) => super::write_room::room(self.master.get_ref().as_fd()).await?,

@@ -90,6 +90,15 @@ impl Terminal {
 
     /// Writes all of `data` (on the blocking pool: a full input pipe blocks). An error
     /// means the pseudoconsole is gone.
+    /// `write_all` from `*written` on. Not cancel-safe to the byte (a blocking write
+    /// cannot be stopped half way), which only a restart in place needs: Linux only.
+    pub async fn write_from(&self, data: &[u8], written: &mut usize) -> io::Result<()> {
+        let rest = data.get(*written..).unwrap_or_default();
+        self.write_all(rest).await?;
+        *written = data.len();
+        Ok(())
+    }
+
     pub async fn write_all(&self, data: &[u8]) -> io::Result<()> {
         write_blocking(&self.input, data).await
     }

@@ -146,6 +146,15 @@ impl PipeReader {
 pub struct PipeWriter(Arc<OwnedHandle>);
 
 impl PipeWriter {
+    /// `write_all` from `*written` on. Not cancel-safe to the byte (a blocking write
+    /// cannot be stopped half way), which only a restart in place needs: Linux only.
+    pub async fn write_from(&mut self, data: &[u8], written: &mut usize) -> io::Result<()> {
+        let rest = data.get(*written..).unwrap_or_default();
+        self.write_all(rest).await?;
+        *written = data.len();
+        Ok(())
+    }
+
     pub async fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
         write_blocking(&self.0, data).await
     }
