@@ -55,6 +55,7 @@ impl CarriedDaemon {
             all.extend(hosted.service.lease_fd);
             for job in &hosted.service.jobs {
                 all.extend(job.fds.all());
+                all.push(job.journal.fd);
             }
         }
         all

@@ -135,6 +135,7 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
         "the daemon restarts in place ({from} -> {to_version}); connect again"
     ));
     tokio::time::sleep(FLUSH).await;
+    super::upgrade::test_hold::hold_if_asked().await;
     let failed = match super::carry::carry(&held.daemon.state) {
         Err(why) => why,
         Ok((carried, kept)) => {

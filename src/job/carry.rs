@@ -5,7 +5,8 @@
 //!
 //! A job the hand-over cannot carry whole refuses the restart (nothing is stopped):
 //! a sandboxed one (its TMPDIR lease and git guard live in this image only), one
-//! whose output outgrew the replay, one with input its program has not read yet.
+//! whose output's journal could not be made or written (src/output/journal.rs), one
+//! with input its program has not read yet.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -15,7 +16,6 @@ use serde::{Deserialize, Serialize};
 use crate::job::freeze::Fds;
 use crate::job::{Job, JobMeta, JobStatus};
 use crate::output::persist::{unix_millis, CarriedFiles, JobFiles};
-use crate::output::replay::Step;
 use crate::output::{JobOutput, Shape};
 use crate::platform::{Containment, Mode};
 
@@ -45,9 +45,18 @@ pub struct CarriedJob {
     pub kill_reason: Option<String>,
     pub delivered: u64,
     pub shape: Shape,
-    pub steps: Vec<Step>,
+    /// Its output's steps (src/output/journal.rs), by descriptor.
+    pub journal: CarriedJournal,
     pub files: Option<CarriedFiles>,
     pub files_error: Option<String>,
+}
+
+/// A job's journal: its descriptor's number in the new image, and the bytes that
+/// rebuild the output (what was written after them, if anything, is not read).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarriedJournal {
+    pub fd: i32,
+    pub len: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,9 +126,6 @@ impl Job {
         let handle = self.meta.handle;
         self.carriable()?;
         let state = self.state();
-        let Some(steps) = state.output.replay_steps() else {
-            return Err(overflowed(handle));
-        };
         let end = (state.status != JobStatus::Running).then(|| CarriedEnd {
             status: state.status.as_str().to_string(),
             exit_code: state.exit_code,
@@ -148,7 +154,8 @@ impl Job {
             kill_reason: state.kill_reason.map(|s| s.as_str().to_string()),
             delivered: state.delivered,
             shape: state.output.shape(),
-            steps: steps.to_vec(),
+            // Set by the caller, who keeps its descriptor (`seal_journal`).
+            journal: CarriedJournal::default(),
             files: state.output.files().map(JobFiles::carry),
             files_error: state
                 .output
@@ -160,11 +167,20 @@ impl Job {
     }
 }
 
-fn overflowed(handle: u32) -> String {
-    format!(
-        "job {handle} wrote more than {} MiB: its output cannot be rebuilt exactly (remove it first)",
-        crate::output::replay::REPLAY_CAP >> 20
-    )
+impl Job {
+    /// Its output's journal, every step in the file (its reader stands still): a copy of
+    /// the descriptor (close-on-exec) and the length the new image replays.
+    pub fn seal_journal(&self) -> Result<(std::fs::File, u64), String> {
+        let handle = self.meta.handle;
+        self.state()
+            .output
+            .seal_journal()
+            .map_err(|why| unrebuildable(handle, &why))
+    }
+}
+
+fn unrebuildable(handle: u32, why: &str) -> String {
+    format!("job {handle}: its output cannot be rebuilt ({why}; remove the job first)")
 }
 
 impl Job {
@@ -179,8 +195,8 @@ impl Job {
         if !self.queued_input().is_empty() {
             return Err(format!("job {handle} has input its program has not read yet"));
         }
-        if self.state().output.replay_steps().is_none() {
-            return Err(overflowed(handle));
+        if let Some(why) = self.state().output.journal_refusal() {
+            return Err(unrebuildable(handle, &why));
         }
         Ok(())
     }
@@ -230,10 +246,14 @@ pub fn check(carried: &CarriedJob) -> Result<Mode, String> {
 }
 
 /// Makes a checked job's meta and output (`check` first: a cgroup taken here and let go
-/// on an error would kill the job).
-pub fn adopt(carried: &CarriedJob) -> Result<Adopted, String> {
+/// on an error would kill the job). `journal`: its journal's descriptor, taken.
+pub fn adopt(carried: &CarriedJob, journal: std::fs::File) -> Result<Adopted, String> {
     let handle = carried.handle;
     let mode = check(carried)?;
+    // Before the cgroup is taken: a journal that does not replay fails here with
+    // nothing let go.
+    let mut output =
+        JobOutput::rebuilt(carried.shape, journal, carried.journal.len).map_err(|e| format!("job {handle}: {e}"))?;
     let containment = match &carried.cgroup {
         Some(path) => Containment::adopt(path).ok_or_else(|| {
             format!(
@@ -244,7 +264,6 @@ pub fn adopt(carried: &CarriedJob) -> Result<Adopted, String> {
         None => Containment::default(),
     };
     let ran = Duration::from_millis(carried.ran_ms);
-    let mut output = JobOutput::rebuilt(carried.shape, &carried.steps);
     match (&carried.files, &carried.files_error) {
         (Some(files), _) => output.set_files(Some(Ok(JobFiles::adopt(files.clone())))),
         (None, Some(why)) => output.set_files(Some(Err(why.clone()))),

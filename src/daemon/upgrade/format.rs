@@ -14,12 +14,14 @@ use crate::daemon::carry::CarriedDaemon;
 
 /// The format this build writes and the only one it reads. Raise it whenever a field's
 /// meaning changes or a field a reader must understand is added.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// Everything the new image takes over. Format 2 adds the jobs: the daemon's
 /// services, handles and remembered jobs (src/daemon/carry.rs), and what keeps the
 /// jobs' processes this process's own (the owner token in their environment, the
-/// watchdog's pipe).
+/// watchdog's pipe). Format 3 carries each job's output steps as a journal's
+/// descriptor (src/output/journal.rs) instead of the steps themselves: a format-2
+/// reader would rebuild every output empty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handover {
     pub format: u32,
@@ -193,20 +195,24 @@ mod tests {
 
     #[test]
     fn another_format_is_refused_by_its_number_even_with_fields_unknown_here() {
-        let newer = br#"{"format": 3, "jobs": [{"pid": 1}], "somethingNew": true}"#;
+        let newer = br#"{"format": 4, "jobs": [{"pid": 1}], "somethingNew": true}"#;
         let refused = Handover::decode(newer).unwrap_err();
         assert_eq!(
             refused,
             Unreadable::Format {
-                found: 3,
+                found: 4,
                 reads: FORMAT
             }
         );
-        // Format 1 (no jobs) is refused too: its fields do not say what format 2's do.
-        assert!(matches!(
-            Handover::decode(br#"{"format": 1}"#),
-            Err(Unreadable::Format { found: 1, .. })
-        ));
+        // Formats 1 (no jobs) and 2 (steps inline) are refused too: their fields do
+        // not say what format 3's do.
+        for old in [1, 2] {
+            let older = format!(r#"{{"format": {old}}}"#);
+            assert!(matches!(
+                Handover::decode(older.as_bytes()),
+                Err(Unreadable::Format { found, .. }) if found == old
+            ));
+        }
         assert_eq!(refused.code(), "HANDOVER_FORMAT");
         let older = br#"{"format": 0}"#;
         assert_eq!(
