@@ -17,7 +17,7 @@ use crate::job::freeze::Fds;
 use crate::job::{Job, JobMeta, JobStatus};
 use crate::output::persist::{unix_millis, CarriedFiles, JobFiles};
 use crate::output::{JobOutput, Shape};
-use crate::platform::{Containment, Mode};
+use crate::platform::{Containment, Exit, Mode};
 
 /// A job, carried.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,8 +47,28 @@ pub struct CarriedJob {
     pub shape: Shape,
     /// Its output's steps (src/output/journal.rs), by descriptor.
     pub journal: CarriedJournal,
+    /// Its process's exit, taken while its reader stood still (`Freeze::hold_or_exit`):
+    /// the process is reaped, its status is this; the new image publishes it.
+    #[serde(default)]
+    pub exited: Option<CarriedExit>,
     pub files: Option<CarriedFiles>,
     pub files_error: Option<String>,
+}
+
+/// An exit taken during the freeze.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarriedExit {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+impl From<CarriedExit> for Exit {
+    fn from(exit: CarriedExit) -> Self {
+        Exit {
+            code: exit.code,
+            signal: exit.signal,
+        }
+    }
 }
 
 /// A job's journal: its descriptor's number in the new image, and the bytes that
@@ -156,6 +176,7 @@ impl Job {
             shape: state.output.shape(),
             // Set by the caller, who keeps its descriptor (`seal_journal`).
             journal: CarriedJournal::default(),
+            exited: None,
             files: state.output.files().map(JobFiles::carry),
             files_error: state
                 .output
@@ -176,6 +197,36 @@ impl Job {
             .output
             .seal_journal()
             .map_err(|why| unrebuildable(handle, &why))
+    }
+}
+
+/// How long a running job whose process is already reaped may take to hand its exit
+/// to its frozen reader (the exit ring's thread sends it just after the kernel reaps).
+const EXIT_IN_FLIGHT: Duration = Duration::from_secs(2);
+
+impl Job {
+    /// The exit its process made while its reader stood still, if it made one. A job
+    /// still running whose process is gone (reaped by the exit ring, its status on the
+    /// way to the reader) is waited for, up to `EXIT_IN_FLIGHT`; a process still there
+    /// (running, or a zombie no one reaped) is left for the new image to take.
+    pub fn exit_while_frozen(&self) -> Option<CarriedExit> {
+        let deadline = Instant::now() + EXIT_IN_FLIGHT;
+        loop {
+            if let Some(exit) = self.freeze.exit_while_held() {
+                return Some(CarriedExit {
+                    code: exit.code,
+                    signal: exit.signal,
+                });
+            }
+            let running = self.state().status == JobStatus::Running && !self.freeze.reader_gone();
+            if !running
+                || crate::platform::start_ticks(self.meta.pid as i32) == self.meta.start_ticks
+                || Instant::now() >= deadline
+            {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }
 
@@ -221,7 +272,7 @@ pub fn check(carried: &CarriedJob) -> Result<Mode, String> {
         status_named(&end.status)
             .filter(|s| *s != JobStatus::Running)
             .ok_or_else(|| format!("job {handle}: no end status {:?}", end.status))?;
-    } else if crate::platform::start_ticks(carried.pid as i32) != carried.start_ticks {
+    } else if carried.exited.is_none() && crate::platform::start_ticks(carried.pid as i32) != carried.start_ticks {
         // Still running (or exited unreaped: a zombie keeps its start time).
         return Err(format!(
             "job {handle}: process {} is not the one the previous image started",

@@ -9,12 +9,15 @@
 
 #[cfg(unix)]
 use std::os::fd::{BorrowedFd, OwnedFd};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use tokio::sync::{watch, Notify};
 
 use crate::base::sync::lock;
+use crate::platform::Exit;
 
 #[derive(Debug)]
 pub struct Freeze {
@@ -25,6 +28,8 @@ pub struct Freeze {
     ended: AtomicBool,
     changed: Notify,
     fds: Mutex<Fds>,
+    /// The process's exit, taken while the reader stood still (`hold_or_exit`).
+    exit: Mutex<Option<Exit>>,
 }
 
 /// A descriptor's number (Windows has handles, and no restart in place).
@@ -57,6 +62,7 @@ impl Default for Freeze {
             ended: AtomicBool::new(false),
             changed: Notify::new(),
             fds: Mutex::new(Fds::default()),
+            exit: Mutex::new(None),
         }
     }
 }
@@ -111,6 +117,36 @@ impl Freeze {
         self.changed.notify_waiters();
         let _ = rx.wait_for(|wanted| !*wanted).await;
         self.held.store(false, Ordering::SeqCst);
+    }
+
+    /// `hold`, for a reader whose process still runs: its exit, if it comes meanwhile,
+    /// is taken and kept for the hand-over (`exit_while_held`), then the reader holds
+    /// on. Why: the exit ring (src/platform/linux/exit_ring.rs) reaps the process in the
+    /// kernel when it exits, frozen reader or not; its status, left in a reader that
+    /// never reads it again, would be lost with this image, and the next one would find
+    /// no such process. `Some`: the exit, for the reader to publish once thawed (a
+    /// restart that did not happen).
+    pub async fn hold_or_exit<T>(
+        &self,
+        mut wait: Pin<&mut impl Future<Output = std::io::Result<T>>>,
+        exit_of: impl Fn(&T) -> Exit,
+    ) -> Option<std::io::Result<T>> {
+        tokio::select! {
+            biased;
+            _ = self.hold() => None,
+            status = wait.as_mut() => {
+                if let Ok(status) = &status {
+                    *lock(&self.exit) = Some(exit_of(status));
+                }
+                self.hold().await;
+                Some(status)
+            }
+        }
+    }
+
+    /// The exit `hold_or_exit` took, if one came while the reader stood still.
+    pub fn exit_while_held(&self) -> Option<Exit> {
+        *lock(&self.exit)
     }
 
     /// Whether the reader stands still (or is gone): nothing changes the output now.

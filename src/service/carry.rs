@@ -127,6 +127,7 @@ impl Service {
                 }
             };
             let mut carried = job.carry(fds)?;
+            carried.exited = job.exit_while_frozen();
             let (journal, len) = job.seal_journal()?;
             carried.journal = CarriedJournal {
                 fd: keep(Some(OwnedFd::from(journal))).unwrap_or_default(),
@@ -248,8 +249,14 @@ impl Service {
             }
             match io.reader {
                 Some(reader) if running => {
-                    crate::platform::adopt_launched(job.meta.pid as i32);
-                    let child = ChildProcess::adopt(job.meta.pid as i32);
+                    let child = match record.exited {
+                        // Reaped by the previous image during the freeze: its status.
+                        Some(exit) => ChildProcess::exited(job.meta.pid as i32, exit.into()),
+                        None => {
+                            crate::platform::adopt_launched(job.meta.pid as i32);
+                            ChildProcess::adopt(job.meta.pid as i32)
+                        }
+                    };
                     let (reader_job, on_exit) = (job.clone(), service.history_recorder());
                     let task = runtime.spawn(driver::drive(reader_job, child, reader, on_exit));
                     supervise(&runtime, &job, task, inner.retention.clone());

@@ -146,6 +146,11 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            for line in self.log.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                eprintln!("daemon: {line}");
+            }
+        }
         stop::stop(&mut self.child);
     }
 }
@@ -279,7 +284,12 @@ impl Client {
     }
 
     pub fn output_contains(&mut self, handle: u64, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        self.output_contains_within(handle, needle, Duration::from_secs(30));
+    }
+
+    /// `output_contains`, waiting up to `limit` (a job printing much, on a loaded machine).
+    pub fn output_contains_within(&mut self, handle: u64, needle: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
         loop {
             let text = self.call("getProcessOutput", json!({"handle": handle}));
             if text["result"].as_str().is_some_and(|t| t.contains(needle)) {
