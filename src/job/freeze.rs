@@ -7,9 +7,9 @@
 //! under the same lock before its descriptor is closed, so a number taken from here
 //! (`dup_all`) is never one reused for something else since.
 
+use std::future::Future;
 #[cfg(unix)]
 use std::os::fd::{BorrowedFd, OwnedFd};
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;

@@ -24,7 +24,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -36,10 +35,7 @@ use super::{JobOutput, Shape};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// One read's bytes, from stderr (`err`) or stdout (or the terminal).
-    Read {
-        err: bool,
-        bytes: Vec<u8>,
-    },
+    Read { err: bool, bytes: Vec<u8> },
     /// The quiet spell's commit of the screen window's lines (`JobOutput::commit_screen`).
     CommitScreen,
     /// The terminal's new size.
