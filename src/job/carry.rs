@@ -272,13 +272,9 @@ pub fn check(carried: &CarriedJob) -> Result<Mode, String> {
         status_named(&end.status)
             .filter(|s| *s != JobStatus::Running)
             .ok_or_else(|| format!("job {handle}: no end status {:?}", end.status))?;
-    } else if carried.exited.is_none() && crate::platform::start_ticks(carried.pid as i32) != carried.start_ticks {
-        // Still running (or exited unreaped: a zombie keeps its start time).
-        return Err(format!(
-            "job {handle}: process {} is not the one the previous image started",
-            carried.pid
-        ));
     }
+    // A running job whose process is not the one started (gone, or its pid reused) is
+    // not an error: `ended_unseen` ends it without touching that pid.
     if let Some(reason) = &carried.kill_reason {
         status_named(reason).ok_or_else(|| format!("job {handle}: no kill reason {reason:?}"))?;
     }
@@ -338,6 +334,36 @@ pub fn adopt(carried: &CarriedJob, journal: std::fs::File) -> Result<Adopted, St
         git_hold: None,
     };
     Ok(Adopted { meta, output })
+}
+
+/// A job carried as running whose process is gone, its exit not carried: it exited
+/// after the hand-over was written, and the previous image's exit ring reaped it
+/// (src/platform/linux/exit_ring.rs), its status lost with that image. The record, ended
+/// as failed with that reason; its pid (gone, or another process's now) is never
+/// adopted nor signalled. Refusing the hand-over instead would roll back to the
+/// previous binary, which reads the same hand-over and refuses it again.
+pub fn ended_unseen(carried: &CarriedJob) -> Option<CarriedJob> {
+    if carried.end.is_some()
+        || carried.exited.is_some()
+        || crate::platform::start_ticks(carried.pid as i32) == carried.start_ticks
+    {
+        return None;
+    }
+    let mut ended = carried.clone();
+    ended.end = Some(CarriedEnd {
+        status: JobStatus::Failed.as_str().to_string(),
+        exit_code: None,
+        signal: None,
+        error: Some(format!(
+            "process {} ended during the restart in place; its exit status was lost",
+            carried.pid
+        )),
+        ended_at_ms: unix_millis(SystemTime::now()),
+        duration_ms: carried.ran_ms,
+        background_pids: Vec::new(),
+        output_closed_at_exit: false,
+    });
+    Some(ended)
 }
 
 /// Puts the carried state on a job just made from `adopt`'s parts.

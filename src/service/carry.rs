@@ -24,7 +24,7 @@ use super::request::ServiceConfig;
 use super::Service;
 use crate::base::error::{Result, ServiceError};
 use crate::base::sync::lock;
-use crate::job::carry::{adopt, check, restore_state, CarriedFds, CarriedJob, CarriedJournal};
+use crate::job::carry::{adopt, check, ended_unseen, restore_state, CarriedFds, CarriedJob, CarriedJournal};
 use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
 use crate::job::Job;
@@ -226,6 +226,8 @@ impl Service {
         }
         let _guard = runtime.enter();
         for (record, parts) in carried.jobs.iter().zip(adopted) {
+            let unseen = ended_unseen(record);
+            let record = unseen.as_ref().unwrap_or(record);
             let io = Io::take(parts.meta.mode, &record.fds, take).map_err(invalid)?;
             let running = record.end.is_none();
             if running && io.reader.is_none() {
