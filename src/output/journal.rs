@@ -55,10 +55,6 @@ impl Journal {
         }
     }
 
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
     pub fn append(&mut self, step: &Step) -> io::Result<()> {
         match step {
             Step::Read { err, bytes } => self.append_read(*err, bytes),
