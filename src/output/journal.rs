@@ -24,7 +24,29 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use super::replay::Step;
+use super::persist::Stream;
+
+/// One change to a job's output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// One read's bytes, from stderr (`err`) or stdout (or the terminal).
+    Read { err: bool, bytes: Vec<u8> },
+    /// The quiet spell's commit of the screen window's lines (`JobOutput::commit_screen`).
+    CommitScreen,
+    /// The terminal's new size.
+    Resize { cols: u16, rows: u16 },
+    /// The process ended: the lines still being written were committed.
+    Finish,
+}
+
+impl Step {
+    pub fn read(stream: Stream, bytes: &[u8]) -> Self {
+        Self::Read {
+            err: stream == Stream::Stderr,
+            bytes: bytes.to_vec(),
+        }
+    }
+}
 
 const BUFFER: usize = 16 * 1024;
 

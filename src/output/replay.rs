@@ -27,31 +27,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+pub use super::journal::Step;
 use super::journal::{self, Journal};
 use super::persist::Stream;
 use super::{JobOutput, Shape};
-
-/// One change to a job's output.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// One read's bytes, from stderr (`err`) or stdout (or the terminal).
-    Read { err: bool, bytes: Vec<u8> },
-    /// The quiet spell's commit of the screen window's lines (`JobOutput::commit_screen`).
-    CommitScreen,
-    /// The terminal's new size.
-    Resize { cols: u16, rows: u16 },
-    /// The process ended: the lines still being written were committed.
-    Finish,
-}
-
-impl Step {
-    pub fn read(stream: Stream, bytes: &[u8]) -> Self {
-        Self::Read {
-            err: stream == Stream::Stderr,
-            bytes: bytes.to_vec(),
-        }
-    }
-}
 
 /// Whether outputs made from now on keep their steps. Only a process that can restart
 /// in place with its jobs (the daemon, `keep_steps_for_restart`) pays for them: in

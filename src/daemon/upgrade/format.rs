@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn a_job_descriptor_named_twice_or_a_bad_token_is_refused() {
-        let with_job = |fds: &str| {
+        let with_journal = |fds: &str, journal: i32| {
             let mut json: serde_json::Value = serde_json::from_slice(&sample().encode()).unwrap();
             let service: serde_json::Value = serde_json::json!({
                 "id": 1, "root": "/p", "madeWith": {},
@@ -270,12 +270,13 @@ mod tests {
                         "killReason": null, "delivered": 0,
                         "shape": {{"limits": {{"text_head": 1, "text_tail": 1, "raw_head": 1, "raw_tail": 1, "raw_stream": 0}},
                                   "separate_stderr": true, "screen": null}},
-                        "steps": [{{"step": "read", "err": false, "bytes": "aGk="}}], "files": null, "filesError": null
+                        "journal": {{"fd": {journal}, "len": 0}}, "files": null, "filesError": null
                     }}"#)).unwrap()]}
             });
             json["daemon"]["services"] = serde_json::json!([service]);
             serde_json::to_vec(&json).unwrap()
         };
+        let with_job = |fds: &str| with_journal(fds, 23);
         let fine = with_job(r#"{"pty": null, "stdin": 20, "stdout": 21, "stderr": 22}"#);
         let read = Handover::decode(&fine).expect("a job record reads");
         assert_eq!(read.daemon.services[0].service.jobs[0].fds.stdout, Some(21));
@@ -287,6 +288,9 @@ mod tests {
         );
         let stdio = with_job(r#"{"pty": null, "stdin": 2, "stdout": 21, "stderr": 22}"#);
         assert_eq!(Handover::decode(&stdio), Err(Unreadable::Descriptor(2)));
+        // A job's journal is one of the numbers: named twice, it is refused too.
+        let journal = with_journal(r#"{"pty": null, "stdin": 20, "stdout": 21, "stderr": 22}"#, 21);
+        assert_eq!(Handover::decode(&journal), Err(Unreadable::Descriptor(21)));
         let mut token = sample();
         token.process_token = "not hex; rm".into();
         assert!(matches!(Handover::decode(&token.encode()), Err(Unreadable::Fields(_))));
