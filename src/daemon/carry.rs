@@ -99,6 +99,7 @@ impl CarriedDaemon {
             all.extend(service.lease_fd);
             for job in &service.jobs {
                 all.extend(job.fds.all());
+                all.push(job.journal.fd);
             }
         }
         all

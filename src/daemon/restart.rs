@@ -140,9 +140,11 @@ pub async fn restart(mut held: Holdings<'_>, checked: Vec<Checked>) {
         "the daemon restarts in place ({from} -> {to_version}); connect again"
     ));
     tokio::time::sleep(FLUSH).await;
+    super::upgrade::test_hold::hold_if_asked("NATIVE_SHELL_TEST_HOLD_FREEZE").await;
     let failed = match super::carry::carry(&held.daemon.state, face_started(&held)) {
         Err(why) => why,
         Ok((carried, kept)) => {
+            super::upgrade::test_hold::hold_if_asked("NATIVE_SHELL_TEST_HOLD_EXEC").await;
             let jobs = carried.job_count();
             let carried_input = carried.unwritten_input();
             let (next_handle, next_service) = held.daemon.state.counters();

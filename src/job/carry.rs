@@ -8,19 +8,19 @@
 //!
 //! A job the hand-over cannot carry whole refuses the restart (nothing is stopped):
 //! a sandboxed one (its TMPDIR lease and git guard live in this image only), one
-//! whose output outgrew the replay.
+//! whose output's journal could not be made or written (src/output/journal.rs).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use serde::{Deserialize, Serialize};
+use base64::Engine;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::job::freeze::Fds;
 use crate::job::{Job, JobMeta, JobStatus};
 use crate::output::persist::{unix_millis, CarriedFiles, JobFiles};
-use crate::output::replay::{from_base64, to_base64, Step};
 use crate::output::{JobOutput, Shape};
-use crate::platform::{Containment, Mode};
+use crate::platform::{Containment, Exit, Mode};
 
 /// A job, carried.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -48,7 +48,12 @@ pub struct CarriedJob {
     pub kill_reason: Option<String>,
     pub delivered: u64,
     pub shape: Shape,
-    pub steps: Vec<Step>,
+    /// Its output's steps (src/output/journal.rs), by descriptor.
+    pub journal: CarriedJournal,
+    /// Its process's exit, taken while its reader stood still (`Freeze::hold_or_exit`):
+    /// the process is reaped, its status is this; the new image publishes it.
+    #[serde(default)]
+    pub exited: Option<CarriedExit>,
     pub files: Option<CarriedFiles>,
     pub files_error: Option<String>,
     /// The input its writer had not written (none when nothing was queued).
@@ -64,6 +69,30 @@ pub struct CarriedInput {
     pub bytes: Vec<u8>,
     /// A close of stdin follows (pipes mode: the program then reads EOF).
     pub close: bool,
+}
+
+/// An exit taken during the freeze.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarriedExit {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+impl From<CarriedExit> for Exit {
+    fn from(exit: CarriedExit) -> Self {
+        Exit {
+            code: exit.code,
+            signal: exit.signal,
+        }
+    }
+}
+
+/// A job's journal: its descriptor's number in the new image, and the bytes that
+/// rebuild the output (what was written after them, if anything, is not read).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarriedJournal {
+    pub fd: i32,
+    pub len: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,9 +166,6 @@ impl Job {
         // carried): the program can no longer read it, as without a restart.
         let input = input.filter(|_| fds.stdin.is_some() || fds.pty.is_some());
         let state = self.state();
-        let Some(steps) = state.output.replay_steps() else {
-            return Err(overflowed(handle));
-        };
         let end = (state.status != JobStatus::Running).then(|| CarriedEnd {
             status: state.status.as_str().to_string(),
             exit_code: state.exit_code,
@@ -168,7 +194,9 @@ impl Job {
             kill_reason: state.kill_reason.map(|s| s.as_str().to_string()),
             delivered: state.delivered,
             shape: state.output.shape(),
-            steps: steps.to_vec(),
+            // Set by the caller, who keeps its descriptor (`seal_journal`).
+            journal: CarriedJournal::default(),
+            exited: None,
             files: state.output.files().map(JobFiles::carry),
             files_error: state
                 .output
@@ -203,11 +231,50 @@ impl Job {
     }
 }
 
-fn overflowed(handle: u32) -> String {
-    format!(
-        "job {handle} wrote more than {} MiB: its output cannot be rebuilt exactly (remove it first)",
-        crate::output::replay::REPLAY_CAP >> 20
-    )
+impl Job {
+    /// Its output's journal, every step in the file (its reader stands still): a copy of
+    /// the descriptor (close-on-exec) and the length the new image replays.
+    pub fn seal_journal(&self) -> Result<(std::fs::File, u64), String> {
+        let handle = self.meta.handle;
+        self.state()
+            .output
+            .seal_journal()
+            .map_err(|why| unrebuildable(handle, &why))
+    }
+}
+
+/// How long a running job whose process is already reaped may take to hand its exit
+/// to its frozen reader (the exit ring's thread sends it just after the kernel reaps).
+const EXIT_IN_FLIGHT: Duration = Duration::from_secs(2);
+
+impl Job {
+    /// The exit its process made while its reader stood still, if it made one. A job
+    /// still running whose process is gone (reaped by the exit ring, its status on the
+    /// way to the reader) is waited for, up to `EXIT_IN_FLIGHT`; a process still there
+    /// (running, or a zombie no one reaped) is left for the new image to take.
+    pub fn exit_while_frozen(&self) -> Option<CarriedExit> {
+        let deadline = Instant::now() + EXIT_IN_FLIGHT;
+        loop {
+            if let Some(exit) = self.freeze.exit_while_held() {
+                return Some(CarriedExit {
+                    code: exit.code,
+                    signal: exit.signal,
+                });
+            }
+            let running = self.state().status == JobStatus::Running && !self.freeze.reader_gone();
+            if !running
+                || crate::platform::start_ticks(self.meta.pid as i32) == self.meta.start_ticks
+                || Instant::now() >= deadline
+            {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+fn unrebuildable(handle: u32, why: &str) -> String {
+    format!("job {handle}: its output cannot be rebuilt ({why}; remove the job first)")
 }
 
 impl Job {
@@ -219,8 +286,8 @@ impl Job {
                 "job {handle} is sandboxed: its TMPDIR and git guard cannot be handed over"
             ));
         }
-        if self.state().output.replay_steps().is_none() {
-            return Err(overflowed(handle));
+        if let Some(why) = self.state().output.journal_refusal() {
+            return Err(unrebuildable(handle, &why));
         }
         Ok(())
     }
@@ -245,18 +312,14 @@ pub fn check(carried: &CarriedJob) -> Result<Mode, String> {
         status_named(&end.status)
             .filter(|s| *s != JobStatus::Running)
             .ok_or_else(|| format!("job {handle}: no end status {:?}", end.status))?;
-    } else if crate::platform::start_ticks(carried.pid as i32) != carried.start_ticks {
-        // Still running (or exited unreaped: a zombie keeps its start time).
-        return Err(format!(
-            "job {handle}: process {} is not the one the previous image started",
-            carried.pid
-        ));
     }
     if let Some(input) = &carried.input {
         if input.bytes.len() > crate::base::limits::MAX_QUEUED_INPUT_BYTES {
             return Err(format!("job {handle}: more input than a queue holds"));
         }
     }
+    // A running job whose process is not the one started (gone, or its pid reused) is
+    // not an error: `ended_unseen` ends it without touching that pid.
     if let Some(reason) = &carried.kill_reason {
         status_named(reason).ok_or_else(|| format!("job {handle}: no kill reason {reason:?}"))?;
     }
@@ -275,10 +338,14 @@ pub fn check(carried: &CarriedJob) -> Result<Mode, String> {
 }
 
 /// Makes a checked job's meta and output (`check` first: a cgroup taken here and let go
-/// on an error would kill the job).
-pub fn adopt(carried: &CarriedJob) -> Result<Adopted, String> {
+/// on an error would kill the job). `journal`: its journal's descriptor, taken.
+pub fn adopt(carried: &CarriedJob, journal: std::fs::File) -> Result<Adopted, String> {
     let handle = carried.handle;
     let mode = check(carried)?;
+    // Before the cgroup is taken: a journal that does not replay fails here with
+    // nothing let go.
+    let mut output =
+        JobOutput::rebuilt(carried.shape, journal, carried.journal.len).map_err(|e| format!("job {handle}: {e}"))?;
     let containment = match &carried.cgroup {
         Some(path) => Containment::adopt(path).ok_or_else(|| {
             format!(
@@ -289,7 +356,6 @@ pub fn adopt(carried: &CarriedJob) -> Result<Adopted, String> {
         None => Containment::default(),
     };
     let ran = Duration::from_millis(carried.ran_ms);
-    let mut output = JobOutput::rebuilt(carried.shape, &carried.steps);
     match (&carried.files, &carried.files_error) {
         (Some(files), _) => output.set_files(Some(Ok(JobFiles::adopt(files.clone())))),
         (None, Some(why)) => output.set_files(Some(Err(why.clone()))),
@@ -313,6 +379,36 @@ pub fn adopt(carried: &CarriedJob) -> Result<Adopted, String> {
         git_hold: None,
     };
     Ok(Adopted { meta, output })
+}
+
+/// A job carried as running whose process is gone, its exit not carried: it exited
+/// after the hand-over was written, and the previous image's exit ring reaped it
+/// (src/platform/linux/exit_ring.rs), its status lost with that image. The record, ended
+/// as failed with that reason; its pid (gone, or another process's now) is never
+/// adopted nor signalled. Refusing the hand-over instead would roll back to the
+/// previous binary, which reads the same hand-over and refuses it again.
+pub fn ended_unseen(carried: &CarriedJob) -> Option<CarriedJob> {
+    if carried.end.is_some()
+        || carried.exited.is_some()
+        || crate::platform::start_ticks(carried.pid as i32) == carried.start_ticks
+    {
+        return None;
+    }
+    let mut ended = carried.clone();
+    ended.end = Some(CarriedEnd {
+        status: JobStatus::Failed.as_str().to_string(),
+        exit_code: None,
+        signal: None,
+        error: Some(format!(
+            "process {} ended during the restart in place; its exit status was lost",
+            carried.pid
+        )),
+        ended_at_ms: unix_millis(SystemTime::now()),
+        duration_ms: carried.ran_ms,
+        background_pids: Vec::new(),
+        output_closed_at_exit: false,
+    });
+    Some(ended)
 }
 
 /// Puts the carried state on a job just made from `adopt`'s parts.
@@ -347,4 +443,16 @@ pub fn restore_state(job: &Arc<Job>, carried: &CarriedJob) {
             let _ = job.send_input(crate::job::Input::Close);
         }
     }
+}
+
+/// The carried input's bytes, as text in the hand-over's JSON.
+fn to_base64<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+fn from_base64<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    let text = String::deserialize(d)?;
+    base64::engine::general_purpose::STANDARD
+        .decode(text.as_bytes())
+        .map_err(serde::de::Error::custom)
 }

@@ -187,7 +187,9 @@ async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Termina
                 // still; the exit is not taken (the next image takes it).
                 _ = job.freeze.requested() => {
                     output.drain().await;
-                    job.freeze.hold().await;
+                    if let Some(status) = job.freeze.hold_or_exit(wait.as_mut(), |e| *e).await {
+                        break status;
+                    }
                 }
                 read = terminal.read(&mut buf), if !eof => match read {
                     Read::Data(n) => {
@@ -304,7 +306,11 @@ async fn drive_pipes(
             tokio::select! {
                 biased;
                 // A restart in place (see drive_pty): each step ingests what it read.
-                _ = job.freeze.requested() => job.freeze.hold().await,
+                _ = job.freeze.requested() => {
+                    if let Some(status) = job.freeze.hold_or_exit(wait.as_mut(), |e| *e).await {
+                        break status;
+                    }
+                }
                 _ = pipes.step(&job), if pipes.open() => {}
                 status = &mut wait => break status,
             }

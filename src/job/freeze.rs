@@ -11,14 +11,17 @@
 //! under the same lock before its descriptor is closed, so a number taken from here
 //! (`dup_all`) is never one reused for something else since.
 
+use std::future::Future;
 #[cfg(unix)]
 use std::os::fd::{BorrowedFd, OwnedFd};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use tokio::sync::{watch, Notify};
 
 use crate::base::sync::lock;
+use crate::platform::Exit;
 
 #[derive(Debug)]
 pub struct Freeze {
@@ -33,6 +36,8 @@ pub struct Freeze {
     writer_live: AtomicBool,
     /// What the writer standing still has not written; `None` while it writes on.
     unwritten: Mutex<Option<Unwritten>>,
+    /// The process's exit, taken while the reader stood still (`hold_or_exit`).
+    exit: Mutex<Option<Exit>>,
 }
 
 /// The input a writer standing still has not written, in order: the rest of the one
@@ -79,6 +84,7 @@ impl Default for Freeze {
             fds: Mutex::new(Fds::default()),
             writer_live: AtomicBool::new(false),
             unwritten: Mutex::new(None),
+            exit: Mutex::new(None),
         }
     }
 }
@@ -174,6 +180,36 @@ impl Freeze {
     /// when there is no writer.
     pub fn unwritten(&self) -> Option<Unwritten> {
         lock(&self.unwritten).clone()
+    }
+
+    /// `hold`, for a reader whose process still runs: its exit, if it comes meanwhile,
+    /// is taken and kept for the hand-over (`exit_while_held`), then the reader holds
+    /// on. Why: the exit ring (src/platform/linux/exit_ring.rs) reaps the process in the
+    /// kernel when it exits, frozen reader or not; its status, left in a reader that
+    /// never reads it again, would be lost with this image, and the next one would find
+    /// no such process. `Some`: the exit, for the reader to publish once thawed (a
+    /// restart that did not happen).
+    pub async fn hold_or_exit<T>(
+        &self,
+        mut wait: Pin<&mut impl Future<Output = std::io::Result<T>>>,
+        exit_of: impl Fn(&T) -> Exit,
+    ) -> Option<std::io::Result<T>> {
+        tokio::select! {
+            biased;
+            _ = self.hold() => None,
+            status = wait.as_mut() => {
+                if let Ok(status) = &status {
+                    *lock(&self.exit) = Some(exit_of(status));
+                }
+                self.hold().await;
+                Some(status)
+            }
+        }
+    }
+
+    /// The exit `hold_or_exit` took, if one came while the reader stood still.
+    pub fn exit_while_held(&self) -> Option<Exit> {
+        *lock(&self.exit)
     }
 
     /// Whether the reader stands still (or is gone) and so does the writer (or it is

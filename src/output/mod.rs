@@ -10,6 +10,7 @@ pub mod bounded;
 pub mod cells;
 pub mod decode;
 mod job_dir;
+pub mod journal;
 pub mod line;
 pub mod persist;
 mod private_files;
@@ -295,10 +296,15 @@ impl JobOutput {
         self.shape
     }
 
-    /// Every change so far, in order; `None` when there were too many to keep
-    /// (`replay::REPLAY_CAP`).
-    pub fn replay_steps(&self) -> Option<&[Step]> {
-        self.replay.steps()
+    /// Every change so far is in the journal (`replay`): a copy of its descriptor and
+    /// its length, for a restart in place. `Err`: why there is none to give.
+    pub fn seal_journal(&mut self) -> Result<(std::fs::File, u64), String> {
+        self.replay.seal()
+    }
+
+    /// Why the output cannot be rebuilt by a restart in place, if it cannot.
+    pub fn journal_refusal(&mut self) -> Option<String> {
+        self.replay.ready()
     }
 
     /// Takes one read's bytes; returns the clean text they carried (for waiters).
@@ -347,7 +353,14 @@ impl JobOutput {
     /// `Err`: they should exist but could not be made (why, for `persist_error`).
     pub fn set_files(&mut self, files: Option<Result<JobFiles, String>>) {
         match files {
-            Some(Ok(files)) => self.files = Some(files),
+            Some(Ok(files)) => {
+                // The journal goes where the job's output does (not the temporary
+                // directory, often in memory).
+                if let Some(dir) = files.kept_dir() {
+                    self.replay.place_in(dir);
+                }
+                self.files = Some(files)
+            }
             Some(Err(why)) => self.files_error = Some(why),
             None => {}
         }

@@ -11,53 +11,31 @@
 //! only what emulating every byte would show the same (src/output/screen.rs), so the
 //! batches need not match.
 //!
-//! The steps are kept while they hold at most [`REPLAY_CAP`] bytes of output; a job
-//! that wrote more cannot be rebuilt exactly, and a restart is refused while the
-//! daemon holds it (docs/daemon.md, "Restarting in place").
+//! The steps are kept on disk, in a journal of the job's own (journal.rs), not in
+//! memory: a job's output has no size limit, and the daemon's memory per job does not
+//! grow with it. A job whose journal could not be made or written (a full disk) is the
+//! only one a restart cannot carry (docs/daemon.md, "Restarting in place").
+//!
+//! Why every step and not a snapshot plus the last steps: the views but two are plain
+//! data, but the vt100 screen's state (its modes, its scrollback, a sequence half read)
+//! may depend on any byte since the start, and neither it nor the decoders can be
+//! written out. A terminal reset is no safe point either: what the text views hold
+//! came from before it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use base64::Engine;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fs::File;
+use std::path::{Path, PathBuf};
 
+pub use super::journal::Step;
+use super::journal::{self, Journal};
 use super::persist::Stream;
 use super::{JobOutput, Shape};
 
-/// Bytes of output a job's replay keeps. Beyond it the steps are dropped (their memory
-/// freed) and the job is marked as one a restart cannot carry.
-pub const REPLAY_CAP: usize = 8 * 1024 * 1024;
-
-/// One change to a job's output.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "step", rename_all = "camelCase")]
-pub enum Step {
-    /// One read's bytes, from stderr (`err`) or stdout (or the terminal).
-    Read {
-        err: bool,
-        #[serde(serialize_with = "to_base64", deserialize_with = "from_base64")]
-        bytes: Vec<u8>,
-    },
-    /// The quiet spell's commit of the screen window's lines (`JobOutput::commit_screen`).
-    CommitScreen,
-    /// The terminal's new size.
-    Resize { cols: u16, rows: u16 },
-    /// The process ended: the lines still being written were committed.
-    Finish,
-}
-
-impl Step {
-    pub fn read(stream: Stream, bytes: &[u8]) -> Self {
-        Self::Read {
-            err: stream == Stream::Stderr,
-            bytes: bytes.to_vec(),
-        }
-    }
-}
-
 /// Whether outputs made from now on keep their steps. Only a process that can restart
 /// in place with its jobs (the daemon, `keep_steps_for_restart`) pays for them: in
-/// process a job's output would otherwise hold a second copy of up to `REPLAY_CAP`
-/// bytes, and every read one more allocation, for a restart that never comes.
+/// process a job would otherwise write every byte twice, and hold one more descriptor,
+/// for a restart that never comes.
 static KEEP_STEPS: AtomicBool = AtomicBool::new(false);
 
 /// From now on, every job's output keeps what a restart in place needs to rebuild it.
@@ -65,12 +43,16 @@ pub fn keep_steps_for_restart() {
     KEEP_STEPS.store(true, Ordering::Relaxed);
 }
 
-/// The steps so far, or that they outgrew [`REPLAY_CAP`] (or were never kept).
+/// The steps so far, in a journal on disk made at the first step, or why there are
+/// none to give.
 #[derive(Debug)]
 pub struct Recorder {
-    steps: Vec<Step>,
-    bytes: usize,
-    overflowed: bool,
+    keep: bool,
+    /// Where the journal is made (the job's folder, else the temporary directory).
+    dir: Option<PathBuf>,
+    journal: Option<Journal>,
+    /// Why the steps cannot be had: the journal could not be made or written.
+    broken: Option<String>,
 }
 
 impl Default for Recorder {
@@ -84,76 +66,146 @@ impl Recorder {
     /// A recorder that keeps steps (`keep`) or has none to give from the start.
     pub fn new(keep: bool) -> Self {
         Self {
-            steps: Vec::new(),
-            bytes: 0,
-            overflowed: !keep,
+            keep,
+            dir: None,
+            journal: None,
+            broken: None,
+        }
+    }
+
+    /// Writes on the journal a previous image wrote `len` bytes of.
+    pub fn adopted(file: File, len: u64) -> Self {
+        Self {
+            keep: true,
+            dir: None,
+            journal: Some(Journal::adopt(file, len)),
+            broken: None,
+        }
+    }
+
+    /// The journal is made in `dir` (if it is not made yet).
+    pub fn place_in(&mut self, dir: &Path) {
+        self.dir = Some(dir.to_path_buf());
+    }
+
+    fn journal(&mut self) -> Option<&mut Journal> {
+        if !self.keep || self.broken.is_some() {
+            return None;
+        }
+        if self.journal.is_none() {
+            let dir = self.dir.clone().unwrap_or_else(std::env::temp_dir);
+            match Journal::create(&dir) {
+                Ok(journal) => self.journal = Some(journal),
+                Err(e) => {
+                    self.broken = Some(format!("its journal could not be made in {}: {e}", dir.display()));
+                    return None;
+                }
+            }
+        }
+        self.journal.as_mut()
+    }
+
+    fn wrote(&mut self, result: std::io::Result<()>) {
+        if let Err(e) = result {
+            // Its blocks are freed: nothing will read them.
+            self.journal = None;
+            self.broken = Some(format!("its journal could not be written: {e}"));
         }
     }
 
     pub fn record(&mut self, step: Step) {
-        if self.overflowed {
-            return;
+        if let Some(journal) = self.journal() {
+            let result = journal.append(&step);
+            self.wrote(result);
         }
-        if let Step::Read { bytes, .. } = &step {
-            self.bytes = self.bytes.saturating_add(bytes.len());
-            if self.bytes > REPLAY_CAP {
-                self.overflowed = true;
-                self.steps = Vec::new();
-                return;
-            }
-        }
-        self.steps.push(step);
     }
 
-    /// One read's bytes: copied only while steps are kept (this runs on every read of
+    /// One read's bytes, appended to the journal's buffer (this runs on every read of
     /// every job; in process, where none are kept, it costs one test).
     pub fn record_read(&mut self, stream: Stream, bytes: &[u8]) {
-        if !self.overflowed {
-            self.record(Step::read(stream, bytes));
+        if let Some(journal) = self.journal() {
+            let result = journal.append_read(stream == Stream::Stderr, bytes);
+            self.wrote(result);
         }
     }
 
-    /// Every step, `None` once they outgrew the cap.
-    pub fn steps(&self) -> Option<&[Step]> {
-        (!self.overflowed).then_some(self.steps.as_slice())
+    /// Why the steps cannot be had, if they cannot, with the journal's file made now if
+    /// it waited (journal.rs): a restart learns that it cannot be made before anything
+    /// stops, not when the jobs are already frozen.
+    pub fn ready(&mut self) -> Option<String> {
+        if let Some(journal) = self.journal() {
+            let result = journal.make_file();
+            self.wrote(result);
+        }
+        self.refusal()
+    }
+
+    /// Why the steps cannot be had, if they cannot.
+    pub fn refusal(&self) -> Option<String> {
+        if !self.keep {
+            return Some("its output keeps no steps (not a daemon's job)".into());
+        }
+        self.broken.clone()
+    }
+
+    /// Every step so far is in the journal: a copy of its descriptor and its length.
+    pub fn seal(&mut self) -> Result<(File, u64), String> {
+        if let Some(why) = self.refusal() {
+            return Err(why);
+        }
+        let sealed = match self.journal() {
+            Some(journal) => journal.seal(),
+            None => return Err(self.refusal().unwrap_or_default()),
+        };
+        sealed.map_err(|e| {
+            self.journal = None;
+            let why = format!("its journal could not be written: {e}");
+            self.broken = Some(why.clone());
+            why
+        })
     }
 }
 
 impl JobOutput {
-    /// The output a previous image's `steps` made (a restart in place: `replay`),
-    /// without files: the caller gives it the previous image's (`set_files`), which
-    /// hold the committed text already.
-    pub fn rebuilt(shape: Shape, steps: &[Step]) -> Self {
+    /// The output a previous image's journal (`len` bytes of `file`) made (a restart
+    /// in place), without files: the caller gives it the previous image's (`set_files`),
+    /// which hold the committed text already. Its journal is written on from there.
+    pub fn rebuilt(shape: Shape, file: File, len: u64) -> Result<Self, String> {
         let mut output = Self::new(shape.limits, shape.separate_stderr, shape.screen);
+        // Not recorded again while it is fed.
+        output.replay = Recorder::new(false);
+        journal::replay(&file, len, |step| output.apply(&step))?;
+        output.replay = Recorder::adopted(file, len);
+        Ok(output)
+    }
+
+    /// The output `steps` make (tests: the same as the journal's replay).
+    #[cfg(test)]
+    pub fn from_steps(shape: Shape, steps: &[Step]) -> Self {
+        let mut output = Self::new(shape.limits, shape.separate_stderr, shape.screen);
+        output.replay = Recorder::new(false);
         for step in steps {
-            match step {
-                Step::Read { err, bytes } => {
-                    let stream = if *err { Stream::Stderr } else { Stream::Stdout };
-                    output.ingest(stream, bytes);
-                    if let Some(screen) = output.take_screen_due() {
-                        screen.flush();
-                    }
-                }
-                Step::CommitScreen => {
-                    output.commit_screen();
-                }
-                Step::Resize { cols, rows } => output.resize(*cols, *rows),
-                Step::Finish => output.finish(),
-            }
+            output.apply(step);
         }
         output
     }
-}
 
-pub(crate) fn to_base64<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
-}
-
-pub(crate) fn from_base64<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-    let text = String::deserialize(d)?;
-    base64::engine::general_purpose::STANDARD
-        .decode(text.as_bytes())
-        .map_err(serde::de::Error::custom)
+    fn apply(&mut self, step: &Step) {
+        match step {
+            Step::Read { err, bytes } => {
+                let stream = if *err { Stream::Stderr } else { Stream::Stdout };
+                self.ingest(stream, bytes);
+                if let Some(screen) = self.take_screen_due() {
+                    screen.flush();
+                }
+            }
+            Step::CommitScreen => {
+                self.commit_screen();
+            }
+            Step::Resize { cols, rows } => self.resize(*cols, *rows),
+            Step::Finish => self.finish(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -161,21 +213,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn steps_are_kept_up_to_the_cap_then_dropped() {
+    fn steps_go_to_a_journal_without_a_cap_and_only_where_kept() {
+        let mut none = Recorder::new(false);
+        none.record(Step::Finish);
+        assert!(none.seal().unwrap_err().contains("keeps no steps"));
         let mut recorder = Recorder::new(true);
-        recorder.record(Step::read(Stream::Stdout, b"hello"));
+        recorder.record_read(Stream::Stdout, b"hello");
         recorder.record(Step::CommitScreen);
-        assert_eq!(recorder.steps().map(<[Step]>::len), Some(2));
-        recorder.record(Step::read(Stream::Stderr, &vec![b'x'; REPLAY_CAP]));
-        assert_eq!(recorder.steps(), None, "over the cap: not carried");
-        recorder.record(Step::Finish);
-        assert_eq!(recorder.steps(), None);
+        let big = vec![b'x'; 9 << 20];
+        recorder.record_read(Stream::Stderr, &big);
+        let (file, len) = recorder.seal().unwrap();
+        let mut steps = Vec::new();
+        journal::replay(&file, len, |s| steps.push(s)).unwrap();
+        assert_eq!(steps.len(), 3);
+        assert_eq!(steps[2], Step::Read { err: true, bytes: big });
     }
 
     #[test]
-    fn a_step_survives_its_json() {
-        let step = Step::read(Stream::Stderr, &[0, 255, b'\n', 0x1b]);
-        let json = serde_json::to_string(&step).unwrap();
-        assert_eq!(serde_json::from_str::<Step>(&json).unwrap(), step);
+    fn a_journal_that_cannot_be_made_refuses_with_its_reason() {
+        let mut recorder = Recorder::new(true);
+        recorder.place_in(Path::new("/nonexistent/of/course"));
+        recorder.record_read(Stream::Stdout, b"hello");
+        let why = recorder.seal().unwrap_err();
+        assert!(why.contains("could not be made in /nonexistent/of/course"), "{why}");
+        assert_eq!(recorder.refusal(), Some(why));
     }
 }

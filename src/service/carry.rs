@@ -24,7 +24,7 @@ use super::request::ServiceConfig;
 use super::Service;
 use crate::base::error::{Result, ServiceError};
 use crate::base::sync::lock;
-use crate::job::carry::{adopt, check, restore_state, CarriedFds, CarriedJob};
+use crate::job::carry::{adopt, check, ended_unseen, restore_state, CarriedFds, CarriedJob, CarriedJournal};
 use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
 use crate::job::Job;
@@ -127,7 +127,14 @@ impl Service {
                     stderr: keep(dup.stderr),
                 }
             };
-            jobs.push(job.carry(fds)?);
+            let mut carried = job.carry(fds)?;
+            carried.exited = job.exit_while_frozen();
+            let (journal, len) = job.seal_journal()?;
+            carried.journal = CarriedJournal {
+                fd: keep(Some(OwnedFd::from(journal))).unwrap_or_default(),
+                len,
+            };
+            jobs.push(carried);
         }
         let lease_fd = match &inner.retention {
             Some(retention) => match retention.lease_fd() {
@@ -170,6 +177,7 @@ impl Service {
             }
             let mode = check(job)?;
             check_fds(mode, &job.fds).map_err(|e| format!("job {}: {e}", job.handle))?;
+            check_journal(job.journal).map_err(|e| format!("job {}: {e}", job.handle))?;
             if job.end.is_none() && job.fds.stdout.is_none() && job.fds.pty.is_none() {
                 return Err(format!("job {} runs but has no output descriptors", job.handle));
             }
@@ -205,7 +213,8 @@ impl Service {
             if job.handle == 0 || job.handle >= carried.next_handle {
                 return Err(invalid(format!("job {} is past the handle counter", job.handle)));
             }
-            adopted.push(adopt(job).map_err(invalid)?);
+            let journal = std::fs::File::from(take(job.journal.fd).map_err(invalid)?);
+            adopted.push(adopt(job, journal).map_err(invalid)?);
         }
         let service = Self::made(config, runtime.clone(), Some(carried.token.clone()))?;
         let inner = &service.inner;
@@ -224,6 +233,8 @@ impl Service {
         }
         let _guard = runtime.enter();
         for (record, parts) in carried.jobs.iter().zip(adopted) {
+            let unseen = ended_unseen(record);
+            let record = unseen.as_ref().unwrap_or(record);
             let io = Io::take(parts.meta.mode, &record.fds, take).map_err(invalid)?;
             let running = record.end.is_none();
             if running && io.reader.is_none() {
@@ -247,8 +258,14 @@ impl Service {
             }
             match io.reader {
                 Some(reader) if running => {
-                    crate::platform::adopt_launched(job.meta.pid as i32);
-                    let child = ChildProcess::adopt(job.meta.pid as i32);
+                    let child = match record.exited {
+                        // Reaped by the previous image during the freeze: its status.
+                        Some(exit) => ChildProcess::exited(job.meta.pid as i32, exit.into()),
+                        None => {
+                            crate::platform::adopt_launched(job.meta.pid as i32);
+                            ChildProcess::adopt(job.meta.pid as i32)
+                        }
+                    };
                     let (reader_job, on_exit) = (job.clone(), service.history_recorder());
                     let task = runtime.spawn(driver::drive(reader_job, child, reader, on_exit));
                     supervise(&runtime, &job, task, inner.retention.clone());
@@ -341,6 +358,19 @@ fn open_fd(fd: RawFd) -> std::result::Result<std::os::fd::BorrowedFd<'static>, S
     let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
     rustix::io::fcntl_getfd(borrowed).map_err(|e| format!("descriptor {fd} is not open: {e}"))?;
     Ok(borrowed)
+}
+
+/// A carried job's journal is an open regular file holding at least the bytes named.
+fn check_journal(journal: CarriedJournal) -> std::result::Result<(), String> {
+    let fd = journal.fd;
+    let stat = rustix::fs::fstat(open_fd(fd)?).map_err(|e| format!("descriptor {fd}: {e}"))?;
+    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(format!("descriptor {fd} is not a journal (no regular file)"));
+    }
+    if (stat.st_size as u64) < journal.len {
+        return Err(format!("its journal holds {} bytes, not {}", stat.st_size, journal.len));
+    }
+    Ok(())
 }
 
 /// A carried job's descriptors are open and of their kind: a terminal, or pipes.

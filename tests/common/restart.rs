@@ -49,6 +49,11 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn start(listen: bool) -> Self {
+        Self::start_with(listen, None, &[])
+    }
+
+    /// `start`, with `--access-token-file` holding `token` (when given) and `env` set.
+    pub fn start_with(listen: bool, token: Option<&str>, env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("bin")).unwrap();
         let binary = dir.path().join("bin").join("native-shell-daemon");
@@ -59,6 +64,12 @@ impl Daemon {
         if listen {
             command.arg("--listen").arg("127.0.0.1:0");
         }
+        if let Some(token) = token {
+            let file = dir.path().join("token");
+            std::fs::write(&file, token).unwrap();
+            command.arg("--access-token-file").arg(file);
+        }
+        command.envs(env.iter().copied());
         let mut child = forking(|| {
             command
                 .stdin(Stdio::null())
@@ -135,12 +146,22 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            for line in self.log.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                eprintln!("daemon: {line}");
+            }
+        }
         stop::stop(&mut self.child);
     }
 }
 
+/// A connection the protocol's frames go over: the unix socket, or the TCP port's
+/// `/daemon` upgrade.
+pub trait Duplex: Read + Write + Send {}
+impl<T: Read + Write + Send> Duplex for T {}
+
 pub struct Client {
-    pub stream: UnixStream,
+    pub stream: Box<dyn Duplex>,
     pub next: u64,
 }
 
@@ -148,7 +169,37 @@ impl Client {
     pub fn connect(socket: &Path) -> Self {
         let stream = UnixStream::connect(socket).unwrap();
         stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        Client { stream, next: 1 }
+        Client {
+            stream: Box::new(stream),
+            next: 1,
+        }
+    }
+
+    /// The protocol over the TCP port, as the TS client's `daemon: { url, token }`
+    /// speaks it: `GET /daemon` upgraded to the unix socket's frames, with the token.
+    /// `Err`: the upgrade's answer, when it is not 101.
+    pub fn over_tcp(addr: SocketAddr, token: &str) -> Result<Self, String> {
+        let mut stream = TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let head = format!(
+            "GET /daemon HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\nUpgrade: native-shell-service/1\r\nAuthorization: Bearer {token}\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).map_err(|e| format!("write: {e}"))?;
+        // Byte by byte up to the blank line: nothing after it is taken from the stream.
+        let mut answer = Vec::new();
+        while !answer.ends_with(b"\r\n\r\n") {
+            let mut byte = [0u8];
+            stream.read_exact(&mut byte).map_err(|e| format!("read: {e}"))?;
+            answer.push(byte[0]);
+        }
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        if !answer.starts_with("HTTP/1.1 101") {
+            return Err(answer);
+        }
+        Ok(Client {
+            stream: Box::new(stream),
+            next: 1,
+        })
     }
 
     pub fn send(&mut self, method: &str, params: Value) -> u64 {
@@ -233,7 +284,12 @@ impl Client {
     }
 
     pub fn output_contains(&mut self, handle: u64, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        self.output_contains_within(handle, needle, Duration::from_secs(30));
+    }
+
+    /// `output_contains`, waiting up to `limit` (a job printing much, on a loaded machine).
+    pub fn output_contains_within(&mut self, handle: u64, needle: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
         loop {
             let text = self.call("getProcessOutput", json!({"handle": handle}));
             if text["result"].as_str().is_some_and(|t| t.contains(needle)) {

@@ -42,7 +42,9 @@ pub fn restart(socket: &Path) -> Result<Restarted, (String, String)> {
     // The connection closes at the exec; then the same socket answers again.
     let mut sink = [0u8; 4096];
     while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
-    let deadline = Instant::now() + Duration::from_secs(10);
+    // Long enough for the new image to rebuild its jobs' outputs before it answers
+    // (their journals replayed: about 30 ms per MB of output, src/output/journal.rs).
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let answered = UnixStream::connect(socket)
             .map_err(|e| e.to_string())

@@ -20,7 +20,9 @@ pub const FORMAT: u32 = 3;
 /// services, handles and remembered jobs (src/daemon/carry.rs), and what keeps the
 /// jobs' processes this process's own (the owner token in their environment, the
 /// watchdog's pipe). Format 3 adds each job's input not yet written (a format 2
-/// reader would drop it unseen).
+/// reader would drop it unseen), and carries each job's output steps as a
+/// journal's descriptor (src/output/journal.rs) instead of the steps themselves
+/// (a format-2 reader would rebuild every output empty).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handover {
     pub format: u32,
@@ -203,12 +205,13 @@ mod tests {
                 reads: FORMAT
             }
         );
-        // Formats 1 (no jobs) and 2 (no input carried) are refused too: their fields
-        // do not say what format 3's do.
-        for older in [1, 2] {
+        // Formats 1 (no jobs) and 2 (steps inline) are refused too: their fields do
+        // not say what format 3's do.
+        for old in [1, 2] {
+            let older = format!(r#"{{"format": {old}}}"#);
             assert!(matches!(
-                Handover::decode(format!(r#"{{"format": {older}}}"#).as_bytes()),
-                Err(Unreadable::Format { found, .. }) if found == older
+                Handover::decode(older.as_bytes()),
+                Err(Unreadable::Format { found, .. }) if found == old
             ));
         }
         assert_eq!(refused.code(), "HANDOVER_FORMAT");
@@ -256,7 +259,7 @@ mod tests {
 
     #[test]
     fn a_job_descriptor_named_twice_or_a_bad_token_is_refused() {
-        let with_job = |fds: &str| {
+        let with_journal = |fds: &str, journal: i32| {
             let mut json: serde_json::Value = serde_json::from_slice(&sample().encode()).unwrap();
             let service: serde_json::Value = serde_json::json!({
                 "id": 1, "root": "/p", "madeWith": {},
@@ -268,12 +271,13 @@ mod tests {
                         "killReason": null, "delivered": 0,
                         "shape": {{"limits": {{"text_head": 1, "text_tail": 1, "raw_head": 1, "raw_tail": 1, "raw_stream": 0}},
                                   "separate_stderr": true, "screen": null}},
-                        "steps": [{{"step": "read", "err": false, "bytes": "aGk="}}], "files": null, "filesError": null
+                        "journal": {{"fd": {journal}, "len": 0}}, "files": null, "filesError": null
                     }}"#)).unwrap()]}
             });
             json["daemon"]["services"] = serde_json::json!([service]);
             serde_json::to_vec(&json).unwrap()
         };
+        let with_job = |fds: &str| with_journal(fds, 23);
         let fine = with_job(r#"{"pty": null, "stdin": 20, "stdout": 21, "stderr": 22}"#);
         let read = Handover::decode(&fine).expect("a job record reads");
         assert_eq!(read.daemon.services[0].service.jobs[0].fds.stdout, Some(21));
@@ -285,6 +289,9 @@ mod tests {
         );
         let stdio = with_job(r#"{"pty": null, "stdin": 2, "stdout": 21, "stderr": 22}"#);
         assert_eq!(Handover::decode(&stdio), Err(Unreadable::Descriptor(2)));
+        // A job's journal is one of the numbers: named twice, it is refused too.
+        let journal = with_journal(r#"{"pty": null, "stdin": 20, "stdout": 21, "stderr": 22}"#, 21);
+        assert_eq!(Handover::decode(&journal), Err(Unreadable::Descriptor(21)));
         let mut token = sample();
         token.process_token = "not hex; rm".into();
         assert!(matches!(Handover::decode(&token.encode()), Err(Unreadable::Fields(_))));

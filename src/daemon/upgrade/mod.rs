@@ -15,6 +15,7 @@ pub mod exec;
 pub mod format;
 pub mod requests;
 pub mod resume;
+pub mod test_hold;
 
 pub use exec::{Image, HANDOVER_CHECK_FLAG, HANDOVER_FD_FLAG};
 pub use format::Handover;

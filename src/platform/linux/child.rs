@@ -54,6 +54,22 @@ impl ChildProcess {
         }
     }
 
+    /// A child already reaped, its exit known (a restart in place carried it: the
+    /// previous image's exit ring reaped it during the freeze). `wait` answers it.
+    pub fn exited(pid: i32, exit: Exit) -> Self {
+        use std::os::unix::process::ExitStatusExt;
+        // The wait status the kernel gave: a signal in the low bits, else the code.
+        let raw = match (exit.signal, exit.code) {
+            (Some(signal), _) => signal & 0x7f,
+            (None, code) => (code.unwrap_or(0) & 0xff) << 8,
+        };
+        Self {
+            pid,
+            watch: Watch::Blocking,
+            status: Some(ExitStatus::from_raw(raw)),
+        }
+    }
+
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
     pub async fn wait(&mut self) -> io::Result<Exit> {
         Ok(exit_of(self.wait_status().await?))
