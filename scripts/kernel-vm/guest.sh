@@ -22,7 +22,7 @@ echo "== as root: ${files[*]}"
 # directory's mode changes copy up the directory alone): the checkout's top (vite's
 # bundled config), vite's cache, and a home of its own outside /tmp.
 echo "== as uid 65534, delegated cgroup: ${files[*]}"
-chmod 777 . && mkdir -p node_modules/.vite && chmod -R 777 node_modules/.vite
+chmod 777 . && mkdir -p node_modules/.vite node_modules/.vite-temp && chmod -R 777 node_modules/.vite node_modules/.vite-temp
 home=/var/tmp/nss-vm-home && mkdir -p "$home" && chown 65534:65534 "$home"
 cg=/sys/fs/cgroup/nss-vm-65534 && mkdir -p "$cg" && chown -R 65534:65534 "$cg"
 sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" \
