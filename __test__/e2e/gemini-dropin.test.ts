@@ -209,11 +209,13 @@ describe('the background log, through the real CLI', () => {
 // drop-in's `writeToPty` delivers; then a printing command the test backgrounds with
 // Ctrl+B. What the model received back is read from the CLI's session transcript.
 describe('the PTY path through the real CLI, interactive', () => {
-  const screenOf = (tui: InstanceType<typeof ShellExecutionService>, handle: number): string =>
-    tui
-      .getScreen(handle)
-      .lines.map((runs) => runs.map((r) => r.text).join(''))
-      .join('\n');
+  const screenOf = (tui: InstanceType<typeof ShellExecutionService>, handle: number): string => {
+    // The TUI's service is in process, where the screen is read at once (a daemon's
+    // would answer with a promise).
+    const screen = tui.getScreen(handle);
+    if (screen instanceof Promise) throw new Error('the TUI runs in process: its screen is read at once');
+    return screen.lines.map((runs) => runs.map((r) => r.text).join('')).join('\n');
+  };
 
   it('a PTY command rendered in the TUI, typed into through its shell focus, then backgrounded with Ctrl+B', async () => {
     const g = geminiProject();

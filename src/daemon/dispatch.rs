@@ -73,6 +73,7 @@ fn call(conn: &mut Conn, id: &Value, method: &str, p: &Value) -> Now {
             "version": super::version::version(),
             "protocol": super::version::PROTOCOL,
             "pid": std::process::id(),
+            "image": super::version::image(),
             "jobs": conn.daemon.state.running_jobs(),
         }));
     }

@@ -21,3 +21,15 @@ pub fn version() -> &'static str {
 pub fn stamp_version(version: &'static str) {
     let _ = STAMPED.set(version);
 }
+
+static IMAGE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Which image of the daemon answers (`hello`'s `image`): the monotonic clock when this
+/// image first said it, so each exec of a restart in place answers a larger number and
+/// the same image the same one. A restart client compares it before and after: a
+/// restart abandoned after it was answered (src/daemon/restart.rs: the hand-over could
+/// not be written, the exec failed) leaves the same image serving, and the client must
+/// not report a restart that did not happen.
+pub fn image() -> u64 {
+    *IMAGE.get_or_init(super::upgrade::exec::monotonic_ns)
+}

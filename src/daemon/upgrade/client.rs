@@ -53,6 +53,15 @@ pub fn restart(socket: &Path) -> Result<Restarted, (String, String)> {
                 hello(&mut s)
             });
         match answered {
+            // The same image answering (an older daemon says none: taken as restarted,
+            // as before): the restart was abandoned after it was answered, and the
+            // daemon serves on with its old image (src/daemon/version.rs, `image`).
+            Ok(after) if after.get("image").is_some_and(|image| Some(image) == before.get("image")) => {
+                return Err(fail(
+                    "DAEMON_RESTART_FAILED",
+                    "the daemon abandoned the restart after its pre-flight and serves on with its old image and every job (its log says why)".to_string(),
+                ))
+            }
             Ok(after) => {
                 return Ok(Restarted {
                     pid: after.get("pid").and_then(Value::as_u64).unwrap_or(0) as u32,
