@@ -502,3 +502,64 @@ fn input_not_yet_read_is_carried_and_arrives_once_in_order() {
     }
     eprintln!("{log}");
 }
+
+/// A restart abandoned after the daemon answered it (here: its binary replaced while the
+/// restart is held just before the exec, so the last check refuses it) leaves the same
+/// image serving, and the client says so (`DAEMON_RESTART_FAILED`) rather than report a
+/// restart that did not happen: it compares `hello`'s `image` before and after
+/// (src/daemon/version.rs). The job runs on. Debug builds only (the hold).
+#[test]
+fn a_restart_abandoned_after_its_answer_is_reported_failed() {
+    if !cfg!(debug_assertions) {
+        eprintln!("skipped: only a debug build's daemon can be held in a restart");
+        return;
+    }
+    let hold_dir = tempfile::tempdir().unwrap();
+    let release = hold_dir.path().join("release");
+    let daemon = Daemon::start_with(
+        false,
+        None,
+        &[("NATIVE_SHELL_TEST_HOLD_EXEC", release.to_str().unwrap())],
+    );
+    let mut client = Client::connect(&daemon.socket);
+    let before = client.hello();
+    client.open(&daemon);
+    let job = client.start("echo started; sleep 60", "pipes");
+    client.output_contains(job, "started");
+    daemon.replace_binary(std::path::Path::new(BIN));
+    let restart = {
+        let socket = daemon.socket.clone();
+        std::thread::spawn(move || {
+            let out = forking(|| {
+                std::process::Command::new(BIN)
+                    .arg("--restart")
+                    .arg("--socket")
+                    .arg(&socket)
+                    .output()
+            })
+            .unwrap();
+            (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+        })
+    };
+    eventually("the restart held", || {
+        daemon.logged("test hold (NATIVE_SHELL_TEST_HOLD_EXEC)").is_some()
+    });
+    // Another file at the binary's path: the check just before the exec refuses it.
+    // Written here, not through `forking` (held by the restart's thread until it ends);
+    // no child of this test executes that path.
+    let staged = daemon.dir.path().join("bin").join("staged-other");
+    std::fs::write(&staged, "#!/bin/sh\nexit 1\n").unwrap();
+    std::fs::rename(&staged, &daemon.binary).unwrap();
+    std::fs::write(&release, "").unwrap();
+    let (ok, said) = restart.join().unwrap();
+    assert!(!ok, "{said}");
+    assert!(said.contains("DAEMON_RESTART_FAILED"), "{said}");
+    assert!(daemon.logged("restart abandoned, serving on").is_some());
+    let mut client = Client::connect(&daemon.socket);
+    let after = client.hello();
+    assert_eq!(after["pid"], before["pid"]);
+    assert_eq!(after["image"], before["image"], "the same image serves");
+    client.open(&daemon);
+    assert_eq!(client.result(job)["status"], "running");
+    client.call("kill", json!({"handle": job}));
+}

@@ -72,8 +72,10 @@ fn check_unix(socket: &OwnedFd, own_uid: u32) -> Result<(), String> {
     // reused meanwhile, `alive` says it is gone.
     let pidfd = peer_pidfd(socket, cred.pid).map_err(|e| format!("pid {} cannot be held ({e})", cred.pid))?;
     let job = crate::platform::is_job_process(cred.pid);
-    if !alive(&pidfd) {
-        return Err(format!("pid {} exited before it could be checked", cred.pid));
+    match alive(&pidfd) {
+        Ok(true) => {}
+        Ok(false) => return Err(format!("pid {} exited before it could be checked", cred.pid)),
+        Err(e) => return Err(format!("pid {} cannot be held ({e})", cred.pid)),
     }
     match job {
         Ok(false) => Ok(()),
@@ -168,7 +170,8 @@ fn peer_pidfd(socket: &OwnedFd, pid: i32) -> std::io::Result<OwnedFd> {
 
 /// Whether the process behind the pidfd has not exited (signal 0 only checks).
 #[cfg(target_os = "linux")]
-fn alive(pidfd: &OwnedFd) -> bool {
+/// `Ok(false)`: the process is gone; `Err`: it could not be asked (never taken as alive).
+fn alive(pidfd: &OwnedFd) -> std::io::Result<bool> {
     // SAFETY: pidfd_send_signal with signal 0 and no info.
     let rc = unsafe {
         libc::syscall(
@@ -179,7 +182,15 @@ fn alive(pidfd: &OwnedFd) -> bool {
             0,
         )
     };
-    rc == 0
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::ESRCH) {
+        Ok(false)
+    } else {
+        Err(e)
+    }
 }
 
 type Task = Box<dyn FnOnce() + Send>;
