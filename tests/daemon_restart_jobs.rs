@@ -397,20 +397,7 @@ fn exit_while_held(hold: &str) -> Option<Held> {
     client.output_contains(job, "waiting");
     let pid = client.result(job)["pid"].as_u64().expect("a pid");
     daemon.replace_binary(std::path::Path::new(BIN));
-    let restart = {
-        let socket = daemon.socket.clone();
-        std::thread::spawn(move || {
-            let out = forking(|| {
-                std::process::Command::new(BIN)
-                    .arg("--restart")
-                    .arg("--socket")
-                    .arg(&socket)
-                    .output()
-            })
-            .unwrap();
-            (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
-        })
-    };
+    let restart = restart_in_thread(&daemon);
     eventually("the restart held", || {
         daemon.logged(&format!("test hold ({hold})")).is_some()
     });
@@ -527,20 +514,7 @@ fn a_restart_abandoned_after_its_answer_is_reported_failed() {
     let job = client.start("echo started; sleep 60", "pipes");
     client.output_contains(job, "started");
     daemon.replace_binary(std::path::Path::new(BIN));
-    let restart = {
-        let socket = daemon.socket.clone();
-        std::thread::spawn(move || {
-            let out = forking(|| {
-                std::process::Command::new(BIN)
-                    .arg("--restart")
-                    .arg("--socket")
-                    .arg(&socket)
-                    .output()
-            })
-            .unwrap();
-            (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
-        })
-    };
+    let restart = restart_in_thread(&daemon);
     eventually("the restart held", || {
         daemon.logged("test hold (NATIVE_SHELL_TEST_HOLD_EXEC)").is_some()
     });
@@ -562,4 +536,21 @@ fn a_restart_abandoned_after_its_answer_is_reported_failed() {
     client.open(&daemon);
     assert_eq!(client.result(job)["status"], "running");
     client.call("kill", json!({"handle": job}));
+}
+
+/// `--restart` of `daemon` on a thread of its own (a test holds the restart meanwhile):
+/// whether it succeeded and what it said.
+fn restart_in_thread(daemon: &Daemon) -> std::thread::JoinHandle<(bool, String)> {
+    let socket = daemon.socket.clone();
+    std::thread::spawn(move || {
+        let out = forking(|| {
+            std::process::Command::new(BIN)
+                .arg("--restart")
+                .arg("--socket")
+                .arg(&socket)
+                .output()
+        })
+        .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    })
 }
