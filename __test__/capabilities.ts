@@ -75,6 +75,7 @@ export const NEEDS: Record<string, Need[]> = {
   'daemon/mcp.test.ts': ['posix', 'program:python3'],
   'daemon/ended-jobs.test.ts': ['posix'],
   'daemon/keep-alive.test.ts': ['posix'],
+  'daemon/wakeups.test.ts': ['posix', 'linux', 'program:python3'],
   'daemon/job-peers.test.ts': ['posix', 'linux', 'landlock:1', 'program:python3', 'program:socat'],
   'remote/deploy.test.ts': ['posix'],
   'remote/mcp-http.test.ts': ['posix'],
