@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { STAMP, protoStamp } from './envd-proto-stamp.mjs';
+import { splitSerde } from './split-envd-serde.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = join(ROOT, 'proto', 'gen', 'Cargo.toml');
@@ -23,5 +24,7 @@ if (r.error || r.status !== 0) {
   console.error(`gen-envd-proto: the generator failed (${r.error ? r.error.message : `exit ${r.status ?? r.signal}`})`);
   process.exit(1);
 }
+const generated = join(ROOT, 'src', 'daemon', 'envd', 'generated');
+for (const name of ['process', 'filesystem']) splitSerde(generated, name);
 writeFileSync(join(ROOT, STAMP), protoStamp(ROOT));
 console.log(`gen-envd-proto: src/daemon/envd/generated/ written from proto/envd/, stamped in ${STAMP}`);

@@ -296,17 +296,6 @@ impl JobOutput {
         self.shape
     }
 
-    /// Every change so far is in the journal (`replay`): a copy of its descriptor and
-    /// its length, for a restart in place. `Err`: why there is none to give.
-    pub fn seal_journal(&mut self) -> Result<(std::fs::File, u64), String> {
-        self.replay.seal()
-    }
-
-    /// Why the output cannot be rebuilt by a restart in place, if it cannot.
-    pub fn journal_refusal(&mut self) -> Option<String> {
-        self.replay.ready()
-    }
-
     /// Takes one read's bytes; returns the clean text they carried (for waiters).
     pub fn ingest(&mut self, stream: Stream, bytes: &[u8]) -> &str {
         self.replay.record_read(stream, bytes);

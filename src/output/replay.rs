@@ -167,6 +167,17 @@ impl Recorder {
 }
 
 impl JobOutput {
+    /// Every change so far is in the journal (`replay`): a copy of its descriptor and
+    /// its length, for a restart in place. `Err`: why there is none to give.
+    pub fn seal_journal(&mut self) -> Result<(std::fs::File, u64), String> {
+        self.replay.seal()
+    }
+
+    /// Why the output cannot be rebuilt by a restart in place, if it cannot.
+    pub fn journal_refusal(&mut self) -> Option<String> {
+        self.replay.ready()
+    }
+
     /// The output a previous image's journal (`len` bytes of `file`) made (a restart
     /// in place), without files: the caller gives it the previous image's (`set_files`),
     /// which hold the committed text already. Its journal is written on from there.
