@@ -32,7 +32,7 @@
 
 use std::ffi::OsStr;
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -200,10 +200,39 @@ fn procs(cgroup: &Path) -> Vec<i32> {
 }
 
 /// Whether a process is left in the cgroup (its `cgroup.events` says `populated 1`).
+///
+/// Asked twice per job (a spare taken for a new job, the job's end), so read in as few
+/// calls as it takes: the open, one `read` into a buffer on the stack (the kernel hands
+/// the whole file, two short lines, at once), the close. `read_to_string` also asked
+/// the file's size (a `statx`, which says 0 for such files) and read again to the end.
+/// A file that cannot be read says nothing is there, as before.
 fn populated(cgroup: &Path) -> bool {
-    fs::read_to_string(cgroup.join("cgroup.events"))
-        .map(|text| text.lines().any(|l| l == "populated 1"))
-        .unwrap_or(false)
+    let Ok(mut file) = File::open(cgroup.join("cgroup.events")) else {
+        return false;
+    };
+    let mut buf = [0u8; 256];
+    let mut len = 0;
+    while len < buf.len() {
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        }
+        if let Some(answer) = populated_line(&buf[..len]) {
+            return answer;
+        }
+    }
+    populated_line(&buf[..len]).unwrap_or(false)
+}
+
+/// The `populated` line of `cgroup.events` text, once it is there whole (with its
+/// newline): whether it says 1.
+fn populated_line(text: &[u8]) -> Option<bool> {
+    text.split_inclusive(|&b| b == b'\n')
+        .filter(|line| line.ends_with(b"\n"))
+        .find_map(|line| line.strip_prefix(b"populated "))
+        .map(|value| value == b"1\n")
 }
 
 /// One job's cgroup; removed when the last copy of its `Containment` goes (the job is
@@ -472,6 +501,16 @@ fn remove_leftovers() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_populated_line_only_once_it_is_whole() {
+        assert_eq!(populated_line(b"populated 0\nfrozen 0\n"), Some(false));
+        assert_eq!(populated_line(b"populated 1\nfrozen 0\n"), Some(true));
+        assert_eq!(populated_line(b"frozen 0\npopulated 1\n"), Some(true));
+        assert_eq!(populated_line(b"populated 1"), None);
+        assert_eq!(populated_line(b"frozen 0\n"), None);
+        assert_eq!(populated_line(b""), None);
+    }
 
     #[test]
     fn finds_the_cgroup2_mount_among_v1_ones() {

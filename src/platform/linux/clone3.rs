@@ -1,4 +1,4 @@
-//! `clone3` with `CLONE_INTO_CGROUP`, in the vfork style of
+//! `clone3` with `CLONE_INTO_CGROUP` and `CLONE_CLEAR_SIGHAND`, in the vfork style of
 //! `crate::platform::unix::launch`: the child shares our memory, runs on a stack of
 //! its own and we sleep until it has exec'd or exited.
 //!
@@ -16,6 +16,9 @@ use super::Containment;
 
 /// `CLONE_INTO_CGROUP` (linux/sched.h, Linux 5.7+).
 const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+/// `CLONE_CLEAR_SIGHAND` (linux/sched.h, Linux 5.5+): the child's caught signals are
+/// reset to their default at its birth; ignored ones stay ignored.
+const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
 
 /// `struct clone_args` up to `cgroup` (`CLONE_ARGS_SIZE_VER2`, 88 bytes).
 #[repr(C)]
@@ -42,6 +45,9 @@ pub struct Birth {
     pub in_cgroup: AtomicBool,
     /// Sharing our descriptor table until it takes one of its own.
     pub shares_files: AtomicBool,
+    /// Made with its caught signals reset to default (`CLONE_CLEAR_SIGHAND`): the
+    /// child leaves the others as they are (`unix::launch::reset_signals`).
+    pub handlers_cleared: AtomicBool,
 }
 
 const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
@@ -52,6 +58,13 @@ const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"
 /// a cgroup it will not start processes in) gets the plain clone, and no later job is
 /// contained. Returns the pid, or -1 with `errno` set, as `libc::clone`.
 ///
+/// `clone3` also asks the kernel to reset the child's caught signals to their default
+/// (`CLONE_CLEAR_SIGHAND`, Linux 5.5; ignored ones stay ignored), which the child did
+/// itself with two `sigaction` calls per signal number, about 130 system calls while
+/// the calling thread waits (`unix::launch::reset_signals`). So a job without a cgroup
+/// is made by `clone3` too, and gets the plain clone only where `clone3` is refused
+/// (then for every later job).
+///
 /// `birth` tells the child, which shares our memory, how it was made: set before each
 /// attempt, read by the child before it execs. `share_files`: the plain clone also
 /// shares our descriptor table (`CLONE_FILES`, for a sandboxed job's listener:
@@ -59,7 +72,7 @@ const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"
 /// through: `sandbox::supervise`), in a cgroup or not.
 ///
 /// # Safety
-/// As `libc::clone` with `CLONE_VM | CLONE_VFORK`: see `vfork_into_cgroup`. A child
+/// As `libc::clone` with `CLONE_VM | CLONE_VFORK`: see `vfork3`. A child
 /// that shares the table must change no descriptor until it has a table of its own.
 pub unsafe fn clone_vfork(
     child: extern "C" fn(*mut c_void) -> c_int,
@@ -70,17 +83,31 @@ pub unsafe fn clone_vfork(
     share_files: bool,
     birth: &Birth,
 ) -> c_int {
+    let stack_size = top as usize - stack as usize;
+    birth.shares_files.store(share_files, Ordering::Release);
     if let Some(fd) = containment.launch_fd().filter(|_| AVAILABLE) {
-        birth.shares_files.store(share_files, Ordering::Release);
         birth.in_cgroup.store(true, Ordering::Release);
-        let started = vfork_into_cgroup(child, stack, top as usize - stack as usize, arg, fd, share_files);
+        birth.handlers_cleared.store(true, Ordering::Release);
+        let started = vfork3(child, stack, stack_size, arg, Some(fd), share_files);
         containment.launched(started.is_ok());
         if let Ok(pid) = started {
             return pid;
         }
     }
     birth.in_cgroup.store(false, Ordering::Release);
-    birth.shares_files.store(share_files, Ordering::Release);
+    if AVAILABLE && !CLONE3_REFUSED.load(Ordering::Relaxed) {
+        birth.handlers_cleared.store(true, Ordering::Release);
+        match vfork3(child, stack, stack_size, arg, None, share_files) {
+            Ok(pid) => return pid,
+            // Refused (ENOSYS before 5.3, EPERM or ENOSYS from a seccomp profile,
+            // EINVAL before 5.5): not asked again. Anything else (EAGAIN, ENOMEM) is
+            // this clone's failure, and the plain clone below would most likely fail
+            // the same way; it reports its own error.
+            Err(libc::ENOSYS | libc::EPERM | libc::EINVAL) => CLONE3_REFUSED.store(true, Ordering::Relaxed),
+            Err(_) => {}
+        }
+    }
+    birth.handlers_cleared.store(false, Ordering::Release);
     let files = if share_files { libc::CLONE_FILES } else { 0 };
     libc::clone(
         child,
@@ -90,29 +117,34 @@ pub unsafe fn clone_vfork(
     )
 }
 
-/// Starts `child(arg)` on `stack..stack + stack_size` (its top 16-byte aligned) in the
-/// cgroup `cgroup_fd` refers to, sharing our memory; returns when the child has exec'd
-/// or exited, with its pid, or the error of `clone3` (nothing was started then).
+/// Set once `clone3` without a cgroup was refused: jobs then start by the plain clone.
+static CLONE3_REFUSED: AtomicBool = AtomicBool::new(false);
+
+/// Starts `child(arg)` on `stack..stack + stack_size` (its top 16-byte aligned), in the
+/// cgroup `cgroup_fd` refers to if one is given, sharing our memory, its caught
+/// signals reset to default; returns when the child has exec'd or exited, with its
+/// pid, or the error of `clone3` (nothing was started then).
 ///
 /// # Safety
 /// The same contract as `libc::clone` with `CLONE_VM | CLONE_VFORK`: `child` must
 /// never return into Rust code that touches shared state (it execs or `_exit`s), and
 /// `arg` and the stack must stay valid until this returns.
-unsafe fn vfork_into_cgroup(
+unsafe fn vfork3(
     child: extern "C" fn(*mut c_void) -> c_int,
     stack: *mut u8,
     stack_size: usize,
     arg: *mut c_void,
-    cgroup_fd: c_int,
+    cgroup_fd: Option<c_int>,
     share_files: bool,
 ) -> Result<i32, i32> {
     let files = if share_files { libc::CLONE_FILES } else { 0 };
+    let into_cgroup = if cgroup_fd.is_some() { CLONE_INTO_CGROUP } else { 0 };
     let args = CloneArgs {
-        flags: (libc::CLONE_VM | libc::CLONE_VFORK | files) as u64 | CLONE_INTO_CGROUP,
+        flags: (libc::CLONE_VM | libc::CLONE_VFORK | files) as u64 | CLONE_CLEAR_SIGHAND | into_cgroup,
         exit_signal: libc::SIGCHLD as u64,
         stack: stack as u64,
         stack_size: stack_size as u64,
-        cgroup: cgroup_fd as u64,
+        cgroup: cgroup_fd.unwrap_or(0) as u64,
         ..CloneArgs::default()
     };
     let ret = raw_clone3(&args, child, arg);

@@ -77,7 +77,7 @@ pub(super) fn launch(plan: &LaunchPlan) -> io::Result<i32> {
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut saved);
         let pid = libc::fork();
         if pid == 0 {
-            let (step, errno) = run_steps(&steps, false);
+            let (step, errno) = run_steps(&steps, false, false);
             let report = [step as i32, errno];
             // One write of 8 bytes to a pipe is atomic; if it fails the parent sees
             // end of file and then a child that exited with 127.

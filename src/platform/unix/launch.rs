@@ -267,7 +267,12 @@ extern "C" fn child_main(raw: *mut c_void) -> c_int {
         if !args.outcome.birth.in_cgroup.load(Ordering::Acquire) {
             libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
         }
-        let (step, errno) = run_steps(&args.steps, args.outcome.birth.shares_files.load(Ordering::Acquire));
+        let birth = &args.outcome.birth;
+        let (step, errno) = run_steps(
+            &args.steps,
+            birth.shares_files.load(Ordering::Acquire),
+            birth.handlers_cleared.load(Ordering::Acquire),
+        );
         args.outcome.errno.store(errno, Ordering::Release);
         args.outcome.step.store(step as i32, Ordering::Release);
         libc::_exit(127)
@@ -289,11 +294,12 @@ unsafe fn errno_location() -> *mut c_int {
 /// failed: which one, and its errno. Async-signal-safe (see the module rules).
 /// `shares_files`: the child shares the parent's descriptor table (Linux, a sandboxed
 /// job's listener: `linux::sandbox::watch`); it must change no descriptor until the
-/// sandbox step has given it a table of its own.
-pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>, shares_files: bool) -> (Step, c_int) {
+/// sandbox step has given it a table of its own. `handlers_cleared`: the kernel reset
+/// the child's caught signals to default at its birth (`clone3::clone_vfork`).
+pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>, shares_files: bool, handlers_cleared: bool) -> (Step, c_int) {
     let plan = steps.plan;
     let failed = |step: Step| -> (Step, c_int) { (step, *errno_location()) };
-    reset_signals(plan.ignore_hangup);
+    reset_signals(plan.ignore_hangup, handlers_cleared);
     if libc::setsid() < 0 {
         return failed(Step::Setsid);
     }
@@ -367,12 +373,23 @@ unsafe fn close_inherited(steps: &ChildSteps<'_>) {
 
 /// Caught signals go back to default before anything can be delivered (their handlers
 /// live in the host); SIGPIPE, which Node ignores, goes back to default as every
-/// program expects; SIGHUP is ignored if asked.
-unsafe fn reset_signals(ignore_hangup: bool) {
+/// program expects; SIGHUP is ignored if asked. `handlers_cleared`: the kernel did the
+/// first at the clone (`CLONE_CLEAR_SIGHAND`, which leaves ignored signals ignored, as
+/// the loop below does), so only SIGPIPE and SIGHUP are left: 1 or 2 calls where the
+/// loop makes about 130.
+unsafe fn reset_signals(ignore_hangup: bool, handlers_cleared: bool) {
     let mut default: libc::sigaction = std::mem::zeroed();
     default.sa_sigaction = libc::SIG_DFL;
     let mut ignore: libc::sigaction = std::mem::zeroed();
     ignore.sa_sigaction = libc::SIG_IGN;
+    if handlers_cleared {
+        // SIGPIPE is at default or ignored now: default either way.
+        libc::sigaction(libc::SIGPIPE, &default, std::ptr::null_mut());
+        if ignore_hangup {
+            libc::sigaction(libc::SIGHUP, &ignore, std::ptr::null_mut());
+        }
+        return;
+    }
     for sig in 1..NSIG {
         if sig == libc::SIGKILL || sig == libc::SIGSTOP {
             continue;
@@ -508,5 +525,48 @@ mod tests {
         assert_eq!(error.kind(), io::ErrorKind::NotFound);
         let bad = LaunchPlan::new(OsStr::new("a\0b"), &[], &env, cwd.as_raw_fd(), [0, 1, 2]);
         assert_eq!(bad.err().map(|e| e.kind()), Some(io::ErrorKind::InvalidInput));
+    }
+
+    /// What the job's program starts with, whichever way the child was made (`clone3`
+    /// with the kernel resetting caught signals, or the plain clone and the child's own
+    /// loop): nothing blocked; SIGPIPE at default though the host ignores it; SIGHUP
+    /// ignored when asked; a signal the host ignores for itself still ignored, as an
+    /// `exec` keeps it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_program_starts_with_the_signals_a_shell_expects() {
+        // SAFETY: dispositions of this test process that nothing else here uses
+        // (SIGPIPE is ignored by Rust's runtime already).
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            libc::signal(libc::SIGUSR2, libc::SIG_IGN);
+        }
+        let cwd: OwnedFd = std::fs::File::open("/").expect("open /").into();
+        let env = [(OsString::from("PATH"), OsString::from("/usr/bin:/bin"))];
+        let args = [
+            OsString::from("-E"),
+            OsString::from("^Sig(Blk|Ign):"),
+            OsString::from("/proc/self/status"),
+        ];
+        let (mut output_read, output_write) = pipe();
+        let stdio = [output_write.as_raw_fd(); 3];
+        let mut plan = LaunchPlan::new(OsStr::new("grep"), &args, &env, cwd.as_raw_fd(), stdio).expect("plan");
+        plan.ignore_hangup = true;
+        let pid = plan.launch().expect("launch");
+        drop(plan);
+        drop(output_write);
+        let mut got = String::new();
+        output_read.read_to_string(&mut got).expect("read");
+        crate::platform::os::child::reap_blocking(pid);
+        let mask = |name: &str| -> u64 {
+            let line = got.lines().find(|l| l.starts_with(name)).unwrap_or_default();
+            u64::from_str_radix(line.rsplit('\t').next().unwrap_or_default().trim(), 16).unwrap_or(u64::MAX)
+        };
+        let bit = |sig: c_int| 1u64 << (sig - 1);
+        assert_eq!(mask("SigBlk:"), 0, "{got}");
+        let ignored = mask("SigIgn:");
+        assert_eq!(ignored & bit(libc::SIGPIPE), 0, "SIGPIPE at default: {got}");
+        assert_ne!(ignored & bit(libc::SIGHUP), 0, "SIGHUP ignored: {got}");
+        assert_ne!(ignored & bit(libc::SIGUSR2), 0, "SIGUSR2 still ignored: {got}");
     }
 }
