@@ -392,53 +392,42 @@ fn run(conn: &Conn, hosted: Arc<Hosted>, id: &Value, p: &Value) -> Now {
         Ok(v) => v,
         Err(e) => return Now::Reply(Err(wire::error(&e))),
     };
-    // Made here, in request order: a `shutdown` sent after this ends its job. The job
+    // Started here, in request order: a `shutdown` sent after this ends its job. The job
     // gets its daemon handle as it starts, with its `keep`, so a job list or this
     // connection's end meanwhile treats it as it treats a started one.
     let (daemon, target) = (conn.daemon.clone(), hosted.clone());
-    let run = hosted.service.clone().run_owned_reporting(
+    let started: Box<dyn FnOnce(u32) + Send> = Box::new(move |local| {
+        daemon.state.global(&target, local, Some(keep));
+        // The connection went before the handle was known (`state::disconnected`
+        // reads the entries and clears `conn` under one lock): its end did not see it.
+        if !keep && lock(&target.conn).is_none() {
+            let service = target.service.clone();
+            tokio::spawn(async move {
+                let _ = service.kill(local, DEFAULT_KILL_GRACE).await;
+            });
+        }
+    });
+    let (out, id, daemon) = (conn.out.clone(), id.clone(), conn.daemon.clone());
+    // The job starts now, on this thread (the launch is work, not a wake-up:
+    // src/daemon/latency.rs); its reply is made by whichever thread ends the wait (the
+    // job's reader, a `jobs` thread, at the exit), with no task of the daemon's own in
+    // between: a task spawned on the jobs' runtime here woke a `jobs` thread to poll
+    // it once and park it, one more wake-up per `run` on a busy machine than in
+    // process, where the binding calls the same `run_then` (docs/daemon.md, "Round trips").
+    let _launching = super::latency::long_turn();
+    hosted.service.clone().run_then_reporting(
         req,
-        Box::new(move |local| {
-            daemon.state.global(&target, local, Some(keep));
-            // The connection went before the handle was known (`state::disconnected`
-            // reads the entries and clears `conn` under one lock): its end did not see it.
-            if !keep && lock(&target.conn).is_none() {
-                let service = target.service.clone();
-                tokio::spawn(async move {
-                    let _ = service.kill(local, DEFAULT_KILL_GRACE).await;
-                });
-            }
+        Some(started),
+        Box::new(move |result| {
+            // A program that could not start has a handle only in its result.
+            let reply = result.map(|r| {
+                let handle = daemon.state.global(&hosted, r.handle, Some(keep));
+                wire::run_result(r, handle)
+            });
+            send_reply(&out, &id, reply.map_err(|e| wire::error(&e)));
         }),
     );
-    let (out, id, daemon) = (conn.out.clone(), id.clone(), conn.daemon.clone());
-    let jobs = daemon.jobs.clone();
-    // The launch (this first poll) is work, not a wake-up: src/daemon/latency.rs.
-    let _launching = super::latency::long_turn();
-    begin_here_finish_on(&jobs, async move {
-        // A program that could not start has a handle only in its result.
-        let reply = run.await.map(|r| {
-            let handle = daemon.state.global(&hosted, r.handle, Some(keep));
-            wire::run_result(r, handle)
-        });
-        send_reply(&out, &id, reply.map_err(|e| wire::error(&e)));
-    });
     Now::Later
-}
-
-/// Runs `work` here up to its first wait, then on the jobs' runtime. A `run` starts its
-/// job at once, on the connection's thread, in the order of the requests; what it then
-/// waits for (the exit) is told by the job's reader, a task of the jobs' runtime: the
-/// task woken there runs on the reader's own thread and answers from it, where a task
-/// of the connection's runtime had that thread wake this one first, one more hand-over
-/// on every `run`'s way back (docs/daemon.md, "Round trips").
-fn begin_here_finish_on(jobs: &tokio::runtime::Handle, work: impl std::future::Future<Output = ()> + Send + 'static) {
-    let mut work = Box::pin(work);
-    // Nothing is woken by this first poll: the jobs' runtime polls the future again
-    // as it takes it, with its own waker, and so sees whatever ended meanwhile.
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    if work.as_mut().poll(&mut cx).is_pending() {
-        jobs.spawn(work);
-    }
 }
 
 fn start(conn: &Conn, hosted: &Arc<Hosted>, p: &Value) -> Now {
@@ -531,43 +520,5 @@ pub fn closed(conn: &Conn) {
         tokio::spawn(async move {
             let _ = service.kill(local, DEFAULT_KILL_GRACE).await;
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::begin_here_finish_on;
-
-    #[test]
-    fn work_starts_here_and_finishes_on_the_jobs_runtime() {
-        let jobs = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("test-jobs")
-            .enable_all()
-            .build()
-            .unwrap();
-        let here = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let (started_tx, started_rx) = std::sync::mpsc::channel();
-        let (go, wait) = tokio::sync::oneshot::channel::<()>();
-        let (done_tx, done_rx) = std::sync::mpsc::channel();
-        here.block_on(async {
-            begin_here_finish_on(jobs.handle(), async move {
-                // Up to the first wait: on the caller's thread, before it returns.
-                let _ = started_tx.send(std::thread::current().name().map(str::to_string));
-                let _ = wait.await;
-                let _ = done_tx.send(std::thread::current().name().map(str::to_string));
-            });
-        });
-        assert_eq!(
-            started_rx.try_recv().unwrap(),
-            std::thread::current().name().map(str::to_string)
-        );
-        // Woken from another thread, it ends on the jobs' runtime.
-        std::thread::spawn(move || go.send(())).join().unwrap().unwrap();
-        let finished = done_rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
-        assert_eq!(finished.as_deref(), Some("test-jobs"));
     }
 }

@@ -19,6 +19,7 @@ mod carry;
 #[cfg(not(target_os = "linux"))]
 #[path = "carry_none.rs"]
 mod carry;
+mod child_exits;
 mod config;
 mod conn;
 mod dispatch;

@@ -213,14 +213,6 @@ where
         .unwrap_or_else(|_| Err("the peer check failed".to_string()))
 }
 
-/// Reaps the orphans the daemon adopted as a subreaper, on the checker thread (it
-/// reads /proc: not on the runtime's threads).
-pub fn reap_orphans() {
-    if let Some(tx) = checker() {
-        let _ = crate::base::sync::lock(tx).send(Box::new(crate::platform::reap_orphans));
-    }
-}
-
 fn checker() -> Option<&'static Mutex<mpsc::Sender<Task>>> {
     static CHECKER: OnceLock<Option<Mutex<mpsc::Sender<Task>>>> = OnceLock::new();
     CHECKER

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::config::{Config, Ended};
-use super::{latency, server, startup};
+use super::{child_exits, latency, server, startup};
 
 /// Serves until idle, `exitDaemon` or SIGTERM/SIGINT/SIGHUP; every job is killed on the way
 /// out. Blocks the calling thread; makes its own runtimes.
@@ -17,6 +17,9 @@ use super::{latency, server, startup};
 pub fn run(config: Config) -> Result<Ended, String> {
     // Before anything is bound: a daemon that must sandbox and cannot ends here, with
     // the true cause, and nothing reports it healthy meanwhile.
+    // SIGCHLD is taken by one thread (child_exits.rs): blocked in this thread before
+    // any other exists, so in every thread of the daemon.
+    child_exits::block()?;
     let abilities = startup::Abilities::probe(config.require_sandbox);
     abilities.require_sandbox()?;
     // The daemon restarts in place with its jobs (upgrade/): their outputs keep the

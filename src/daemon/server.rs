@@ -88,11 +88,12 @@ async fn serve_on(
 ) -> Result<Ended, String> {
     // Whatever a job leaves behind stays a descendant of the daemon, so its processes
     // can be told from other clients however they detach (src/daemon/peer.rs); the
-    // orphans adopted so are reaped on each SIGCHLD.
+    // orphans adopted so are reaped on each SIGCHLD, by a thread of their own
+    // (child_exits.rs: a job's exit wakes no other thread of the daemon).
     if let Err(e) = crate::platform::become_subreaper() {
         return Err(format!("cannot become a subreaper: {e}"));
     }
-    let mut child_exits = signal(tokio::signal::unix::SignalKind::child())?;
+    super::child_exits::reap_orphans_on_each()?;
     let daemon = Arc::new(Daemon {
         default_project_root: config.listen.as_ref().and_then(|l| l.project_root.clone()),
         ..Daemon::new(
@@ -192,7 +193,6 @@ async fn serve_on(
                     break "idle";
                 }
             },
-            _ = child_exits.recv() => super::peer::reap_orphans(),
             _ = daemon.upgrade.asked.notified() => {
                 let checked = daemon.upgrade.take();
                 if !checked.is_empty() {

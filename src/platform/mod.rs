@@ -207,7 +207,9 @@ pub fn become_subreaper() -> std::io::Result<()> {
 
 /// See the Linux one: nothing here.
 #[cfg(not(target_os = "linux"))]
-pub fn reap_orphans() {}
+pub fn reap_orphans(_deferred: Option<i32>) -> Option<i32> {
+    None
+}
 
 /// Whether no process is left of the sandboxed job whose launch gave its TMPDIR
 /// `watch` (`crate::sandbox::JobTmpDir::watch`), and none can come back. Linux: the

@@ -95,7 +95,19 @@ impl Service {
     /// and the caller. A wait that timed out (its job is killed first), or that ended
     /// before the reader made the job's folder, finishes on a task.
     pub fn run_then(self: Arc<Self>, req: RunRequest, done: OnRunDone) {
-        let begun = match self.begin_run(&req, None) {
+        self.run_then_reporting(req, None, done);
+    }
+
+    /// `run_then`, telling `started` the job's handle as soon as it runs (before the
+    /// wait), as `run_owned_reporting` does: the daemon's `run`, which must find the job
+    /// before `run` answers (it ends a client's `keep: false` runs when the client goes).
+    pub fn run_then_reporting(
+        self: Arc<Self>,
+        req: RunRequest,
+        started: Option<Box<dyn FnOnce(u32) + Send>>,
+        done: OnRunDone,
+    ) {
+        let begun = match self.begin_run(&req, started) {
             Ok(begun) => begun,
             Err(e) => return done(Err(e)),
         };

@@ -266,6 +266,9 @@ pub fn exec(image: &Image, binary: &Path, inherit: &[BorrowedFd<'_>], handover: 
         .arg(HANDOVER_FD_FLAG)
         .arg(handover_fd.to_string())
         .exec();
+    // `exec` emptied this thread's signal mask for the new image (as std does); the old
+    // image serves on: SIGCHLD is for its reaper alone again (src/daemon/child_exits.rs).
+    let _ = crate::daemon::child_exits::block();
     restore(&all);
     error
 }

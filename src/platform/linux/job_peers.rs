@@ -71,11 +71,19 @@ pub fn become_subreaper() -> io::Result<()> {
 /// Reaps the exited orphans this process adopted (never a job's own process: its
 /// watcher reaps it). Called on each SIGCHLD. The daemon's other children are its
 /// jobs' own processes (registered at launch) and the watchdog, which nobody waits for.
-pub fn reap_orphans() {
-    if !any_zombie_child() {
+/// Returns the pid it stopped at when the one exited child it saw was a job's own
+/// process, not reaped by its watcher yet: the caller looks again shortly, passing that
+/// pid back as `deferred` (a SIGCHLD is taken at once, usually before the job's watcher
+/// has reaped: listing every child then was the reaper's main cost per spawn). The same
+/// pid seen again (a watcher that will not reap it soon) no longer stops the search.
+pub fn reap_orphans(deferred: Option<i32>) -> Option<i32> {
+    let Some(zombie) = zombie_child() else {
         // The usual case: the SIGCHLD was a job's own exit, reaped by its watcher
         // already. No /proc scan then.
-        return;
+        return None;
+    };
+    if deferred != Some(zombie) && crate::platform::unix::reap::is_launched(zombie) {
+        return Some(zombie);
     }
     let me = std::process::id() as i32;
     crate::platform::unix::reap::reap_adopted(|| match own_children() {
@@ -89,6 +97,7 @@ pub fn reap_orphans() {
             .map(|(pid, _)| pid)
             .collect(),
     });
+    None
 }
 
 /// This process's children, zombies included, from the kernel's own lists: each of its
@@ -117,14 +126,15 @@ fn own_children() -> Option<Vec<i32>> {
     Some(children)
 }
 
-/// Whether a child of this process has exited and waits to be reaped (looked at, not
-/// reaped: `WNOWAIT`).
-fn any_zombie_child() -> bool {
+/// A child of this process that has exited and waits to be reaped, if any (looked at,
+/// not reaped: `WNOWAIT`).
+fn zombie_child() -> Option<i32> {
     // SAFETY: a zeroed siginfo_t is valid; waitid writes into our local only.
     let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
     let rc = unsafe { libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
     // SAFETY: si_pid is valid to read for a waitid result (zero when none has exited).
-    rc == 0 && unsafe { info.si_pid() } != 0
+    let pid = unsafe { info.si_pid() };
+    (rc == 0 && pid != 0).then_some(pid)
 }
 
 /// Whether the process `pid` is one of this process's jobs (or a process a job

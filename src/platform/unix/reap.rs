@@ -55,6 +55,13 @@ pub fn launching<E>(launch: impl FnOnce() -> Result<i32, E>) -> Result<i32, E> {
     Ok(pid)
 }
 
+/// Whether `pid` is a job's process this process launched and its watcher has not
+/// reaped yet (its exit status is the watcher's).
+#[cfg(target_os = "linux")]
+pub fn is_launched(pid: i32) -> bool {
+    lock(&LAUNCHED).as_ref().is_some_and(|set| set.contains(&pid))
+}
+
 /// A job's process launched by this process's previous image (a restart in place,
 /// src/daemon/upgrade/): its exit status is its new watcher's, not the orphan
 /// reaper's. Registered before the reaper runs in the new image.
