@@ -53,7 +53,7 @@ enum BegunRun {
 impl Service {
     /// Runs a command; resolves at exit, pattern, delay or timeout (the job is killed).
     pub async fn run(&self, req: RunRequest) -> Result<RunResult> {
-        self.run_called_at(req, self.inner.shutdowns.load(Ordering::SeqCst), None)
+        self.run_called_at(req, self.inner.shutdowns.load(Ordering::SeqCst))
             .await
     }
 
@@ -62,28 +62,11 @@ impl Service {
     /// runtime) ends this job too.
     pub fn run_owned(self: Arc<Self>, req: RunRequest) -> impl Future<Output = Result<RunResult>> + Send + 'static {
         let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
-        async move { self.run_called_at(req, called_at, None).await }
+        async move { self.run_called_at(req, called_at).await }
     }
 
-    /// `run_owned`, telling `started` the job's handle as soon as it runs (before the
-    /// wait): for a front-end that must find the job before `run` answers (the daemon
-    /// ends a client's `keep: false` runs when the client goes).
-    pub fn run_owned_reporting(
-        self: Arc<Self>,
-        req: RunRequest,
-        started: Box<dyn FnOnce(u32) + Send>,
-    ) -> impl Future<Output = Result<RunResult>> + Send + 'static {
-        let called_at = self.inner.shutdowns.load(Ordering::SeqCst);
-        async move { self.run_called_at(req, called_at, Some(started)).await }
-    }
-
-    async fn run_called_at(
-        &self,
-        req: RunRequest,
-        shutdowns_before: u64,
-        started: Option<Box<dyn FnOnce(u32) + Send>>,
-    ) -> Result<RunResult> {
-        let begun = self.begin_run(&req, started)?;
+    async fn run_called_at(&self, req: RunRequest, shutdowns_before: u64) -> Result<RunResult> {
+        let begun = self.begin_run(&req, None)?;
         self.finish_run(&req, begun, shutdowns_before).await
     }
 
@@ -99,8 +82,8 @@ impl Service {
     }
 
     /// `run_then`, telling `started` the job's handle as soon as it runs (before the
-    /// wait), as `run_owned_reporting` does: the daemon's `run`, which must find the job
-    /// before `run` answers (it ends a client's `keep: false` runs when the client goes).
+    /// wait): the daemon's `run`, which must find the job before `run` answers (it ends
+    /// a client's `keep: false` runs when the client goes).
     pub fn run_then_reporting(
         self: Arc<Self>,
         req: RunRequest,
