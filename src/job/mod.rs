@@ -19,6 +19,7 @@ mod input_queue;
 pub mod keys;
 pub mod kill;
 pub mod notify;
+pub mod sandbox_carry;
 pub mod spawn;
 pub mod wait;
 mod waiting;

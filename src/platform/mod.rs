@@ -91,6 +91,9 @@ mod no_git_guard {
 }
 #[cfg(target_os = "linux")]
 pub use os::anything_left;
+/// The unix socket supervisor across a restart in place (src/job/sandbox_carry.rs).
+#[cfg(target_os = "linux")]
+pub use os::sandbox::supervisor_handover;
 /// A job cgroup of this process, by path (a restart in place takes it back).
 #[cfg(target_os = "linux")]
 pub use os::job_cgroup_number;

@@ -13,6 +13,8 @@
 //! a directory of the service's own that no job can write (`tmpdir.rs`).
 
 mod anchor;
+#[cfg(unix)]
+pub mod carry;
 mod enforcement;
 mod env;
 mod hidden;
@@ -64,7 +66,7 @@ pub struct SandboxSpec {
     pub unix_sockets: Vec<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Network {
     /// No TCP, no UDP, no other internet socket.
     #[default]

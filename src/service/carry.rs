@@ -27,6 +27,7 @@ use crate::base::sync::lock;
 use crate::job::carry::{adopt, check, ended_unseen, restore_state, CarriedFds, CarriedJob, CarriedJournal};
 use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
+use crate::job::sandbox_carry::{adopt_sandbox, check_sandbox};
 use crate::job::Job;
 use crate::platform::{ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
 
@@ -43,6 +44,14 @@ pub struct CarriedService {
     pub history: Vec<HistoryEntry>,
     pub jobs: Vec<CarriedJob>,
 }
+
+/// Why a service opened with a sandbox of its own is not carried: its sandbox holds
+/// the project's directories open (`crate::sandbox::Resolved`), which the new image
+/// would have to open again by name, after its jobs could have changed what the names
+/// lead to. Its jobs would run on confined as they are (their confinement is the
+/// kernel's); a later job's rules are what could differ. Not done yet.
+const SANDBOXED_SERVICE: &str =
+    "a service opened with a sandbox cannot be handed over yet: its later jobs' rules would be resolved again by name";
 
 /// The descriptors a carried service's records name: copies, close-on-exec until the
 /// exec (the caller clears the flag on exactly these).
@@ -85,7 +94,7 @@ impl Service {
     /// anything (the same checks `carry` makes, without its readers stopped).
     pub fn can_carry(&self) -> std::result::Result<(), String> {
         if self.inner.sandbox.is_some() {
-            return Err("a sandboxed service cannot be handed over yet".into());
+            return Err(SANDBOXED_SERVICE.into());
         }
         for job in self.all_jobs() {
             job.carriable()?;
@@ -99,7 +108,7 @@ impl Service {
     pub fn carry(&self) -> std::result::Result<(CarriedService, Kept), String> {
         let inner = &self.inner;
         if inner.sandbox.is_some() {
-            return Err("a sandboxed service cannot be handed over yet".into());
+            return Err(SANDBOXED_SERVICE.into());
         }
         let mut kept = Kept::new();
         let mut keep = |fd: Option<OwnedFd>| -> Option<i32> {
@@ -128,6 +137,7 @@ impl Service {
                 }
             };
             let mut carried = job.carry(fds)?;
+            carried.sandbox = job.carry_sandbox(&mut |fd| keep(Some(fd)).unwrap_or(-1))?;
             carried.exited = job.exit_while_frozen();
             let (journal, len) = job.seal_journal()?;
             carried.journal = CarriedJournal {
@@ -176,6 +186,9 @@ impl Service {
                 return Err(format!("job {} is past the handle counter or named twice", job.handle));
             }
             let mode = check(job)?;
+            if let Some(sandbox) = &job.sandbox {
+                check_sandbox(sandbox).map_err(|e| format!("job {}: {e}", job.handle))?;
+            }
             check_fds(mode, &job.fds).map_err(|e| format!("job {}: {e}", job.handle))?;
             check_journal(job.journal).map_err(|e| format!("job {}: {e}", job.handle))?;
             if job.end.is_none() && job.fds.stdout.is_none() && job.fds.pty.is_none() {
@@ -214,7 +227,15 @@ impl Service {
                 return Err(invalid(format!("job {} is past the handle counter", job.handle)));
             }
             let journal = std::fs::File::from(take(job.journal.fd).map_err(invalid)?);
-            adopted.push(adopt(job, journal).map_err(invalid)?);
+            // Its TMPDIR held again and its supervisor answering, before its reader
+            // starts (a call it made meanwhile waits in the kernel until then).
+            let sandbox = match &job.sandbox {
+                Some(sandbox) => Some(
+                    adopt_sandbox(sandbox, job.pid, take).map_err(|e| invalid(format!("job {}: {e}", job.handle)))?,
+                ),
+                None => None,
+            };
+            adopted.push(adopt(job, journal, sandbox).map_err(invalid)?);
         }
         let service = Self::made(config, runtime.clone(), Some(carried.token.clone()))?;
         let inner = &service.inner;
