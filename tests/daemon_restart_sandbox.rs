@@ -1,0 +1,263 @@
+//! A restart in place carries sandboxed jobs (src/job/sandbox_carry.rs): below Landlock
+//! ABI 9 their calls to unix sockets are answered by the new image's supervisor on the
+//! carried listener, with the carried allowlist; their TMPDIR is the new image's to
+//! remove at their end. Real daemons, real sandboxed jobs (python3 inside them), real
+//! unix socket servers (tests/common/restart.rs).
+#![cfg(target_os = "linux")]
+
+#[path = "common/restart.rs"]
+mod harness;
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use harness::*;
+use serde_json::{json, Value};
+
+/// The job: a small command loop on its stdin. `connect N` and `denied N` connect once
+/// to the allowed and the other socket; `loop` connects to the allowed one over and
+/// over on a thread of its own until `stop`, which prints how many it made and how
+/// many failed; `tmp` writes and reads back a file in its TMPDIR.
+const JOB: &str = r#"
+import errno, os, socket, sys, threading
+allowed, denied = sys.argv[1], sys.argv[2]
+def connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        s.sendall(b'ping')
+        reply = s.recv(16)
+        return 'ok' if reply == b'pong' else 'reply:%r' % reply
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+    finally:
+        s.close()
+state = {'made': 0, 'failed': [], 'stop': False}
+def loop():
+    while not state['stop']:
+        got = connect(allowed)
+        state['made'] += 1
+        if got != 'ok':
+            state['failed'].append(got)
+worker = None
+print('ready', flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == 'connect':
+        print('connect%s=%s' % (words[1], connect(allowed)), flush=True)
+    elif words[0] == 'denied':
+        print('denied%s=%s' % (words[1], connect(denied)), flush=True)
+    elif words[0] == 'loop':
+        worker = threading.Thread(target=loop)
+        worker.start()
+        print('looping', flush=True)
+    elif words[0] == 'tmp':
+        path = os.path.join(os.environ['TMPDIR'], 'note%s' % words[1])
+        with open(path, 'w') as f:
+            f.write('kept')
+        with open(path) as f:
+            print('tmp%s=%s %s' % (words[1], f.read(), os.environ['TMPDIR']), flush=True)
+    elif words[0] == 'stop':
+        state['stop'] = True
+        worker.join()
+        print('made=%d failed=%d %s' % (state['made'], len(state['failed']), state['failed'][:3]), flush=True)
+        break
+"#;
+
+/// A unix socket server answering `pong` to each connection; counts them.
+fn server(path: &Path) -> Arc<AtomicU64> {
+    let listener = UnixListener::bind(path).unwrap();
+    let count = Arc::new(AtomicU64::new(0));
+    let counted = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4];
+                if stream.read_exact(&mut buf).is_ok() {
+                    let _ = stream.write_all(b"pong");
+                }
+            });
+        }
+    });
+    count
+}
+
+/// Whether this machine supervises unix sockets (Landlock below ABI 9, seccomp's
+/// listener free): what `sandbox.unixSockets` reports for a job.
+fn supervised(report: &Value) -> bool {
+    report["unixSockets"] == "supervised"
+}
+
+/// The jobs' project: beside the daemon's output folder, not around it (a sandbox
+/// whose jobs may write the ioDir is refused).
+fn project(daemon: &Daemon) -> PathBuf {
+    daemon.dir.path().join("project")
+}
+
+fn open(client: &mut Client, daemon: &Daemon) {
+    let root = project(daemon);
+    let _ = std::fs::create_dir(&root);
+    let io = daemon.dir.path().join("io");
+    let open = client.call("open", json!({"projectRoot": root, "ioDir": io}));
+    assert!(open["result"]["sessionId"].is_string(), "{open}");
+}
+
+struct Setup {
+    daemon: Daemon,
+    client: Client,
+    allowed: PathBuf,
+    denied: PathBuf,
+    served: Arc<AtomicU64>,
+    _sockets: tempfile::TempDir,
+}
+
+fn setup() -> Setup {
+    let daemon = Daemon::start(false);
+    let mut client = Client::connect(&daemon.socket);
+    client.hello();
+    open(&mut client, &daemon);
+    // Outside the project (which the jobs may write: sockets there are theirs).
+    let sockets = tempfile::tempdir().unwrap();
+    let (allowed, denied) = (sockets.path().join("allowed.sock"), sockets.path().join("denied.sock"));
+    let served = server(&allowed);
+    server(&denied);
+    std::fs::write(project(&daemon).join("job.py"), JOB).unwrap();
+    Setup {
+        daemon,
+        client,
+        allowed,
+        denied,
+        served,
+        _sockets: sockets,
+    }
+}
+
+fn start_sandboxed(client: &mut Client, daemon: &Daemon, allowed: &Path, denied: &Path) -> u64 {
+    let command = format!(
+        "exec python3 -u {} {} {}",
+        project(&daemon).join("job.py").display(),
+        allowed.display(),
+        denied.display()
+    );
+    let started = client.call(
+        "start",
+        json!({"command": command, "options": {"mode": "pipes", "sandbox": {"unixSockets": [allowed]}}}),
+    );
+    let handle = started["result"]["handle"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("not started: {started}"));
+    client.output_contains(handle, "ready");
+    handle
+}
+
+/// The restart, into the second build when one was made.
+fn restart(setup: &mut Setup) {
+    let binary = next_build()
+        .map(|(path, _)| path)
+        .unwrap_or_else(|| PathBuf::from(BIN));
+    setup.daemon.replace_binary(&binary);
+    let (ok, said) = setup.daemon.restart();
+    assert!(ok, "the restart failed: {said}");
+    setup.client = Client::connect(&setup.daemon.socket);
+    setup.client.hello();
+    open(&mut setup.client, &setup.daemon);
+}
+
+/// A sandboxed job connecting in a loop across the restart sees no error; it reaches
+/// the allowed socket after as before, not the other one; its TMPDIR works after and
+/// goes at its end; its report is the same; a job started after has the same rules.
+#[test]
+fn a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_image() {
+    let mut setup = setup();
+    let (allowed, denied) = (setup.allowed.clone(), setup.denied.clone());
+    let job = start_sandboxed(&mut setup.client, &setup.daemon, &allowed, &denied);
+    let before = setup.client.result(job);
+    let report = before["sandbox"].clone();
+    assert!(report.is_object(), "not sandboxed: {before}");
+    let c = &mut setup.client;
+    c.input(job, "connect 1\n");
+    c.output_contains(job, "connect1=ok");
+    c.input(job, "tmp 1\n");
+    c.output_contains(job, "tmp1=kept");
+    c.input(job, "loop\n");
+    c.output_contains(job, "looping");
+    let served = setup.served.clone();
+    let at_restart = served.load(Ordering::SeqCst);
+    eventually("connections before the restart", || {
+        served.load(Ordering::SeqCst) > at_restart + 20
+    });
+
+    restart(&mut setup);
+    let after = setup.client.result(job);
+    assert_eq!(after["status"], "running", "{after}");
+    assert_eq!(after["sandbox"], report, "the job's sandbox report changed");
+
+    // The loop goes on: connections answered by the new image's supervisor.
+    let resumed_at = served.load(Ordering::SeqCst);
+    eventually("connections after the restart", || {
+        served.load(Ordering::SeqCst) > resumed_at + 20
+    });
+    let c = &mut setup.client;
+    c.input(job, "connect 2\n");
+    c.output_contains(job, "connect2=");
+    c.input(job, "denied 2\n");
+    c.output_contains(job, "denied2=");
+    c.input(job, "tmp 2\n");
+    c.output_contains(job, "tmp2=kept");
+    let tmpdir = PathBuf::from(report["tmpdir"].as_str().unwrap_or_default());
+    // The file written before the restart: the same directory, not a new one.
+    assert!(tmpdir.join("note1").exists(), "the TMPDIR was not the same one after");
+    c.input(job, "stop\n");
+    c.output_contains(job, "made=");
+    let text = c.call("getProcessOutput", json!({"handle": job}))["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(field("connect2="), "ok", "{text}");
+    if supervised(&report) {
+        assert_eq!(field("denied2="), "EACCES", "{text}");
+    }
+    let tally = field("made=");
+    eprintln!(
+        "sandbox {} (unixSockets {}); the loop across the restart: made={tally}",
+        report["mechanism"], report["unixSockets"]
+    );
+    assert!(tally.contains("failed=0"), "a connect failed across the restart: {tally}");
+    assert_eq!(Path::new(&field("tmp2=kept ")), tmpdir, "{text}");
+
+    let ended = c.until_ended(job);
+    assert_eq!(ended["exitCode"], 0, "{ended}");
+    eventually("the TMPDIR removed at the job's end", || !tmpdir.exists());
+
+    // A job started after the restart: the same allowlist, the same refusal.
+    let later = start_sandboxed(c, &setup.daemon, &allowed, &denied);
+    c.input(later, "connect 3\n");
+    c.input(later, "denied 3\n");
+    c.output_contains(later, "denied3=");
+    let text = c.call("getProcessOutput", json!({"handle": later}))["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(text.contains("connect3=ok"), "{text}");
+    if supervised(&report) {
+        assert!(text.contains("denied3=EACCES"), "{text}");
+    }
+    let later_report = c.result(later)["sandbox"].clone();
+    assert_eq!(later_report["unixSockets"], report["unixSockets"]);
+    assert_eq!(later_report["network"], report["network"]);
+    c.input(later, "loop\nstop\n");
+    c.until_ended(later);
+}
