@@ -159,9 +159,7 @@ fn start_sandboxed(client: &mut Client, daemon: &Daemon, allowed: &Path, denied:
 
 /// The restart, into the second build when one was made.
 fn restart(setup: &mut Setup) {
-    let binary = next_build()
-        .map(|(path, _)| path)
-        .unwrap_or_else(|| PathBuf::from(BIN));
+    let binary = next_build().map(|(path, _)| path).unwrap_or_else(|| PathBuf::from(BIN));
     setup.daemon.replace_binary(&binary);
     let (ok, said) = setup.daemon.restart();
     assert!(ok, "the restart failed: {said}");
@@ -235,7 +233,10 @@ fn a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_imag
         "sandbox {} (unixSockets {}); the loop across the restart: made={tally}",
         report["mechanism"], report["unixSockets"]
     );
-    assert!(tally.contains("failed=0"), "a connect failed across the restart: {tally}");
+    assert!(
+        tally.contains("failed=0"),
+        "a connect failed across the restart: {tally}"
+    );
     assert_eq!(Path::new(&field("tmp2=kept ")), tmpdir, "{text}");
 
     let ended = c.until_ended(job);
@@ -260,4 +261,98 @@ fn a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_imag
     assert_eq!(later_report["network"], report["network"]);
     c.input(later, "loop\nstop\n");
     c.until_ended(later);
+}
+
+/// A listening socket with no room in its backlog and no one accepting: the next
+/// connect to it blocks. `accept` lets one in.
+struct Busy {
+    fd: std::os::fd::OwnedFd,
+    _filler: std::os::unix::net::UnixStream,
+}
+
+impl Busy {
+    fn bind(path: &Path) -> Self {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: plain system calls on a socket made here.
+        let fd =
+            unsafe { OwnedFd::from_raw_fd(libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0)) };
+        let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        for (to, from) in addr.sun_path.iter_mut().zip(path.as_os_str().as_bytes()) {
+            *to = *from as libc::c_char;
+        }
+        let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+        // SAFETY: the address built above, its size.
+        let bound = unsafe { libc::bind(fd.as_raw_fd(), (&addr as *const libc::sockaddr_un).cast(), len) };
+        assert_eq!(bound, 0, "bind {}", path.display());
+        // A backlog of 0: one connection waits in it, the next connect blocks.
+        assert_eq!(unsafe { libc::listen(fd.as_raw_fd(), 0) }, 0);
+        let filler = std::os::unix::net::UnixStream::connect(path).unwrap();
+        Self { fd, _filler: filler }
+    }
+
+    /// Takes the connections waiting (the filler's, then the blocked one's) and
+    /// answers each `pong`.
+    fn accept_all(&self) {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let fd = self.fd.as_raw_fd();
+        std::thread::spawn(move || loop {
+            // SAFETY: the listener stays open for the test (its owner outlives the thread's use).
+            let got = unsafe { libc::accept4(fd, std::ptr::null_mut(), std::ptr::null_mut(), libc::SOCK_CLOEXEC) };
+            if got < 0 {
+                return;
+            }
+            // SAFETY: a new descriptor of ours.
+            let mut stream = unsafe { std::os::unix::net::UnixStream::from_raw_fd(got) };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4];
+                if stream.read_exact(&mut buf).is_ok() {
+                    let _ = stream.write_all(b"pong");
+                }
+            });
+        });
+    }
+}
+
+/// A job's call the supervisor is still making when the restart comes (a connect to a
+/// server that does not accept) refuses the restart rather than lose it: a call taken
+/// and not answered before the exec would never be answered. The job runs on, its call
+/// answered once the server accepts; the next restart goes through.
+#[test]
+fn a_call_still_being_made_refuses_the_restart_and_is_answered_after() {
+    let mut setup = setup();
+    let busy_path = setup._sockets.path().join("busy.sock");
+    let busy = Busy::bind(&busy_path);
+    let denied = setup.denied.clone();
+    let job = start_sandboxed(&mut setup.client, &setup.daemon, &busy_path, &denied);
+    if !supervised(&setup.client.result(job)["sandbox"]) {
+        eprintln!("skipped: unix sockets are not supervised here (Landlock ABI 9 confines them)");
+        return;
+    }
+    setup.client.input(job, "connect 1\n");
+    // Blocked in the supervisor's connect (nothing to wait for but time: the call is
+    // taken at once; a restart before it only goes through, which the end checks).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let binary = next_build().map(|(path, _)| path).unwrap_or_else(|| PathBuf::from(BIN));
+    setup.daemon.replace_binary(&binary);
+    let (ok, said) = setup.daemon.restart();
+    assert!(!ok, "the restart went through with a call being made");
+    assert!(
+        said.contains("DAEMON_RESTART_FAILED") || said.contains("unix socket"),
+        "{said}"
+    );
+    eprintln!("refused as it should: {}", said.trim());
+
+    let mut client = Client::connect(&setup.daemon.socket);
+    client.hello();
+    open(&mut client, &setup.daemon);
+    busy.accept_all();
+    client.output_contains(job, "connect1=ok");
+    setup.client = client;
+    restart(&mut setup);
+    setup.client.input(job, "connect 2\n");
+    setup.client.output_contains(job, "connect2=ok");
+    setup.client.input(job, "loop\nstop\n");
+    setup.client.until_ended(job);
 }

@@ -91,12 +91,12 @@ mod no_git_guard {
 }
 #[cfg(target_os = "linux")]
 pub use os::anything_left;
-/// The unix socket supervisor across a restart in place (src/job/sandbox_carry.rs).
-#[cfg(target_os = "linux")]
-pub use os::sandbox::supervisor_handover;
 /// A job cgroup of this process, by path (a restart in place takes it back).
 #[cfg(target_os = "linux")]
 pub use os::job_cgroup_number;
+/// The unix socket supervisor across a restart in place (src/job/sandbox_carry.rs).
+#[cfg(target_os = "linux")]
+pub use os::sandbox::supervisor_handover;
 
 /// Whether the job's process group (or, where there is one, its cgroup) still holds a
 /// process: a job that ended leaving nothing is forgotten without a search.

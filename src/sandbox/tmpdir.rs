@@ -357,7 +357,9 @@ mod imp {
 
         /// Its name, and what it holds while not handed back: its directory and the
         /// watch (a restart in place carries them: src/sandbox/tmpdir_carry.rs).
-        pub(in crate::sandbox) fn carried_parts(&self) -> Option<(String, FileId, io::Result<OwnedFd>, Option<io::Result<OwnedFd>>)> {
+        pub(in crate::sandbox) fn carried_parts(
+            &self,
+        ) -> Option<(String, FileId, io::Result<OwnedFd>, Option<io::Result<OwnedFd>>)> {
             let held = self.held();
             let held = held.as_ref()?;
             Some((
