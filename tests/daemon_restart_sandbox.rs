@@ -142,7 +142,7 @@ fn setup() -> Setup {
 fn start_sandboxed(client: &mut Client, daemon: &Daemon, allowed: &Path, denied: &Path) -> u64 {
     let command = format!(
         "exec python3 -u {} {} {}",
-        project(&daemon).join("job.py").display(),
+        project(daemon).join("job.py").display(),
         allowed.display(),
         denied.display()
     );

@@ -78,15 +78,13 @@ pub struct CarriedTmpDir {
 }
 
 pub fn carry_tmpdir(tmpdir: &JobTmpDir, keep: Keep<'_>) -> Result<Option<CarriedTmpDir>, String> {
-    let Some((name, id, fd, watch)) = tmpdir.carried_parts() else {
+    let Some(parts) = tmpdir.carried_parts() else {
         return Ok(None);
     };
-    let cannot = |e: std::io::Error| format!("its TMPDIR cannot be kept: {e}");
-    let fd = keep(fd.map_err(cannot)?);
-    let watch = match watch {
-        Some(watch) => Some(keep(watch.map_err(cannot)?)),
-        None => None,
-    };
+    let parts = parts.map_err(|e| format!("its TMPDIR cannot be kept: {e}"))?;
+    let (name, id) = (parts.name, parts.id);
+    let fd = keep(parts.dir);
+    let watch = parts.watch.map(&mut *keep);
     Ok(Some(CarriedTmpDir { name, id, fd, watch }))
 }
 

@@ -72,6 +72,14 @@ mod imp {
         held: Mutex<Option<Held>>,
     }
 
+    /// A TMPDIR's name and identity, and copies of its descriptors (`carried_parts`).
+    pub(in crate::sandbox) struct TmpDirParts {
+        pub name: String,
+        pub id: FileId,
+        pub dir: OwnedFd,
+        pub watch: Option<OwnedFd>,
+    }
+
     /// What a directory not yet handed back holds.
     #[derive(Debug)]
     struct Held {
@@ -355,19 +363,20 @@ mod imp {
             }
         }
 
-        /// Its name, and what it holds while not handed back: its directory and the
-        /// watch (a restart in place carries them: src/sandbox/tmpdir_carry.rs).
-        pub(in crate::sandbox) fn carried_parts(
-            &self,
-        ) -> Option<(String, FileId, io::Result<OwnedFd>, Option<io::Result<OwnedFd>>)> {
+        /// Its name, and copies of what it holds while not handed back: its directory
+        /// and the watch (a restart in place carries them: src/sandbox/carry.rs).
+        pub(in crate::sandbox) fn carried_parts(&self) -> Option<io::Result<TmpDirParts>> {
             let held = self.held();
             let held = held.as_ref()?;
-            Some((
-                self.name.clone(),
-                self.id,
-                held.dir.fd().try_clone_to_owned(),
-                held.watch.as_ref().map(|w| w.try_clone()),
-            ))
+            let copy = || -> io::Result<TmpDirParts> {
+                Ok(TmpDirParts {
+                    name: self.name.clone(),
+                    id: self.id,
+                    dir: held.dir.fd().try_clone_to_owned()?,
+                    watch: held.watch.as_ref().map(|w| w.try_clone()).transpose()?,
+                })
+            };
+            Some(copy())
         }
 
         /// A carried TMPDIR, held again (`in_base` checked first).
