@@ -356,3 +356,114 @@ fn a_call_still_being_made_refuses_the_restart_and_is_answered_after() {
     setup.client.input(job, "loop\nstop\n");
     setup.client.until_ended(job);
 }
+
+/// A service opened with a sandbox of its own: its jobs run on across the restart, and
+/// a job started after gets the rules the first got, from the sandbox the previous
+/// image held (its directories and sockets by descriptor), even though a job replaced
+/// a directory the spec names in between: a name resolved again would have led to the
+/// replacement.
+#[test]
+fn a_sandboxed_service_is_carried_with_its_sandbox_as_it_was_made() {
+    let mut setup = setup();
+    let (allowed, denied) = (setup.allowed.clone(), setup.denied.clone());
+    // Reopened as a sandboxed service: `write` names a directory of the project.
+    let root = project(&setup.daemon);
+    std::fs::create_dir_all(root.join("out")).unwrap();
+    let mut client = Client::connect(&setup.daemon.socket);
+    client.hello();
+    let sandbox = json!({"unixSockets": [allowed], "write": ["out"], "readOnly": true});
+    let open_sandboxed = |client: &mut Client| {
+        let io = setup.daemon.dir.path().join("io");
+        let opened = client.call(
+            "open",
+            json!({"projectRoot": root, "ioDir": io, "sandbox": sandbox}),
+        );
+        assert!(opened["result"]["sessionId"].is_string(), "{opened}");
+    };
+    open_sandboxed(&mut client);
+    let start = |client: &mut Client| {
+        let command = format!(
+            "exec python3 -u {} {} {}",
+            root.join("job.py").display(),
+            allowed.display(),
+            denied.display()
+        );
+        let started = client.call("start", json!({"command": command, "options": {"mode": "pipes"}}));
+        let handle = started["result"]["handle"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("not started: {started}"));
+        client.output_contains(handle, "ready");
+        handle
+    };
+    let job = start(&mut client);
+    let report = client.result(job)["sandbox"].clone();
+    assert_eq!(report["readOnly"], true, "{report}");
+    client.input(job, "loop\n");
+    client.output_contains(job, "looping");
+
+    // A job of the service swaps `out` (writable: the project's `out`) for another
+    // directory it made; the sandbox still holds the one it was made with.
+    let out = root.join("out");
+    std::fs::rename(&out, root.join("out-before")).unwrap();
+    std::fs::create_dir(&out).unwrap();
+
+    setup.client = client;
+    let binary = next_build()
+        .map(|(path, _)| path)
+        .unwrap_or_else(|| PathBuf::from(BIN));
+    setup.daemon.replace_binary(&binary);
+    let (ok, said) = setup.daemon.restart();
+    assert!(ok, "the restart failed: {said}");
+    let mut client = Client::connect(&setup.daemon.socket);
+    client.hello();
+    open_sandboxed(&mut client);
+    let after = client.result(job);
+    assert_eq!(after["status"], "running", "{after}");
+    assert_eq!(after["sandbox"], report, "the job's sandbox report changed");
+    client.input(job, "connect 1\ndenied 1\nstop\n");
+    client.output_contains(job, "made=");
+    let text = client.call("getProcessOutput", json!({"handle": job}))["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(text.contains("connect1=ok"), "{text}");
+    assert!(text.contains("failed=0"), "{text}");
+    if supervised(&report) {
+        assert!(text.contains("denied1=EACCES"), "{text}");
+    }
+
+    // The later job: the service's sandbox, as made. It writes in the `out` the
+    // sandbox holds (now `out-before`), not in the directory put in its place.
+    let later = start(&mut client);
+    let later_report = client.result(later)["sandbox"].clone();
+    assert_eq!(later_report["readOnly"], true, "{later_report}");
+    assert_eq!(later_report["unixSockets"], report["unixSockets"]);
+    client.input(later, "connect 2\ndenied 2\nloop\nstop\n");
+    client.output_contains(later, "made=");
+    let text = client.call("getProcessOutput", json!({"handle": later}))["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(text.contains("connect2=ok"), "{text}");
+    if supervised(&report) {
+        assert!(text.contains("denied2=EACCES"), "{text}");
+    }
+    client.until_ended(later);
+    let script = format!(
+        "echo x > {0}/out-before/written; held=$?; echo y > {0}/out/written 2>/dev/null; replaced=$?; echo held=$held replaced=$replaced",
+        root.display()
+    );
+    let probe = client.call("start", json!({"command": script, "options": {"mode": "pipes"}}));
+    let probe = probe["result"]["handle"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("not started: {probe}"));
+    client.until_ended(probe);
+    let said = client.call("getProcessOutput", json!({"handle": probe}))["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    // The rule is on the directory the sandbox was made with, wherever it is now.
+    assert!(said.contains("held=0 replaced=1"), "{said}");
+    assert!(root.join("out-before").join("written").exists());
+    assert!(!out.join("written").exists(), "the later job wrote the replacement");
+}

@@ -101,6 +101,7 @@ impl CarriedDaemon {
         let mut all = Vec::new();
         for service in self.all_services() {
             all.extend(service.lease_fd);
+            all.extend(service.sandbox_fds());
             for job in &service.jobs {
                 all.extend(job.fds.all());
                 all.push(job.journal.fd);

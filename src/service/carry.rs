@@ -29,6 +29,7 @@ use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
 use crate::job::sandbox_carry::{adopt_sandbox, check_sandbox};
 use crate::job::Job;
+use crate::sandbox::resolved_carry::{adopt_resolved, carry_resolved, check_resolved, CarriedResolved};
 use crate::platform::{ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
 
 /// A service, carried.
@@ -43,15 +44,26 @@ pub struct CarriedService {
     /// Oldest first.
     pub history: Vec<HistoryEntry>,
     pub jobs: Vec<CarriedJob>,
+    /// Its own sandbox (`ServiceOptions.sandbox`), every descriptor with it: the new
+    /// image builds it from those, never from the names again
+    /// (src/sandbox/resolved_carry.rs).
+    #[serde(default)]
+    pub sandbox: Option<CarriedResolved>,
+    /// The default sandbox of its `sandbox: true` runs, when one was resolved.
+    #[serde(default)]
+    pub default_sandbox: Option<CarriedResolved>,
 }
 
-/// Why a service opened with a sandbox of its own is not carried: its sandbox holds
-/// the project's directories open (`crate::sandbox::Resolved`), which the new image
-/// would have to open again by name, after its jobs could have changed what the names
-/// lead to. Its jobs would run on confined as they are (their confinement is the
-/// kernel's); a later job's rules are what could differ. Not done yet.
-const SANDBOXED_SERVICE: &str =
-    "a service opened with a sandbox cannot be handed over yet: its later jobs' rules would be resolved again by name";
+impl CarriedService {
+    /// Every descriptor number its sandboxes name.
+    pub fn sandbox_fds(&self) -> Vec<i32> {
+        self.sandbox
+            .iter()
+            .chain(self.default_sandbox.iter())
+            .flat_map(CarriedResolved::fds)
+            .collect()
+    }
+}
 
 /// The descriptors a carried service's records name: copies, close-on-exec until the
 /// exec (the caller clears the flag on exactly these).
@@ -93,9 +105,6 @@ impl Service {
     /// Why the service cannot be carried now, checked before a restart stops
     /// anything (the same checks `carry` makes, without its readers stopped).
     pub fn can_carry(&self) -> std::result::Result<(), String> {
-        if self.inner.sandbox.is_some() {
-            return Err(SANDBOXED_SERVICE.into());
-        }
         for job in self.all_jobs() {
             job.carriable()?;
         }
@@ -107,9 +116,6 @@ impl Service {
     /// cannot be carried (nothing is changed then).
     pub fn carry(&self) -> std::result::Result<(CarriedService, Kept), String> {
         let inner = &self.inner;
-        if inner.sandbox.is_some() {
-            return Err(SANDBOXED_SERVICE.into());
-        }
         let mut kept = Kept::new();
         let mut keep = |fd: Option<OwnedFd>| -> Option<i32> {
             let fd = fd?;
@@ -161,6 +167,15 @@ impl Service {
             },
             None => None,
         };
+        let mut keep_fd = |fd: OwnedFd| keep(Some(fd)).unwrap_or(-1);
+        let sandbox = match &inner.sandbox {
+            Some(resolved) => Some(carry_resolved(resolved, &mut keep_fd)?),
+            None => None,
+        };
+        let default_sandbox = match lock(&inner.default_sandbox).as_ref() {
+            Some(resolved) => Some(carry_resolved(resolved, &mut keep_fd)?),
+            None => None,
+        };
         let mut history: Vec<HistoryEntry> = lock(&inner.history).list(None);
         history.reverse();
         Ok((
@@ -171,6 +186,8 @@ impl Service {
                 lease_fd,
                 history,
                 jobs,
+                sandbox,
+                default_sandbox,
             },
             kept,
         ))
@@ -204,6 +221,9 @@ impl Service {
         if let Some(fd) = carried.lease_fd {
             open_fd(fd)?;
         }
+        for resolved in carried.sandbox.iter().chain(carried.default_sandbox.iter()) {
+            check_resolved(resolved)?;
+        }
         Ok(())
     }
 
@@ -217,6 +237,19 @@ impl Service {
         take: &mut dyn FnMut(RawFd) -> std::result::Result<OwnedFd, String>,
     ) -> Result<Self> {
         let invalid = |why: String| ServiceError::invalid(format!("the hand-over's service: {why}"));
+        // A service opened with a sandbox whose record carries none (a record no
+        // image writes): refused, never resolved again by name nor run without it.
+        if config.sandbox.is_some() != carried.sandbox.is_some() {
+            return Err(invalid("its sandbox and its options disagree".into()));
+        }
+        let mut take_sandbox = |c: &Option<CarriedResolved>| match c {
+            Some(c) => adopt_resolved(c, &mut *take).map(Some).map_err(invalid),
+            None => Ok(None),
+        };
+        let sandboxes = Sandboxes {
+            own: take_sandbox(&carried.sandbox)?,
+            default: take_sandbox(&carried.default_sandbox)?,
+        };
         let config = ServiceConfig {
             session_id: Some(carried.session_id.clone()),
             ..config
@@ -237,7 +270,7 @@ impl Service {
             };
             adopted.push(adopt(job, journal, sandbox).map_err(invalid)?);
         }
-        let service = Self::made(config, runtime.clone(), Some(carried.token.clone()))?;
+        let service = Self::made(config, runtime.clone(), Some((carried.token.clone(), sandboxes)))?;
         let inner = &service.inner;
         if let (Some(fd), Some(retention)) = (carried.lease_fd, &inner.retention) {
             let file = std::fs::File::from(take(fd).map_err(invalid)?);
@@ -304,6 +337,12 @@ impl Service {
         }
         Ok(service)
     }
+}
+
+/// A carried service's sandboxes, built from their inherited descriptors.
+pub(super) struct Sandboxes {
+    pub own: Option<crate::sandbox::Resolved>,
+    pub default: Option<crate::sandbox::Resolved>,
 }
 
 /// A carried job's descriptors, taken back and put in the reactor.
