@@ -163,3 +163,55 @@ pub fn adopt_resolved(carried: &CarriedResolved, take: Take<'_>) -> Result<Resol
         unix_sockets,
     })
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::sandbox::{resolve_within, SandboxSpec};
+    use std::os::fd::{FromRawFd, IntoRawFd};
+
+    /// The carried sandbox is the one the previous image held, not what its names lead
+    /// to now: a directory the spec names, replaced since (as a job that may write its
+    /// parent can), is not what the adopted sandbox grants.
+    #[test]
+    fn adopted_from_the_descriptors_held_not_from_the_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let root_path = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root_path.join("out")).unwrap();
+        let root = Arc::new(Anchor::open(&root_path).unwrap());
+        let spec = SandboxSpec {
+            write: vec!["out".into()],
+            ..SandboxSpec::default()
+        };
+        let resolved = resolve_within(&spec, &root, &[]).unwrap();
+        let held = resolved.write[0].id();
+        let carried = carry_resolved(&resolved, &mut |fd| fd.into_raw_fd()).unwrap();
+        drop(resolved);
+
+        std::fs::rename(root_path.join("out"), root_path.join("out-before")).unwrap();
+        std::fs::create_dir(root_path.join("out")).unwrap();
+        check_resolved(&carried).unwrap();
+        // SAFETY: the numbers `carry_resolved` left open above, each taken once.
+        let adopted = adopt_resolved(&carried, &mut |fd| Ok(unsafe { OwnedFd::from_raw_fd(fd) })).unwrap();
+        assert_eq!(adopted.write[0].id(), held, "the directory held, not the one now at its name");
+        let now = Anchor::open(&root_path.join("out")).unwrap();
+        assert_ne!(adopted.write[0].id(), now.id());
+        assert_eq!(adopted.root.id(), root.id());
+    }
+
+    /// A record whose descriptor is not the file it names is refused before anything
+    /// is taken.
+    #[test]
+    fn a_descriptor_that_is_another_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root_path = dir.path().canonicalize().unwrap();
+        let root = Arc::new(Anchor::open(&root_path).unwrap());
+        let resolved = resolve_within(&SandboxSpec::default(), &root, &[]).unwrap();
+        let mut carried = carry_resolved(&resolved, &mut |fd| fd.into_raw_fd()).unwrap();
+        carried.root.id.1 += 1;
+        let refused = check_resolved(&carried).unwrap_err();
+        assert!(refused.contains("is not"), "{refused}");
+        // SAFETY: the number `carry_resolved` left open, closed once.
+        drop(unsafe { OwnedFd::from_raw_fd(carried.root.fd) });
+    }
+}
