@@ -107,6 +107,11 @@ fn open(client: &mut Client, daemon: &Daemon) {
     let io = daemon.dir.path().join("io");
     let open = client.call("open", json!({"projectRoot": root, "ioDir": io}));
     assert!(open["result"]["sessionId"].is_string(), "{open}");
+    // Run as another user in a delegated cgroup (`unprivileged_in_a_delegated_cgroup`):
+    // the jobs must be held in cgroups there, not in some weaker containment.
+    if let Ok(expected) = std::env::var("NSS_EXPECT_CONTAINMENT") {
+        assert_eq!(open["result"]["containment"], expected.as_str(), "{open}");
+    }
 }
 
 struct Setup {
@@ -373,10 +378,7 @@ fn a_sandboxed_service_is_carried_with_its_sandbox_as_it_was_made() {
     let sandbox = json!({"unixSockets": [allowed], "write": ["out"], "readOnly": true});
     let open_sandboxed = |client: &mut Client| {
         let io = setup.daemon.dir.path().join("io");
-        let opened = client.call(
-            "open",
-            json!({"projectRoot": root, "ioDir": io, "sandbox": sandbox}),
-        );
+        let opened = client.call("open", json!({"projectRoot": root, "ioDir": io, "sandbox": sandbox}));
         assert!(opened["result"]["sessionId"].is_string(), "{opened}");
     };
     open_sandboxed(&mut client);
@@ -407,9 +409,7 @@ fn a_sandboxed_service_is_carried_with_its_sandbox_as_it_was_made() {
     std::fs::create_dir(&out).unwrap();
 
     setup.client = client;
-    let binary = next_build()
-        .map(|(path, _)| path)
-        .unwrap_or_else(|| PathBuf::from(BIN));
+    let binary = next_build().map(|(path, _)| path).unwrap_or_else(|| PathBuf::from(BIN));
     setup.daemon.replace_binary(&binary);
     let (ok, said) = setup.daemon.restart();
     assert!(ok, "the restart failed: {said}");
@@ -430,5 +430,117 @@ fn a_sandboxed_service_is_carried_with_its_sandbox_as_it_was_made() {
     if supervised(&report) {
         assert!(text.contains("denied1=EACCES"), "{text}");
     }
+}
 
+/// The cgroup2 hierarchy's mount point (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a
+/// hybrid system), if there is one.
+fn cgroup2_root() -> Option<PathBuf> {
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    mounts.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let dash = fields.iter().position(|f| *f == "-")?;
+        (fields.get(dash + 1) == Some(&"cgroup2")).then(|| PathBuf::from(fields[4]))
+    })
+}
+
+/// The first test again, as uid 65534 inside a cgroup subtree delegated to it (what
+/// systemd's Delegate=yes or a container runtime gives a user), as the product's users
+/// run it: this test binary runs itself under `setpriv`. Skipped (saying why) where it
+/// cannot be: not root, no setpriv, no cgroup2 hierarchy root can add to.
+#[test]
+fn unprivileged_in_a_delegated_cgroup() {
+    const USER: u32 = 65534;
+    // SAFETY: no arguments.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root, to become uid {USER} and to make the cgroup");
+        return;
+    }
+    let Ok(setpriv) = which("setpriv") else {
+        eprintln!("skipped: setpriv (util-linux) is not installed");
+        return;
+    };
+    let Some(cgroups) = cgroup2_root() else {
+        eprintln!("skipped: no cgroup2 hierarchy here");
+        return;
+    };
+    let cg = cgroups.join(format!("nss-restart-sandbox-{}", std::process::id()));
+    if std::fs::create_dir(&cg).is_err() {
+        eprintln!("skipped: root cannot add a cgroup to {}", cgroups.display());
+        return;
+    }
+    let chown = |path: &Path| std::os::unix::fs::chown(path, Some(USER), Some(USER));
+    for entry in std::fs::read_dir(&cg).unwrap().flatten() {
+        chown(&entry.path()).unwrap();
+    }
+    chown(&cg).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    chown(home.path()).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let mut env = vec![
+        format!("PATH={}", std::env::var("PATH").unwrap_or_default()),
+        format!("HOME={}", home.path().display()),
+        "NSS_EXPECT_CONTAINMENT=cgroup".to_string(),
+    ];
+    if let Ok(next) = std::env::var("NATIVE_SHELL_NEXT_DAEMON") {
+        env.push(format!("NATIVE_SHELL_NEXT_DAEMON={next}"));
+    }
+    let status = forking(|| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(r#"echo $$ > "$0/cgroup.procs" && exec "$@""#)
+            .arg(&cg)
+            .arg(&setpriv)
+            .args([
+                format!("--reuid={USER}"),
+                format!("--regid={USER}"),
+                "--clear-groups".into(),
+            ])
+            .arg("env")
+            .arg("-i")
+            .args(&env)
+            .arg(&exe)
+            .args([
+                "--exact",
+                "a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_image",
+                "--nocapture",
+            ])
+            .status()
+    })
+    .unwrap();
+    // Nothing of the run may be left: its daemon and jobs ended with it.
+    let left = |dir: &Path| std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+    let mut subtree = vec![cg.clone()];
+    let mut i = 0;
+    while i < subtree.len() {
+        let children: Vec<PathBuf> = std::fs::read_dir(&subtree[i])
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        subtree.extend(children);
+        i += 1;
+    }
+    let leftover: String = subtree.iter().map(|d| left(d)).collect();
+    if !leftover.trim().is_empty() {
+        let _ = std::fs::write(cg.join("cgroup.kill"), "1");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    for dir in subtree.iter().rev() {
+        let _ = std::fs::remove_dir(dir);
+    }
+    assert!(status.success(), "the run as uid {USER} failed: {status}");
+    assert!(
+        leftover.trim().is_empty(),
+        "processes left in the run's cgroup: {leftover}"
+    );
+}
+
+fn which(program: &str) -> Result<PathBuf, ()> {
+    let path = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+        .ok_or(())
 }

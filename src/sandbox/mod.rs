@@ -15,13 +15,13 @@
 mod anchor;
 #[cfg(unix)]
 pub mod carry;
-#[cfg(unix)]
-pub mod resolved_carry;
 mod enforcement;
 mod env;
 mod hidden;
 #[cfg(unix)]
 mod private_base;
+#[cfg(unix)]
+pub mod resolved_carry;
 mod tmpdir;
 
 use std::path::{Path, PathBuf};

@@ -193,7 +193,11 @@ mod tests {
         check_resolved(&carried).unwrap();
         // SAFETY: the numbers `carry_resolved` left open above, each taken once.
         let adopted = adopt_resolved(&carried, &mut |fd| Ok(unsafe { OwnedFd::from_raw_fd(fd) })).unwrap();
-        assert_eq!(adopted.write[0].id(), held, "the directory held, not the one now at its name");
+        assert_eq!(
+            adopted.write[0].id(),
+            held,
+            "the directory held, not the one now at its name"
+        );
         let now = Anchor::open(&root_path.join("out")).unwrap();
         assert_ne!(adopted.write[0].id(), now.id());
         assert_eq!(adopted.root.id(), root.id());

@@ -29,8 +29,8 @@ use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
 use crate::job::sandbox_carry::{adopt_sandbox, check_sandbox};
 use crate::job::Job;
-use crate::sandbox::resolved_carry::{adopt_resolved, carry_resolved, check_resolved, CarriedResolved};
 use crate::platform::{ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
+use crate::sandbox::resolved_carry::{adopt_resolved, carry_resolved, check_resolved, CarriedResolved};
 
 /// A service, carried.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
