@@ -19,6 +19,7 @@ mod input_queue;
 pub mod keys;
 pub mod kill;
 pub mod notify;
+#[cfg(target_os = "linux")]
 pub mod sandbox_carry;
 pub mod spawn;
 pub mod wait;

@@ -10,10 +10,8 @@
 //! was found when the sandbox was made, the TMPDIR and the listener by inherited
 //! descriptor, checked before anything is taken.
 //!
-//! Still refused: a job holding the project's git guard (its record of `.git`'s hooks
-//! and configuration is this image's memory only; carrying it means carrying file
-//! contents the job may not change meanwhile: not done yet, so the restart is refused
-//! while such a job runs).
+//! Its hold on the project's git guard goes with it (what it put back so far), the
+//! guard's record with its service (src/platform/unix/git_guard/carry.rs).
 
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
@@ -33,6 +31,10 @@ pub struct CarriedSandbox {
     pub tmpdir: Option<CarriedTmpDir>,
     /// Its calls to unix sockets, below Landlock ABI 9, while a process of it is left.
     pub supervised: Option<CarriedSupervision>,
+    /// Its hold on the project's git guard (the guard's record goes with its service:
+    /// src/service/carry.rs).
+    #[serde(default)]
+    pub git_hold: Option<crate::platform::CarriedGitHold>,
 }
 
 #[cfg(target_os = "linux")]
@@ -71,11 +73,6 @@ impl Job {
     /// Why this job's sandbox cannot be carried, if it cannot.
     pub fn sandbox_carriable(&self) -> Result<(), String> {
         let handle = self.meta.handle;
-        if self.meta.git_hold.is_some() {
-            return Err(format!(
-                "job {handle} holds the project's git guard (a sandboxed job that may write a project with .git): its record of .git cannot be handed over yet"
-            ));
-        }
         if cfg!(not(target_os = "linux")) && self.meta.sandbox.is_some() {
             return Err(format!("job {handle} is sandboxed: only Linux hands a sandbox over"));
         }
@@ -101,6 +98,7 @@ impl Job {
             enforced: enforced.into(),
             tmpdir,
             supervised: self.carry_supervision(keep)?,
+            git_hold: self.meta.git_hold.as_ref().map(|hold| hold.carry()),
         }))
     }
 

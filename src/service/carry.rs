@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use super::history::HistoryEntry;
 use super::launch::supervise;
 use super::request::ServiceConfig;
-use super::Service;
+use super::{Sandboxes, Service};
 use crate::base::error::{Result, ServiceError};
 use crate::base::sync::lock;
 use crate::job::carry::{adopt, check, ended_unseen, restore_state, CarriedFds, CarriedJob, CarriedJournal};
@@ -29,7 +29,7 @@ use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
 use crate::job::sandbox_carry::{adopt_sandbox, check_sandbox};
 use crate::job::Job;
-use crate::platform::{ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
+use crate::platform::{CarriedGitGuard, ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
 use crate::sandbox::resolved_carry::{adopt_resolved, carry_resolved, check_resolved, CarriedResolved};
 
 /// A service, carried.
@@ -52,6 +52,9 @@ pub struct CarriedService {
     /// The default sandbox of its `sandbox: true` runs, when one was resolved.
     #[serde(default)]
     pub default_sandbox: Option<CarriedResolved>,
+    /// The git guard's record of the project's `.git`, while a carried job holds it.
+    #[serde(default)]
+    pub git_guard: Option<CarriedGitGuard>,
 }
 
 impl CarriedService {
@@ -176,6 +179,11 @@ impl Service {
             Some(resolved) => Some(carry_resolved(resolved, &mut keep_fd)?),
             None => None,
         };
+        // The record the holds are checked against: taken before those jobs started.
+        let git_guard = match jobs.iter().any(|j| j.sandbox.as_ref().is_some_and(|s| s.git_hold.is_some())) {
+            true => Some(inner.git_guard.carry()?),
+            false => None,
+        };
         let mut history: Vec<HistoryEntry> = lock(&inner.history).list(None);
         history.reverse();
         Ok((
@@ -188,6 +196,7 @@ impl Service {
                 jobs,
                 sandbox,
                 default_sandbox,
+                git_guard,
             },
             kept,
         ))
@@ -223,6 +232,9 @@ impl Service {
         }
         for resolved in carried.sandbox.iter().chain(carried.default_sandbox.iter()) {
             check_resolved(resolved)?;
+        }
+        if holds_git(carried) > 0 && carried.git_guard.is_none() {
+            return Err("jobs hold the git guard but its record was not carried".into());
         }
         Ok(())
     }
@@ -278,6 +290,12 @@ impl Service {
                 .adopt_lease(file)
                 .map_err(|e| invalid(format!("the session's lease: {e}")))?;
         }
+        if let Some(guard) = carried.git_guard.clone() {
+            inner
+                .git_guard
+                .adopt(guard, holds_git(&carried))
+                .map_err(|e| invalid(format!("the git guard: {e}")))?;
+        }
         inner.next_handle.store(carried.next_handle, Ordering::SeqCst);
         {
             let mut history = lock(&inner.history);
@@ -286,7 +304,10 @@ impl Service {
             }
         }
         let _guard = runtime.enter();
-        for (record, parts) in carried.jobs.iter().zip(adopted) {
+        for (record, mut parts) in carried.jobs.iter().zip(adopted) {
+            if let Some(hold) = record.sandbox.as_ref().and_then(|s| s.git_hold.as_ref()) {
+                parts.meta.git_hold = Some(inner.git_guard.adopt_hold(hold));
+            }
             let unseen = ended_unseen(record);
             let record = unseen.as_ref().unwrap_or(record);
             let io = Io::take(parts.meta.mode, &record.fds, take).map_err(invalid)?;
@@ -339,10 +360,14 @@ impl Service {
     }
 }
 
-/// A carried service's sandboxes, built from their inherited descriptors.
-pub(super) struct Sandboxes {
-    pub own: Option<crate::sandbox::Resolved>,
-    pub default: Option<crate::sandbox::Resolved>,
+/// How many of a carried service's jobs hold its git guard (not yet released).
+fn holds_git(carried: &CarriedService) -> usize {
+    carried
+        .jobs
+        .iter()
+        .filter_map(|j| j.sandbox.as_ref()?.git_hold.as_ref())
+        .filter(|hold| !hold.released)
+        .count()
 }
 
 /// A carried job's descriptors, taken back and put in the reactor.

@@ -137,6 +137,14 @@ struct Inner {
     runtime: Handle,
 }
 
+/// A service's sandboxes carried by a restart in place (carry.rs), built from their
+/// inherited descriptors: its own and the default one of its `sandbox: true` runs.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Sandboxes {
+    own: Option<crate::sandbox::Resolved>,
+    default: Option<crate::sandbox::Resolved>,
+}
+
 impl Service {
     pub fn new(config: ServiceConfig, runtime: Handle) -> Result<Self> {
         Self::made(config, runtime, None)
@@ -144,7 +152,7 @@ impl Service {
 
     /// `new`, with the token of a service carried by a restart in place (carry.rs):
     /// its jobs carry that token in their marker.
-    fn made(config: ServiceConfig, runtime: Handle, carried: Option<(String, carry::Sandboxes)>) -> Result<Self> {
+    fn made(config: ServiceConfig, runtime: Handle, carried: Option<(String, Sandboxes)>) -> Result<Self> {
         let (token, carried_sandboxes) = match carried {
             Some((token, sandboxes)) => (Some(token), Some(sandboxes)),
             None => (None, None),
