@@ -544,3 +544,47 @@ fn which(program: &str) -> Result<PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+/// A sandboxed job that may write a project with `.git` holds the git guard: the
+/// guard's record (taken before the job started) and the job's hold are carried, so
+/// a hook the job plants after the restart is put back at its end, by the new image,
+/// against the record the old one took, and named in the job's report.
+#[test]
+fn the_git_guard_is_carried_and_still_guards() {
+    let mut setup = setup();
+    let root = project(&setup.daemon);
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::write(root.join(".git/config"), "[core]\n\trepositoryformatversion = 0\n").unwrap();
+    let started = setup.client.call(
+        "start",
+        json!({
+            "command": "read line; printf '#!/bin/sh\\necho planted\\n' > .git/hooks/pre-commit; echo >> .git/config '[alias] x = !sh'; echo done-$line",
+            "options": {"mode": "pipes", "sandbox": true, "cwd": root}
+        }),
+    );
+    let job = started["result"]["handle"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("not started: {started}"));
+    let report = setup.client.result(job)["sandbox"].clone();
+    assert_eq!(report["readOnly"], false, "{report}");
+
+    restart(&mut setup);
+    let c = &mut setup.client;
+    c.input(job, "after\n");
+    let ended = c.until_ended(job);
+    assert_eq!(ended["exitCode"], 0, "{ended}");
+    let text = c.call("getProcessOutput", json!({"handle": job}))["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(text.contains("done-after"), "{text}");
+    let restored = ended["sandbox"]["restored"].to_string();
+    assert!(restored.contains(".git/hooks/pre-commit"), "{ended}");
+    assert!(restored.contains(".git/config"), "{ended}");
+    assert!(
+        !root.join(".git/hooks/pre-commit").exists(),
+        "the planted hook is still there"
+    );
+    let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    assert!(!config.contains("alias"), "the config was not put back: {config}");
+}

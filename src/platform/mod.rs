@@ -53,12 +53,12 @@ pub use no_git_guard::{GitGuard, GitHold};
 /// User and group names by id (the daemon's file calls: unix/accounts.rs).
 #[cfg(unix)]
 pub use unix::accounts::{group_name, user_name};
-/// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
-#[cfg(unix)]
-pub use unix::git_guard::{GitGuard, GitHold};
 /// The guard's record and a job's hold across a restart in place.
 #[cfg(target_os = "linux")]
 pub use unix::git_guard::{CarriedGitGuard, CarriedGitHold};
+/// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
+#[cfg(unix)]
+pub use unix::git_guard::{GitGuard, GitHold};
 /// A wait for room to write on a descriptor the reactor watches for reading only (the
 /// daemon's connections: unix/write_room.rs).
 #[cfg(unix)]

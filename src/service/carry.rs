@@ -180,7 +180,10 @@ impl Service {
             None => None,
         };
         // The record the holds are checked against: taken before those jobs started.
-        let git_guard = match jobs.iter().any(|j| j.sandbox.as_ref().is_some_and(|s| s.git_hold.is_some())) {
+        let git_guard = match jobs
+            .iter()
+            .any(|j| j.sandbox.as_ref().is_some_and(|s| s.git_hold.is_some()))
+        {
             true => Some(inner.git_guard.carry()?),
             false => None,
         };
