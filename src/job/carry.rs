@@ -9,9 +9,7 @@
 //! A sandboxed job's sandbox goes with it (src/job/sandbox_carry.rs).
 //!
 //! A job the hand-over cannot carry whole refuses the restart (nothing is stopped):
-//! a sandboxed one holding the project's git guard (src/job/sandbox_carry.rs says
-//! why), one whose output's journal could not be made or written
-//! (src/output/journal.rs).
+//! one whose output's journal could not be made or written (src/output/journal.rs).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
