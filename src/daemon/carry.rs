@@ -210,6 +210,17 @@ pub fn carry(state: &State, face_started: Option<Vec<CarriedStart>>) -> Result<(
             service,
         });
     }
+    // A supervised job is found by its main process's pid (the supervisor knows no
+    // other name for it): two carried jobs with the same pid (the first one's main
+    // process gone, the pid reused by the second) could each be given the other's
+    // listener and policy. Refused rather than guessed.
+    let mut supervised = std::collections::HashSet::new();
+    let all_jobs = services.iter().map(|h| &h.service).chain(face.iter().map(|f| &f.service));
+    for job in all_jobs.flat_map(|s| &s.jobs) {
+        if job.sandbox.as_ref().is_some_and(|s| s.supervised.is_some()) && !supervised.insert(job.pid) {
+            return Err(format!("two sandboxed jobs claim process {} (a pid reused)", job.pid));
+        }
+    }
     // Only handles of jobs carried (a job its service forgot may keep its handle until
     // the next prune).
     let mut carried = CarriedDaemon {
