@@ -336,9 +336,12 @@ fn a_call_still_being_made_refuses_the_restart_and_is_answered_after() {
         return;
     }
     setup.client.input(job, "connect 1\n");
-    // Blocked in the supervisor's connect (nothing to wait for but time: the call is
-    // taken at once; a restart before it only goes through, which the end checks).
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The call taken: a supervisor thread of the daemon blocked in the connect (the
+    // kernel's wait for room in the server's backlog).
+    let daemon_pid = setup.daemon.child.id();
+    eventually("the supervisor blocked in the job's connect", || {
+        blocked_in(daemon_pid, "unix_wait_for_peer")
+    });
     let binary = next_build().map(|(path, _)| path).unwrap_or_else(|| PathBuf::from(BIN));
     setup.daemon.replace_binary(&binary);
     let (ok, said) = setup.daemon.restart();
@@ -587,4 +590,14 @@ fn the_git_guard_is_carried_and_still_guards() {
     );
     let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
     assert!(!config.contains("alias"), "the config was not put back: {config}");
+}
+
+/// Whether a thread of `pid` sleeps in the kernel function `wchan`.
+fn blocked_in(pid: u32, wchan: &str) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks
+        .flatten()
+        .any(|task| std::fs::read_to_string(task.path().join("wchan")).is_ok_and(|w| w.trim() == wchan))
 }

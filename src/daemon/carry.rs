@@ -215,7 +215,10 @@ pub fn carry(state: &State, face_started: Option<Vec<CarriedStart>>) -> Result<(
     // process gone, the pid reused by the second) could each be given the other's
     // listener and policy. Refused rather than guessed.
     let mut supervised = std::collections::HashSet::new();
-    let all_jobs = services.iter().map(|h| &h.service).chain(face.iter().map(|f| &f.service));
+    let all_jobs = services
+        .iter()
+        .map(|h| &h.service)
+        .chain(face.iter().map(|f| &f.service));
     for job in all_jobs.flat_map(|s| &s.jobs) {
         if job.sandbox.as_ref().is_some_and(|s| s.supervised.is_some()) && !supervised.insert(job.pid) {
             return Err(format!("two sandboxed jobs claim process {} (a pid reused)", job.pid));
