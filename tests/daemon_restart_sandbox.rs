@@ -5,6 +5,8 @@
 //! unix socket servers (tests/common/restart.rs).
 #![cfg(target_os = "linux")]
 
+#[path = "common/busy_socket.rs"]
+mod busy_socket;
 #[path = "common/restart.rs"]
 mod harness;
 
@@ -14,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use busy_socket::{blocked_in, Busy};
 use harness::*;
 use serde_json::{json, Value};
 
@@ -266,58 +269,6 @@ fn a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_imag
     assert_eq!(later_report["network"], report["network"]);
     c.input(later, "loop\nstop\n");
     c.until_ended(later);
-}
-
-/// A listening socket with no room in its backlog and no one accepting: the next
-/// connect to it blocks. `accept` lets one in.
-struct Busy {
-    fd: std::os::fd::OwnedFd,
-    _filler: std::os::unix::net::UnixStream,
-}
-
-impl Busy {
-    fn bind(path: &Path) -> Self {
-        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-        use std::os::unix::ffi::OsStrExt;
-        // SAFETY: plain system calls on a socket made here.
-        let fd =
-            unsafe { OwnedFd::from_raw_fd(libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0)) };
-        let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
-        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
-        for (to, from) in addr.sun_path.iter_mut().zip(path.as_os_str().as_bytes()) {
-            *to = *from as libc::c_char;
-        }
-        let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
-        // SAFETY: the address built above, its size.
-        let bound = unsafe { libc::bind(fd.as_raw_fd(), (&addr as *const libc::sockaddr_un).cast(), len) };
-        assert_eq!(bound, 0, "bind {}", path.display());
-        // A backlog of 0: one connection waits in it, the next connect blocks.
-        assert_eq!(unsafe { libc::listen(fd.as_raw_fd(), 0) }, 0);
-        let filler = std::os::unix::net::UnixStream::connect(path).unwrap();
-        Self { fd, _filler: filler }
-    }
-
-    /// Takes the connections waiting (the filler's, then the blocked one's) and
-    /// answers each `pong`.
-    fn accept_all(&self) {
-        use std::os::fd::{AsRawFd, FromRawFd};
-        let fd = self.fd.as_raw_fd();
-        std::thread::spawn(move || loop {
-            // SAFETY: the listener stays open for the test (its owner outlives the thread's use).
-            let got = unsafe { libc::accept4(fd, std::ptr::null_mut(), std::ptr::null_mut(), libc::SOCK_CLOEXEC) };
-            if got < 0 {
-                return;
-            }
-            // SAFETY: a new descriptor of ours.
-            let mut stream = unsafe { std::os::unix::net::UnixStream::from_raw_fd(got) };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4];
-                if stream.read_exact(&mut buf).is_ok() {
-                    let _ = stream.write_all(b"pong");
-                }
-            });
-        });
-    }
 }
 
 /// A job's call the supervisor is still making when the restart comes (a connect to a
@@ -590,14 +541,4 @@ fn the_git_guard_is_carried_and_still_guards() {
     );
     let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
     assert!(!config.contains("alias"), "the config was not put back: {config}");
-}
-
-/// Whether a thread of `pid` sleeps in the kernel function `wchan`.
-fn blocked_in(pid: u32, wchan: &str) -> bool {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return false;
-    };
-    tasks
-        .flatten()
-        .any(|task| std::fs::read_to_string(task.path().join("wchan")).is_ok_and(|w| w.trim() == wchan))
 }
