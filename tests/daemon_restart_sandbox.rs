@@ -117,6 +117,17 @@ fn open(client: &mut Client, daemon: &Daemon) {
     }
 }
 
+/// The job's `sandbox` in `getActiveProcesses`.
+fn listed_sandbox(client: &mut Client, handle: u64) -> Value {
+    let listed = client.call("getActiveProcesses", json!({}));
+    let entries = listed["result"].as_array().cloned().unwrap_or_default();
+    entries
+        .into_iter()
+        .find(|p| p["handle"] == handle)
+        .map(|p| p["sandbox"].clone())
+        .unwrap_or_else(|| panic!("job {handle} not listed: {listed}"))
+}
+
 struct Setup {
     daemon: Daemon,
     client: Client,
@@ -187,6 +198,8 @@ fn a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_imag
     let before = setup.client.result(job);
     let report = before["sandbox"].clone();
     assert!(report.is_object(), "not sandboxed: {before}");
+    let listed_before = listed_sandbox(&mut setup.client, job);
+    assert!(listed_before.is_object(), "{listed_before}");
     let c = &mut setup.client;
     c.input(job, "connect 1\n");
     c.output_contains(job, "connect1=ok");
@@ -204,6 +217,11 @@ fn a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_imag
     let after = setup.client.result(job);
     assert_eq!(after["status"], "running", "{after}");
     assert_eq!(after["sandbox"], report, "the job's sandbox report changed");
+    assert_eq!(
+        listed_sandbox(&mut setup.client, job),
+        listed_before,
+        "the list's report changed"
+    );
 
     // The loop goes on: connections answered by the new image's supervisor.
     let resumed_at = served.load(Ordering::SeqCst);
