@@ -37,23 +37,14 @@ pub struct CarriedSandbox {
     pub git_hold: Option<crate::platform::CarriedGitHold>,
 }
 
-#[cfg(target_os = "linux")]
 use crate::platform::supervisor_handover::{self as handover, CarriedPolicy};
 
 /// The job's seccomp listener's number and what its supervisor answers by.
-#[cfg(target_os = "linux")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CarriedSupervision {
     pub fd: i32,
     pub policy: CarriedPolicy,
-}
-
-/// Elsewhere nothing is supervised (never carried).
-#[cfg(not(target_os = "linux"))]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CarriedSupervision {
-    pub fd: i32,
 }
 
 impl CarriedSandbox {
@@ -73,9 +64,6 @@ impl Job {
     /// Why this job's sandbox cannot be carried, if it cannot.
     pub fn sandbox_carriable(&self) -> Result<(), String> {
         let handle = self.meta.handle;
-        if cfg!(not(target_os = "linux")) && self.meta.sandbox.is_some() {
-            return Err(format!("job {handle} is sandboxed: only Linux hands a sandbox over"));
-        }
         if self.meta.tmpdir.is_some() && self.meta.sandbox.is_none() {
             return Err(format!("job {handle} has a TMPDIR but no sandbox"));
         }
@@ -102,7 +90,6 @@ impl Job {
         }))
     }
 
-    #[cfg(target_os = "linux")]
     fn carry_supervision(&self, keep: Keep<'_>) -> Result<Option<CarriedSupervision>, String> {
         let handle = self.meta.handle;
         let found = handover::carried(self.meta.pid).map_err(|e| format!("job {handle}: {e}"))?;
@@ -110,11 +97,6 @@ impl Job {
             fd: keep(listener),
             policy,
         }))
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn carry_supervision(&self, _keep: Keep<'_>) -> Result<Option<CarriedSupervision>, String> {
-        Ok(None)
     }
 }
 
@@ -133,15 +115,10 @@ pub fn check_sandbox(carried: &CarriedSandbox) -> Result<(), String> {
             borrow(watch)?;
         }
     }
-    #[cfg(target_os = "linux")]
     if let Some(supervised) = &carried.supervised {
         if !handover::is_listener(borrow(supervised.fd)?) {
             return Err(format!("descriptor {} is no seccomp listener", supervised.fd));
         }
-    }
-    #[cfg(not(target_os = "linux"))]
-    if carried.supervised.is_some() {
-        return Err("a supervised job on a platform without a supervisor".into());
     }
     Ok(())
 }
@@ -179,13 +156,7 @@ pub fn adopt_sandbox(carried: &CarriedSandbox, pid: u32, take: Take<'_>) -> Resu
     Ok(AdoptedSandbox { enforced, tmpdir })
 }
 
-#[cfg(target_os = "linux")]
 fn supervise(listener: OwnedFd, supervised: &CarriedSupervision, pid: u32) -> Result<(), String> {
     handover::resume(listener, supervised.policy.clone(), pid)
         .map_err(|e| format!("its unix socket supervisor did not start: {e}"))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn supervise(_listener: OwnedFd, _supervised: &CarriedSupervision, _pid: u32) -> Result<(), String> {
-    Err("a supervised job on a platform without a supervisor".into())
 }
