@@ -1,4 +1,4 @@
-//! Live upgrade with jobs (hand-over format 3: src/daemon/carry.rs): a restart in place
+//! Live upgrade with jobs (hand-over format 4: src/daemon/carry.rs): a restart in place
 //! carries every job running on, with its output, its input and its end. Real daemons
 //! and real jobs (tests/common/restart.rs); the new binary is the stamped second build
 //! when one was made (scripts/build-next-daemon.sh, `NATIVE_SHELL_NEXT_DAEMON`), else

@@ -39,6 +39,10 @@ pub struct CarriedDaemon {
     /// The envd face's service, when it holds jobs.
     #[serde(default)]
     pub face: Option<CarriedFace>,
+    /// The private base of sandboxed jobs' TMPDIRs, when this image made one
+    /// (src/sandbox/carry.rs): the new image takes it as its own.
+    #[serde(default)]
+    pub tmp_base: Option<crate::sandbox::carry::CarriedTmpBase>,
 }
 
 /// The envd face's service and what each of its jobs' `Start` asked for.
@@ -97,11 +101,14 @@ impl CarriedDaemon {
         let mut all = Vec::new();
         for service in self.all_services() {
             all.extend(service.lease_fd);
+            all.extend(service.sandbox_fds());
             for job in &service.jobs {
                 all.extend(job.fds.all());
                 all.push(job.journal.fd);
+                all.extend(job.sandbox.iter().flat_map(|s| s.fds()));
             }
         }
+        all.extend(self.tmp_base.as_ref().map(|b| b.fd));
         all
     }
 }
@@ -138,16 +145,27 @@ pub fn precheck(state: &State, face_started: Option<&[CarriedStart]>) -> Result<
     Ok(())
 }
 
-/// Stops every carried job's reader (up to `FREEZE_LIMIT`).
+/// Stops every carried job's reader (up to `FREEZE_LIMIT`), and the unix socket
+/// supervisor: every call it took answered, none taken after (its `handover`
+/// module says why).
 pub async fn freeze(state: &State) -> Result<(), String> {
     for hosted in state.all_services() {
         hosted.service.freeze_jobs(FREEZE_LIMIT).await?;
     }
+    #[cfg(target_os = "linux")]
+    {
+        use crate::platform::supervisor_handover::drain;
+        tokio::task::spawn_blocking(|| drain(FREEZE_LIMIT))
+            .await
+            .map_err(|e| format!("the supervisor's drain: {e}"))??;
+    }
     Ok(())
 }
 
-/// Lets every reader go on (the restart did not happen).
+/// Lets every reader go on, and the supervisor (the restart did not happen).
 pub fn thaw(state: &State) {
+    #[cfg(target_os = "linux")]
+    crate::platform::supervisor_handover::undrain();
     for hosted in state.all_services() {
         hosted.service.thaw_jobs();
     }
@@ -159,6 +177,11 @@ pub fn thaw(state: &State) {
 pub fn carry(state: &State, face_started: Option<Vec<CarriedStart>>) -> Result<(CarriedDaemon, Kept), String> {
     check(state, face_started.as_deref())?;
     let mut kept = Kept::new();
+    let tmp_base = crate::sandbox::carry::carry_base(&mut |fd| {
+        let raw = std::os::fd::AsRawFd::as_raw_fd(&fd);
+        kept.push(fd);
+        raw
+    })?;
     let mut services = Vec::new();
     let mut face = None;
     for hosted in state.all_services() {
@@ -187,6 +210,20 @@ pub fn carry(state: &State, face_started: Option<Vec<CarriedStart>>) -> Result<(
             service,
         });
     }
+    // A supervised job is found by its main process's pid (the supervisor knows no
+    // other name for it): two carried jobs with the same pid (the first one's main
+    // process gone, the pid reused by the second) could each be given the other's
+    // listener and policy. Refused rather than guessed.
+    let mut supervised = std::collections::HashSet::new();
+    let all_jobs = services
+        .iter()
+        .map(|h| &h.service)
+        .chain(face.iter().map(|f| &f.service));
+    for job in all_jobs.flat_map(|s| &s.jobs) {
+        if job.sandbox.as_ref().is_some_and(|s| s.supervised.is_some()) && !supervised.insert(job.pid) {
+            return Err(format!("two sandboxed jobs claim process {} (a pid reused)", job.pid));
+        }
+    }
     // Only handles of jobs carried (a job its service forgot may keep its handle until
     // the next prune).
     let mut carried = CarriedDaemon {
@@ -194,6 +231,7 @@ pub fn carry(state: &State, face_started: Option<Vec<CarriedStart>>) -> Result<(
         handles: Vec::new(),
         ended: state.carry_ended(),
         face,
+        tmp_base,
     };
     let jobs = carried.carried_jobs();
     carried.handles = state
@@ -207,6 +245,9 @@ pub fn carry(state: &State, face_started: Option<Vec<CarriedStart>>) -> Result<(
 /// Checks every record without taking anything: each service's `open` parameters
 /// and project root, each job (src/service/carry.rs), each handle.
 pub fn check_records(carried: &CarriedDaemon) -> Result<(), String> {
+    if let Some(base) = &carried.tmp_base {
+        check_tmp_base(base)?;
+    }
     let mut jobs = std::collections::HashSet::new();
     for hosted in &carried.services {
         let args: ServiceArgs =
@@ -232,6 +273,22 @@ pub fn check_records(carried: &CarriedDaemon) -> Result<(), String> {
         if !handles.insert(*handle) || !jobs.contains(&(*service, *local)) {
             return Err(format!("handle {handle} names no carried job or is named twice"));
         }
+    }
+    Ok(())
+}
+
+/// The TMPDIR base's descriptor is open and the directory carried.
+fn check_tmp_base(base: &crate::sandbox::carry::CarriedTmpBase) -> Result<(), String> {
+    let fd = base.fd;
+    if fd <= 2 {
+        return Err(format!("the TMPDIR base: descriptor {fd} cannot be one"));
+    }
+    // SAFETY: a number only, while this image has taken nothing; fstat says whether it
+    // is open and what it is.
+    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    let st = rustix::fs::fstat(borrowed).map_err(|e| format!("the TMPDIR base: descriptor {fd}: {e}"))?;
+    if base.reached.last() != Some(&crate::sandbox::stat_id(&st)) {
+        return Err(format!("the TMPDIR base: descriptor {fd} is another file"));
     }
     Ok(())
 }
@@ -267,6 +324,10 @@ pub fn resume(
     runtime: &tokio::runtime::Handle,
     take: &mut dyn FnMut(RawFd) -> Result<OwnedFd, String>,
 ) -> Result<(), String> {
+    // Before any service: the carried TMPDIRs are in it.
+    if let Some(base) = &carried.tmp_base {
+        crate::sandbox::carry::adopt_carried_base(base, take)?;
+    }
     for hosted in carried.services {
         let mut args: ServiceArgs =
             parse("options", hosted.made_with.clone()).map_err(|e| format!("service {}: {}", hosted.id, e.message))?;

@@ -6,9 +6,10 @@
 //! Its input not yet written goes with it: what its writer standing still had not
 //! written (src/job/writer.rs), which the new image's writer writes first.
 //!
+//! A sandboxed job's sandbox goes with it (src/job/sandbox_carry.rs).
+//!
 //! A job the hand-over cannot carry whole refuses the restart (nothing is stopped):
-//! a sandboxed one (its TMPDIR lease and git guard live in this image only), one
-//! whose output's journal could not be made or written (src/output/journal.rs).
+//! one whose output's journal could not be made or written (src/output/journal.rs).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -17,6 +18,7 @@ use base64::Engine;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::job::freeze::Fds;
+use crate::job::sandbox_carry::{AdoptedSandbox, CarriedSandbox};
 use crate::job::{Job, JobMeta, JobStatus};
 use crate::output::persist::{unix_millis, CarriedFiles, JobFiles};
 use crate::output::{JobOutput, Shape};
@@ -59,6 +61,10 @@ pub struct CarriedJob {
     /// The input its writer had not written (none when nothing was queued).
     #[serde(default)]
     pub input: Option<CarriedInput>,
+    /// Its sandbox, when it has one (src/job/sandbox_carry.rs); set by the caller,
+    /// who keeps its descriptors.
+    #[serde(default)]
+    pub sandbox: Option<CarriedSandbox>,
 }
 
 /// Input queued for a job and not yet written, in order.
@@ -205,6 +211,7 @@ impl Job {
                 .then(|| state.output.persist_error())
                 .flatten(),
             input,
+            sandbox: None,
         })
     }
 
@@ -281,11 +288,7 @@ impl Job {
     /// Why this job cannot be carried, if it cannot (see the module's comment).
     pub fn carriable(&self) -> Result<(), String> {
         let handle = self.meta.handle;
-        if self.meta.sandbox.is_some() || self.meta.tmpdir.is_some() || self.meta.git_hold.is_some() {
-            return Err(format!(
-                "job {handle} is sandboxed: its TMPDIR and git guard cannot be handed over"
-            ));
-        }
+        self.sandbox_carriable()?;
         if let Some(why) = self.state().output.journal_refusal() {
             return Err(unrebuildable(handle, &why));
         }
@@ -339,7 +342,7 @@ pub fn check(carried: &CarriedJob) -> Result<Mode, String> {
 
 /// Makes a checked job's meta and output (`check` first: a cgroup taken here and let go
 /// on an error would kill the job). `journal`: its journal's descriptor, taken.
-pub fn adopt(carried: &CarriedJob, journal: std::fs::File) -> Result<Adopted, String> {
+pub fn adopt(carried: &CarriedJob, journal: std::fs::File, sandbox: Option<AdoptedSandbox>) -> Result<Adopted, String> {
     let handle = carried.handle;
     let mode = check(carried)?;
     // Before the cgroup is taken: a journal that does not replay fails here with
@@ -374,8 +377,8 @@ pub fn adopt(carried: &CarriedJob, journal: std::fs::File) -> Result<Adopted, St
         marker_entry: carried.marker_entry.clone(),
         start_ticks: carried.start_ticks,
         containment,
-        sandbox: None,
-        tmpdir: None,
+        sandbox: sandbox.as_ref().map(|s| s.enforced.clone()),
+        tmpdir: sandbox.and_then(|s| s.tmpdir),
         git_hold: None,
     };
     Ok(Adopted { meta, output })

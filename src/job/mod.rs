@@ -19,6 +19,8 @@ mod input_queue;
 pub mod keys;
 pub mod kill;
 pub mod notify;
+#[cfg(target_os = "linux")]
+pub mod sandbox_carry;
 pub mod spawn;
 pub mod wait;
 mod waiting;

@@ -53,6 +53,9 @@ pub use no_git_guard::{GitGuard, GitHold};
 /// User and group names by id (the daemon's file calls: unix/accounts.rs).
 #[cfg(unix)]
 pub use unix::accounts::{group_name, user_name};
+/// The guard's record and a job's hold across a restart in place.
+#[cfg(target_os = "linux")]
+pub use unix::git_guard::{CarriedGitGuard, CarriedGitHold};
 /// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
 #[cfg(unix)]
 pub use unix::git_guard::{GitGuard, GitHold};
@@ -94,6 +97,9 @@ pub use os::anything_left;
 /// A job cgroup of this process, by path (a restart in place takes it back).
 #[cfg(target_os = "linux")]
 pub use os::job_cgroup_number;
+/// The unix socket supervisor across a restart in place (src/job/sandbox_carry.rs).
+#[cfg(target_os = "linux")]
+pub use os::sandbox::supervisor_handover;
 
 /// Whether the job's process group (or, where there is one, its cgroup) still holds a
 /// process: a job that ended leaving nothing is forgotten without a search.

@@ -127,6 +127,19 @@ mod unix {
             Self::from_fd(normalize(&self.path.join(rel)), fd)
         }
 
+        /// A file carried by a restart in place (src/sandbox/tmpdir_carry.rs): its
+        /// descriptor, inherited, must still be the file `id` named in the hand-over.
+        pub fn carried(path: PathBuf, fd: OwnedFd, id: FileId) -> io::Result<Self> {
+            let anchor = Self::from_fd(path, fd)?;
+            if anchor.id != id {
+                return Err(io::Error::other(format!(
+                    "{}: the carried descriptor is another file",
+                    anchor.path.display()
+                )));
+            }
+            Ok(anchor)
+        }
+
         fn from_fd(path: PathBuf, fd: OwnedFd) -> io::Result<Self> {
             let st = fstat(&fd)?;
             Ok(Self {

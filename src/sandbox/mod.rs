@@ -13,11 +13,15 @@
 //! a directory of the service's own that no job can write (`tmpdir.rs`).
 
 mod anchor;
+#[cfg(unix)]
+pub mod carry;
 mod enforcement;
 mod env;
 mod hidden;
 #[cfg(unix)]
 mod private_base;
+#[cfg(unix)]
+pub mod resolved_carry;
 mod tmpdir;
 
 use std::path::{Path, PathBuf};
@@ -64,7 +68,7 @@ pub struct SandboxSpec {
     pub unix_sockets: Vec<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Network {
     /// No TCP, no UDP, no other internet socket.
     #[default]
@@ -86,6 +90,12 @@ pub enum SandboxChoice {
     /// Unconfined (`sandbox: false`).
     Off,
     Custom(SandboxSpec),
+}
+
+/// A new `Resolved::id`, different from every other of this process.
+pub(crate) fn next_resolution_id() -> u64 {
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A `SandboxSpec` with its paths resolved to open directories (each must exist: the
@@ -178,9 +188,8 @@ pub fn resolve_within(spec: &SandboxSpec, root: &Arc<Anchor>, writable: &[&Ancho
     for denied in named(&spec.read_deny, "readDeny")? {
         hidden.push(hidden::canonical_lenient(&anchor::normalize(&root.path().join(denied))));
     }
-    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let mut resolved = Resolved {
-        id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        id: next_resolution_id(),
         env: spec.env.clone(),
         root: root.clone(),
         read_only: spec.read_only,

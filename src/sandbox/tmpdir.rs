@@ -72,6 +72,14 @@ mod imp {
         held: Mutex<Option<Held>>,
     }
 
+    /// A TMPDIR's name and identity, and copies of its descriptors (`carried_parts`).
+    pub(in crate::sandbox) struct TmpDirParts {
+        pub name: String,
+        pub id: FileId,
+        pub dir: OwnedFd,
+        pub watch: Option<OwnedFd>,
+    }
+
     /// What a directory not yet handed back holds.
     #[derive(Debug)]
     struct Held {
@@ -112,18 +120,39 @@ mod imp {
     static POOL: OnceLock<Pool> = OnceLock::new();
 
     fn pool() -> &'static Pool {
-        POOL.get_or_init(|| {
-            let (tx, rx) = channel::<Chore>();
-            let started = std::thread::Builder::new()
-                .name("native-shell-tmpdirs".into())
-                .spawn(move || helper(rx))
-                .is_ok();
-            Pool {
-                base: make_base(),
-                spares: Mutex::new(Vec::new()),
-                chores: Mutex::new(if started { Some(tx) } else { None }),
-            }
-        })
+        POOL.get_or_init(|| pool_with(make_base()))
+    }
+
+    fn pool_with(base: Result<Base, String>) -> Pool {
+        let (tx, rx) = channel::<Chore>();
+        let started = std::thread::Builder::new()
+            .name("native-shell-tmpdirs".into())
+            .spawn(move || helper(rx))
+            .is_ok();
+        Pool {
+            base,
+            spares: Mutex::new(Vec::new()),
+            chores: Mutex::new(if started { Some(tx) } else { None }),
+        }
+    }
+
+    /// The private base, if this process made one (a restart in place carries it:
+    /// src/sandbox/tmpdir_carry.rs).
+    pub(in crate::sandbox) fn made_base() -> Option<&'static Base> {
+        POOL.get().and_then(|pool| pool.base.as_ref().ok())
+    }
+
+    /// The new image of a restart in place takes the previous image's base as its own:
+    /// the carried jobs' TMPDIRs are in it, and it goes at the process's exit as if
+    /// this image had made it. `Err` if this image has a base already.
+    pub(in crate::sandbox) fn adopt_base(base: Base) -> Result<(), String> {
+        POOL.set(pool_with(Ok(base)))
+            .map_err(|_| "this image made a TMPDIR base before the carried one".to_string())
+    }
+
+    /// `name` in the base is the directory `id` (a carried TMPDIR, checked).
+    pub(in crate::sandbox) fn in_base(name: &str, id: FileId) -> bool {
+        base().is_ok_and(|base| is(base, name, id))
     }
 
     /// The helper thread's loop. Everything here is work ahead of the jobs, or after
@@ -332,6 +361,31 @@ mod imp {
                 id: dir.id(),
                 held: Mutex::new(Some(Held { dir, watch: None })),
             }
+        }
+
+        /// Its name, and copies of what it holds while not handed back: its directory
+        /// and the watch (a restart in place carries them: src/sandbox/carry.rs).
+        pub(in crate::sandbox) fn carried_parts(&self) -> Option<io::Result<TmpDirParts>> {
+            let held = self.held();
+            let held = held.as_ref()?;
+            let copy = || -> io::Result<TmpDirParts> {
+                Ok(TmpDirParts {
+                    name: self.name.clone(),
+                    id: self.id,
+                    dir: held.dir.fd().try_clone_to_owned()?,
+                    watch: held.watch.as_ref().map(|w| w.try_clone()).transpose()?,
+                })
+            };
+            Some(copy())
+        }
+
+        /// A carried TMPDIR, held again (`in_base` checked first).
+        pub(in crate::sandbox) fn adopted(name: String, dir: Anchor, watch: Option<OwnedFd>) -> Self {
+            let made = Self::holding(name, Arc::new(dir));
+            if let Some(watch) = watch {
+                made.watch(watch);
+            }
+            made
         }
 
         /// Its name in the base still names the directory that was made (device and

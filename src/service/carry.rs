@@ -21,14 +21,16 @@ use tokio::sync::mpsc;
 use super::history::HistoryEntry;
 use super::launch::supervise;
 use super::request::ServiceConfig;
-use super::Service;
+use super::{Sandboxes, Service};
 use crate::base::error::{Result, ServiceError};
 use crate::base::sync::lock;
 use crate::job::carry::{adopt, check, ended_unseen, restore_state, CarriedFds, CarriedJob, CarriedJournal};
 use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
+use crate::job::sandbox_carry::{adopt_sandbox, check_sandbox};
 use crate::job::Job;
-use crate::platform::{ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
+use crate::platform::{CarriedGitGuard, ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
+use crate::sandbox::resolved_carry::{adopt_resolved, carry_resolved, check_resolved, CarriedResolved};
 
 /// A service, carried.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,6 +44,28 @@ pub struct CarriedService {
     /// Oldest first.
     pub history: Vec<HistoryEntry>,
     pub jobs: Vec<CarriedJob>,
+    /// Its own sandbox (`ServiceOptions.sandbox`), every descriptor with it: the new
+    /// image builds it from those, never from the names again
+    /// (src/sandbox/resolved_carry.rs).
+    #[serde(default)]
+    pub sandbox: Option<CarriedResolved>,
+    /// The default sandbox of its `sandbox: true` runs, when one was resolved.
+    #[serde(default)]
+    pub default_sandbox: Option<CarriedResolved>,
+    /// The git guard's record of the project's `.git`, while a carried job holds it.
+    #[serde(default)]
+    pub git_guard: Option<CarriedGitGuard>,
+}
+
+impl CarriedService {
+    /// Every descriptor number its sandboxes name.
+    pub fn sandbox_fds(&self) -> Vec<i32> {
+        self.sandbox
+            .iter()
+            .chain(self.default_sandbox.iter())
+            .flat_map(CarriedResolved::fds)
+            .collect()
+    }
 }
 
 /// The descriptors a carried service's records name: copies, close-on-exec until the
@@ -84,9 +108,6 @@ impl Service {
     /// Why the service cannot be carried now, checked before a restart stops
     /// anything (the same checks `carry` makes, without its readers stopped).
     pub fn can_carry(&self) -> std::result::Result<(), String> {
-        if self.inner.sandbox.is_some() {
-            return Err("a sandboxed service cannot be handed over yet".into());
-        }
         for job in self.all_jobs() {
             job.carriable()?;
         }
@@ -98,9 +119,6 @@ impl Service {
     /// cannot be carried (nothing is changed then).
     pub fn carry(&self) -> std::result::Result<(CarriedService, Kept), String> {
         let inner = &self.inner;
-        if inner.sandbox.is_some() {
-            return Err("a sandboxed service cannot be handed over yet".into());
-        }
         let mut kept = Kept::new();
         let mut keep = |fd: Option<OwnedFd>| -> Option<i32> {
             let fd = fd?;
@@ -128,6 +146,7 @@ impl Service {
                 }
             };
             let mut carried = job.carry(fds)?;
+            carried.sandbox = job.carry_sandbox(&mut |fd| keep(Some(fd)).unwrap_or(-1))?;
             carried.exited = job.exit_while_frozen();
             let (journal, len) = job.seal_journal()?;
             carried.journal = CarriedJournal {
@@ -151,6 +170,23 @@ impl Service {
             },
             None => None,
         };
+        let mut keep_fd = |fd: OwnedFd| keep(Some(fd)).unwrap_or(-1);
+        let sandbox = match &inner.sandbox {
+            Some(resolved) => Some(carry_resolved(resolved, &mut keep_fd)?),
+            None => None,
+        };
+        let default_sandbox = match lock(&inner.default_sandbox).as_ref() {
+            Some(resolved) => Some(carry_resolved(resolved, &mut keep_fd)?),
+            None => None,
+        };
+        // The record the holds are checked against: taken before those jobs started.
+        let git_guard = match jobs
+            .iter()
+            .any(|j| j.sandbox.as_ref().is_some_and(|s| s.git_hold.is_some()))
+        {
+            true => Some(inner.git_guard.carry()?),
+            false => None,
+        };
         let mut history: Vec<HistoryEntry> = lock(&inner.history).list(None);
         history.reverse();
         Ok((
@@ -161,6 +197,9 @@ impl Service {
                 lease_fd,
                 history,
                 jobs,
+                sandbox,
+                default_sandbox,
+                git_guard,
             },
             kept,
         ))
@@ -176,6 +215,9 @@ impl Service {
                 return Err(format!("job {} is past the handle counter or named twice", job.handle));
             }
             let mode = check(job)?;
+            if let Some(sandbox) = &job.sandbox {
+                check_sandbox(sandbox).map_err(|e| format!("job {}: {e}", job.handle))?;
+            }
             check_fds(mode, &job.fds).map_err(|e| format!("job {}: {e}", job.handle))?;
             check_journal(job.journal).map_err(|e| format!("job {}: {e}", job.handle))?;
             if job.end.is_none() && job.fds.stdout.is_none() && job.fds.pty.is_none() {
@@ -191,6 +233,12 @@ impl Service {
         if let Some(fd) = carried.lease_fd {
             open_fd(fd)?;
         }
+        for resolved in carried.sandbox.iter().chain(carried.default_sandbox.iter()) {
+            check_resolved(resolved)?;
+        }
+        if holds_git(carried) > 0 && carried.git_guard.is_none() {
+            return Err("jobs hold the git guard but its record was not carried".into());
+        }
         Ok(())
     }
 
@@ -204,6 +252,19 @@ impl Service {
         take: &mut dyn FnMut(RawFd) -> std::result::Result<OwnedFd, String>,
     ) -> Result<Self> {
         let invalid = |why: String| ServiceError::invalid(format!("the hand-over's service: {why}"));
+        // A service opened with a sandbox whose record carries none (a record no
+        // image writes): refused, never resolved again by name nor run without it.
+        if config.sandbox.is_some() != carried.sandbox.is_some() {
+            return Err(invalid("its sandbox and its options disagree".into()));
+        }
+        let mut take_sandbox = |c: &Option<CarriedResolved>| match c {
+            Some(c) => adopt_resolved(c, &mut *take).map(Some).map_err(invalid),
+            None => Ok(None),
+        };
+        let sandboxes = Sandboxes {
+            own: take_sandbox(&carried.sandbox)?,
+            default: take_sandbox(&carried.default_sandbox)?,
+        };
         let config = ServiceConfig {
             session_id: Some(carried.session_id.clone()),
             ..config
@@ -214,15 +275,29 @@ impl Service {
                 return Err(invalid(format!("job {} is past the handle counter", job.handle)));
             }
             let journal = std::fs::File::from(take(job.journal.fd).map_err(invalid)?);
-            adopted.push(adopt(job, journal).map_err(invalid)?);
+            // Its TMPDIR held again and its supervisor answering, before its reader
+            // starts (a call it made meanwhile waits in the kernel until then).
+            let sandbox = match &job.sandbox {
+                Some(sandbox) => Some(
+                    adopt_sandbox(sandbox, job.pid, take).map_err(|e| invalid(format!("job {}: {e}", job.handle)))?,
+                ),
+                None => None,
+            };
+            adopted.push(adopt(job, journal, sandbox).map_err(invalid)?);
         }
-        let service = Self::made(config, runtime.clone(), Some(carried.token.clone()))?;
+        let service = Self::made(config, runtime.clone(), Some((carried.token.clone(), sandboxes)))?;
         let inner = &service.inner;
         if let (Some(fd), Some(retention)) = (carried.lease_fd, &inner.retention) {
             let file = std::fs::File::from(take(fd).map_err(invalid)?);
             retention
                 .adopt_lease(file)
                 .map_err(|e| invalid(format!("the session's lease: {e}")))?;
+        }
+        if let Some(guard) = carried.git_guard.clone() {
+            inner
+                .git_guard
+                .adopt(guard, holds_git(&carried))
+                .map_err(|e| invalid(format!("the git guard: {e}")))?;
         }
         inner.next_handle.store(carried.next_handle, Ordering::SeqCst);
         {
@@ -232,7 +307,10 @@ impl Service {
             }
         }
         let _guard = runtime.enter();
-        for (record, parts) in carried.jobs.iter().zip(adopted) {
+        for (record, mut parts) in carried.jobs.iter().zip(adopted) {
+            if let Some(hold) = record.sandbox.as_ref().and_then(|s| s.git_hold.as_ref()) {
+                parts.meta.git_hold = Some(inner.git_guard.adopt_hold(hold));
+            }
             let unseen = ended_unseen(record);
             let record = unseen.as_ref().unwrap_or(record);
             let io = Io::take(parts.meta.mode, &record.fds, take).map_err(invalid)?;
@@ -283,6 +361,16 @@ impl Service {
         }
         Ok(service)
     }
+}
+
+/// How many of a carried service's jobs hold its git guard (not yet released).
+fn holds_git(carried: &CarriedService) -> usize {
+    carried
+        .jobs
+        .iter()
+        .filter_map(|j| j.sandbox.as_ref()?.git_hold.as_ref())
+        .filter(|hold| !hold.released)
+        .count()
 }
 
 /// A carried job's descriptors, taken back and put in the reactor.

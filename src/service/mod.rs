@@ -137,6 +137,14 @@ struct Inner {
     runtime: Handle,
 }
 
+/// A service's sandboxes carried by a restart in place (carry.rs), built from their
+/// inherited descriptors: its own and the default one of its `sandbox: true` runs.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Sandboxes {
+    own: Option<crate::sandbox::Resolved>,
+    default: Option<crate::sandbox::Resolved>,
+}
+
 impl Service {
     pub fn new(config: ServiceConfig, runtime: Handle) -> Result<Self> {
         Self::made(config, runtime, None)
@@ -144,7 +152,11 @@ impl Service {
 
     /// `new`, with the token of a service carried by a restart in place (carry.rs):
     /// its jobs carry that token in their marker.
-    fn made(config: ServiceConfig, runtime: Handle, token: Option<String>) -> Result<Self> {
+    fn made(config: ServiceConfig, runtime: Handle, carried: Option<(String, Sandboxes)>) -> Result<Self> {
+        let (token, carried_sandboxes) = match carried {
+            Some((token, sandboxes)) => (Some(token), Some(sandboxes)),
+            None => (None, None),
+        };
         let root = match config.project_root {
             Some(root) => root,
             None => std::env::current_dir()
@@ -185,8 +197,24 @@ impl Service {
         let persist = config.persist_output.unwrap_or(true);
         let root_dir = std::sync::OnceLock::new();
         let io_reached = std::sync::OnceLock::new();
-        let sandbox = match &config.sandbox {
-            Some(spec) => {
+        let (carried_own, carried_default) = match carried_sandboxes {
+            Some(sandboxes) => (sandboxes.own, sandboxes.default),
+            None => (None, None),
+        };
+        if let Some(own) = &carried_own {
+            // The project root its rules were built from, as carried.
+            let _ = root_dir.set(own.root.clone());
+        } else if let Some(default) = &carried_default {
+            let _ = root_dir.set(default.root.clone());
+        }
+        let sandbox = match (&config.sandbox, carried_own) {
+            // Carried by a restart in place: built from the descriptors the previous
+            // image held, not from the spec's names (src/sandbox/resolved_carry.rs).
+            (Some(_), Some(own)) => {
+                sandbox::supported()?;
+                Some(Arc::new(own))
+            }
+            (Some(spec), None) => {
                 // Refused at once on a platform without one, not at the first job.
                 sandbox::supported()?;
                 let guarded = sandbox::Guarded {
@@ -199,7 +227,7 @@ impl Service {
                 };
                 Some(Arc::new(guarded.resolve(spec)?))
             }
-            None => None,
+            (None, _) => None,
         };
         let token = token.unwrap_or_else(registry::service_token);
         let keep = config.keep_job_dirs.unwrap_or(DEFAULT_KEEP_JOB_DIRS);
@@ -217,7 +245,7 @@ impl Service {
             keep_streams: config.keep_streams,
             disk_cap: config.disk_cap_bytes.unwrap_or(DEFAULT_DISK_CAP_BYTES),
             sandbox,
-            default_sandbox: Mutex::new(None),
+            default_sandbox: Mutex::new(carried_default.map(Arc::new)),
             root_dir,
             io_reached,
             token,

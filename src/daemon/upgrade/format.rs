@@ -12,9 +12,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::daemon::carry::CarriedDaemon;
 
-/// The format this build writes and the only one it reads. Raise it whenever a field's
-/// meaning changes or a field a reader must understand is added.
-pub const FORMAT: u32 = 3;
+/// The format this build writes. Raise it whenever a field's meaning changes or a
+/// field a reader must understand is added.
+pub const FORMAT: u32 = 4;
+
+/// The older format this build reads too: format 4 only adds what a format 3 writer
+/// never wrote (sandboxes: it refused any sandboxed job or service), so a format 3
+/// hand-over means the same read as format 4. A format 3 reader refuses format 4 (it
+/// would adopt sandboxed jobs without their supervisor and TMPDIR).
+pub const READS_ALSO: u32 = 3;
 
 /// Everything the new image takes over. Format 2 adds the jobs: the daemon's
 /// services, handles and remembered jobs (src/daemon/carry.rs), and what keeps the
@@ -22,7 +28,9 @@ pub const FORMAT: u32 = 3;
 /// watchdog's pipe). Format 3 adds each job's input not yet written (a format 2
 /// reader would drop it unseen), and carries each job's output steps as a
 /// journal's descriptor (src/output/journal.rs) instead of the steps themselves
-/// (a format-2 reader would rebuild every output empty).
+/// (a format-2 reader would rebuild every output empty). Format 4 adds sandboxed jobs
+/// and services (src/job/sandbox_carry.rs, src/sandbox/resolved_carry.rs) and the
+/// TMPDIR base (src/sandbox/carry.rs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handover {
     pub format: u32,
@@ -117,7 +125,7 @@ impl Handover {
     /// Reads a hand-over, checking its format before anything else.
     pub fn decode(bytes: &[u8]) -> Result<Self, Unreadable> {
         let found = format_of(bytes)?;
-        if found != FORMAT {
+        if found != FORMAT && found != READS_ALSO {
             return Err(Unreadable::Format { found, reads: FORMAT });
         }
         let handover: Self = serde_json::from_slice(bytes).map_err(|e| Unreadable::Fields(e.to_string()))?;
@@ -196,17 +204,17 @@ mod tests {
 
     #[test]
     fn another_format_is_refused_by_its_number_even_with_fields_unknown_here() {
-        let newer = br#"{"format": 4, "jobs": [{"pid": 1}], "somethingNew": true}"#;
+        let newer = br#"{"format": 5, "jobs": [{"pid": 1}], "somethingNew": true}"#;
         let refused = Handover::decode(newer).unwrap_err();
         assert_eq!(
             refused,
             Unreadable::Format {
-                found: 4,
+                found: 5,
                 reads: FORMAT
             }
         );
         // Formats 1 (no jobs) and 2 (steps inline) are refused too: their fields do
-        // not say what format 3's do.
+        // not say what format 3's and 4's do.
         for old in [1, 2] {
             let older = format!(r#"{{"format": {old}}}"#);
             assert!(matches!(
@@ -223,6 +231,15 @@ mod tests {
                 reads: FORMAT
             }
         );
+    }
+
+    /// A format 3 hand-over (no sandboxes in it) reads as format 4.
+    #[test]
+    fn a_format_3_hand_over_is_read() {
+        let mut handover = sample();
+        handover.format = READS_ALSO;
+        let read = Handover::decode(&handover.encode()).expect("format 3 read");
+        assert_eq!(read, handover);
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn start(plan: &launch::LaunchPlan, spec: &SpawnSpec<'_>) -> io::Result<i32> {
     let pid = plan.launch()?;
     #[cfg(target_os = "linux")]
     if let (Some(prepared), Some(sandbox)) = (&plan.sandbox, &spec.sandbox) {
-        if let Err(e) = prepared.hand_over(|listener| sandbox.tmpdir.watch(listener)) {
+        if let Err(e) = prepared.hand_over(pid, |listener| sandbox.tmpdir.watch(listener)) {
             // The job would wait forever in its first connect: it is ended now.
             // SAFETY: a signal to our child just started, then reaped (it dies at once:
             // nothing of it can ignore SIGKILL).

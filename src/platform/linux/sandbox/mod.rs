@@ -27,6 +27,7 @@ mod rules;
 mod supervise;
 mod watch;
 
+pub use supervise::handover as supervisor_handover;
 pub use watch::nothing_left;
 
 use std::ffi::c_int;
@@ -148,7 +149,7 @@ impl Prepared {
     /// to `watched`, the job's TMPDIR, which learns from it when nothing of the job
     /// is left (when no cgroup holds the job). The supervisor not starting fails the
     /// spawn: the job's calls to sockets would wait for an answer that never comes.
-    pub fn hand_over(&self, watched: impl FnOnce(OwnedFd)) -> io::Result<()> {
+    pub fn hand_over(&self, pid: i32, watched: impl FnOnce(OwnedFd)) -> io::Result<()> {
         let Some(listener) = self.take_watch() else {
             return match self.supervised {
                 Some(_) => Err(io::Error::other("the job's filter has no listener to supervise")),
@@ -159,7 +160,7 @@ impl Prepared {
             watched(listener.try_clone()?);
         }
         match &self.supervised {
-            Some(policy) => supervise::start(listener, policy.clone()),
+            Some(policy) => supervise::start(listener, policy.clone(), pid),
             None => Ok(()),
         }
     }

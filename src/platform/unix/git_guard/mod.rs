@@ -27,7 +27,30 @@
 //! the user already has that runs project files (a link into the work tree, the
 //! `pre-commit` framework's `.pre-commit-config.yaml`) runs what the job may change.
 
+#[cfg(target_os = "linux")]
+mod carry;
 mod tree;
+
+#[cfg(target_os = "linux")]
+pub use carry::{CarriedGitGuard, CarriedGitHold};
+
+/// A file's bytes as base64 text in the hand-over's JSON (`carry.rs`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+mod bytes_as_base64 {
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text.as_bytes())
+            .map_err(serde::de::Error::custom)
+    }
+}
 
 use std::ffi::OsStr;
 use std::io;

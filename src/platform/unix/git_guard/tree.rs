@@ -19,11 +19,12 @@ pub(super) const MAX_ENTRIES: usize = 256;
 
 /// What one path was: absent, a file, a link, a directory of such. Compared by
 /// content (`same`); the stamps only let a check skip reading what did not change.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) enum Node {
     Absent,
     File {
         mode: u32,
+        #[serde(with = "super::bytes_as_base64")]
         bytes: Vec<u8>,
         stamp: Stamp,
     },
@@ -42,7 +43,7 @@ pub(super) enum Node {
 
 /// What `stat` says of a file that any change to it changes: a write or a new entry
 /// moves the change time (which no caller can set back), a replacement the inode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) struct Stamp {
     dev: u64,
     ino: u64,

@@ -41,6 +41,7 @@
 
 mod abandoned;
 mod address;
+pub mod handover;
 mod job;
 mod listener;
 mod lobby;
@@ -92,11 +93,13 @@ impl Policy {
 
 /// Starts answering the supervised calls of the job whose filter `listener` belongs to,
 /// until no process of it is left (the listener then reports a hang-up): from its first
-/// call, which the lobby waits for (`lobby.rs`), threads of its own.
-pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
+/// call, which the lobby waits for (`lobby.rs`), threads of its own. `pid`: the job's
+/// main process, by which a restart in place finds the job's listener (`handover`).
+pub fn start(listener: OwnedFd, policy: Arc<Policy>, pid: i32) -> io::Result<()> {
     let job = Arc::new(Supervised {
         listener,
         policy,
+        pid,
         waiting: Mutex::new(Vec::new()),
         threads: AtomicUsize::new(0),
     });
@@ -122,6 +125,8 @@ pub fn start(listener: OwnedFd, policy: Arc<Policy>) -> io::Result<()> {
 struct Supervised {
     listener: OwnedFd,
     policy: Arc<Policy>,
+    /// The job's main process (`handover::carried` finds the job by it).
+    pid: i32,
     /// The threads waiting in `receive` now.
     waiting: Mutex<Vec<libc::pthread_t>>,
     /// All the job's threads.
@@ -245,6 +250,9 @@ fn answer(job: &Arc<Supervised>) {
     // SAFETY: the calling thread's own id.
     let me = unsafe { libc::pthread_self() };
     loop {
+        // Each turn is counted, so a restart in place knows when every call taken is
+        // answered and no thread takes another (`handover`).
+        handover::enter();
         job.waiting().push(me);
         let taken = listener::receive(job.listener.as_fd());
         let still_waiting = {
@@ -257,6 +265,7 @@ fn answer(job: &Arc<Supervised>) {
         let notif = match taken {
             Ok(notif) => notif,
             Err(e) => {
+                handover::leave();
                 // `ENOENT`: the caller was interrupted by a fatal signal since it was
                 // reported, or no process of the job is left (from Linux 6.6 a waiting
                 // thread is woken then; before, the janitor interrupts it: `EINTR`).
@@ -276,6 +285,7 @@ fn answer(job: &Arc<Supervised>) {
             let _ = add_thread(job);
         }
         handle(job, notif);
+        handover::leave();
     }
     job.threads.fetch_sub(1, Ordering::AcqRel);
 }
