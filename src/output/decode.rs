@@ -72,6 +72,13 @@ impl Decoder {
         Self::default()
     }
 
+    /// Whether the decoder is known to rest: vte in its ground state, no character
+    /// half read. A decoder at rest decodes what follows as a new one does (a
+    /// snapshot relies on that: src/output/snapshot.rs).
+    pub fn at_rest(&self) -> bool {
+        self.known == Known::Ground && self.carry.is_empty()
+    }
+
     /// Decodes `bytes`, appending the clean stream to `out`.
     pub fn decode(&mut self, bytes: &[u8], out: &mut String) {
         if self.carry.is_empty() {

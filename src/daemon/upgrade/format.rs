@@ -14,7 +14,7 @@ use crate::daemon::carry::CarriedDaemon;
 
 /// The format this build writes and the only one it reads. Raise it whenever a field's
 /// meaning changes or a field a reader must understand is added.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// Everything the new image takes over. Format 2 adds the jobs: the daemon's
 /// services, handles and remembered jobs (src/daemon/carry.rs), and what keeps the
@@ -22,7 +22,9 @@ pub const FORMAT: u32 = 3;
 /// watchdog's pipe). Format 3 adds each job's input not yet written (a format 2
 /// reader would drop it unseen), and carries each job's output steps as a
 /// journal's descriptor (src/output/journal.rs) instead of the steps themselves
-/// (a format-2 reader would rebuild every output empty).
+/// (a format-2 reader would rebuild every output empty). Format 4: a journal may
+/// start with a snapshot of the output (src/output/snapshot.rs), which a format-3
+/// reader does not know and would fail to replay after the exec.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handover {
     pub format: u32,
@@ -196,18 +198,18 @@ mod tests {
 
     #[test]
     fn another_format_is_refused_by_its_number_even_with_fields_unknown_here() {
-        let newer = br#"{"format": 4, "jobs": [{"pid": 1}], "somethingNew": true}"#;
+        let newer = br#"{"format": 5, "jobs": [{"pid": 1}], "somethingNew": true}"#;
         let refused = Handover::decode(newer).unwrap_err();
         assert_eq!(
             refused,
             Unreadable::Format {
-                found: 4,
+                found: 5,
                 reads: FORMAT
             }
         );
-        // Formats 1 (no jobs) and 2 (steps inline) are refused too: their fields do
-        // not say what format 3's do.
-        for old in [1, 2] {
+        // Formats 1 (no jobs), 2 (steps inline) and 3 (journals without snapshots:
+        // a format-3 reader cannot replay this build's) are refused too.
+        for old in [1, 2, 3] {
             let older = format!(r#"{{"format": {old}}}"#);
             assert!(matches!(
                 Handover::decode(older.as_bytes()),
