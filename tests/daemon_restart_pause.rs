@@ -38,9 +38,7 @@ fn journal_bytes(pid: &Value) -> u64 {
         return 0;
     };
     fds.flatten()
-        .filter(|fd| {
-            std::fs::read_link(fd.path()).is_ok_and(|to| to.to_string_lossy().ends_with(" (deleted)"))
-        })
+        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|to| to.to_string_lossy().ends_with(" (deleted)")))
         .filter_map(|fd| std::fs::metadata(fd.path()).ok())
         .filter(|meta| meta.is_file())
         .map(|meta| meta.len())
@@ -48,7 +46,11 @@ fn journal_bytes(pid: &Value) -> u64 {
 }
 
 /// Megabytes printed, by the size of the run: a debug build is many times slower.
-const SIZES_MB: [u64; 4] = if cfg!(debug_assertions) { [0, 1, 5, 10] } else { [0, 5, 50, 200] };
+const SIZES_MB: [u64; 4] = if cfg!(debug_assertions) {
+    [0, 1, 5, 10]
+} else {
+    [0, 5, 50, 200]
+};
 
 /// One daemon, one job printing `mb` MB in `mode`, one restart: the pause and the
 /// journal's size before it.
@@ -59,7 +61,10 @@ fn pause_with(mb: u64, mode: &str) -> (f64, u64) {
     client.open(&daemon);
     // Lines of 32 bytes, then a marker the test waits for.
     let job = client.start(
-        &format!("yes 'thirty-one bytes of a line.' | head -c {}; echo flooded; sleep 600", mb << 20),
+        &format!(
+            "yes 'thirty-one bytes of a line.' | head -c {}; echo flooded; sleep 600",
+            mb << 20
+        ),
         mode,
     );
     client.output_contains_within(job, "flooded", Duration::from_secs(900));
@@ -85,7 +90,8 @@ fn pause_with(mb: u64, mode: &str) -> (f64, u64) {
 
 #[test]
 fn the_pause_and_the_journal_by_output_size() {
-    let mut table = String::from("\nrestart in place, one job: output, mode -> pause (ms without service), journal on disk\n");
+    let mut table =
+        String::from("\nrestart in place, one job: output, mode -> pause (ms without service), journal on disk\n");
     for mode in ["pipes", "pty"] {
         for mb in SIZES_MB {
             let (paused, journal) = pause_with(mb, mode);

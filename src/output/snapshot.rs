@@ -111,7 +111,10 @@ impl<'a> Reader<'a> {
         if self.at == self.bytes.len() {
             Ok(())
         } else {
-            Err(format!("its snapshot has {} bytes too many", self.bytes.len() - self.at))
+            Err(format!(
+                "its snapshot has {} bytes too many",
+                self.bytes.len() - self.at
+            ))
         }
     }
 }
@@ -236,7 +239,10 @@ mod tests {
         assert!(tty.restore(&snapshot).is_err());
         assert!(tty.snapshot().is_none());
         fresh.restore(&snapshot).expect("whole");
-        assert_eq!(fresh.view(super::super::View::Text, None), output.view(super::super::View::Text, None));
+        assert_eq!(
+            fresh.view(super::super::View::Text, None),
+            output.view(super::super::View::Text, None)
+        );
     }
 
     #[test]

@@ -431,7 +431,11 @@ fn an_output_rebuilt_across_its_journals_snapshots_is_the_same_in_every_view() {
         let (_, len) = original.seal_journal().expect("a journal");
         // About 100 KiB were written; a snapshot of these bounds is under 8 KiB, and
         // the journal starts again at most three snapshots' worth past it.
-        assert!(original.total_bytes() > 15 * CAP, "wrote only {}", original.total_bytes());
+        assert!(
+            original.total_bytes() > 15 * CAP,
+            "wrote only {}",
+            original.total_bytes()
+        );
         assert!(len < 8 * CAP, "the journal holds {len} bytes: no cap");
         let mut rebuilt = rebuild(&mut original);
         assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}");
