@@ -145,7 +145,7 @@ impl Journal {
     }
 
     /// Bytes in the journal, buffered ones included.
-    pub fn len(&self) -> u64 {
+    pub fn bytes_written(&self) -> u64 {
         self.len
     }
 

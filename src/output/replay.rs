@@ -110,13 +110,17 @@ impl Recorder {
     #[cfg(test)]
     pub fn set_cap(&mut self, cap: u64) {
         self.cap = cap;
-        self.cap_at = self.journal.as_ref().map_or(0, Journal::len).saturating_add(cap);
+        self.cap_at = self
+            .journal
+            .as_ref()
+            .map_or(0, Journal::bytes_written)
+            .saturating_add(cap);
     }
 
     /// Whether the journal has passed its cap: the output should be snapshotted
     /// (`start_again`). One comparison: this runs after every read.
     pub fn past_cap(&self) -> bool {
-        self.journal.as_ref().is_some_and(|j| j.len() > self.cap_at) && self.broken.is_none()
+        self.journal.as_ref().is_some_and(|j| j.bytes_written() > self.cap_at) && self.broken.is_none()
     }
 
     /// Replaces the journal with a new one that starts with `snapshot` (every view as
@@ -132,10 +136,10 @@ impl Recorder {
             journal.make_file()?;
             Ok(journal)
         });
-        let grown = self.journal.as_ref().map_or(0, Journal::len);
+        let grown = self.journal.as_ref().map_or(0, Journal::bytes_written);
         match made {
             Ok(journal) => {
-                self.cap_at = journal.len() + self.cap.max(STEPS_PER_SNAPSHOT_BYTE.saturating_mul(size));
+                self.cap_at = journal.bytes_written() + self.cap.max(STEPS_PER_SNAPSHOT_BYTE.saturating_mul(size));
                 self.journal = Some(journal);
             }
             Err(_) => self.cap_at = grown.saturating_add(self.cap),
