@@ -72,7 +72,7 @@ impl HeadTail {
     }
 
     /// Written out for a snapshot (src/output/snapshot.rs).
-    pub(super) fn save(&self, w: &mut super::snapshot::Writer) {
+    pub(super) fn save(&self, w: &mut super::snapshot_bytes::Writer) {
         w.bytes(&self.head);
         w.bytes(&self.tail);
         w.usize(self.head_cap);
@@ -85,7 +85,7 @@ impl HeadTail {
 
     /// What `save` wrote. The caps are checked to hold what was kept, so pushes
     /// after it cannot underflow.
-    pub(super) fn load(r: &mut super::snapshot::Reader<'_>) -> Result<Self, String> {
+    pub(super) fn load(r: &mut super::snapshot_bytes::Reader<'_>) -> Result<Self, String> {
         let log = Self {
             head: r.bytes()?,
             tail: r.bytes()?,

@@ -439,7 +439,7 @@ impl LineAssembler {
 
     /// Written out for a snapshot (src/output/snapshot.rs); the spare buffers are a
     /// cache and are not.
-    pub(super) fn save(&self, w: &mut super::snapshot::Writer) {
+    pub(super) fn save(&self, w: &mut super::snapshot_bytes::Writer) {
         w.bytes(self.line.as_bytes());
         w.usize(self.cursor);
         w.bool(self.at_end);
@@ -454,7 +454,7 @@ impl LineAssembler {
     }
 
     /// What `save` wrote, its cursor's row checked to lie in the window.
-    pub(super) fn load(r: &mut super::snapshot::Reader<'_>) -> Result<Self, String> {
+    pub(super) fn load(r: &mut super::snapshot_bytes::Reader<'_>) -> Result<Self, String> {
         let line = r.string()?;
         let cursor = r.usize()?;
         let at_end = r.bool()?;

@@ -22,6 +22,7 @@ pub mod retention;
 mod scan;
 pub mod screen;
 mod snapshot;
+mod snapshot_bytes;
 pub mod spare_dir;
 #[cfg(test)]
 mod test_rng;

@@ -60,7 +60,7 @@ impl RawLog {
     }
 
     /// Written out for a snapshot (src/output/snapshot.rs).
-    pub(super) fn save(&self, w: &mut super::snapshot::Writer) {
+    pub(super) fn save(&self, w: &mut super::snapshot_bytes::Writer) {
         self.stream.save(w);
         match &self.view {
             View::Own(log) => {
@@ -81,7 +81,7 @@ impl RawLog {
     }
 
     /// What `save` wrote.
-    pub(super) fn load(r: &mut super::snapshot::Reader<'_>) -> Result<Self, String> {
+    pub(super) fn load(r: &mut super::snapshot_bytes::Reader<'_>) -> Result<Self, String> {
         let stream = RawStream::load(r)?;
         let view = if r.bool()? {
             View::Head {

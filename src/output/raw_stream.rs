@@ -85,7 +85,7 @@ impl RawStream {
     }
 
     /// Written out for a snapshot (src/output/snapshot.rs).
-    pub(super) fn save(&self, w: &mut super::snapshot::Writer) {
+    pub(super) fn save(&self, w: &mut super::snapshot_bytes::Writer) {
         w.usize(self.cap);
         w.u64(self.total);
         w.usize(self.chunks.len());
@@ -98,7 +98,7 @@ impl RawStream {
 
     /// What `save` wrote, its chunks checked to lie in order and end at its total
     /// (`read` relies on both).
-    pub(super) fn load(r: &mut super::snapshot::Reader<'_>) -> Result<Self, String> {
+    pub(super) fn load(r: &mut super::snapshot_bytes::Reader<'_>) -> Result<Self, String> {
         let mut raw = Self::new(r.usize()?);
         raw.total = r.u64()?;
         let count = r.usize()?;
