@@ -71,6 +71,37 @@ impl HeadTail {
         self.omitted
     }
 
+    /// Written out for a snapshot (src/output/snapshot.rs).
+    pub(super) fn save(&self, w: &mut super::snapshot_bytes::Writer) {
+        w.bytes(&self.head);
+        w.bytes(&self.tail);
+        w.usize(self.head_cap);
+        w.usize(self.tail_cap);
+        w.bool(self.head_closed);
+        w.u64(self.total);
+        w.u64(self.omitted);
+        w.bool(self.utf8);
+    }
+
+    /// What `save` wrote. The caps are checked to hold what was kept, so pushes
+    /// after it cannot underflow.
+    pub(super) fn load(r: &mut super::snapshot_bytes::Reader<'_>) -> Result<Self, String> {
+        let log = Self {
+            head: r.bytes()?,
+            tail: r.bytes()?,
+            head_cap: r.usize()?,
+            tail_cap: r.usize()?,
+            head_closed: r.bool()?,
+            total: r.u64()?,
+            omitted: r.u64()?,
+            utf8: r.bool()?,
+        };
+        if log.head.len() > log.head_cap || log.tail_cap == 0 {
+            return Err("its snapshot holds a head larger than its cap".into());
+        }
+        Ok(log)
+    }
+
     fn boundary_at_or_before(&self, data: &[u8], mut at: usize) -> usize {
         if self.utf8 {
             while at > 0 && at < data.len() && is_continuation(data[at]) {

@@ -55,7 +55,15 @@ pub struct Decoder {
     /// own handling of that, in 0.15, loses the characters that follow in the window
     /// it completes the split one from, and prints a split C1 control).
     carry: Vec<u8>,
+    /// While `known` is `Unknown`: the bytes given to vte since the last ESC (the
+    /// sequence still open), so a later read that ends it without an ESC of its own
+    /// (`\x1b[3` then `1m`) is seen to return vte to ground. Bounded by `OPEN_MAX`;
+    /// past it (an endless OSC or DCS string) the state stays unknown until an ESC.
+    open: Vec<u8>,
 }
+
+/// The most bytes of an open sequence `Decoder::open` follows.
+const OPEN_MAX: usize = 4096;
 
 /// What is known of vte's state after the bytes given to it so far.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -70,6 +78,13 @@ enum Known {
 impl Decoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether the decoder is known to rest: vte in its ground state, no character
+    /// half read. A decoder at rest decodes what follows as a new one does (a
+    /// snapshot relies on that: src/output/snapshot.rs).
+    pub fn at_rest(&self) -> bool {
+        self.known == Known::Ground && self.carry.is_empty()
     }
 
     /// Decodes `bytes`, appending the clean stream to `out`.
@@ -114,7 +129,40 @@ impl Decoder {
         if invalid_end {
             self.parser.advance(&mut sink, b"\0");
         }
-        self.known = state_after(self.known, rest);
+        self.known = self.state_after(rest);
+    }
+
+    /// vte's state after `bytes` were given to it, given what was known before them.
+    fn state_after(&mut self, bytes: &[u8]) -> Known {
+        let seq = match bytes.iter().rposition(|&b| b == 0x1b) {
+            // Every state goes to Escape on ESC; from the last one on, follow the grammar.
+            Some(at) => {
+                self.open.clear();
+                &bytes[at..]
+            }
+            // No ESC: ground stays ground; an open sequence is followed on.
+            None if self.known == Known::Ground => return Known::Ground,
+            None if self.open.is_empty() || self.open.len() + bytes.len() > OPEN_MAX => {
+                self.open.clear();
+                return Known::Unknown;
+            }
+            None => {
+                self.open.extend_from_slice(bytes);
+                let known = state_after(Known::Unknown, &self.open);
+                if known == Known::Ground {
+                    self.open.clear();
+                }
+                return known;
+            }
+        };
+        match sequence_end(seq) {
+            Some(_) => Known::Ground,
+            None if seq.len() <= OPEN_MAX => {
+                self.open.extend_from_slice(seq);
+                Known::Unknown
+            }
+            None => Known::Unknown,
+        }
     }
 }
 

@@ -21,7 +21,12 @@
 //! Opened to append: every write lands at the end whatever a copy of the descriptor
 //! did to the offset.
 //!
-//! Records: a tag byte, then for a read its length (u64, little endian) and bytes.
+//! Records: a tag byte, then for a read (or a snapshot) its length (u64, little
+//! endian) and bytes.
+//!
+//! The cap: a journal past its cap is started again from a snapshot of the output
+//! (src/output/replay.rs, `Recorder::start_again`), the old file let go, so a job's
+//! journal holds a snapshot and the steps since it, not every byte since its start.
 //! Writes go through a small buffer (a read costs a copy, a system call per
 //! `BUFFER` bytes); `seal` flushes it before the length is handed over.
 
@@ -42,6 +47,9 @@ pub enum Step {
     Resize { cols: u16, rows: u16 },
     /// The process ended: the lines still being written were committed.
     Finish,
+    /// Every view as it stood (src/output/snapshot.rs): the first record of a journal
+    /// started again past its cap (src/output/replay.rs, `Recorder::start_again`).
+    Snapshot(Vec<u8>),
 }
 
 impl Step {
@@ -60,6 +68,7 @@ const TAG_STDERR: u8 = 1;
 const TAG_COMMIT: u8 = 2;
 const TAG_RESIZE: u8 = 3;
 const TAG_FINISH: u8 = 4;
+const TAG_SNAPSHOT: u8 = 5;
 
 /// Where the records go: memory until they outgrow `BUFFER`, then the file.
 #[derive(Debug)]
@@ -131,12 +140,23 @@ impl Journal {
                 self.put(&record)
             }
             Step::Finish => self.put(&[TAG_FINISH]),
+            Step::Snapshot(bytes) => self.append_sized(TAG_SNAPSHOT, bytes),
         }
+    }
+
+    /// Bytes in the journal, buffered ones included.
+    pub fn bytes_written(&self) -> u64 {
+        self.len
     }
 
     /// One read, without first copying it into a `Step`.
     pub fn append_read(&mut self, err: bool, bytes: &[u8]) -> io::Result<()> {
-        let mut head = [if err { TAG_STDERR } else { TAG_STDOUT }; 9];
+        self.append_sized(if err { TAG_STDERR } else { TAG_STDOUT }, bytes)
+    }
+
+    /// A record of `tag`, its length and `bytes`.
+    fn append_sized(&mut self, tag: u8, bytes: &[u8]) -> io::Result<()> {
+        let mut head = [tag; 9];
         head[1..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
         self.put(&head)?;
         self.put(bytes)
@@ -181,7 +201,7 @@ pub fn replay(file: &File, len: u64, mut each: impl FnMut(Step)) -> Result<(), S
         read_exact(&mut reader, &mut tag, at)?;
         at += 1;
         match tag[0] {
-            TAG_STDOUT | TAG_STDERR => {
+            TAG_STDOUT | TAG_STDERR | TAG_SNAPSHOT => {
                 let mut length = [0u8; 8];
                 read_exact(&mut reader, &mut length, at)?;
                 at += 8;
@@ -193,9 +213,13 @@ pub fn replay(file: &File, len: u64, mut each: impl FnMut(Step)) -> Result<(), S
                 let mut bytes = vec![0u8; length as usize];
                 read_exact(&mut reader, &mut bytes, at)?;
                 at += length;
-                each(Step::Read {
-                    err: tag[0] == TAG_STDERR,
-                    bytes,
+                each(if tag[0] == TAG_SNAPSHOT {
+                    Step::Snapshot(bytes)
+                } else {
+                    Step::Read {
+                        err: tag[0] == TAG_STDERR,
+                        bytes,
+                    }
                 });
             }
             TAG_COMMIT => each(Step::CommitScreen),
@@ -290,6 +314,7 @@ mod tests {
                 bytes: vec![0, 255, 0x1b],
             },
             Step::Resize { cols: 300, rows: 2 },
+            Step::Snapshot(vec![1, 2, 3]),
             Step::Read {
                 err: false,
                 bytes: Vec::new(),

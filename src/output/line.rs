@@ -437,6 +437,53 @@ impl LineAssembler {
         }
     }
 
+    /// Written out for a snapshot (src/output/snapshot.rs); the spare buffers are a
+    /// cache and are not.
+    pub(super) fn save(&self, w: &mut super::snapshot_bytes::Writer) {
+        w.bytes(self.line.as_bytes());
+        w.usize(self.cursor);
+        w.bool(self.at_end);
+        w.usize(self.max_line_bytes);
+        w.usize(self.window);
+        w.usize(self.above.len());
+        for line in &self.above {
+            w.bytes(line.as_bytes());
+        }
+        w.usize(self.row);
+        w.bytes(self.parked.as_bytes());
+    }
+
+    /// What `save` wrote, its cursor's row checked to lie in the window.
+    pub(super) fn load(r: &mut super::snapshot_bytes::Reader<'_>) -> Result<Self, String> {
+        let line = r.string()?;
+        let cursor = r.usize()?;
+        let at_end = r.bool()?;
+        let max_line_bytes = r.usize()?.max(1);
+        let window = r.usize()?;
+        let count = r.usize()?;
+        // Each line takes at least its 8-byte length: a count past what is left is
+        // refused by the reads below before it allocates.
+        let mut above = VecDeque::new();
+        for _ in 0..count {
+            above.push_back(r.string()?);
+        }
+        let row = r.usize()?;
+        if row > above.len() {
+            return Err("its snapshot puts the cursor below the last line".into());
+        }
+        Ok(Self {
+            line,
+            cursor,
+            at_end,
+            max_line_bytes,
+            window,
+            above,
+            row,
+            parked: r.string()?,
+            spare: Vec::new(),
+        })
+    }
+
     fn column(&self) -> usize {
         if self.at_end {
             self.line.chars().count()

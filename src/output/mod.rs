@@ -21,6 +21,8 @@ pub mod replay;
 pub mod retention;
 mod scan;
 pub mod screen;
+mod snapshot;
+mod snapshot_bytes;
 pub mod spare_dir;
 #[cfg(test)]
 mod test_rng;
@@ -318,6 +320,7 @@ impl JobOutput {
         if let Some(combined) = self.combined.as_mut() {
             combined.feed(&self.clean);
         }
+        self.keep_journal_capped();
         &self.clean
     }
 

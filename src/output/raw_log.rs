@@ -59,6 +59,42 @@ impl RawLog {
         self.stream.push(stream, bytes);
     }
 
+    /// Written out for a snapshot (src/output/snapshot.rs).
+    pub(super) fn save(&self, w: &mut super::snapshot_bytes::Writer) {
+        self.stream.save(w);
+        match &self.view {
+            View::Own(log) => {
+                w.bool(false);
+                log.save(w);
+            }
+            View::Head {
+                head,
+                head_cap,
+                tail_cap,
+            } => {
+                w.bool(true);
+                w.bytes(head);
+                w.usize(*head_cap);
+                w.usize(*tail_cap);
+            }
+        }
+    }
+
+    /// What `save` wrote.
+    pub(super) fn load(r: &mut super::snapshot_bytes::Reader<'_>) -> Result<Self, String> {
+        let stream = RawStream::load(r)?;
+        let view = if r.bool()? {
+            View::Head {
+                head: r.bytes()?,
+                head_cap: r.usize()?,
+                tail_cap: r.usize()?,
+            }
+        } else {
+            View::Own(HeadTail::load(r)?)
+        };
+        Ok(Self { stream, view })
+    }
+
     /// The bytes with their stream (`raw_stream`).
     pub fn stream(&self) -> &RawStream {
         &self.stream

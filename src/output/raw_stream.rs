@@ -84,6 +84,43 @@ impl RawStream {
         }
     }
 
+    /// Written out for a snapshot (src/output/snapshot.rs).
+    pub(super) fn save(&self, w: &mut super::snapshot_bytes::Writer) {
+        w.usize(self.cap);
+        w.u64(self.total);
+        w.usize(self.chunks.len());
+        for chunk in &self.chunks {
+            w.u64(chunk.offset);
+            w.bool(chunk.stream == Stream::Stderr);
+            w.bytes(&chunk.bytes);
+        }
+    }
+
+    /// What `save` wrote, its chunks checked to lie in order and end at its total
+    /// (`read` relies on both).
+    pub(super) fn load(r: &mut super::snapshot_bytes::Reader<'_>) -> Result<Self, String> {
+        let mut raw = Self::new(r.usize()?);
+        raw.total = r.u64()?;
+        let count = r.usize()?;
+        let mut end = None;
+        for _ in 0..count {
+            let offset = r.u64()?;
+            let stream = if r.bool()? { Stream::Stderr } else { Stream::Stdout };
+            let bytes = r.bytes()?;
+            if end.is_some_and(|end| end != offset) {
+                return Err("its snapshot's raw stream has a gap".into());
+            }
+            let after = offset.checked_add(bytes.len() as u64);
+            end = Some(after.ok_or("its snapshot's raw stream runs past the largest offset")?);
+            raw.kept += bytes.len();
+            raw.chunks.push_back(Chunk { offset, stream, bytes });
+        }
+        if end.is_some_and(|end| end != raw.total) {
+            return Err("its snapshot's raw stream does not end at its total".into());
+        }
+        Ok(raw)
+    }
+
     /// Up to `max` bytes from offset `since` (clamped to what exists).
     pub fn read(&self, since: u64, max: usize) -> RawRead {
         let since = since.min(self.total);

@@ -16,11 +16,15 @@
 //! grow with it. A job whose journal could not be made or written (a full disk) is the
 //! only one a restart cannot carry (docs/daemon.md, "Restarting in place").
 //!
-//! Why every step and not a snapshot plus the last steps: the views but two are plain
-//! data, but the vt100 screen's state (its modes, its scrollback, a sequence half read)
-//! may depend on any byte since the start, and neither it nor the decoders can be
-//! written out. A terminal reset is no safe point either: what the text views hold
-//! came from before it.
+//! The cap: a journal that grows past `JOURNAL_CAP` is started again from a snapshot
+//! of the output (src/output/snapshot.rs) when one can be taken, and the old file let
+//! go: a job's journal then holds a snapshot and the steps since, and a restart
+//! replays that much, not every byte since the job's start. A snapshot can be taken
+//! of an output without a screen whose decoders rest (most reads of a pipes job end
+//! so); the vt100 screen's state (its modes, its scrollback, a sequence half read)
+//! may depend on any byte since the start and cannot be written out, so a terminal
+//! job's journal keeps every step. A terminal reset is no safe point for it either:
+//! what the text views hold came from before it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -38,6 +42,17 @@ use super::{JobOutput, Shape};
 /// for a restart that never comes.
 static KEEP_STEPS: AtomicBool = AtomicBool::new(false);
 
+/// A journal past this many bytes is started again from a snapshot (see the module's
+/// comment). What it bounds: the disk a chatty job holds, and the steps a restart
+/// replays for it (about 25 ms a MiB). What it costs: a snapshot written once per
+/// cap's worth of output (up to a few MiB, the text logs' tails).
+pub const JOURNAL_CAP: u64 = 8 << 20;
+
+/// A snapshot is written again only after this many times its size of steps, so the
+/// snapshots of an output with large bounds add at most a third to what the journal
+/// writes.
+const STEPS_PER_SNAPSHOT_BYTE: u64 = 3;
+
 /// From now on, every job's output keeps what a restart in place needs to rebuild it.
 pub fn keep_steps_for_restart() {
     KEEP_STEPS.store(true, Ordering::Relaxed);
@@ -53,6 +68,10 @@ pub struct Recorder {
     journal: Option<Journal>,
     /// Why the steps cannot be had: the journal could not be made or written.
     broken: Option<String>,
+    /// The journal's length past which it is started again from a snapshot.
+    cap_at: u64,
+    /// The cap (`JOURNAL_CAP`; smaller in tests).
+    cap: u64,
 }
 
 impl Default for Recorder {
@@ -70,6 +89,8 @@ impl Recorder {
             dir: None,
             journal: None,
             broken: None,
+            cap_at: JOURNAL_CAP,
+            cap: JOURNAL_CAP,
         }
     }
 
@@ -80,6 +101,48 @@ impl Recorder {
             dir: None,
             journal: Some(Journal::adopt(file, len)),
             broken: None,
+            cap_at: len.saturating_add(JOURNAL_CAP),
+            cap: JOURNAL_CAP,
+        }
+    }
+
+    /// Starts the journal again from a snapshot past this many bytes (tests).
+    #[cfg(test)]
+    pub fn set_cap(&mut self, cap: u64) {
+        self.cap = cap;
+        self.cap_at = self
+            .journal
+            .as_ref()
+            .map_or(0, Journal::bytes_written)
+            .saturating_add(cap);
+    }
+
+    /// Whether the journal has passed its cap: the output should be snapshotted
+    /// (`start_again`). One comparison: this runs after every read.
+    pub fn past_cap(&self) -> bool {
+        self.journal.as_ref().is_some_and(|j| j.bytes_written() > self.cap_at) && self.broken.is_none()
+    }
+
+    /// Replaces the journal with a new one that starts with `snapshot` (every view as
+    /// it stands after the last step recorded). The old file is let go (the kernel
+    /// frees it once no copy of its descriptor is left). A new journal that cannot be
+    /// made or written leaves the old one in place, whole, tried again a cap later:
+    /// nothing is lost, the journal only grows on meanwhile.
+    pub fn start_again(&mut self, snapshot: Vec<u8>) {
+        let dir = self.dir.clone().unwrap_or_else(std::env::temp_dir);
+        let size = snapshot.len() as u64;
+        let made = Journal::create(&dir).and_then(|mut journal| {
+            journal.append(&Step::Snapshot(snapshot))?;
+            journal.make_file()?;
+            Ok(journal)
+        });
+        let grown = self.journal.as_ref().map_or(0, Journal::bytes_written);
+        match made {
+            Ok(journal) => {
+                self.cap_at = journal.bytes_written() + self.cap.max(STEPS_PER_SNAPSHOT_BYTE.saturating_mul(size));
+                self.journal = Some(journal);
+            }
+            Err(_) => self.cap_at = grown.saturating_add(self.cap),
         }
     }
 
@@ -185,9 +248,33 @@ impl JobOutput {
         let mut output = Self::new(shape.limits, shape.separate_stderr, shape.screen);
         // Not recorded again while it is fed.
         output.replay = Recorder::new(false);
-        journal::replay(&file, len, |step| output.apply(&step))?;
+        let mut failed = None;
+        journal::replay(&file, len, |step| {
+            if failed.is_none() {
+                failed = output.apply(&step).err();
+            }
+        })?;
+        if let Some(why) = failed {
+            return Err(why);
+        }
         output.replay = Recorder::adopted(file, len);
         Ok(output)
+    }
+
+    /// After a step was recorded and applied: a journal past its cap starts again from
+    /// a snapshot, if one can be taken now (else at a later step).
+    pub(super) fn keep_journal_capped(&mut self) {
+        if self.replay.past_cap() {
+            if let Some(snapshot) = self.snapshot() {
+                self.replay.start_again(snapshot);
+            }
+        }
+    }
+
+    /// Starts the journal again from a snapshot past `cap` bytes (tests).
+    #[cfg(test)]
+    pub fn set_journal_cap(&mut self, cap: u64) {
+        self.replay.set_cap(cap);
     }
 
     /// The output `steps` make (tests: the same as the journal's replay).
@@ -196,12 +283,12 @@ impl JobOutput {
         let mut output = Self::new(shape.limits, shape.separate_stderr, shape.screen);
         output.replay = Recorder::new(false);
         for step in steps {
-            output.apply(step);
+            output.apply(step).expect("a step that applies");
         }
         output
     }
 
-    fn apply(&mut self, step: &Step) {
+    fn apply(&mut self, step: &Step) -> Result<(), String> {
         match step {
             Step::Read { err, bytes } => {
                 let stream = if *err { Stream::Stderr } else { Stream::Stdout };
@@ -215,7 +302,9 @@ impl JobOutput {
             }
             Step::Resize { cols, rows } => self.resize(*cols, *rows),
             Step::Finish => self.finish(),
+            Step::Snapshot(bytes) => return self.restore(bytes),
         }
+        Ok(())
     }
 }
 

@@ -329,6 +329,52 @@ fn rebuild(original: &mut JobOutput) -> JobOutput {
     JobOutput::rebuilt(original.shape(), copy, len).expect("rebuilt")
 }
 
+/// Pieces of output the random tests cut and join: text, line ends, colours, redraws,
+/// cursor moves and a character split across two pieces.
+const PIECES: [&[u8]; 7] = [
+    b"line ",
+    b"\r\n",
+    b"\x1b[31mred\x1b[0m",
+    b"50%\r",
+    b"\x1b[2A\x1b[K",
+    b"\xe2\x82",
+    b"\xac\n",
+];
+
+/// Bounds small enough that the head, the omitted middle and the tail all play a part.
+const SMALL: OutputLimits = OutputLimits {
+    text_head: 300,
+    text_tail: 900,
+    raw_head: 200,
+    raw_tail: 700,
+    raw_stream: 1000,
+};
+
+/// `steps` random steps: reads of random pieces (on stderr too for a pipes output),
+/// commits and resizes.
+fn feed_randomly(output: &mut JobOutput, rng: &mut crate::output::test_rng::TestRng, steps: usize) {
+    let screen = output.shape().screen.is_some();
+    for _ in 0..steps {
+        match rng.below(40) {
+            0 => {
+                output.commit_screen();
+            }
+            1 if screen => output.resize(10 + rng.below(30) as u16, 2 + rng.below(6) as u16),
+            _ => {
+                let stream = if !screen && rng.below(3) == 0 {
+                    Stream::Stderr
+                } else {
+                    Stream::Stdout
+                };
+                let bytes: Vec<u8> = (0..1 + rng.below(4))
+                    .flat_map(|_| PIECES[rng.below(PIECES.len())].to_vec())
+                    .collect();
+                output.ingest(stream, &bytes);
+            }
+        }
+    }
+}
+
 /// A restart in place rebuilds a job's output from its steps (`replay`): the same in
 /// every view, with bounds small enough that the head, the omitted middle and the tail
 /// all play a part, through random cuts, colours, redraws, commits and resizes.
@@ -336,22 +382,6 @@ fn rebuild(original: &mut JobOutput) -> JobOutput {
 fn an_output_rebuilt_from_its_steps_is_the_same_in_every_view() {
     // As the daemon does at its start; in process outputs keep no steps.
     super::replay::keep_steps_for_restart();
-    let limits = OutputLimits {
-        text_head: 300,
-        text_tail: 900,
-        raw_head: 200,
-        raw_tail: 700,
-        raw_stream: 1000,
-    };
-    let pieces: [&[u8]; 7] = [
-        b"line ",
-        b"\r\n",
-        b"\x1b[31mred\x1b[0m",
-        b"50%\r",
-        b"\x1b[2A\x1b[K",
-        b"\xe2\x82",
-        b"\xac\n",
-    ];
     for (seed, screen) in [
         (1, None),
         (2, Some(ScreenSize::new(30, 5))),
@@ -365,26 +395,8 @@ fn an_output_rebuilt_from_its_steps_is_the_same_in_every_view() {
         ),
     ] {
         let mut rng = crate::output::test_rng::TestRng::new(seed);
-        let mut original = JobOutput::new(limits, screen.is_none(), screen);
-        for _ in 0..2000 {
-            match rng.below(40) {
-                0 => {
-                    original.commit_screen();
-                }
-                1 if screen.is_some() => original.resize(10 + rng.below(30) as u16, 2 + rng.below(6) as u16),
-                _ => {
-                    let stream = if screen.is_none() && rng.below(3) == 0 {
-                        Stream::Stderr
-                    } else {
-                        Stream::Stdout
-                    };
-                    let bytes: Vec<u8> = (0..1 + rng.below(4))
-                        .flat_map(|_| pieces[rng.below(pieces.len())].to_vec())
-                        .collect();
-                    original.ingest(stream, &bytes);
-                }
-            }
-        }
+        let mut original = JobOutput::new(SMALL, screen.is_none(), screen);
+        feed_randomly(&mut original, &mut rng, 2000);
         let rebuilt = rebuild(&mut original);
         assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}");
         // The rebuilt output writes on the same journal: rebuilt again after more
@@ -399,4 +411,58 @@ fn an_output_rebuilt_from_its_steps_is_the_same_in_every_view() {
         let rebuilt = rebuild(&mut original);
         assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}, finished");
     }
+}
+
+/// The journal's cap (src/output/snapshot.rs): a pipes output's journal past its cap
+/// starts again from a snapshot, so it stays near the cap however much is written,
+/// and the output rebuilt from it (a snapshot, then steps) is still the same in every
+/// view: across many snapshots, after a restart that adopted a snapshotted journal
+/// and snapshots again, and after the end. With and without a raw stream.
+#[test]
+fn an_output_rebuilt_across_its_journals_snapshots_is_the_same_in_every_view() {
+    super::replay::keep_steps_for_restart();
+    const CAP: u64 = 4000;
+    for (seed, raw_stream) in [(4, 1000), (5, 0), (6, 1000)] {
+        let limits = OutputLimits { raw_stream, ..SMALL };
+        let mut rng = crate::output::test_rng::TestRng::new(seed);
+        let mut original = JobOutput::new(limits, true, None);
+        original.set_journal_cap(CAP);
+        feed_randomly(&mut original, &mut rng, 6000);
+        let (_, len) = original.seal_journal().expect("a journal");
+        // About 100 KiB were written; a snapshot of these bounds is under 8 KiB, and
+        // the journal starts again at most three snapshots' worth past it.
+        assert!(
+            original.total_bytes() > 15 * CAP,
+            "wrote only {}",
+            original.total_bytes()
+        );
+        assert!(len < 8 * CAP, "the journal holds {len} bytes: no cap");
+        let mut rebuilt = rebuild(&mut original);
+        assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}");
+        // A second image goes on from the snapshotted journal, snapshots on its own,
+        // and a third rebuilds the same.
+        rebuilt.set_journal_cap(CAP);
+        let mut twin = crate::output::test_rng::TestRng::new(seed + 100);
+        let mut again = crate::output::test_rng::TestRng::new(seed + 100);
+        feed_randomly(&mut original, &mut twin, 3000);
+        feed_randomly(&mut rebuilt, &mut again, 3000);
+        let (_, len) = rebuilt.seal_journal().expect("a journal");
+        assert!(len < 8 * CAP, "the adopted journal holds {len} bytes: no cap");
+        assert_eq!(seen(&rebuild(&mut rebuilt)), seen(&original), "seed {seed}, twice");
+        original.finish();
+        assert_eq!(seen(&rebuild(&mut original)), seen(&original), "seed {seed}, finished");
+    }
+}
+
+/// A terminal job's screen cannot be written out: its journal keeps every step.
+#[test]
+fn a_terminal_output_is_never_snapshotted() {
+    super::replay::keep_steps_for_restart();
+    let mut tty = JobOutput::new(SMALL, false, Some(ScreenSize::new(30, 5)));
+    tty.set_journal_cap(100);
+    let mut rng = crate::output::test_rng::TestRng::new(7);
+    feed_randomly(&mut tty, &mut rng, 500);
+    let (_, len) = tty.seal_journal().expect("a journal");
+    assert!(len > tty.total_bytes(), "{len} bytes for {}", tty.total_bytes());
+    assert_eq!(seen(&rebuild(&mut tty)), seen(&tty));
 }

@@ -17,9 +17,10 @@ use crate::daemon::carry::CarriedDaemon;
 pub const FORMAT: u32 = 4;
 
 /// The older format this build reads too: format 4 only adds what a format 3 writer
-/// never wrote (sandboxes: it refused any sandboxed job or service), so a format 3
-/// hand-over means the same read as format 4. A format 3 reader refuses format 4 (it
-/// would adopt sandboxed jobs without their supervisor and TMPDIR).
+/// never wrote (sandboxes: it refused any sandboxed job or service; snapshots: its
+/// journals keep every step), so a format 3 hand-over means the same read as format 4.
+/// A format 3 reader refuses format 4 (it would adopt sandboxed jobs without their
+/// supervisor and TMPDIR, and could not replay a journal that starts with a snapshot).
 pub const READS_ALSO: u32 = 3;
 
 /// Everything the new image takes over. Format 2 adds the jobs: the daemon's
@@ -30,7 +31,8 @@ pub const READS_ALSO: u32 = 3;
 /// journal's descriptor (src/output/journal.rs) instead of the steps themselves
 /// (a format-2 reader would rebuild every output empty). Format 4 adds sandboxed jobs
 /// and services (src/job/sandbox_carry.rs, src/sandbox/resolved_carry.rs) and the
-/// TMPDIR base (src/sandbox/carry.rs).
+/// TMPDIR base (src/sandbox/carry.rs), and a journal may start with a snapshot of the
+/// output (src/output/snapshot.rs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Handover {
     pub format: u32,

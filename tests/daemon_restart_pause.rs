@@ -1,0 +1,110 @@
+//! The restart in place's pause and a chatty job's journal (src/output/journal.rs,
+//! src/output/snapshot.rs): how long the daemon serves no one, and how much disk a
+//! job's journal holds, for jobs that printed 0, 5, 50 and 200 MB. Real daemons and
+//! real jobs (tests/common/restart.rs). The figures are printed, not asserted (timing
+//! on a loaded machine); what is asserted: a pipes job's journal stays near its cap
+//! however much it printed, and every view is the same after the restart.
+#![cfg(target_os = "linux")]
+
+#[path = "common/restart.rs"]
+mod harness;
+
+use std::time::Duration;
+
+use harness::*;
+use serde_json::{json, Value};
+
+/// What a client sees of a job: its text and raw views, and reads by offset.
+fn views(client: &mut Client, handle: u64) -> Vec<String> {
+    let mut seen = Vec::new();
+    for view in ["text", "raw"] {
+        let out = client.call("getProcessOutput", json!({"handle": handle, "options": {"view": view}}));
+        seen.push(out["result"].as_str().unwrap_or_default().to_string());
+    }
+    for since in [0u64, 1_000, 4_000_000, 45_000_000, 199_000_000] {
+        let read = client.call(
+            "readOutput",
+            json!({"handle": handle, "since": since, "maxBytes": 4096}),
+        );
+        seen.push(read["result"].to_string());
+    }
+    seen
+}
+
+/// Bytes held by the daemon's files without a name (its jobs' journals: made with
+/// `O_TMPFILE`, or made and unlinked), read through its descriptors.
+fn journal_bytes(pid: &Value) -> u64 {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    fds.flatten()
+        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|to| to.to_string_lossy().ends_with(" (deleted)")))
+        .filter_map(|fd| std::fs::metadata(fd.path()).ok())
+        .filter(|meta| meta.is_file())
+        .map(|meta| meta.len())
+        .sum()
+}
+
+/// Megabytes printed, by the size of the run: a debug build is many times slower.
+const SIZES_MB: [u64; 4] = if cfg!(debug_assertions) {
+    [0, 1, 5, 10]
+} else {
+    [0, 5, 50, 200]
+};
+
+/// One daemon, one job printing `mb` MB in `mode`, one restart: the pause and the
+/// journal's size before it.
+fn pause_with(mb: u64, mode: &str) -> (f64, u64) {
+    let daemon = Daemon::start(false);
+    let mut client = Client::connect(&daemon.socket);
+    let pid = client.hello()["pid"].clone();
+    client.open(&daemon);
+    // Lines of 32 bytes, then a marker the test waits for.
+    let job = client.start(
+        &format!(
+            "yes 'thirty-one bytes of a line.' | head -c {}; echo flooded; sleep 600",
+            mb << 20
+        ),
+        mode,
+    );
+    client.output_contains_within(job, "flooded", Duration::from_secs(900));
+    let journal = journal_bytes(&pid);
+    let before = views(&mut client, job);
+    daemon.replace_binary(std::path::Path::new(BIN));
+    let (ok, said) = daemon.restart();
+    assert!(ok, "{said}");
+    let mut client = Client::connect(&daemon.socket);
+    assert_eq!(client.hello()["pid"], pid, "not in place");
+    client.open(&daemon);
+    assert_eq!(views(&mut client, job), before, "{mb} MB in {mode}");
+    client.call("kill", json!({"handle": job}));
+    let logged = daemon.logged("ms without service").unwrap_or_default();
+    let paused = logged
+        .split(" in place: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" ms").next())
+        .and_then(|ms| ms.trim().parse().ok())
+        .unwrap_or(f64::NAN);
+    (paused, journal)
+}
+
+#[test]
+fn the_pause_and_the_journal_by_output_size() {
+    let mut table =
+        String::from("\nrestart in place, one job: output, mode -> pause (ms without service), journal on disk\n");
+    for mode in ["pipes", "pty"] {
+        for mb in SIZES_MB {
+            let (paused, journal) = pause_with(mb, mode);
+            table.push_str(&format!(
+                "  {mb:>4} MB {mode:<5} -> {paused:>7.1} ms, journal {:.1} MiB\n",
+                journal as f64 / (1 << 20) as f64
+            ));
+            if mode == "pipes" {
+                // The cap (8 MiB) and at most three snapshots past it; a snapshot of
+                // the default bounds is under 4 MiB.
+                assert!(journal < 24 << 20, "{mb} MB printed, {journal} bytes of journal");
+            }
+        }
+    }
+    eprintln!("{table}");
+}
