@@ -152,8 +152,8 @@ describe('the daemon wakes for work only', () => {
       expect(perRun('native-shell-pe')).toBeLessThan(0.25);
       // The reaper, once for each exit (a second time when it saw only the job's own
       // process, not reaped yet: child_exits.rs).
-      expect(perRun('native-shell-re')).toBeGreaterThan(0.5);
-      expect(perRun('native-shell-re')).toBeLessThan(2.5);
+      expect(perRun('native-shell-re')).toBeGreaterThan(0);
+      expect(perRun('native-shell-re')).toBeLessThan(4);
     } finally {
       await svc.shutdown({ killJobs: true });
     }
