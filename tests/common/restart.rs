@@ -1,4 +1,4 @@
-//! The live-upgrade tests' harness (tests/daemon_restart.rs, tests/daemon_restart_jobs.rs):
+//! The live-upgrade tests' harness (tests/daemon/daemon_restart.rs, tests/daemon/daemon_restart_jobs.rs):
 //! a real daemon run from a copy of the built binary in a temporary directory (so a
 //! test can put another binary at that path), a client of its unix socket, a probe of
 //! its TCP port, and the stamped second build (scripts/build-next-daemon.sh).
