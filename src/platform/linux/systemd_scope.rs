@@ -181,7 +181,9 @@ mod tests {
             .flatten()
             .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
             .flat_map(|list| list.split_ascii_whitespace().map(str::to_owned).collect::<Vec<_>>())
-            .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "busctl"))
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "busctl")
+            })
             .collect();
         assert!(left.is_empty(), "busctl left behind: {left:?}");
     }
