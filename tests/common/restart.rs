@@ -4,8 +4,8 @@
 //! its TCP port, and the stamped second build (scripts/build-next-daemon.sh).
 #![allow(dead_code)]
 
-#[path = "stop.rs"]
-mod stop;
+// tests/common/stop.rs, loaded once by tests/daemon/main.rs.
+use crate::stop;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
