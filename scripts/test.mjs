@@ -1,7 +1,7 @@
 // `npm test` (`node scripts/test.mjs`): the README's test command. Builds the addon, the
 // daemon and the restart tests' second daemon, runs the type, generated-file,
-// import-cycle and shared-dependency checks, cargo test and vitest, stopping at the first
-// that fails, then prints a table of each step's wall time and CPU time (user + system of
+// import-cycle and shared-dependency checks, then cargo test and vitest at the same time
+// (both run to their end), stopping at the first step that fails, then prints a table of each step's wall time and CPU time (user + system of
 // it and all it ran, from /proc/self/stat on Linux) and the machine's load, so a slow run
 // says where its time went and whether the machine was busy (CONTRIBUTING.md: what a run
 // costs), and the run as a fresh clone's figure.
