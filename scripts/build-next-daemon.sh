@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds a second native-shell-daemon stamped with another version (NATIVE_SHELL_BUILD_VERSION,
-# read by src/bin/native-shell-daemon.rs), for the live-upgrade tests (tests/daemon_restart.rs, tests/daemon_restart_jobs.rs):
+# read by src/bin/native-shell-daemon.rs), for the live-upgrade tests (tests/daemon/daemon_restart.rs, tests/daemon/daemon_restart_jobs.rs):
 # they restart a daemon of this build into that one and check the version changed.
 # Built as scripts/build-daemon.mjs builds the daemon (release, this machine's triple named
 # with --target), so it shares every dependency with the addon's, the daemon's and

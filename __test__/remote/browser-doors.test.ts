@@ -3,7 +3,7 @@
 // type, cors and no-cors) at /files and /process.Process/Start, navigates there and opens
 // a WebSocket; a page on a name rebound to 127.0.0.1 asks same-origin. Afterwards
 // nothing was written and nothing ran, and the rebound page read only refusals
-// (src/daemon/http/browser.rs; the same on raw sockets: tests/remote_browser.rs).
+// (src/daemon/http/browser.rs; the same on raw sockets: tests/daemon/remote_browser.rs).
 //
 // The attacker's pages come from a server of this test on 127.0.0.1, reached as
 // http://localhost:S (another loopback origin: passes the Origin check, so only the

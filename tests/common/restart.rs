@@ -1,11 +1,11 @@
-//! The live-upgrade tests' harness (tests/daemon_restart.rs, tests/daemon_restart_jobs.rs):
+//! The live-upgrade tests' harness (tests/daemon/daemon_restart.rs, tests/daemon/daemon_restart_jobs.rs):
 //! a real daemon run from a copy of the built binary in a temporary directory (so a
 //! test can put another binary at that path), a client of its unix socket, a probe of
 //! its TCP port, and the stamped second build (scripts/build-next-daemon.sh).
 #![allow(dead_code)]
 
-#[path = "stop.rs"]
-mod stop;
+// tests/common/stop.rs, loaded once by tests/daemon/main.rs.
+use crate::stop;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -1,6 +1,7 @@
-//! Ending a daemon a test started, shared by the daemon tests (each includes this file
-//! with `#[path]`): SIGTERM, up to 10 s for it to exit (its jobs are killed on the way
-//! out), then SIGKILL, and the child reaped either way.
+//! Ending a daemon a test started, shared by the daemon tests (loaded once, by
+//! tests/daemon/main.rs, and used by the harnesses too): SIGTERM, up to 10 s for it to
+//! exit (its jobs are killed on the way out), then SIGKILL, and the child reaped either
+//! way.
 
 use std::process::Child;
 use std::time::{Duration, Instant};

@@ -3,8 +3,8 @@
 //! protobuf, unary and streaming) over hyper's client connections, HTTP/1.1 or h2c.
 #![allow(dead_code)]
 
-#[path = "../common/stop.rs"]
-mod stop;
+// tests/common/stop.rs, loaded once by tests/daemon/main.rs.
+use crate::stop;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

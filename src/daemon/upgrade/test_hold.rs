@@ -1,4 +1,4 @@
-//! A test's hold on a restart (tests/daemon_restart_jobs.rs): in a debug build only, a
+//! A test's hold on a restart (tests/daemon/daemon_restart_jobs.rs): in a debug build only, a
 //! daemon started with `NATIVE_SHELL_TEST_HOLD_FREEZE=PATH` stands still once every
 //! job's reader does (before the jobs are written into the hand-over), and one started
 //! with `NATIVE_SHELL_TEST_HOLD_EXEC=PATH` once they are written (just before the

@@ -6,8 +6,7 @@
 //! (__test__/remote/mcp-http.test.ts: it runs in the package's Node command).
 #![cfg(unix)]
 
-#[path = "remote/harness.rs"]
-mod harness;
+use crate::remote_harness as harness;
 
 use harness::*;
 use hyper::{Method, Request, StatusCode};

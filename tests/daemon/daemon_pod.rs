@@ -5,8 +5,7 @@
 //! is a child subreaper; in a container it is PID 1: scripts/test-pod.sh checks that).
 #![cfg(target_os = "linux")]
 
-#[path = "common/stop.rs"]
-mod stop;
+use crate::stop;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -437,7 +436,7 @@ fn no_zombie_after_a_thousand_killed_job_trees() {
 /// `--mcp-server`: the daemon starts the MCP server (the package's Node command) as its
 /// own child, `/health` says ready once it accepts, and its tools reach the daemon: the
 /// daemon's peer check takes that one child for its helper, not for a job (a job's
-/// connection is refused: tests/daemon.rs).
+/// connection is refused: tests/daemon/daemon.rs).
 #[test]
 fn the_mcp_server_runs_as_the_daemons_child_and_its_tools_reach_the_daemon() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -11,8 +11,7 @@
 //! without (which refuses them). Floods run one at a time (both cores are theirs).
 #![cfg(unix)]
 
-#[path = "remote/harness.rs"]
-mod harness;
+use crate::remote_harness as harness;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -3,8 +3,7 @@
 //! with multipart and streamed raw bodies, and every refusal with its code.
 #![cfg(unix)]
 
-#[path = "remote/harness.rs"]
-mod harness;
+use crate::remote_harness as harness;
 
 use harness::*;
 use hyper::{Request, StatusCode};

@@ -9,8 +9,7 @@
 //! check is the only part they skip.
 #![cfg(target_os = "linux")]
 
-#[path = "common/restart.rs"]
-mod harness;
+use crate::restart_harness as harness;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

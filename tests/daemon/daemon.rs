@@ -4,8 +4,7 @@
 //! its jobs), and every test ends its jobs.
 #![cfg(unix)]
 
-#[path = "common/stop.rs"]
-mod stop;
+use crate::stop;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;

@@ -2,8 +2,7 @@
 //! panic, a hang or a dropped connection (tests/remote/harness.rs).
 #![cfg(unix)]
 
-#[path = "remote/harness.rs"]
-mod harness;
+use crate::remote_harness as harness;
 
 use harness::*;
 use hyper::StatusCode;

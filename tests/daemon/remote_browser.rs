@@ -4,8 +4,7 @@
 //! is __test__/remote/browser-doors.test.ts.
 #![cfg(unix)]
 
-#[path = "remote/harness.rs"]
-mod harness;
+use crate::remote_harness as harness;
 
 use std::net::SocketAddr;
 

@@ -4,8 +4,7 @@
 //! queued), each change made by this test in a real directory.
 #![cfg(target_os = "linux")]
 
-#[path = "remote/harness.rs"]
-mod harness;
+use crate::remote_harness as harness;
 
 use std::os::unix::fs::PermissionsExt;
 

@@ -5,8 +5,7 @@
 //! this build again.
 #![cfg(target_os = "linux")]
 
-#[path = "common/restart.rs"]
-mod harness;
+use crate::restart_harness as harness;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -4,8 +4,7 @@
 //! over HTTP/1.1 and h2c. Every daemon is ended by its guard (SIGTERM kills its jobs).
 #![cfg(unix)]
 
-#[path = "remote/harness.rs"]
-mod harness;
+use crate::remote_harness as harness;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;

@@ -2,12 +2,11 @@
 //! its `Start` made runs on across a restart in place, keeps its tag, its config (envs
 //! included) and its stdin, and a `Connect` after the restart streams it on. The
 //! built daemon on a real TCP port, restarted in place into the same binary (the
-//! version does not matter here: tests/daemon_restart_jobs.rs changes it), and the
+//! version does not matter here: tests/daemon/daemon_restart_jobs.rs changes it), and the
 //! Connect client of tests/remote/harness.rs.
 #![cfg(target_os = "linux")]
 
-#[path = "remote/harness.rs"]
-mod harness;
+use crate::remote_harness as harness;
 
 use harness::*;
 use hyper::StatusCode;
