@@ -1,5 +1,5 @@
 //! A unix socket server that does not accept, and a look at where a process's threads
-//! sleep in the kernel: what shows a connect blocked (tests/daemon_restart_sandbox.rs).
+//! sleep in the kernel: what shows a connect blocked (tests/daemon/daemon_restart_sandbox.rs).
 #![allow(dead_code)]
 
 use std::io::{Read, Write};

@@ -8,6 +8,9 @@
 //! One file's tests: `cargo test --test daemon remote_files::` (the module's name is
 //! the file's).
 
+#[cfg(target_os = "linux")]
+#[path = "../common/busy_socket.rs"]
+mod busy_socket;
 #[cfg(unix)]
 #[path = "../remote/harness.rs"]
 mod remote_harness;
@@ -23,6 +26,8 @@ mod daemon_pod;
 mod daemon_restart;
 mod daemon_restart_envd;
 mod daemon_restart_jobs;
+mod daemon_restart_pause;
+mod daemon_restart_sandbox;
 mod remote_browser;
 mod remote_files;
 mod remote_floods;

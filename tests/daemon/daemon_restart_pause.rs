@@ -6,8 +6,7 @@
 //! however much it printed, and every view is the same after the restart.
 #![cfg(target_os = "linux")]
 
-#[path = "common/restart.rs"]
-mod harness;
+use crate::restart_harness as harness;
 
 use std::time::Duration;
 

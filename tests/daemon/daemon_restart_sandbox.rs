@@ -5,10 +5,8 @@
 //! unix socket servers (tests/common/restart.rs).
 #![cfg(target_os = "linux")]
 
-#[path = "common/busy_socket.rs"]
-mod busy_socket;
-#[path = "common/restart.rs"]
-mod harness;
+use crate::busy_socket;
+use crate::restart_harness as harness;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixListener;
@@ -473,7 +471,7 @@ fn unprivileged_in_a_delegated_cgroup() {
             .arg(&exe)
             .args([
                 "--exact",
-                "a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_image",
+                "daemon_restart_sandbox::a_sandboxed_job_runs_on_across_the_restart_its_calls_answered_by_the_new_image",
                 "--nocapture",
             ])
             .status()
