@@ -67,7 +67,10 @@ impl Job {
             terminal.clone()
         };
         let state = terminal.input_state(self.meta.pid as i32, settled, program);
-        (state.awaiting, state.program)
+        // Output taken in while the terminal was looked at (the prompt the program
+        // printed before it blocked) is not yet settled: not waiting yet.
+        let awaiting = state.awaiting && self.quiet_for() >= INPUT_SETTLE;
+        (awaiting, state.program)
     }
 
     /// A look at a quiet job for wait `id`, on the service's timer: ends the wait if the

@@ -18,7 +18,7 @@
 //! Linux only (`/proc`); the other platforms answer "not known" (false).
 
 use std::fs::{self, File};
-use std::os::fd::{BorrowedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::fs::FileExt;
 
 use rustix::io::ioctl_fionread;
@@ -37,9 +37,8 @@ const MAX_SET: u64 = 1024;
 pub struct TerminalState {
     pub foreground: i32,
     pub path: String,
-    /// Output is waiting in the terminal, not yet read by the job's reader (a loaded
-    /// machine): the prompt it may hold has not been seen, so nothing is reported yet.
-    pub unread_output: bool,
+    /// The PTY master, open for as long as this is used (the caller's).
+    master: RawFd,
 }
 
 impl TerminalState {
@@ -53,7 +52,7 @@ impl TerminalState {
         Some(Self {
             foreground,
             path,
-            unread_output: ioctl_fionread(master).map_or(true, |unread| unread > 0),
+            master: master.as_raw_fd(),
         })
     }
 
@@ -67,12 +66,21 @@ impl TerminalState {
     /// descendants (itself included), is blocked reading this terminal, with all the
     /// terminal's output read.
     pub fn awaits_input(&self, session_leader: i32) -> bool {
-        if self.unread_output {
-            return false;
-        }
         foreground_members(session_leader, self.foreground)
             .into_iter()
             .any(|pid| self.blocked_reading(pid))
+            && !self.unread_output()
+    }
+
+    /// Output is waiting in the terminal, not yet read by the job's reader (a loaded
+    /// machine): the prompt it may hold has not been seen, so nothing is reported yet.
+    /// Asked after the reader of the terminal was found blocked, not before: a program
+    /// that prints its prompt and blocks between the two looks would otherwise be
+    /// reported waiting with its prompt still unread.
+    fn unread_output(&self) -> bool {
+        // SAFETY: the caller of `of_master` keeps the master open while this is used.
+        let master = unsafe { BorrowedFd::borrow_raw(self.master) };
+        ioctl_fionread(master).map_or(true, |unread| unread > 0)
     }
 
     fn blocked_reading(&self, pid: i32) -> bool {
