@@ -2,7 +2,7 @@
 // clients), the daemon's binary, a socket of each test's own (a temp directory) and the
 // end of every daemon a test started: no daemon and no job outlives the suite.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -63,6 +63,36 @@ export function place(idleExitMs = 3_000): Place {
 /** Remembers a daemon's pid, so `stopDaemons` can check it is gone (and SIGKILL it if not). */
 export function seen(pid: number | undefined | null): void {
   if (pid) daemonPids.add(pid);
+}
+
+/** A service on a daemon of its own (a fresh place), given to `body` with the daemon's
+ *  pid; shut down, its jobs killed, however `body` ends. */
+export async function withDaemonService(
+  body: (svc: InstanceType<typeof ShellExecutionService>, pid: number) => Promise<void>,
+): Promise<void> {
+  const p = place();
+  const svc = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, daemon: p.daemon });
+  try {
+    await svc.sessionId;
+    const pid = svc.daemon!.pid;
+    seen(pid);
+    await body(svc, pid);
+  } finally {
+    await svc.shutdown({ killJobs: true });
+  }
+}
+
+/** The threads of process `pid` named `name` (their `comm`). */
+export function threadsNamed(pid: number, name: string): number[] {
+  return readdirSync(`/proc/${pid}/task`)
+    .map(Number)
+    .filter((tid) => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === name;
+      } catch {
+        return false; // Ended meanwhile.
+      }
+    });
 }
 
 /** Asks the daemon at `socket` (if one listens) to exit: it kills its jobs and removes its socket. */

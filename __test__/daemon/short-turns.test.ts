@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { place, seen, ShellExecutionService, stopDaemons } from './setup';
+import { stopDaemons, threadsNamed, withDaemonService } from './setup';
 
 afterAll(stopDaemons);
 
@@ -19,17 +19,10 @@ function slice(pid: number, tid: number = pid): number {
 
 describe('the daemon in short turns', () => {
   it('asks 100 µs turns for its connection and jobs threads, and its jobs start with the default', async () => {
-    const p = place();
-    const svc = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, daemon: p.daemon });
-    try {
-      await svc.sessionId;
-      const pid = svc.daemon!.pid;
-      seen(pid);
+    await withDaemonService(async (svc, pid) => {
       // The main thread reads the requests; the `jobs` threads read the jobs' output.
       expect(slice(pid)).toBe(100_000);
-      const jobs = readdirSync(`/proc/${pid}/task`)
-        .map(Number)
-        .filter((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'jobs');
+      const jobs = threadsNamed(pid, 'jobs');
       expect(jobs.length).toBeGreaterThan(0);
       for (const tid of jobs) expect(slice(pid, tid)).toBe(100_000);
       // A job (started by the connection's thread) and a thread it starts: the default.
@@ -49,8 +42,6 @@ describe('the daemon in short turns', () => {
       expect(slice(pid)).toBe(100_000);
       expect(ownSlice).not.toBe(100_000);
       await svc.kill(started.handle, { graceMs: 100 });
-    } finally {
-      await svc.shutdown({ killJobs: true });
-    }
+    });
   });
 });

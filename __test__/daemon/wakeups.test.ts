@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { eventually } from '../helpers';
-import { place, seen, ShellExecutionService, stopDaemons } from './setup';
+import { place, ShellExecutionService, stopDaemons, threadsNamed, withDaemonService } from './setup';
 
 afterAll(stopDaemons);
 
@@ -66,20 +66,12 @@ function zombieChildren(pid: number): number[] {
 
 /** The daemon's `jobs` threads' wake-ups, summed. */
 function jobsWakeups(pid: number): number {
-  return readdirSync(`/proc/${pid}/task`)
-    .map(Number)
-    .filter((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'jobs')
-    .reduce((sum, tid) => sum + wakeups(pid, tid), 0);
+  return threadsNamed(pid, 'jobs').reduce((sum, tid) => sum + wakeups(pid, tid), 0);
 }
 
 describe('the daemon wakes for work only', () => {
   it('a program reading its terminal byte by byte does not wake the job threads per byte', async () => {
-    const p = place();
-    const svc = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, daemon: p.daemon });
-    try {
-      await svc.sessionId;
-      const pid = svc.daemon!.pid;
-      seen(pid);
+    await withDaemonService(async (svc, pid) => {
       // Raw and without echo: each of 300 one-byte reads, a millisecond apart, takes a
       // byte of input and writes nothing back, so nothing but the room for input changes
       // on the terminal, 300 times.
@@ -95,18 +87,11 @@ describe('the daemon wakes for work only', () => {
       console.log(`job threads woken ${woken} times for 300 reads`);
       expect(woken).toBeLessThan(50);
       await svc.kill(handle, { graceMs: 100 });
-    } finally {
-      await svc.shutdown({ killJobs: true });
-    }
+    });
   });
 
   it("a client reading its replies does not wake the connection's thread", async () => {
-    const p = place();
-    const svc = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, daemon: p.daemon });
-    try {
-      await svc.sessionId;
-      const pid = svc.daemon!.pid;
-      seen(pid);
+    await withDaemonService(async (svc, pid) => {
       const { handle } = await svc.start('sleep 30');
       const calls = 400;
       // The main thread reads every request (src/daemon/run.rs).
@@ -118,18 +103,11 @@ describe('the daemon wakes for work only', () => {
       console.log(`connection thread woken ${perCall} times a call`);
       expect(perCall).toBeLessThan(1.4);
       await svc.kill(handle, { graceMs: 100 });
-    } finally {
-      await svc.shutdown({ killJobs: true });
-    }
+    });
   });
 
   it("a job's exit wakes only its reader, the exit watcher and the orphan reaper: not the connection's thread nor the peer checker", async () => {
-    const p = place();
-    const svc = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, daemon: p.daemon });
-    try {
-      await svc.sessionId;
-      const pid = svc.daemon!.pid;
-      seen(pid);
+    await withDaemonService(async (svc, pid) => {
       for (let i = 0; i < 5; i++) await svc.run('true');
       // SIGCHLD is blocked in every thread and no handler takes it (src/daemon/child_exits.rs):
       // the orphan reaper waits for it. Before, tokio's handler wrote to a pipe every runtime
@@ -154,18 +132,11 @@ describe('the daemon wakes for work only', () => {
       // process, not reaped yet: child_exits.rs).
       expect(perRun('native-shell-re')).toBeGreaterThan(0);
       expect(perRun('native-shell-re')).toBeLessThan(4);
-    } finally {
-      await svc.shutdown({ killJobs: true });
-    }
+    });
   });
 
   it('what a job leaves behind is reaped when it exits, with the job or after it', async () => {
-    const p = place();
-    const svc = new ShellExecutionService({ projectRoot: p.project, ioDir: p.ioDir, daemon: p.daemon });
-    try {
-      await svc.sessionId;
-      const pid = svc.daemon!.pid;
-      seen(pid);
+    await withDaemonService(async (svc, pid) => {
       // Orphans of the daemon (a subreaper) once each job's own process has exited: one
       // ends within the job's exit (the terminal's hang-up), one a moment after it, in a
       // session of its own.
@@ -174,9 +145,7 @@ describe('the daemon wakes for work only', () => {
         expect(r.status).toBe('exited');
       }
       expect(await eventually(() => zombieChildren(pid).length === 0, 30_000), `zombies of the daemon: ${String(zombieChildren(pid))}`).toBe(true);
-    } finally {
-      await svc.shutdown({ killJobs: true });
-    }
+    });
   });
 
   it('input larger than the terminal takes at once arrives whole, in process and through the daemon (its writes wait for room)', async () => {

@@ -129,7 +129,7 @@ impl Recorder {
     /// made or written leaves the old one in place, whole, tried again a cap later:
     /// nothing is lost, the journal only grows on meanwhile.
     pub fn start_again(&mut self, snapshot: Vec<u8>) {
-        let dir = self.dir.clone().unwrap_or_else(std::env::temp_dir);
+        let dir = self.journal_dir();
         let size = snapshot.len() as u64;
         let made = Journal::create(&dir).and_then(|mut journal| {
             journal.append(&Step::Snapshot(snapshot))?;
@@ -146,6 +146,11 @@ impl Recorder {
         }
     }
 
+    /// Where a journal is made: the job's folder, else the temporary directory.
+    fn journal_dir(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(std::env::temp_dir)
+    }
+
     /// The journal is made in `dir` (if it is not made yet).
     pub fn place_in(&mut self, dir: &Path) {
         self.dir = Some(dir.to_path_buf());
@@ -156,7 +161,7 @@ impl Recorder {
             return None;
         }
         if self.journal.is_none() {
-            let dir = self.dir.clone().unwrap_or_else(std::env::temp_dir);
+            let dir = self.journal_dir();
             match Journal::create(&dir) {
                 Ok(journal) => self.journal = Some(journal),
                 Err(e) => {
