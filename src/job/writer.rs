@@ -38,9 +38,7 @@ pub fn spawn(
     queued: Arc<InputQueue>,
     freeze: Arc<Freeze>,
 ) {
-    // Before the spawn: a freeze asked for before the task first runs waits for it.
-    freeze.writer_started();
-    runtime.spawn(write_input(writer, rx, queued, freeze));
+    runtime.spawn(task(writer, rx, queued, freeze));
 }
 
 /// Writes caller input in order until the job closes its input; `queued` counts what
