@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::carry::inherited_fd;
 use super::Job;
 use crate::sandbox::carry::{adopt_tmpdir, carry_tmpdir, CarriedEnforced, CarriedTmpDir, Keep, Take};
 use crate::sandbox::{Enforced, JobTmpDir};
@@ -106,32 +107,21 @@ impl Job {
 pub fn check_sandbox(carried: &CarriedSandbox) -> Result<(), String> {
     Enforced::try_from(&carried.enforced)?;
     if let Some(tmpdir) = &carried.tmpdir {
-        let fd = borrow(tmpdir.fd)?;
+        let fd = inherited_fd(tmpdir.fd)?;
         let st = rustix::fs::fstat(fd).map_err(|e| format!("descriptor {}: {e}", tmpdir.fd))?;
         if crate::sandbox::stat_id(&st) != tmpdir.id {
             return Err(format!("descriptor {} is not its TMPDIR", tmpdir.fd));
         }
         if let Some(watch) = tmpdir.watch {
-            borrow(watch)?;
+            inherited_fd(watch)?;
         }
     }
     if let Some(supervised) = &carried.supervised {
-        if !handover::is_listener(borrow(supervised.fd)?) {
+        if !handover::is_listener(inherited_fd(supervised.fd)?) {
             return Err(format!("descriptor {} is no seccomp listener", supervised.fd));
         }
     }
     Ok(())
-}
-
-fn borrow(fd: i32) -> Result<std::os::fd::BorrowedFd<'static>, String> {
-    if fd <= 2 {
-        return Err(format!("descriptor {fd} cannot be one"));
-    }
-    // SAFETY: a number only, while this image has taken nothing; fcntl says whether
-    // it is open.
-    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    rustix::io::fcntl_getfd(borrowed).map_err(|e| format!("descriptor {fd} is not open: {e}"))?;
-    Ok(borrowed)
 }
 
 /// What a carried sandbox becomes in the new image.

@@ -24,7 +24,9 @@ use super::request::ServiceConfig;
 use super::{Sandboxes, Service};
 use crate::base::error::{Result, ServiceError};
 use crate::base::sync::lock;
-use crate::job::carry::{adopt, check, ended_unseen, restore_state, CarriedFds, CarriedJob, CarriedJournal};
+use crate::job::carry::{
+    adopt, check, ended_unseen, inherited_fd, restore_state, CarriedFds, CarriedJob, CarriedJournal,
+};
 use crate::job::driver::{self, Reader, Writer};
 use crate::job::freeze::Fds;
 use crate::job::sandbox_carry::{adopt_sandbox, check_sandbox};
@@ -231,7 +233,7 @@ impl Service {
             }
         }
         if let Some(fd) = carried.lease_fd {
-            open_fd(fd)?;
+            inherited_fd(fd)?;
         }
         for resolved in carried.sandbox.iter().chain(carried.default_sandbox.iter()) {
             check_resolved(resolved)?;
@@ -436,22 +438,10 @@ impl Io {
     }
 }
 
-/// An inherited descriptor, open (read only: not taken).
-fn open_fd(fd: RawFd) -> std::result::Result<std::os::fd::BorrowedFd<'static>, String> {
-    if fd <= 2 {
-        return Err(format!("descriptor {fd} cannot be one"));
-    }
-    // SAFETY: a number only, used while this image has taken nothing; fcntl says
-    // whether it is open.
-    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    rustix::io::fcntl_getfd(borrowed).map_err(|e| format!("descriptor {fd} is not open: {e}"))?;
-    Ok(borrowed)
-}
-
 /// A carried job's journal is an open regular file holding at least the bytes named.
 fn check_journal(journal: CarriedJournal) -> std::result::Result<(), String> {
     let fd = journal.fd;
-    let stat = rustix::fs::fstat(open_fd(fd)?).map_err(|e| format!("descriptor {fd}: {e}"))?;
+    let stat = rustix::fs::fstat(inherited_fd(fd)?).map_err(|e| format!("descriptor {fd}: {e}"))?;
     if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
         return Err(format!("descriptor {fd} is not a journal (no regular file)"));
     }
@@ -469,7 +459,7 @@ fn check_fds(mode: Mode, fds: &CarriedFds) -> std::result::Result<(), String> {
                 return Err("a PTY job carried pipes".into());
             }
             if let Some(fd) = fds.pty {
-                if !rustix::termios::isatty(open_fd(fd)?) {
+                if !rustix::termios::isatty(inherited_fd(fd)?) {
                     return Err(format!("descriptor {fd} is not a terminal"));
                 }
             }
@@ -479,7 +469,7 @@ fn check_fds(mode: Mode, fds: &CarriedFds) -> std::result::Result<(), String> {
                 return Err("a pipes job carried a terminal, or one of its two output pipes".into());
             }
             for fd in [fds.stdin, fds.stdout, fds.stderr].into_iter().flatten() {
-                let stat = rustix::fs::fstat(open_fd(fd)?).map_err(|e| format!("descriptor {fd}: {e}"))?;
+                let stat = rustix::fs::fstat(inherited_fd(fd)?).map_err(|e| format!("descriptor {fd}: {e}"))?;
                 if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::Fifo {
                     return Err(format!("descriptor {fd} is not a pipe"));
                 }
