@@ -280,7 +280,7 @@ pub fn check_records(carried: &CarriedDaemon) -> Result<(), String> {
 /// The TMPDIR base's descriptor is open and the directory carried.
 fn check_tmp_base(base: &crate::sandbox::carry::CarriedTmpBase) -> Result<(), String> {
     let fd = base.fd;
-    let borrowed = crate::job::carry::inherited_fd(fd).map_err(|e| format!("the TMPDIR base: {e}"))?;
+    let borrowed = crate::job::freeze::inherited_fd(fd).map_err(|e| format!("the TMPDIR base: {e}"))?;
     let st = rustix::fs::fstat(borrowed).map_err(|e| format!("the TMPDIR base: descriptor {fd}: {e}"))?;
     if base.reached.last() != Some(&crate::sandbox::stat_id(&st)) {
         return Err(format!("the TMPDIR base: descriptor {fd} is another file"));

@@ -11,7 +11,6 @@
 //! A job the hand-over cannot carry whole refuses the restart (nothing is stopped):
 //! one whose output's journal could not be made or written (src/output/journal.rs).
 
-use std::os::fd::{BorrowedFd, RawFd};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -459,18 +458,4 @@ fn from_base64<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
     base64::engine::general_purpose::STANDARD
         .decode(text.as_bytes())
         .map_err(serde::de::Error::custom)
-}
-
-/// A descriptor the previous image left open for this one, by number: checked to be
-/// open, borrowed only (nothing is taken before every record is checked). 0-2 are never
-/// one (the new image's own standard streams).
-pub fn inherited_fd(fd: RawFd) -> Result<BorrowedFd<'static>, String> {
-    if fd <= 2 {
-        return Err(format!("descriptor {fd} cannot be one"));
-    }
-    // SAFETY: a number only, used while this image has taken nothing; fcntl says
-    // whether it is open.
-    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-    rustix::io::fcntl_getfd(borrowed).map_err(|e| format!("descriptor {fd} is not open: {e}"))?;
-    Ok(borrowed)
 }

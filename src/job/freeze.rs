@@ -256,3 +256,18 @@ impl Freeze {
         })
     }
 }
+
+/// A descriptor the previous image left open for this one, by number: checked to be
+/// open, borrowed only (nothing is taken before every record is checked). 0-2 are never
+/// one (the new image's own standard streams).
+#[cfg(target_os = "linux")]
+pub fn inherited_fd(fd: std::os::fd::RawFd) -> Result<BorrowedFd<'static>, String> {
+    if fd <= 2 {
+        return Err(format!("descriptor {fd} cannot be one"));
+    }
+    // SAFETY: a number only, used while this image has taken nothing; fcntl says
+    // whether it is open.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    rustix::io::fcntl_getfd(borrowed).map_err(|e| format!("descriptor {fd} is not open: {e}"))?;
+    Ok(borrowed)
+}

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::carry::inherited_fd;
+use super::freeze::inherited_fd;
 use super::Job;
 use crate::sandbox::carry::{adopt_tmpdir, carry_tmpdir, CarriedEnforced, CarriedTmpDir, Keep, Take};
 use crate::sandbox::{Enforced, JobTmpDir};

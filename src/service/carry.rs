@@ -24,11 +24,9 @@ use super::request::ServiceConfig;
 use super::{Sandboxes, Service};
 use crate::base::error::{Result, ServiceError};
 use crate::base::sync::lock;
-use crate::job::carry::{
-    adopt, check, ended_unseen, inherited_fd, restore_state, CarriedFds, CarriedJob, CarriedJournal,
-};
+use crate::job::carry::{adopt, check, ended_unseen, restore_state, CarriedFds, CarriedJob, CarriedJournal};
 use crate::job::driver::{self, Reader, Writer};
-use crate::job::freeze::Fds;
+use crate::job::freeze::{inherited_fd, Fds};
 use crate::job::sandbox_carry::{adopt_sandbox, check_sandbox};
 use crate::job::Job;
 use crate::platform::{CarriedGitGuard, ChildProcess, Mode, PipeReader, PipeWriter, Terminal};
