@@ -477,9 +477,37 @@ fn unprivileged_in_a_delegated_cgroup() {
             .status()
     })
     .unwrap();
-    // Nothing of the run may be left: its daemon and jobs ended with it.
-    let left = |dir: &Path| std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
-    let mut subtree = vec![cg.clone()];
+    // Nothing of the run may be left: its daemon and jobs ended with it. The daemon's
+    // watchdog (src/platform/linux/watchdog.rs) sweeps after the daemon's exit by
+    // design, so it and the commands it runs may still be at work; nothing else may.
+    let others: Vec<String> = processes_in(&cg)
+        .into_iter()
+        .filter(|p| !p.of_watchdog())
+        .map(|p| p.to_string())
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !processes_in(&cg).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let lingering: Vec<String> = processes_in(&cg).iter().map(|p| p.to_string()).collect();
+    if !lingering.is_empty() {
+        let _ = std::fs::write(cg.join("cgroup.kill"), "1");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    for dir in cgroup_subtree(&cg).iter().rev() {
+        let _ = std::fs::remove_dir(dir);
+    }
+    assert!(status.success(), "the run as uid {USER} failed: {status}");
+    assert!(others.is_empty(), "processes left in the run's cgroup: {others:?}");
+    assert!(
+        lingering.is_empty(),
+        "the watchdog's sweep did not end in 30 s: {lingering:?}"
+    );
+}
+
+/// A cgroup and every cgroup below it, parents first.
+fn cgroup_subtree(root: &Path) -> Vec<PathBuf> {
+    let mut subtree = vec![root.to_path_buf()];
     let mut i = 0;
     while i < subtree.len() {
         let children: Vec<PathBuf> = std::fs::read_dir(&subtree[i])
@@ -492,19 +520,56 @@ fn unprivileged_in_a_delegated_cgroup() {
         subtree.extend(children);
         i += 1;
     }
-    let leftover: String = subtree.iter().map(|d| left(d)).collect();
-    if !leftover.trim().is_empty() {
-        let _ = std::fs::write(cg.join("cgroup.kill"), "1");
+    subtree
+}
+
+/// A process found in a cgroup: its command line and its parent's.
+struct Member {
+    pid: String,
+    cmdline: String,
+    parent_cmdline: String,
+}
+
+impl Member {
+    /// The watchdog's shell, a subshell of it, or a command one of those runs.
+    fn of_watchdog(&self) -> bool {
+        [&self.cmdline, &self.parent_cmdline]
+            .iter()
+            .any(|c| c.contains("native-shell-watchdog"))
     }
-    std::thread::sleep(std::time::Duration::from_millis(100));
-    for dir in subtree.iter().rev() {
-        let _ = std::fs::remove_dir(dir);
+}
+
+impl std::fmt::Display for Member {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} [{}]", self.pid, self.cmdline)
     }
-    assert!(status.success(), "the run as uid {USER} failed: {status}");
-    assert!(
-        leftover.trim().is_empty(),
-        "processes left in the run's cgroup: {leftover}"
-    );
+}
+
+fn processes_in(root: &Path) -> Vec<Member> {
+    let cmdline = |pid: &str| {
+        let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        String::from_utf8_lossy(&raw).replace('\0', " ")
+    };
+    let parent = |pid: &str| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:"))
+            .map(|p| p.trim().to_string())
+            .unwrap_or_default()
+    };
+    cgroup_subtree(root)
+        .iter()
+        .flat_map(|dir| {
+            let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+            procs.split_whitespace().map(str::to_string).collect::<Vec<_>>()
+        })
+        .map(|pid| Member {
+            cmdline: cmdline(&pid),
+            parent_cmdline: cmdline(&parent(&pid)),
+            pid,
+        })
+        .collect()
 }
 
 fn which(program: &str) -> Result<PathBuf, ()> {
