@@ -316,6 +316,7 @@ impl Job {
         }
         let decided = Self::decided_waits(state);
         let screen = state.output.take_screen_due();
+        let snapshot = state.output.take_pending_snapshot();
         drop(guard);
         for (done, outcome) in decided {
             done(outcome);
@@ -325,6 +326,12 @@ impl Job {
         // after the subscribers are told: they can read the text meanwhile.
         if let Some(screen) = screen {
             screen.flush();
+        }
+        // A terminal's snapshot (its journal's cap) reads every cell: written out here,
+        // before the next read and outside the job's lock (src/output/snapshot.rs).
+        if let Some(snapshot) = snapshot {
+            let written = snapshot.write();
+            self.state().output.finish_snapshot(written);
         }
     }
 

@@ -21,6 +21,8 @@ pub mod replay;
 pub mod retention;
 mod scan;
 pub mod screen;
+mod screen_redraw;
+mod screen_state;
 mod snapshot;
 mod snapshot_bytes;
 pub mod spare_dir;
@@ -39,6 +41,7 @@ use raw_stream::RawStream;
 use read::Committed;
 use replay::{Recorder, Step};
 use screen::{Screen, ScreenSize};
+pub use snapshot::{PendingSnapshot, WrittenSnapshot};
 
 /// Memory bounds of one job's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -251,6 +254,9 @@ pub struct JobOutput {
     clean: String,
     /// Every change so far, for a restart in place to rebuild this output (`replay`).
     replay: Recorder,
+    /// A terminal's snapshot begun at a step, for the reader to finish outside the
+    /// job's lock (src/output/snapshot.rs).
+    pending_snapshot: Option<PendingSnapshot>,
     /// What it was made with (`new`'s arguments), for the rebuild.
     shape: Shape,
 }
@@ -286,6 +292,7 @@ impl JobOutput {
             files_error: None,
             clean: String::new(),
             replay: Recorder::default(),
+            pending_snapshot: None,
             shape: Shape {
                 limits,
                 separate_stderr,

@@ -63,7 +63,9 @@ impl RawStream {
             return;
         }
         match self.chunks.back_mut() {
-            Some(last) if last.stream == stream && last.bytes.len() + bytes.len() <= MERGE_UP_TO => {
+            // Never merged past the cap: a chunk goes only whole, so one larger than
+            // the cap would keep up to `MERGE_UP_TO` where `cap` was asked.
+            Some(last) if last.stream == stream && last.bytes.len() + bytes.len() <= MERGE_UP_TO.min(self.cap) => {
                 last.bytes.extend_from_slice(bytes);
             }
             _ => self.chunks.push_back(Chunk {

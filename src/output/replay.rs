@@ -146,6 +146,19 @@ impl Recorder {
         }
     }
 
+    /// The journal's length so far (0 before it is made): a step recorded since a mark
+    /// of it changes it.
+    pub fn written(&self) -> u64 {
+        self.journal.as_ref().map_or(0, Journal::bytes_written)
+    }
+
+    /// No snapshot can be taken of the output as it stands: the next try comes after
+    /// another cap's worth of steps (a try reads the whole screen).
+    pub fn postpone(&mut self) {
+        let grown = self.journal.as_ref().map_or(0, Journal::bytes_written);
+        self.cap_at = grown.saturating_add(self.cap);
+    }
+
     /// Where a journal is made: the job's folder, else the temporary directory.
     fn journal_dir(&self) -> PathBuf {
         self.dir.clone().unwrap_or_else(std::env::temp_dir)
@@ -269,10 +282,18 @@ impl JobOutput {
     /// After a step was recorded and applied: a journal past its cap starts again from
     /// a snapshot, if one can be taken now (else at a later step).
     pub(super) fn keep_journal_capped(&mut self) {
-        if self.replay.past_cap() {
-            if let Some(snapshot) = self.snapshot() {
-                self.replay.start_again(snapshot);
-            }
+        if !self.replay.past_cap() {
+            return;
+        }
+        // A terminal's screen is written out by the reader outside the job's lock
+        // (`take_pending_snapshot`); the rest here, at once.
+        let taken = if self.screen.is_some() {
+            self.begin_snapshot()
+        } else {
+            self.try_snapshot().map(|snapshot| self.replay.start_again(snapshot))
+        };
+        if let Err(super::snapshot::NotTaken::Unlike) = taken {
+            self.replay.postpone();
         }
     }
 

@@ -32,6 +32,8 @@ use crate::base::sync::lock;
 
 #[path = "screen_skip.rs"]
 mod skip;
+#[path = "screen_snapshot.rs"]
+mod snapshot;
 use skip::{Run, Scan, State, Step};
 
 /// Queued bytes are emulated once this many are waiting (at least).

@@ -390,3 +390,123 @@ fn the_emulator_is_made_at_its_first_use_at_the_size_of_that_moment() {
     // Read before any output: a blank screen.
     assert_eq!(Screen::new(80, 24, 0).contents(), "");
 }
+
+/// vt100's whole state (both grids, scrollback, saved cursor, regions, modes).
+fn state(screen: &Screen) -> super::super::screen_state::ScreenState {
+    screen.flush();
+    screen.with_parser(|p| super::super::screen_state::ScreenState::read(p.screen()).expect("reads"))
+}
+
+/// A screen written out and put back (src/output/screen_snapshot.rs) is the same
+/// screen in every part vt100 keeps, and goes on the same: random streams of every
+/// kind of sequence the skip knows (alternate screens, scroll regions, saved cursors,
+/// origin mode, `REP`, wide characters, floods), cut at random, with resizes.
+#[test]
+fn a_screen_put_back_from_its_snapshot_is_the_same_and_goes_on_the_same() {
+    use super::super::snapshot_bytes::{Reader, Writer};
+    let (mut taken, mut busy, mut went_on) = (0, 0, 0);
+    let mut unlike = std::collections::BTreeMap::<String, usize>::new();
+    for seed in 1..=24u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let (cols, rows) = (10 + rng.below(90) as u16, 2 + rng.below(30) as u16);
+        let kept = match rng.below(3) {
+            0 => 0,
+            1 => 1 + rng.below(30) as usize,
+            _ => 30 + rng.below(1500) as usize,
+        };
+        let screen = Screen::new(cols, rows, kept);
+        screen.set_batch(1 + rng.below(64 * 1024) as usize);
+        let mut stream = Vec::new();
+        for _ in 0..rng.below(300) {
+            piece(&mut rng, &mut stream);
+        }
+        let mut at = 0;
+        while at < stream.len() {
+            let cut = (at + 1 + rng.below(30_000) as usize).min(stream.len());
+            screen.process(&stream[at..cut]);
+            at = cut;
+            if rng.below(10) == 0 {
+                screen.resize(10 + rng.below(90) as u16, 2 + rng.below(40) as u16);
+            }
+            let mut w = Writer::default();
+            match screen.snapshot(&mut w) {
+                Ok(()) => taken += 1,
+                Err(why) if why.contains("inside") => {
+                    busy += 1;
+                    continue;
+                }
+                Err(why) => {
+                    *unlike.entry(why).or_default() += 1;
+                    continue;
+                }
+            }
+            let back = Screen::new(5, 5, 0);
+            let mut r = Reader::new(&w.bytes);
+            back.restore(&mut r).expect("puts back");
+            r.end().expect("all read");
+            let what = format!("seed {seed} at {at}");
+            let differ = super::super::screen_state::first_difference(&state(&back), &state(&screen));
+            assert!(differ.is_none(), "{what}: {}", differ.unwrap_or_default());
+            // Once a seed, at a random snapshot: both go on to the stream's end, in
+            // the same cuts and resizes, and are still the same.
+            if rng.below(4) == 0 {
+                while at < stream.len() {
+                    let cut = (at + 1 + rng.below(5_000) as usize).min(stream.len());
+                    screen.process(&stream[at..cut]);
+                    back.process(&stream[at..cut]);
+                    at = cut;
+                    if rng.below(20) == 0 {
+                        let (cols, rows) = (10 + rng.below(90) as u16, 2 + rng.below(40) as u16);
+                        screen.resize(cols, rows);
+                        back.resize(cols, rows);
+                    }
+                }
+                let differ = super::super::screen_state::first_difference(&state(&back), &state(&screen));
+                assert!(differ.is_none(), "{what}, gone on: {}", differ.unwrap_or_default());
+                went_on += 1;
+            }
+        }
+    }
+    eprintln!("snapshots: {taken} taken ({went_on} went on), {busy} inside a sequence, refused: {unlike:?}");
+    assert!(went_on >= 5, "only {went_on} went on");
+    // Most screens at rest can be written out; the few that cannot are named.
+    let refused: usize = unlike.values().sum();
+    assert!(taken > 4 * refused, "{taken} taken, refused: {unlike:?}");
+}
+
+/// What a snapshot of a full screen costs (the reader's stall once per journal cap):
+/// `cargo test --release --lib bench_screen_snapshot -- --ignored --nocapture`.
+#[test]
+#[ignore = "measurement, not a check"]
+fn bench_screen_snapshot() {
+    use super::super::snapshot_bytes::Writer;
+    for kept in [0, 2000, 10_000] {
+        let screen = Screen::new(120, 40, kept);
+        let mut stream = Vec::new();
+        for i in 0..(kept + 100) {
+            stream.extend_from_slice(
+                format!(
+                    "\x1b[3{}mline {i} of a build log, with a path/to/some/file.rs:{i}\x1b[m\r\n",
+                    i % 8
+                )
+                .as_bytes(),
+            );
+        }
+        screen.process(&stream);
+        screen.flush();
+        let mut times = Vec::new();
+        let mut size = 0;
+        for _ in 0..5 {
+            let mut w = Writer::default();
+            let started = std::time::Instant::now();
+            screen.snapshot(&mut w).expect("taken");
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+            size = w.bytes.len();
+        }
+        times.sort_by(f64::total_cmp);
+        eprintln!(
+            "120 × 40, {kept} lines kept: snapshot {size} bytes, {:.1} ms (min {:.1}, max {:.1})",
+            times[2], times[0], times[4]
+        );
+    }
+}

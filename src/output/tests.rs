@@ -370,6 +370,11 @@ fn feed_randomly(output: &mut JobOutput, rng: &mut crate::output::test_rng::Test
                     .flat_map(|_| PIECES[rng.below(PIECES.len())].to_vec())
                     .collect();
                 output.ingest(stream, &bytes);
+                // As the job's reader does after each read (src/job/mod.rs).
+                if let Some(snapshot) = output.take_pending_snapshot() {
+                    let written = snapshot.write();
+                    output.finish_snapshot(written);
+                }
             }
         }
     }
@@ -454,15 +459,47 @@ fn an_output_rebuilt_across_its_journals_snapshots_is_the_same_in_every_view() {
     }
 }
 
-/// A terminal job's screen cannot be written out: its journal keeps every step.
+/// A terminal output's journal is capped too: its snapshot carries the screen
+/// (src/output/screen_snapshot.rs), and the output rebuilt from the snapshot and the
+/// steps since is the same in every view, the screen's cells and scrollback included,
+/// across many snapshots, resizes, and a second image that snapshots on its own.
 #[test]
-fn a_terminal_output_is_never_snapshotted() {
+fn a_terminal_output_rebuilt_across_its_journals_snapshots_is_the_same_in_every_view() {
     super::replay::keep_steps_for_restart();
-    let mut tty = JobOutput::new(SMALL, false, Some(ScreenSize::new(30, 5)));
-    tty.set_journal_cap(100);
-    let mut rng = crate::output::test_rng::TestRng::new(7);
-    feed_randomly(&mut tty, &mut rng, 500);
-    let (_, len) = tty.seal_journal().expect("a journal");
-    assert!(len > tty.total_bytes(), "{len} bytes for {}", tty.total_bytes());
-    assert_eq!(seen(&rebuild(&mut tty)), seen(&tty));
+    const CAP: u64 = 4000;
+    let sizes = [
+        ScreenSize::new(30, 5),
+        ScreenSize {
+            cols: 12,
+            rows: 3,
+            scrollback: 20,
+        },
+    ];
+    for (seed, size) in [(7, sizes[0]), (8, sizes[1]), (9, sizes[1])] {
+        let mut rng = crate::output::test_rng::TestRng::new(seed);
+        let mut original = JobOutput::new(SMALL, false, Some(size));
+        original.set_journal_cap(CAP);
+        feed_randomly(&mut original, &mut rng, 6000);
+        let (_, len) = original.seal_journal().expect("a journal");
+        assert!(
+            original.total_bytes() > 15 * CAP,
+            "wrote only {}",
+            original.total_bytes()
+        );
+        // A terminal snapshot also draws the rows scrolled off (about 5 bytes per screen
+        // height of them: most on these 3- and 5-row screens), so it is larger.
+        assert!(len < 12 * CAP, "the journal holds {len} bytes: no cap");
+        let mut rebuilt = rebuild(&mut original);
+        assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}");
+        rebuilt.set_journal_cap(CAP);
+        let mut twin = crate::output::test_rng::TestRng::new(seed + 100);
+        let mut again = crate::output::test_rng::TestRng::new(seed + 100);
+        feed_randomly(&mut original, &mut twin, 3000);
+        feed_randomly(&mut rebuilt, &mut again, 3000);
+        let (_, len) = rebuilt.seal_journal().expect("a journal");
+        assert!(len < 12 * CAP, "the adopted journal holds {len} bytes: no cap");
+        assert_eq!(seen(&rebuild(&mut rebuilt)), seen(&original), "seed {seed}, twice");
+        original.finish();
+        assert_eq!(seen(&rebuild(&mut original)), seen(&original), "seed {seed}, finished");
+    }
 }

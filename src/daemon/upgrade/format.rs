@@ -14,14 +14,17 @@ use crate::daemon::carry::CarriedDaemon;
 
 /// The format this build writes. Raise it whenever a field's meaning changes or a
 /// field a reader must understand is added.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
-/// The older format this build reads too: format 4 only adds what a format 3 writer
-/// never wrote (sandboxes: it refused any sandboxed job or service; snapshots: its
-/// journals keep every step), so a format 3 hand-over means the same read as format 4.
-/// A format 3 reader refuses format 4 (it would adopt sandboxed jobs without their
-/// supervisor and TMPDIR, and could not replay a journal that starts with a snapshot).
-pub const READS_ALSO: u32 = 3;
+/// The older formats this build reads too: each only adds what an older writer never
+/// wrote, so an older hand-over means the same read as the newest. Format 4 added
+/// sandboxes (a format 3 writer refused any sandboxed job or service) and snapshots of
+/// a pipes job's output in its journal; format 5 adds snapshots of a terminal job's
+/// output (src/output/screen_snapshot.rs). An older reader refuses a newer format: a
+/// format 3 reader would adopt sandboxed jobs without their supervisor and TMPDIR,
+/// and a format 4 reader could not replay a journal that starts with a terminal's
+/// snapshot.
+pub const READS_ALSO: [u32; 2] = [3, 4];
 
 /// Everything the new image takes over. Format 2 adds the jobs: the daemon's
 /// services, handles and remembered jobs (src/daemon/carry.rs), and what keeps the
@@ -127,7 +130,7 @@ impl Handover {
     /// Reads a hand-over, checking its format before anything else.
     pub fn decode(bytes: &[u8]) -> Result<Self, Unreadable> {
         let found = format_of(bytes)?;
-        if found != FORMAT && found != READS_ALSO {
+        if found != FORMAT && !READS_ALSO.contains(&found) {
             return Err(Unreadable::Format { found, reads: FORMAT });
         }
         let handover: Self = serde_json::from_slice(bytes).map_err(|e| Unreadable::Fields(e.to_string()))?;
@@ -206,17 +209,20 @@ mod tests {
 
     #[test]
     fn another_format_is_refused_by_its_number_even_with_fields_unknown_here() {
-        let newer = br#"{"format": 5, "jobs": [{"pid": 1}], "somethingNew": true}"#;
-        let refused = Handover::decode(newer).unwrap_err();
+        let newer = format!(
+            r#"{{"format": {}, "jobs": [{{"pid": 1}}], "somethingNew": true}}"#,
+            FORMAT + 1
+        );
+        let refused = Handover::decode(newer.as_bytes()).unwrap_err();
         assert_eq!(
             refused,
             Unreadable::Format {
-                found: 5,
+                found: FORMAT + 1,
                 reads: FORMAT
             }
         );
         // Formats 1 (no jobs) and 2 (steps inline) are refused too: their fields do
-        // not say what format 3's and 4's do.
+        // not say what the later formats' do.
         for old in [1, 2] {
             let older = format!(r#"{{"format": {old}}}"#);
             assert!(matches!(
@@ -235,13 +241,16 @@ mod tests {
         );
     }
 
-    /// A format 3 hand-over (no sandboxes in it) reads as format 4.
+    /// A format 3 hand-over (no sandboxes in it) and a format 4 one (no terminal
+    /// snapshots in it) read as format 5.
     #[test]
-    fn a_format_3_hand_over_is_read() {
-        let mut handover = sample();
-        handover.format = READS_ALSO;
-        let read = Handover::decode(&handover.encode()).expect("format 3 read");
-        assert_eq!(read, handover);
+    fn an_older_hand_over_is_read() {
+        for older in READS_ALSO {
+            let mut handover = sample();
+            handover.format = older;
+            let read = Handover::decode(&handover.encode()).expect("an older format read");
+            assert_eq!(read, handover);
+        }
     }
 
     #[test]
