@@ -503,3 +503,35 @@ fn a_terminal_output_rebuilt_across_its_journals_snapshots_is_the_same_in_every_
         assert_eq!(seen(&rebuild(&mut original)), seen(&original), "seed {seed}, finished");
     }
 }
+
+/// What a pipes output's snapshot costs the reader, under the job's lock, once per
+/// journal cap, at the daemon's bounds (the default text and raw bounds, 1 MiB of raw
+/// stream): `cargo test --release --lib bench_pipes_snapshot -- --ignored --nocapture`.
+#[test]
+#[ignore = "measurement, not a check"]
+fn bench_pipes_snapshot() {
+    let limits = OutputLimits {
+        raw_stream: super::raw_stream::RAW_STREAM_KEEP,
+        ..OutputLimits::default()
+    };
+    let mut output = JobOutput::new(limits, true, None);
+    for i in 0..200_000 {
+        let stream = if i % 5 == 0 { Stream::Stderr } else { Stream::Stdout };
+        output.ingest(
+            stream,
+            format!("line {i} of a build log, with a path/to/some/file.rs:{i}\n").as_bytes(),
+        );
+    }
+    let mut times = Vec::new();
+    let mut size = 0;
+    for _ in 0..7 {
+        let started = std::time::Instant::now();
+        size = output.snapshot().expect("rests").len();
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    eprintln!(
+        "pipes output at the daemon's bounds: snapshot {size} bytes, {:.2} ms (min {:.2}, max {:.2})",
+        times[3], times[0], times[6]
+    );
+}

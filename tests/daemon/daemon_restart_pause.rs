@@ -53,7 +53,7 @@ const SIZES_MB: [u64; 4] = if cfg!(debug_assertions) {
 
 /// One daemon, one job printing `mb` MB in `mode`, one restart: the pause and the
 /// journal's size before it.
-fn pause_with(mb: u64, mode: &str) -> (f64, u64) {
+fn pause_with(mb: u64, mode: &str) -> (f64, u64, [f64; 2]) {
     let daemon = Daemon::start(false);
     let mut client = Client::connect(&daemon.socket);
     let pid = client.hello()["pid"].clone();
@@ -68,6 +68,7 @@ fn pause_with(mb: u64, mode: &str) -> (f64, u64) {
     );
     client.output_contains_within(job, "flooded", Duration::from_secs(900));
     let journal = journal_bytes(&pid);
+    let rss_before = rss_mib(&pid);
     let before = views(&mut client, job);
     daemon.replace_binary(std::path::Path::new(BIN));
     let (ok, said) = daemon.restart();
@@ -76,6 +77,7 @@ fn pause_with(mb: u64, mode: &str) -> (f64, u64) {
     assert_eq!(client.hello()["pid"], pid, "not in place");
     client.open(&daemon);
     assert_eq!(views(&mut client, job), before, "{mb} MB in {mode}");
+    let rss_after = rss_mib(&pid);
     client.call("kill", json!({"handle": job}));
     let logged = daemon.logged("ms without service").unwrap_or_default();
     let paused = logged
@@ -84,18 +86,29 @@ fn pause_with(mb: u64, mode: &str) -> (f64, u64) {
         .and_then(|rest| rest.split(" ms").next())
         .and_then(|ms| ms.trim().parse().ok())
         .unwrap_or(f64::NAN);
-    (paused, journal)
+    (paused, journal, [rss_before, rss_after])
+}
+
+/// The daemon's resident memory, MiB.
+fn rss_mib(pid: &Value) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(f64::NAN);
+    kib / 1024.0
 }
 
 #[test]
 fn the_pause_and_the_journal_by_output_size() {
     let mut table =
-        String::from("\nrestart in place, one job: output, mode -> pause (ms without service), journal on disk\n");
+        String::from("\nrestart in place, one job: output, mode -> pause (ms without service), journal on disk, daemon RSS before -> after\n");
     for mode in ["pipes", "pty"] {
         for mb in SIZES_MB {
-            let (paused, journal) = pause_with(mb, mode);
+            let (paused, journal, [rss_before, rss_after]) = pause_with(mb, mode);
             table.push_str(&format!(
-                "  {mb:>4} MB {mode:<5} -> {paused:>7.1} ms, journal {:.1} MiB\n",
+                "  {mb:>4} MB {mode:<5} -> {paused:>7.1} ms, journal {:.1} MiB, RSS {rss_before:.1} -> {rss_after:.1} MiB\n",
                 journal as f64 / (1 << 20) as f64
             ));
             // The cap (8 MiB) and at most three snapshots past it; a snapshot of the
