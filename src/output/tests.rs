@@ -418,89 +418,66 @@ fn an_output_rebuilt_from_its_steps_is_the_same_in_every_view() {
     }
 }
 
+/// Journals are started again past this (small) cap in the snapshot tests.
+const CAP: u64 = 4000;
+
+/// `original` (made with `CAP`) fed 6,000 random steps: its journal stays under
+/// `bound`, and the output rebuilt from it (a snapshot, then steps) is the same in
+/// every view; a second image goes on from the snapshotted journal, snapshots on its
+/// own, and a third rebuilds the same; and again after the end.
+fn rebuilt_across_snapshots(mut original: JobOutput, seed: u64, bound: u64) {
+    original.set_journal_cap(CAP);
+    let mut rng = crate::output::test_rng::TestRng::new(seed);
+    feed_randomly(&mut original, &mut rng, 6000);
+    let (_, len) = original.seal_journal().expect("a journal");
+    assert!(
+        original.total_bytes() > 15 * CAP,
+        "wrote only {}",
+        original.total_bytes()
+    );
+    assert!(len < bound, "the journal holds {len} bytes: no cap");
+    let mut rebuilt = rebuild(&mut original);
+    assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}");
+    rebuilt.set_journal_cap(CAP);
+    let mut twin = crate::output::test_rng::TestRng::new(seed + 100);
+    let mut again = crate::output::test_rng::TestRng::new(seed + 100);
+    feed_randomly(&mut original, &mut twin, 3000);
+    feed_randomly(&mut rebuilt, &mut again, 3000);
+    let (_, len) = rebuilt.seal_journal().expect("a journal");
+    assert!(len < bound, "the adopted journal holds {len} bytes: no cap");
+    assert_eq!(seen(&rebuild(&mut rebuilt)), seen(&original), "seed {seed}, twice");
+    original.finish();
+    assert_eq!(seen(&rebuild(&mut original)), seen(&original), "seed {seed}, finished");
+}
+
 /// The journal's cap (src/output/snapshot.rs): a pipes output's journal past its cap
-/// starts again from a snapshot, so it stays near the cap however much is written,
-/// and the output rebuilt from it (a snapshot, then steps) is still the same in every
-/// view: across many snapshots, after a restart that adopted a snapshotted journal
-/// and snapshots again, and after the end. With and without a raw stream.
+/// starts again from a snapshot, so it stays near the cap however much is written
+/// (about 100 KiB; a snapshot of these bounds is under 8 KiB, and the journal starts
+/// again at most three snapshots' worth past it). With and without a raw stream.
 #[test]
 fn an_output_rebuilt_across_its_journals_snapshots_is_the_same_in_every_view() {
     super::replay::keep_steps_for_restart();
-    const CAP: u64 = 4000;
     for (seed, raw_stream) in [(4, 1000), (5, 0), (6, 1000)] {
         let limits = OutputLimits { raw_stream, ..SMALL };
-        let mut rng = crate::output::test_rng::TestRng::new(seed);
-        let mut original = JobOutput::new(limits, true, None);
-        original.set_journal_cap(CAP);
-        feed_randomly(&mut original, &mut rng, 6000);
-        let (_, len) = original.seal_journal().expect("a journal");
-        // About 100 KiB were written; a snapshot of these bounds is under 8 KiB, and
-        // the journal starts again at most three snapshots' worth past it.
-        assert!(
-            original.total_bytes() > 15 * CAP,
-            "wrote only {}",
-            original.total_bytes()
-        );
-        assert!(len < 8 * CAP, "the journal holds {len} bytes: no cap");
-        let mut rebuilt = rebuild(&mut original);
-        assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}");
-        // A second image goes on from the snapshotted journal, snapshots on its own,
-        // and a third rebuilds the same.
-        rebuilt.set_journal_cap(CAP);
-        let mut twin = crate::output::test_rng::TestRng::new(seed + 100);
-        let mut again = crate::output::test_rng::TestRng::new(seed + 100);
-        feed_randomly(&mut original, &mut twin, 3000);
-        feed_randomly(&mut rebuilt, &mut again, 3000);
-        let (_, len) = rebuilt.seal_journal().expect("a journal");
-        assert!(len < 8 * CAP, "the adopted journal holds {len} bytes: no cap");
-        assert_eq!(seen(&rebuild(&mut rebuilt)), seen(&original), "seed {seed}, twice");
-        original.finish();
-        assert_eq!(seen(&rebuild(&mut original)), seen(&original), "seed {seed}, finished");
+        rebuilt_across_snapshots(JobOutput::new(limits, true, None), seed, 8 * CAP);
     }
 }
 
 /// A terminal output's journal is capped too: its snapshot carries the screen
-/// (src/output/screen_snapshot.rs), and the output rebuilt from the snapshot and the
-/// steps since is the same in every view, the screen's cells and scrollback included,
-/// across many snapshots, resizes, and a second image that snapshots on its own.
+/// (src/output/screen_snapshot.rs), so the views compared include the screen's cells
+/// and scrollback, through resizes. A terminal snapshot also draws the rows scrolled
+/// off (about 5 bytes per screen height of them: most on these 3- and 5-row screens),
+/// so it is larger.
 #[test]
 fn a_terminal_output_rebuilt_across_its_journals_snapshots_is_the_same_in_every_view() {
     super::replay::keep_steps_for_restart();
-    const CAP: u64 = 4000;
-    let sizes = [
-        ScreenSize::new(30, 5),
-        ScreenSize {
-            cols: 12,
-            rows: 3,
-            scrollback: 20,
-        },
-    ];
-    for (seed, size) in [(7, sizes[0]), (8, sizes[1]), (9, sizes[1])] {
-        let mut rng = crate::output::test_rng::TestRng::new(seed);
-        let mut original = JobOutput::new(SMALL, false, Some(size));
-        original.set_journal_cap(CAP);
-        feed_randomly(&mut original, &mut rng, 6000);
-        let (_, len) = original.seal_journal().expect("a journal");
-        assert!(
-            original.total_bytes() > 15 * CAP,
-            "wrote only {}",
-            original.total_bytes()
-        );
-        // A terminal snapshot also draws the rows scrolled off (about 5 bytes per screen
-        // height of them: most on these 3- and 5-row screens), so it is larger.
-        assert!(len < 12 * CAP, "the journal holds {len} bytes: no cap");
-        let mut rebuilt = rebuild(&mut original);
-        assert_eq!(seen(&rebuilt), seen(&original), "seed {seed}");
-        rebuilt.set_journal_cap(CAP);
-        let mut twin = crate::output::test_rng::TestRng::new(seed + 100);
-        let mut again = crate::output::test_rng::TestRng::new(seed + 100);
-        feed_randomly(&mut original, &mut twin, 3000);
-        feed_randomly(&mut rebuilt, &mut again, 3000);
-        let (_, len) = rebuilt.seal_journal().expect("a journal");
-        assert!(len < 12 * CAP, "the adopted journal holds {len} bytes: no cap");
-        assert_eq!(seen(&rebuild(&mut rebuilt)), seen(&original), "seed {seed}, twice");
-        original.finish();
-        assert_eq!(seen(&rebuild(&mut original)), seen(&original), "seed {seed}, finished");
+    let kept = ScreenSize {
+        cols: 12,
+        rows: 3,
+        scrollback: 20,
+    };
+    for (seed, size) in [(7, ScreenSize::new(30, 5)), (8, kept), (9, kept)] {
+        rebuilt_across_snapshots(JobOutput::new(SMALL, false, Some(size)), seed, 12 * CAP);
     }
 }
 
