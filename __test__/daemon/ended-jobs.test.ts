@@ -18,6 +18,12 @@ describe('getEndedJobs', () => {
     const ran = await first.run('echo ended-job-output; exit 3');
     seen(first.daemon?.pid);
     const killedJob = await first.start('exec sleep 60');
+    // A job's folder is attached by its reader just after the start: a job removed
+    // before that has no folder to remember. Removed once it has one.
+    const deadline = Date.now() + 30_000;
+    while (!(await first.getResult(killedJob.handle)).outputDir && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     expect(await first.getEndedJobs()).toEqual([]);
     await first.removeProcess(ran.handle);
     // Removed while it runs: the removal kills it, and it is remembered as killed.
