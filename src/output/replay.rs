@@ -53,6 +53,10 @@ pub const JOURNAL_CAP: u64 = 8 << 20;
 /// writes.
 const STEPS_PER_SNAPSHOT_BYTE: u64 = 3;
 
+/// A terminal's snapshot takes at most one part in this many of its reader's time
+/// (`Recorder::rest_after`).
+const SNAPSHOT_TIME_SHARE: u32 = 20;
+
 /// From now on, every job's output keeps what a restart in place needs to rebuild it.
 pub fn keep_steps_for_restart() {
     KEEP_STEPS.store(true, Ordering::Relaxed);
@@ -72,6 +76,11 @@ pub struct Recorder {
     cap_at: u64,
     /// The cap (`JOURNAL_CAP`; smaller in tests).
     cap: u64,
+    /// No snapshot before then (`rest_after`).
+    not_before: Option<std::time::Instant>,
+    /// Whether a snapshot is followed by a rest (not in tests of the cap, which write
+    /// faster than any job).
+    rests: bool,
 }
 
 impl Default for Recorder {
@@ -91,6 +100,8 @@ impl Recorder {
             broken: None,
             cap_at: JOURNAL_CAP,
             cap: JOURNAL_CAP,
+            not_before: None,
+            rests: true,
         }
     }
 
@@ -103,12 +114,15 @@ impl Recorder {
             broken: None,
             cap_at: len.saturating_add(JOURNAL_CAP),
             cap: JOURNAL_CAP,
+            not_before: None,
+            rests: true,
         }
     }
 
     /// Starts the journal again from a snapshot past this many bytes (tests).
     #[cfg(test)]
     pub fn set_cap(&mut self, cap: u64) {
+        self.rests = false;
         self.cap = cap;
         self.cap_at = self
             .journal
@@ -120,7 +134,19 @@ impl Recorder {
     /// Whether the journal has passed its cap: the output should be snapshotted
     /// (`start_again`). One comparison: this runs after every read.
     pub fn past_cap(&self) -> bool {
-        self.journal.as_ref().is_some_and(|j| j.bytes_written() > self.cap_at) && self.broken.is_none()
+        self.journal.as_ref().is_some_and(|j| j.bytes_written() > self.cap_at)
+            && self.broken.is_none()
+            && self.not_before.is_none_or(|t| std::time::Instant::now() >= t)
+    }
+
+    /// A snapshot took `took` of the reader's time: the next waits until
+    /// `SNAPSHOT_TIME_SHARE` of the time since is no more than that, so a screen with a
+    /// large scrollback (about 0.1 ms a kept line to write out) costs a flood at most
+    /// that share of its reader, at the price of a longer journal meanwhile.
+    pub fn rest_after(&mut self, took: std::time::Duration) {
+        if self.rests {
+            self.not_before = Some(std::time::Instant::now() + took * (SNAPSHOT_TIME_SHARE - 1));
+        }
     }
 
     /// Replaces the journal with a new one that starts with `snapshot` (every view as
@@ -353,6 +379,20 @@ mod tests {
         journal::replay(&file, len, |s| steps.push(s)).unwrap();
         assert_eq!(steps.len(), 3);
         assert_eq!(steps[2], Step::Read { err: true, bytes: big });
+    }
+
+    /// A snapshot that took long holds the next one back (a share of the reader's
+    /// time), then the cap applies again.
+    #[test]
+    fn a_long_snapshot_holds_the_next_back_a_while() {
+        let mut recorder = Recorder::new(true);
+        recorder.record_read(Stream::Stdout, &vec![b'x'; (JOURNAL_CAP + 1) as usize]);
+        assert!(recorder.past_cap());
+        // A second's snapshot: no other for the next 19 s.
+        recorder.rest_after(std::time::Duration::from_secs(1));
+        assert!(!recorder.past_cap(), "held back");
+        recorder.rest_after(std::time::Duration::ZERO);
+        assert!(recorder.past_cap(), "due again");
     }
 
     #[test]

@@ -129,6 +129,7 @@ impl JobOutput {
     /// step came since its point (a resize or a commit from another thread: it is then
     /// a snapshot of an older output, and tried again a cap later).
     pub fn finish_snapshot(&mut self, written: WrittenSnapshot) {
+        self.replay.rest_after(written.took);
         match written.bytes {
             Ok(bytes) if written.mark == self.replay.written() => self.replay.start_again(bytes),
             _ => self.replay.postpone(),
@@ -187,6 +188,8 @@ pub struct PendingSnapshot {
 pub struct WrittenSnapshot {
     bytes: Result<Vec<u8>, String>,
     mark: u64,
+    /// How long the screen took to copy and write out.
+    took: std::time::Duration,
 }
 
 impl PendingSnapshot {
@@ -194,13 +197,18 @@ impl PendingSnapshot {
     /// calls it with no lock held, before its next read: the screen then holds exactly
     /// the bytes read up to the snapshot's point.
     pub fn write(self) -> WrittenSnapshot {
+        let started = std::time::Instant::now();
         let mut w = self.head;
         let bytes = self
             .screen
             .copy_at_rest()
             .and_then(|copy| copy.write(&mut w))
             .map(|()| w.bytes);
-        WrittenSnapshot { bytes, mark: self.mark }
+        WrittenSnapshot {
+            bytes,
+            mark: self.mark,
+            took: started.elapsed(),
+        }
     }
 }
 
