@@ -15,7 +15,7 @@ use super::super::screen_state::ScreenState;
 use super::super::snapshot_bytes::{Reader, Writer};
 use super::skip::{Scan, State};
 use super::{nonzero, Inner, Screen, MAX_SCROLLBACK_LINES};
-use crate::base::limits::MAX_TERMINAL_SIZE;
+use crate::base::limits::{MAX_SCROLLBACK_CELLS, MAX_TERMINAL_SIZE};
 use crate::base::sync::lock;
 
 /// A screen as it stood at a snapshot's point, copied out of its lock: writing it out
@@ -57,14 +57,16 @@ impl Screen {
         })
     }
 
-    /// Puts back what `snapshot` wrote. Sizes past a terminal's limits are refused
-    /// before anything is made of them.
+    /// Puts back what `snapshot` wrote. Sizes past a terminal's limits (those a job
+    /// is admitted with: src/service/admission.rs) are refused before anything is made
+    /// of them.
     pub(in crate::output) fn restore(&self, r: &mut Reader<'_>) -> Result<(), String> {
         let cols = r.u64()?;
         let rows = r.usize()?;
         let scrollback = r.usize()?;
         let small = |n: u64| (1..=u64::from(MAX_TERMINAL_SIZE)).contains(&n);
-        if !small(cols) || !small(rows as u64) || scrollback > MAX_SCROLLBACK_LINES {
+        let cells = (cols as usize).saturating_mul(scrollback);
+        if !small(cols) || !small(rows as u64) || scrollback > MAX_SCROLLBACK_LINES || cells > MAX_SCROLLBACK_CELLS {
             return Err(format!(
                 "its screen's size is out of bounds ({cols} × {rows}, {scrollback} kept)"
             ));
@@ -74,7 +76,7 @@ impl Screen {
         let mut segments = Vec::new();
         for _ in 0..r.usize()? {
             let cols = r.u64()?;
-            if !small(cols) {
+            if !small(cols) || (cols as usize).saturating_mul(scrollback) > MAX_SCROLLBACK_CELLS {
                 return Err(format!("its screen was drawn {cols} columns wide"));
             }
             segments.push(Segment {
