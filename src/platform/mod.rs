@@ -107,11 +107,25 @@ pub use os::sandbox::supervisor_handover;
 pub fn anything_left(job: &JobIdentity<'_>) -> bool {
     group_exists(job.pid)
 }
+#[cfg(target_os = "linux")]
+pub use linux::process_tree::{boot_clock, start_ticks_between};
 pub use os::{
     background_roots, containment_mode, detached_roots, end_processes, group_exists, is_alive, job_processes,
     open_directory, opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, PipeReader,
     PipeWriter, ProcInfo, Snapshot, Terminal,
 };
+
+/// Elsewhere the start time is always asked of the system (`start_ticks_between`).
+#[cfg(not(target_os = "linux"))]
+pub fn boot_clock() -> u64 {
+    0
+}
+
+/// Elsewhere: `start_ticks`.
+#[cfg(not(target_os = "linux"))]
+pub fn start_ticks_between(pid: i32, _before: u64, _after: u64) -> u64 {
+    start_ticks(pid)
+}
 
 /// Lowers the calling thread's scheduling weight by `by` nice steps, so that under
 /// contention for the cores the JS thread (and everything else at the default weight)

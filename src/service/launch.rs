@@ -88,6 +88,7 @@ impl Service {
         let started_at = SystemTime::now();
         let started = std::time::Instant::now();
         let _guard = inner.runtime.enter();
+        let clock_before = platform::boot_clock();
         let spawned = platform::spawn(&SpawnSpec {
             program,
             args,
@@ -99,6 +100,7 @@ impl Service {
             rows: req.rows,
             sandbox: job_sandbox,
         })?;
+        let start_ticks = platform::start_ticks_between(spawned.pid as i32, clock_before, platform::boot_clock());
         // The output files are made by the reader task before its first read, while
         // the program starts, not on the spawn path.
         let session_dir = inner.io_dir.join(&inner.session_id);
@@ -154,7 +156,7 @@ impl Service {
             started_at,
             started,
             marker_entry: format!("{}={}", env::JOB_MARKER, job_marker),
-            start_ticks: platform::start_ticks(spawned.pid as i32),
+            start_ticks,
             containment: spawned.containment,
             sandbox: enforced,
             tmpdir: tmpdir.map(Arc::new),
