@@ -137,7 +137,13 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     // Output still open after the exit means something else holds it: a background job.
     // A daemon that closed its descriptors holds none, but stays in the job's group or
     // cgroup (one signal-0 and one small read to ask).
-    let nothing_left = output_closed && !crate::platform::anything_left(&job.meta.identity());
+    // A status is had only by reaping the process (`ChildProcess::wait`, `exited_now`).
+    let left = if exit.is_ok() {
+        crate::platform::anything_left_after_reap
+    } else {
+        crate::platform::anything_left
+    };
+    let nothing_left = output_closed && !left(&job.meta.identity());
     let background = if nothing_left {
         Vec::new()
     } else {

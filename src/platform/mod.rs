@@ -92,20 +92,26 @@ mod no_git_guard {
         }
     }
 }
-#[cfg(target_os = "linux")]
-pub use os::anything_left;
 /// A job cgroup of this process, by path (a restart in place takes it back).
 #[cfg(target_os = "linux")]
 pub use os::job_cgroup_number;
 /// The unix socket supervisor across a restart in place (src/job/sandbox_carry.rs).
 #[cfg(target_os = "linux")]
 pub use os::sandbox::supervisor_handover;
+#[cfg(target_os = "linux")]
+pub use os::{anything_left, anything_left_after_reap};
 
 /// Whether the job's process group (or, where there is one, its cgroup) still holds a
 /// process: a job that ended leaving nothing is forgotten without a search.
 #[cfg(not(target_os = "linux"))]
 pub fn anything_left(job: &JobIdentity<'_>) -> bool {
     group_exists(job.pid)
+}
+
+/// `anything_left`, once the job's own process is known reaped.
+#[cfg(not(target_os = "linux"))]
+pub fn anything_left_after_reap(job: &JobIdentity<'_>) -> bool {
+    anything_left(job)
 }
 #[cfg(target_os = "linux")]
 pub use linux::process_tree::{boot_clock, start_ticks_between};
