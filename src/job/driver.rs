@@ -137,7 +137,13 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     // Output still open after the exit means something else holds it: a background job.
     // A daemon that closed its descriptors holds none, but stays in the job's group or
     // cgroup (one signal-0 and one small read to ask).
-    let nothing_left = output_closed && !crate::platform::anything_left(&job.meta.identity());
+    // A status is had only by reaping the process (`ChildProcess::wait`, `exited_now`).
+    let left = if exit.is_ok() {
+        crate::platform::anything_left_after_reap
+    } else {
+        crate::platform::anything_left
+    };
+    let nothing_left = output_closed && !left(&job.meta.identity());
     let background = if nothing_left {
         Vec::new()
     } else {
@@ -168,13 +174,24 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
     }
 }
 
+/// The exit, if the job's process is a zombie already when its terminal hangs up (or
+/// its output pipes close): a process closes them as it exits, a little before it
+/// becomes a zombie, so a short job's exit is taken here with one `waitpid` and no
+/// other thread's wake-up. If it is still exiting (or runs on with its output closed),
+/// the ring is asked at once rather than at `RING_AFTER` (src/platform/linux/child.rs).
+fn exit_at_hang_up(child: &mut ChildProcess) -> Option<io::Result<Exit>> {
+    if let Some(exit) = child.exited_now() {
+        return Some(exit);
+    }
+    child.arm_now();
+    None
+}
+
 async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Terminal>, on_exit: OnExit) -> Arc<Terminal> {
     let mut buf = ReadBuffer::new();
     let mut output = Handoff::new(job.clone());
     let mut eof = false;
     let exit = {
-        let wait = child.wait();
-        tokio::pin!(wait);
         // Armed by output, fired by SCREEN_SETTLE of quiet: the screen's lines are
         // committed. An idle job has no timer armed.
         let settle = tokio::time::sleep(SCREEN_SETTLE);
@@ -187,6 +204,8 @@ async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Termina
                 // still; the exit is not taken (the next image takes it).
                 _ = job.freeze.requested() => {
                     output.drain().await;
+                    let wait = child.wait();
+                    tokio::pin!(wait);
                     if let Some(status) = job.freeze.hold_or_exit(wait.as_mut(), |e| *e).await {
                         break status;
                     }
@@ -197,9 +216,14 @@ async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Termina
                         settle.as_mut().reset(tokio::time::Instant::now() + SCREEN_SETTLE);
                         armed = true;
                     }
-                    Read::Eof => eof = true,
+                    Read::Eof => {
+                        eof = true;
+                        if let Some(exit) = exit_at_hang_up(&mut child) {
+                            break exit;
+                        }
+                    }
                 },
-                status = &mut wait => break status,
+                status = child.wait() => break status,
                 _ = &mut settle, if armed => {
                     armed = false;
                     output.drain().await;
@@ -299,21 +323,25 @@ async fn drive_pipes(
     on_exit: OnExit,
 ) -> Pipes {
     let mut pipes = Pipes::new(stdout, stderr);
-    let exit = {
-        let wait = child.wait();
-        tokio::pin!(wait);
-        loop {
-            tokio::select! {
-                biased;
-                // A restart in place (see drive_pty): each step ingests what it read.
-                _ = job.freeze.requested() => {
-                    if let Some(status) = job.freeze.hold_or_exit(wait.as_mut(), |e| *e).await {
-                        break status;
+    let exit = loop {
+        tokio::select! {
+            biased;
+            // A restart in place (see drive_pty): each step ingests what it read.
+            _ = job.freeze.requested() => {
+                let wait = child.wait();
+                tokio::pin!(wait);
+                if let Some(status) = job.freeze.hold_or_exit(wait.as_mut(), |e| *e).await {
+                    break status;
+                }
+            }
+            _ = pipes.step(&job), if pipes.open() => {
+                if !pipes.open() {
+                    if let Some(exit) = exit_at_hang_up(&mut child) {
+                        break exit;
                     }
                 }
-                _ = pipes.step(&job), if pipes.open() => {}
-                status = &mut wait => break status,
             }
+            status = child.wait() => break status,
         }
     };
     let deadline = Instant::now() + DRAIN_MAX;

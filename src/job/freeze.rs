@@ -184,10 +184,10 @@ impl Freeze {
 
     /// `hold`, for a reader whose process still runs: its exit, if it comes meanwhile,
     /// is taken and kept for the hand-over (`exit_while_held`), then the reader holds
-    /// on. Why: the exit ring (src/platform/linux/exit_ring.rs) reaps the process in the
-    /// kernel when it exits, frozen reader or not; its status, left in a reader that
-    /// never reads it again, would be lost with this image, and the next one would find
-    /// no such process. `Some`: the exit, for the reader to publish once thawed (a
+    /// on. Why: a process the exit ring (src/platform/linux/exit_ring.rs) tells of is
+    /// reaped by its watcher, or by the ring's thread once the watcher is gone; its
+    /// status, left in a reader that never reads it again, would be lost with this
+    /// image, and the next one would find no such process. `Some`: the exit, for the reader to publish once thawed (a
     /// restart that did not happen).
     pub async fn hold_or_exit<T>(
         &self,

@@ -92,14 +92,14 @@ mod no_git_guard {
         }
     }
 }
-#[cfg(target_os = "linux")]
-pub use os::anything_left;
 /// A job cgroup of this process, by path (a restart in place takes it back).
 #[cfg(target_os = "linux")]
 pub use os::job_cgroup_number;
 /// The unix socket supervisor across a restart in place (src/job/sandbox_carry.rs).
 #[cfg(target_os = "linux")]
 pub use os::sandbox::supervisor_handover;
+#[cfg(target_os = "linux")]
+pub use os::{anything_left, anything_left_after_reap};
 
 /// Whether the job's process group (or, where there is one, its cgroup) still holds a
 /// process: a job that ended leaving nothing is forgotten without a search.
@@ -107,11 +107,39 @@ pub use os::sandbox::supervisor_handover;
 pub fn anything_left(job: &JobIdentity<'_>) -> bool {
     group_exists(job.pid)
 }
+
+/// `anything_left`, once the job's own process is known reaped.
+#[cfg(not(target_os = "linux"))]
+pub fn anything_left_after_reap(job: &JobIdentity<'_>) -> bool {
+    anything_left(job)
+}
+#[cfg(target_os = "linux")]
+pub use linux::process_tree::{boot_clock, start_ticks_between};
+
+/// Opens a PTY ahead for the next PTY job (Linux; elsewhere nothing).
+#[cfg(unix)]
+pub use unix::pty::prepare_spare as prepare_spare_terminal;
+
+/// Windows: ConPTYs are made per job.
+#[cfg(windows)]
+pub fn prepare_spare_terminal() {}
 pub use os::{
     background_roots, containment_mode, detached_roots, end_processes, group_exists, is_alive, job_processes,
     open_directory, opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, PipeReader,
     PipeWriter, ProcInfo, Snapshot, Terminal,
 };
+
+/// Elsewhere the start time is always asked of the system (`start_ticks_between`).
+#[cfg(not(target_os = "linux"))]
+pub fn boot_clock() -> u64 {
+    0
+}
+
+/// Elsewhere: `start_ticks`.
+#[cfg(not(target_os = "linux"))]
+pub fn start_ticks_between(pid: i32, _before: u64, _after: u64) -> u64 {
+    start_ticks(pid)
+}
 
 /// Lowers the calling thread's scheduling weight by `by` nice steps, so that under
 /// contention for the cores the JS thread (and everything else at the default weight)

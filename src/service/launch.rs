@@ -88,6 +88,7 @@ impl Service {
         let started_at = SystemTime::now();
         let started = std::time::Instant::now();
         let _guard = inner.runtime.enter();
+        let clock_before = platform::boot_clock();
         let spawned = platform::spawn(&SpawnSpec {
             program,
             args,
@@ -99,6 +100,7 @@ impl Service {
             rows: req.rows,
             sandbox: job_sandbox,
         })?;
+        let start_ticks = platform::start_ticks_between(spawned.pid as i32, clock_before, platform::boot_clock());
         // The output files are made by the reader task before its first read, while
         // the program starts, not on the spawn path.
         let session_dir = inner.io_dir.join(&inner.session_id);
@@ -154,7 +156,7 @@ impl Service {
             started_at,
             started,
             marker_entry: format!("{}={}", env::JOB_MARKER, job_marker),
-            start_ticks: platform::start_ticks(spawned.pid as i32),
+            start_ticks,
             containment: spawned.containment,
             sandbox: enforced,
             tmpdir: tmpdir.map(Arc::new),
@@ -176,8 +178,14 @@ impl Service {
         let ticket = job.register_waiter(pattern);
         let writer = crate::job::writer::task(writer, rx, job.queued_input(), job.freeze.clone());
         let (reader_job, child) = (job.clone(), spawned.child);
+        let is_pty = req.mode == Mode::Pty;
         let reader = async move {
             reader_job.attach_files(make_files());
+            if is_pty {
+                // The next PTY job's terminal, opened here while this one's program
+                // starts rather than on the next spawn's path.
+                platform::prepare_spare_terminal();
+            }
             driver::drive(reader_job, child, reader, on_exit).await;
         };
         // One task for the job's reader, writer and their supervision, where there were

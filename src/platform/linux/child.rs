@@ -1,29 +1,46 @@
 //! A started job process and its exit, as an event.
 //!
 //! The exit is learnt, in order of preference, from:
+//! - the job's reader, when the job's terminal hangs up (`exited_now`): a process closes
+//!   its terminal as it exits, and a short job is then often a zombie already, reaped
+//!   there with one `waitpid`, no other thread woken;
 //! - the process's one io_uring (`super::exit_ring`, Linux 6.7+): no descriptor and no
-//!   thread per job; the ring's thread reaps the process and sends its status;
+//!   thread per job; the ring's thread tells the watcher, which reaps. A job's wait is
+//!   asked of the ring only once it has run for `RING_AFTER` (or at its hang-up, if it
+//!   is not a zombie yet): a job that ends before costs the ring nothing, not even the
+//!   `NOP` that wakes its thread;
 //! - a pidfd registered with the tokio reactor, where there is no such ring (its reason
 //!   is in `crate::platform::exit_watch`): a descriptor per job, no thread;
 //! - a blocking `waitpid` on tokio's blocking pool, where the kernel has no pidfds
 //!   (before 5.3) or none can be had.
 //!
 //! No SIGCHLD handler fights libuv's, and only this pid is ever waited for, so Node's
-//! own children are left alone.
+//! own children are left alone. Nothing but this watcher (or the ring's thread once the
+//! watcher is gone) reaps the pid, so its number names this child until it is reaped:
+//! see `exit_ring::Slot`.
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::io::unix::AsyncFd;
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
-use super::exit_ring;
+use super::exit_ring::{self, Slot};
 use crate::platform::unix::reap::{exit_of, reap_dropped, reap_or_remember, try_reap, wait_blocking};
 use crate::platform::Exit;
 
 /// For `unix::launch`, which reaps a child whose launch failed.
 pub use crate::platform::unix::reap::reap_blocking;
+
+/// How long a job runs before its exit is asked of the ring. Before, its exit is seen
+/// at its terminal's hang-up (or end of output). A job whose process exits while
+/// something else still holds its output open is seen at most this late, and its
+/// reader waits longer than this for that output anyway (`job::driver`'s drain).
+pub const RING_AFTER: Duration = Duration::from_millis(10);
 
 pub struct ChildProcess {
     pid: i32,
@@ -32,20 +49,40 @@ pub struct ChildProcess {
 }
 
 enum Watch {
-    /// The ring reaps the process and sends its status here.
-    Ring(oneshot::Receiver<exit_ring::Sent>),
+    /// Not asked of the ring yet: at `at`, or at the hang-up (`arm_now`).
+    Unarmed {
+        slot: Arc<Slot>,
+        at: tokio::time::Instant,
+    },
+    /// Hung up, not a zombie yet: its pidfd in the reactor until `at`, then the ring.
+    /// Held only between a hang-up and the exit (or `RING_AFTER`), so an idle job has
+    /// no descriptor for its exit.
+    Exiting {
+        slot: Arc<Slot>,
+        pidfd: AsyncFd<OwnedFd>,
+        at: tokio::time::Instant,
+    },
+    /// The ring tells of the exit here; the watcher reaps under `slot`.
+    Ring {
+        slot: Arc<Slot>,
+        receiver: oneshot::Receiver<exit_ring::Sent>,
+    },
     Pidfd(AsyncFd<OwnedFd>),
-    /// Neither: a blocking `waitpid`.
-    Blocking,
+    /// Neither: a blocking `waitpid`, once started kept here (cancel-safe).
+    Blocking(Option<JoinHandle<io::Result<ExitStatus>>>),
 }
 
 impl ChildProcess {
     /// Takes charge of a child this process started. Must run inside a tokio runtime.
     pub fn adopt(pid: i32) -> Self {
         reap_dropped();
-        let watch = match exit_ring::watch(pid) {
-            Ok(receiver) => Watch::Ring(receiver),
-            Err(()) => own_watch(pid),
+        let watch = if exit_ring::available() {
+            Watch::Unarmed {
+                slot: Arc::new(Slot::default()),
+                at: tokio::time::Instant::now() + RING_AFTER,
+            }
+        } else {
+            own_watch(pid)
         };
         Self {
             pid,
@@ -55,7 +92,7 @@ impl ChildProcess {
     }
 
     /// A child already reaped, its exit known (a restart in place carried it: the
-    /// previous image's exit ring reaped it during the freeze). `wait` answers it.
+    /// previous image's watcher reaped it during the freeze). `wait` answers it.
     pub fn exited(pid: i32, exit: Exit) -> Self {
         use std::os::unix::process::ExitStatusExt;
         // The wait status the kernel gave: a signal in the low bits, else the code.
@@ -65,8 +102,51 @@ impl ChildProcess {
         };
         Self {
             pid,
-            watch: Watch::Blocking,
+            watch: Watch::Blocking(None),
             status: Some(ExitStatus::from_raw(raw)),
+        }
+    }
+
+    /// The exit, if the process has exited now (it is reaped then); `None` while it
+    /// runs. For the reader at the hang-up of the job's terminal or output.
+    pub fn exited_now(&mut self) -> Option<io::Result<Exit>> {
+        if let Some(status) = self.status {
+            return Some(Ok(exit_of(status)));
+        }
+        let reaped = match &self.watch {
+            Watch::Unarmed { slot, .. } | Watch::Exiting { slot, .. } | Watch::Ring { slot, .. } => {
+                slot.reap_if_exited(self.pid)
+            }
+            Watch::Pidfd(_) => try_reap(self.pid),
+            // A blocking wait is under way: it reaps.
+            Watch::Blocking(_) => return None,
+        };
+        match reaped {
+            Ok(Some(status)) => Some(self.done(status).map(exit_of)),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// The job hung up before its process became a zombie: it is most likely exiting
+    /// (a process closes its terminal in its exit, a little before it is a zombie), so
+    /// its exit is waited for through a pidfd in the reactor, which wakes the reader
+    /// itself, for up to `RING_AFTER`; then (or with no pidfd) the ring is asked.
+    pub fn arm_now(&mut self) {
+        if let Watch::Unarmed { slot, .. } = &self.watch {
+            let slot = slot.clone();
+            // Opened by number while nothing has reaped the child: nothing but this
+            // watcher may before the ring is asked (see `exit_ring::Slot`).
+            // SAFETY: the pidfd moves into the AsyncFd and stays open, unchanged, for its
+            // whole life.
+            self.watch = match open_pidfd(self.pid).and_then(|fd| unsafe { AsyncFd::register(fd) }.ok()) {
+                Some(pidfd) => Watch::Exiting {
+                    slot,
+                    pidfd,
+                    at: tokio::time::Instant::now() + RING_AFTER,
+                },
+                None => ring_watch(self.pid, slot),
+            };
         }
     }
 
@@ -76,38 +156,78 @@ impl ChildProcess {
     }
 
     async fn wait_status(&mut self) -> io::Result<ExitStatus> {
-        if let Some(status) = self.status {
-            return Ok(status);
-        }
-        if let Watch::Ring(receiver) = &mut self.watch {
-            match receiver.await {
-                Ok(Ok(status)) => return self.done(status),
-                // The ring could not watch it (it failed, or its thread is gone): the
-                // process is watched here instead, as where there is no ring.
-                Ok(Err(_)) | Err(_) => self.watch = own_watch(self.pid),
+        loop {
+            if let Some(status) = self.status {
+                return Ok(status);
             }
-        }
-        let status = match &self.watch {
-            Watch::Pidfd(pidfd) => loop {
-                let mut ready = pidfd.readable().await?;
-                match try_reap(self.pid)? {
-                    Some(status) => break status,
-                    None => ready.clear_ready(),
+            match &mut self.watch {
+                Watch::Unarmed { slot, at } => {
+                    tokio::time::sleep_until(*at).await;
+                    let slot = slot.clone();
+                    self.watch = ring_watch(self.pid, slot);
                 }
-            },
-            Watch::Ring(_) | Watch::Blocking => {
-                let pid = self.pid;
-                tokio::task::spawn_blocking(move || wait_blocking(pid))
-                    .await
-                    .map_err(io::Error::other)??
+                Watch::Exiting { slot, pidfd, at } => {
+                    tokio::select! {
+                        ready = pidfd.readable() => {
+                            let mut ready = ready?;
+                            if let Some(status) = slot.reap_if_exited(self.pid)? {
+                                return self.done(status);
+                            }
+                            ready.clear_ready();
+                        }
+                        _ = tokio::time::sleep_until(*at) => {
+                            // Still running with its terminal closed: the pidfd goes.
+                            let slot = slot.clone();
+                            self.watch = ring_watch(self.pid, slot);
+                        }
+                    }
+                }
+                Watch::Ring { slot, receiver } => match receiver.await {
+                    Ok(Ok(_)) => {
+                        let slot = slot.clone();
+                        match slot.reap_if_exited(self.pid) {
+                            Ok(Some(status)) => return self.done(status),
+                            // Reaped already (not by this watcher: nothing else may)
+                            // or not ours: the ring's answer is all there is.
+                            Ok(None) | Err(_) => {
+                                self.watch = Watch::Blocking(None);
+                                return Err(io::Error::from_raw_os_error(libc::ECHILD));
+                            }
+                        }
+                    }
+                    // The ring could not watch it (it failed, or its thread is gone): the
+                    // process is watched here instead, as where there is no ring.
+                    Ok(Err(_)) | Err(_) => self.watch = own_watch(self.pid),
+                },
+                Watch::Pidfd(pidfd) => {
+                    let mut ready = pidfd.readable().await?;
+                    match try_reap(self.pid)? {
+                        Some(status) => return self.done(status),
+                        None => ready.clear_ready(),
+                    }
+                }
+                Watch::Blocking(waiting) => {
+                    let pid = self.pid;
+                    let handle = waiting.get_or_insert_with(|| tokio::task::spawn_blocking(move || wait_blocking(pid)));
+                    let status = handle.await.map_err(io::Error::other);
+                    *waiting = None;
+                    return self.done(status??);
+                }
             }
-        };
-        self.done(status)
+        }
     }
 
     fn done(&mut self, status: ExitStatus) -> io::Result<ExitStatus> {
         self.status = Some(status);
         Ok(status)
+    }
+}
+
+/// The ring's watch of `pid`, else this process's own.
+fn ring_watch(pid: i32, slot: Arc<Slot>) -> Watch {
+    match exit_ring::watch(pid, slot.clone()) {
+        Ok(receiver) => Watch::Ring { slot, receiver },
+        Err(()) => own_watch(pid),
     }
 }
 
@@ -117,15 +237,28 @@ fn own_watch(pid: i32) -> Watch {
     // whole life.
     match open_pidfd(pid).and_then(|fd| unsafe { AsyncFd::register(fd) }.ok()) {
         Some(pidfd) => Watch::Pidfd(pidfd),
-        None => Watch::Blocking,
+        None => Watch::Blocking(None),
     }
 }
 
 impl Drop for ChildProcess {
     fn drop(&mut self) {
-        // The ring reaps a process it watches whether or not anyone still listens.
-        if self.status.is_none() && !matches!(self.watch, Watch::Ring(_)) {
-            reap_or_remember(self.pid);
+        if self.status.is_some() {
+            return;
+        }
+        match &self.watch {
+            // The ring's thread reaps it at its exit (or this thread now, if the ring
+            // has told of it already).
+            Watch::Ring { slot, .. } => slot.watcher_leaves(self.pid),
+            Watch::Unarmed { slot, .. } | Watch::Exiting { slot, .. } => {
+                slot.watcher_leaves(self.pid);
+                if exit_ring::watch(self.pid, slot.clone()).is_err() {
+                    reap_or_remember(self.pid);
+                }
+            }
+            // A blocking wait under way reaps it; else a later launch does.
+            Watch::Blocking(Some(_)) => {}
+            Watch::Pidfd(_) | Watch::Blocking(None) => reap_or_remember(self.pid),
         }
     }
 }

@@ -2,19 +2,30 @@
 //! so that an idle job holds no descriptor for its exit (a pidfd per job was one).
 //!
 //! Each job is one `IORING_OP_WAITID` (Linux 6.7) on the ring: `P_PID` with the job's
-//! pid and `WEXITED`, so the kernel reaps exactly that child when it exits and writes
-//! its `siginfo` into a buffer the ring keeps for it. Only that pid is ever waited for:
-//! Node's own children stay libuv's, the daemon's orphans stay its orphan reaper's
-//! (src/platform/unix/reap.rs). The kernel takes the pid's `struct pid` when it arms the
-//! wait, and a job's pid cannot be reused before then: nothing but this ring reaps it.
+//! pid, `WEXITED | WNOWAIT`, so the kernel tells when exactly that child has exited and
+//! writes its `siginfo` into a buffer the ring keeps for it, without reaping it. Only
+//! that pid is ever waited for: Node's own children stay libuv's, the daemon's orphans
+//! stay its orphan reaper's (src/platform/unix/reap.rs).
+//!
+//! Who reaps: the job's watcher (`super::child::ChildProcess`), told by the ring or
+//! seeing the exit itself when its terminal hangs up (src/job/driver.rs), so that a
+//! short job's exit needs no hand-over through this thread. A reap goes by the pid's
+//! number (`waitpid`), which names our child only while that child is not reaped yet:
+//! every reap of a watched pid is made under its `Slot`'s lock, and only while the slot
+//! says it is not reaped, so no reap can take a later process given the same number.
+//! The ring's thread reaps only for a watcher that is gone (`Slot::watcher_gone`).
+//! An armed wait holds the pid's `struct pid` (`kernel_waitid_prepare`), so a process
+//! its watcher reaped completes it with `ECHILD`, never with a later process's exit; a
+//! wait armed after the watcher reaped (its number then free) may find a later process
+//! given that number: its completion finds the slot reaped and does nothing.
 //!
 //! Why a thread of its own, the ring's only submitter of waits: the kernel looks for
-//! the exited child, and reaps it, in the task that submitted the wait (it runs as
-//! that task's task_work), and a submitter's pending requests go with it when that
-//! thread ends. The threads that start jobs do end (a Node worker's, a runtime's
-//! workers at its shutdown), so every wait is submitted by `exit-ring`, which lives as
-//! long as the process. Others hand it their pid through a queue and wake it with a
-//! `NOP` (the one kind of entry another thread submits, and only one at a time).
+//! the exited child in the task that submitted the wait (it runs as that task's
+//! task_work), and a submitter's pending requests go with it when that thread ends.
+//! The threads that start jobs do end (a Node worker's, a runtime's workers at its
+//! shutdown), so every wait is submitted by `exit-ring`, which lives as long as the
+//! process. Others hand it their pid through a queue and wake it with a `NOP` (the one
+//! kind of entry another thread submits, and only one at a time).
 //!
 //! The thread sleeps in `poll` on the ring's descriptor, not in `io_uring_enter`: a
 //! ring's wait counts as I/O wait (in `%iowait` and the I/O pressure of PSI) before
@@ -33,7 +44,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use io_uring::{opcode, squeue, IoUring};
 use tokio::sync::oneshot;
@@ -49,9 +60,60 @@ const CQ_ENTRIES: u32 = 1024;
 /// The `user_data` of a wake-up `NOP`; waits are numbered from 1.
 const WAKE: u64 = 0;
 
-/// What a job's watcher is sent: its process's exit status, or why the ring could not
-/// tell (the watcher then waits another way: `super::child`).
+/// What a job's watcher is sent: its process has exited (with this status; not reaped:
+/// the watcher reaps it), or why the ring could not tell (the watcher then waits another
+/// way: `super::child`).
 pub type Sent = io::Result<ExitStatus>;
+
+/// Who may reap one watched pid, shared by its watcher and the ring's thread. Every
+/// reap of the pid is made under `state`'s lock while `reaped` is false (see the
+/// module's text).
+#[derive(Default)]
+pub struct Slot {
+    state: Mutex<SlotState>,
+}
+
+#[derive(Default)]
+struct SlotState {
+    /// Reaped, by the watcher or the ring's thread: the number may name another process.
+    reaped: bool,
+    /// The ring saw the exit (and told the watcher, if it was still there).
+    exited: bool,
+    /// The watcher was dropped before it reaped: the ring's thread reaps at the exit.
+    watcher_gone: bool,
+}
+
+impl Slot {
+    /// Reaps `pid` if it has exited, unless it was reaped already: `Some` the status
+    /// of this reap. `pid` must be the child this slot was made for.
+    pub fn reap_if_exited(&self, pid: i32) -> io::Result<Option<ExitStatus>> {
+        let mut state = lock(&self.state);
+        if state.reaped {
+            return Ok(None);
+        }
+        let reaped = crate::platform::unix::reap::try_reap(pid);
+        if matches!(reaped, Ok(Some(_)) | Err(_)) {
+            state.reaped = true;
+        }
+        reaped
+    }
+
+    /// The watcher goes without having reaped: it reaps now if the ring saw the exit,
+    /// else the ring's thread will at the exit (its wait must be armed or asked for).
+    pub fn watcher_leaves(&self, pid: i32) {
+        let mut state = lock(&self.state);
+        if state.reaped {
+            return;
+        }
+        if state.exited {
+            state.reaped = true;
+            drop(state);
+            let _ = crate::platform::unix::reap::try_reap(pid);
+        } else {
+            state.watcher_gone = true;
+        }
+    }
+}
 
 struct Ring {
     ring: IoUring,
@@ -65,7 +127,7 @@ struct Ring {
 #[derive(Default)]
 struct Queue {
     /// Pids to watch, not yet taken by the ring's thread.
-    asked: Vec<(i32, oneshot::Sender<Sent>)>,
+    asked: Vec<(i32, Arc<Slot>, oneshot::Sender<Sent>)>,
     /// A wake-up is on its way: further requests need none until the thread takes them.
     wake_sent: bool,
 }
@@ -74,6 +136,7 @@ struct Queue {
 /// lives here until its completion comes.
 struct Armed {
     pid: i32,
+    slot: Arc<Slot>,
     info: Box<libc::siginfo_t>,
     reply: oneshot::Sender<Sent>,
 }
@@ -100,10 +163,16 @@ pub fn exit_watch() -> ExitWatch {
     }
 }
 
-/// Watches `pid`, a child of this process that nothing else reaps: its exit status is
-/// sent once it has exited, and it is reaped then. Err: there is no ring here (the
-/// caller watches it another way).
-pub fn watch(pid: i32) -> Result<oneshot::Receiver<Sent>, ()> {
+/// Whether jobs' exits can be watched by the ring (`watch` may still fail later).
+pub fn available() -> bool {
+    ring().is_ok() && !BROKEN.load(Ordering::SeqCst)
+}
+
+/// Watches `pid`, a child of this process that nothing reaps but under `slot` (see the
+/// module's text): its exit status is sent once it has exited; the watcher reaps it
+/// then (`Slot::reap_if_exited`), or the ring's thread does if the watcher has left.
+/// Err: there is no ring here (the caller watches it another way).
+pub fn watch(pid: i32, slot: Arc<Slot>) -> Result<oneshot::Receiver<Sent>, ()> {
     let ring = ring().as_ref().map_err(|_| ())?;
     if BROKEN.load(Ordering::SeqCst) {
         return Err(());
@@ -111,7 +180,7 @@ pub fn watch(pid: i32) -> Result<oneshot::Receiver<Sent>, ()> {
     let (reply, receiver) = oneshot::channel();
     let wake = {
         let mut queue = lock(&ring.queue);
-        queue.asked.push((pid, reply));
+        queue.asked.push((pid, slot, reply));
         !std::mem::replace(&mut queue.wake_sent, true)
     };
     if wake
@@ -221,14 +290,20 @@ impl Ring {
             };
             let first = next;
             let mut entries = Vec::with_capacity(asked.len());
-            for (pid, reply) in asked {
+            for (pid, slot, reply) in asked {
+                if lock(&slot.state).reaped {
+                    // Its watcher reaped it before the wait was armed: the number may
+                    // be another process's now.
+                    continue;
+                }
                 // SAFETY: all zeros is a valid siginfo_t.
                 let info: Box<libc::siginfo_t> = Box::new(unsafe { std::mem::zeroed() });
-                let entry = opcode::WaitId::new(libc::P_PID, pid as libc::id_t, libc::WEXITED)
+                // WNOWAIT: told, not reaped; the reap is made under the slot's lock.
+                let entry = opcode::WaitId::new(libc::P_PID, pid as libc::id_t, libc::WEXITED | libc::WNOWAIT)
                     .infop(&*info as *const libc::siginfo_t)
                     .build()
                     .user_data(next);
-                armed.insert(next, Armed { pid, info, reply });
+                armed.insert(next, Armed { pid, slot, info, reply });
                 entries.push(entry);
                 next += 1;
             }
@@ -263,13 +338,30 @@ impl Ring {
             .collect();
         for (id, result) in done {
             let Some(wait) = armed.remove(&id) else { continue };
+            let mut state = lock(&wait.slot.state);
+            if state.reaped {
+                // Reaped by its watcher (this wait then ends with ECHILD), or a wait
+                // armed after that reap: nothing to tell, nothing to reap.
+                continue;
+            }
             let sent = if result < 0 {
                 Err(io::Error::from_raw_os_error(-result))
             } else {
-                crate::platform::unix::reap::reaped(wait.pid);
+                state.exited = true;
                 Ok(status_of(&wait.info))
             };
-            // A watcher dropped before the exit: the process is reaped all the same.
+            if state.watcher_gone {
+                if sent.is_ok() {
+                    // Nobody else will: reaped here, under the lock, while the number
+                    // is still this child's.
+                    state.reaped = true;
+                    let _ = crate::platform::unix::reap::try_reap(wait.pid);
+                } else {
+                    crate::platform::unix::reap::reap_or_remember(wait.pid);
+                }
+                continue;
+            }
+            // Under the lock: a watcher leaving now finds `exited` and reaps itself.
             let _ = wait.reply.send(sent);
         }
     }
@@ -305,15 +397,18 @@ fn give_up(armed: &mut HashMap<u64, Armed>, ids: std::ops::Range<u64>, e: &io::E
     for id in ids {
         if let Some(wait) = armed.remove(&id) {
             std::mem::forget(wait.info);
-            if wait
-                .reply
-                .send(Err(io::Error::new(e.kind(), format!("exit ring: {e}"))))
-                .is_err()
-            {
-                // Its watcher is gone: reaped by a later launch, as a dropped pidfd
-                // watcher's process is.
-                crate::platform::unix::reap::reap_or_remember(wait.pid);
+            let state = lock(&wait.slot.state);
+            if state.reaped {
+                continue;
             }
+            if state.watcher_gone {
+                // Reaped by a later launch, as a dropped pidfd watcher's process is.
+                crate::platform::unix::reap::reap_or_remember(wait.pid);
+                continue;
+            }
+            let _ = wait
+                .reply
+                .send(Err(io::Error::new(e.kind(), format!("exit ring: {e}"))));
         }
     }
 }

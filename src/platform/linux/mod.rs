@@ -49,6 +49,12 @@ pub fn anything_left(job: &JobIdentity<'_>) -> bool {
     if is_alive(job.pid) {
         return group_exists(job.pid) || job.containment.holds_processes();
     }
+    anything_left_after_reap(job)
+}
+
+/// `anything_left`, asked by the job's reader once it has reaped the job's process
+/// (src/job/driver.rs): no `/proc` read to learn what is known, on the exit's path.
+pub fn anything_left_after_reap(job: &JobIdentity<'_>) -> bool {
     let in_cgroup = job.containment.release_if_empty();
     group_exists(job.pid) || in_cgroup
 }

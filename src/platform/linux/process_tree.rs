@@ -218,9 +218,63 @@ pub fn start_ticks(pid: i32) -> u64 {
     read_stat(pid).map_or(0, |s| s.start_ticks)
 }
 
+/// `CLOCK_BOOTTIME` now, in nanoseconds (0 if it cannot be read): the clock the
+/// kernel stamps a new process's start with (`start_boottime`, set in `copy_process`).
+pub fn boot_clock() -> u64 {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec of ours (the vDSO: no system call).
+    if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut now) } != 0 {
+        return 0;
+    }
+    (now.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(now.tv_nsec as u64)
+}
+
+/// The start time of `pid`, a child this process started between two readings of
+/// `boot_clock`, `before` and `after`: `/proc/<pid>/stat` gives its start as
+/// `start_boottime` in whole clock ticks, so when both readings fall in the same tick
+/// that tick is its start, with no `/proc` read on the spawn's path (three system
+/// calls and a parse on the JS thread). Else (a tick began during the clone, about one
+/// spawn in a hundred) it is read from `/proc`, as `start_ticks` does: exact either way,
+/// so the pid-reuse checks that compare it (src/job/carry.rs) keep their guarantee.
+pub fn start_ticks_between(pid: i32, before: u64, after: u64) -> u64 {
+    static NS_PER_TICK: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let per_tick = *NS_PER_TICK.get_or_init(|| {
+        // SAFETY: sysconf takes a name and reads nothing of ours.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        // The kernel divides exactly only when the tick is a whole number of ns.
+        match u64::try_from(hz) {
+            Ok(hz) if hz > 0 && 1_000_000_000 % hz == 0 => 1_000_000_000 / hz,
+            _ => 0,
+        }
+    });
+    if per_tick > 0 && before > 0 && before <= after && before / per_tick == after / per_tick {
+        return before / per_tick;
+    }
+    start_ticks(pid)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The start time known from the clock around a spawn is the one `/proc` gives,
+    /// spawn after spawn (a tick beginning during one falls back to `/proc` itself).
+    #[test]
+    fn start_ticks_from_the_clock_are_those_of_proc() {
+        for _ in 0..200 {
+            let before = boot_clock();
+            let mut child = std::process::Command::new("true").spawn().unwrap();
+            let after = boot_clock();
+            let pid = child.id() as i32;
+            let told = start_ticks_between(pid, before, after);
+            let read = start_ticks(pid);
+            child.wait().unwrap();
+            assert!(before > 0 && told > 0);
+            assert_eq!(told, read, "clock {before}..{after}");
+        }
+    }
 
     #[test]
     fn reads_own_stat() {

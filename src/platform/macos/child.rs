@@ -68,6 +68,26 @@ impl ChildProcess {
         }
     }
 
+    /// The exit, if the process has exited now (it is reaped then); `None` while it
+    /// runs. For the reader at the hang-up of the job's terminal or output.
+    pub fn exited_now(&mut self) -> Option<io::Result<Exit>> {
+        if let Some(status) = self.status {
+            return Some(Ok(exit_of(status)));
+        }
+        match try_reap(self.pid) {
+            Ok(Some(status)) => {
+                self.status = Some(status);
+                self.watch = None;
+                Some(Ok(exit_of(status)))
+            }
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Linux's exit ring is asked at the hang-up; the kqueue here watches from the start.
+    pub fn arm_now(&mut self) {}
+
     /// Resolves when the process has exited (it is reaped then). Cancel-safe.
     pub async fn wait(&mut self) -> io::Result<Exit> {
         Ok(exit_of(self.wait_status().await?))

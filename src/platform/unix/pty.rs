@@ -28,16 +28,63 @@ pub(super) fn spawn(
     Ok((child, pid, ProcessIo::Pty(terminal)))
 }
 
+/// A PTY pair opened ahead, off the JS thread, for the next PTY job: opening one (the
+/// kernel makes the terminal, its line discipline and its `/dev/pts` entry) was the
+/// costliest system call of a spawn before the clone, about 16 µs on the JS thread.
+/// One for the whole process, at most: two descriptors, close-on-exec, never used
+/// before a job takes it (its size is set then).
+#[cfg(target_os = "linux")]
+static SPARE: std::sync::Mutex<Option<(OwnedFd, OwnedFd)>> = std::sync::Mutex::new(None);
+
+/// Opens the spare PTY pair if there is none (`SPARE`); called by a PTY job's reader
+/// as it starts, while the program starts. Errors are left for the next spawn, which
+/// opens its own pair and reports them.
+pub fn prepare_spare() {
+    #[cfg(target_os = "linux")]
+    {
+        if crate::base::sync::lock(&SPARE).is_some() {
+            return;
+        }
+        if let Ok(pair) = open_new_pair() {
+            let mut spare = crate::base::sync::lock(&SPARE);
+            if spare.is_none() {
+                *spare = Some(pair);
+            }
+        }
+    }
+}
+
+/// The spare pair sized `rows` × `cols`, else a new one.
+#[cfg(target_os = "linux")]
+fn open_pair(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
+    let spare = crate::base::sync::lock(&SPARE).take();
+    let (master, slave) = match spare {
+        Some(pair) => pair,
+        None => open_new_pair()?,
+    };
+    let size = libc::winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCSWINSZ reads one winsize of ours.
+    if unsafe { libc::ioctl(slave.as_raw_fd(), libc::TIOCSWINSZ, &size) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((master, slave))
+}
+
 /// A new PTY: its master (non-blocking, for the reactor) and our handle on its slave,
 /// opened without making it our controlling terminal; both close-on-exec from the
 /// start, so no child another thread starts meanwhile inherits them.
 ///
-/// Linux: four system calls, where `openpty(3)` (portable-pty) took about twenty with
+/// Its size is set by the caller (`open_pair`). Linux: four system calls, where `openpty(3)` (portable-pty) took about twenty with
 /// the slave opened again by its name and the master duplicated to make it
 /// non-blocking: the slave comes from the master itself (`TIOCGPTPEER`, Linux 4.13),
 /// which also spares a lookup of `/dev/pts` by name.
 #[cfg(target_os = "linux")]
-fn open_pair(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
+fn open_new_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     use std::os::fd::FromRawFd;
     let check = |ret: libc::c_int| {
         if ret < 0 {
@@ -59,13 +106,6 @@ fn open_pair(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
             // A kernel before 4.13: the slave by its name.
             Err(_) => slave_by_name(&master, flags)?,
         };
-        let size = libc::winsize {
-            ws_row: rows,
-            ws_col: cols,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        check(libc::ioctl(slave.as_raw_fd(), libc::TIOCSWINSZ, &size))?;
         Ok((master, slave))
     }
 }

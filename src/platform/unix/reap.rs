@@ -84,13 +84,6 @@ pub fn reap_adopted(children: impl FnOnce() -> Vec<i32>) {
     }
 }
 
-/// `pid`, a job's process, was reaped by its watcher without `waitpid` (Linux's exit
-/// ring: src/platform/linux/exit_ring.rs): the orphan reaper may take that pid again.
-#[cfg(target_os = "linux")]
-pub fn reaped(pid: i32) {
-    forget(pid);
-}
-
 fn forget(pid: i32) {
     if let Some(set) = lock(&LAUNCHED).as_mut() {
         set.remove(&pid);
@@ -103,6 +96,13 @@ pub fn reap_or_remember(pid: i32) {
     if !matches!(try_reap(pid), Ok(Some(_))) {
         lock(&UNREAPED).push(pid);
     }
+}
+
+/// `pid`, a child launched through `launching`, was reaped without `wait_for` (a
+/// helper's `std::process::Child`): the orphan reaper may take that pid again.
+#[cfg(target_os = "linux")]
+pub fn reaped(pid: i32) {
+    forget(pid);
 }
 
 /// Reaps the remembered children that have exited since.

@@ -20,6 +20,14 @@ impl ChildProcess {
         Self { process, exit: None }
     }
 
+    /// The exit, if already known; the wait below learns it (no reaping on Windows).
+    pub fn exited_now(&mut self) -> Option<io::Result<Exit>> {
+        self.exit.map(Ok)
+    }
+
+    /// Linux's exit ring is asked at the hang-up; nothing to ask here.
+    pub fn arm_now(&mut self) {}
+
     /// Resolves when the process has exited. Cancel-safe. Windows has no signals: the
     /// exit code is all there is (a process ended by `kill` has the code the Job Object
     /// was terminated with, `super::processes::KILLED`).
