@@ -109,7 +109,8 @@ impl Ended {
     }
 }
 
-/// A remembered job as a restart in place carries it (src/daemon/carry.rs).
+/// A remembered job as a restart in place carries it (src/daemon/carry.rs, Linux only).
+#[cfg(target_os = "linux")]
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CarriedEnded {
@@ -125,10 +126,12 @@ pub struct CarriedEnded {
 }
 
 /// The statuses a remembered job can have (`record` keeps them as static names).
+#[cfg(target_os = "linux")]
 const STATUSES: [&str; 4] = ["exited", "killed", "timed_out", "failed"];
 
 impl Ended {
     /// Oldest first.
+    #[cfg(target_os = "linux")]
     pub fn carry(&self) -> Vec<CarriedEnded> {
         self.jobs
             .iter()
@@ -147,6 +150,7 @@ impl Ended {
     }
 
     /// Takes a previous image's records (a status this build does not know is dropped).
+    #[cfg(target_os = "linux")]
     pub fn resume(&mut self, carried: Vec<CarriedEnded>) {
         for j in carried {
             let Some(status) = STATUSES.iter().find(|s| **s == j.status) else {

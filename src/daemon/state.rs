@@ -24,7 +24,8 @@ pub struct Hosted {
     /// The connection that opened it, while that connection lives.
     pub conn: Mutex<Option<u64>>,
     /// The `open` request's parameters it was made from: a restart in place makes
-    /// it again from them (src/daemon/carry.rs).
+    /// it again from them (src/daemon/carry.rs, Linux only).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub made_with: Value,
 }
 
@@ -71,12 +72,14 @@ impl State {
         hosted
     }
 
+    #[cfg(target_os = "linux")]
     /// A service carried by a restart in place, under its number (no connection holds
     /// it: its clients connect again).
     pub fn resume_service(&self, hosted: Arc<Hosted>) {
         lock(&self.maps).services.insert(hosted.id, hosted);
     }
 
+    #[cfg(target_os = "linux")]
     /// The envd face's carried service: held by the state like any other, and kept
     /// for the face to take (`take_resumed_face`).
     pub fn resume_face(&self, face: ResumedFace) {
@@ -88,6 +91,7 @@ impl State {
         lock(&self.resumed_face).take()
     }
 
+    #[cfg(target_os = "linux")]
     /// Every daemon handle: (handle, service number, the service's handle, keep).
     pub fn handles(&self) -> Vec<(u32, u64, u32, bool)> {
         let maps = lock(&self.maps);
@@ -100,6 +104,7 @@ impl State {
         all
     }
 
+    #[cfg(target_os = "linux")]
     /// A daemon handle carried by a restart in place. `false` when its service is not
     /// here or the handle or the service's handle is taken.
     pub fn resume_handle(&self, handle: u32, service: u64, local: u32, keep: bool) -> bool {
@@ -122,10 +127,12 @@ impl State {
         true
     }
 
+    #[cfg(target_os = "linux")]
     pub fn carry_ended(&self) -> Vec<super::ended::CarriedEnded> {
         lock(&self.ended).carry()
     }
 
+    #[cfg(target_os = "linux")]
     pub fn resume_ended(&self, carried: Vec<super::ended::CarriedEnded>) {
         lock(&self.ended).resume(carried);
     }

@@ -286,6 +286,7 @@ mod tests {
     /// `sanitize` whose variables are those of the spawn before, against one that
     /// checks every variable (`looks_secret` over each), taking turns. Printed, not
     /// asserted: `cargo test --release --lib env_check_cost -- --ignored --nocapture`.
+    #[cfg(unix)]
     #[test]
     #[ignore]
     fn env_check_cost() {

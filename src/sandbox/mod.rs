@@ -92,7 +92,9 @@ pub enum SandboxChoice {
     Custom(SandboxSpec),
 }
 
-/// A new `Resolved::id`, different from every other of this process.
+/// A new `Resolved::id`, different from every other of this process (sandboxes are
+/// resolved on Unix only).
+#[cfg(unix)]
 pub(crate) fn next_resolution_id() -> u64 {
     static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)

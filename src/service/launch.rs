@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+#[cfg(target_os = "linux")]
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 
@@ -330,6 +331,8 @@ async fn run_io(
 /// and its folder counts as finished (`Retention::job_done`). If it panicked (a bug),
 /// the job is failed and its processes killed, so no caller waits forever and nothing
 /// is left running unseen.
+// Used by the restart in place (src/service/carry.rs), Linux only.
+#[cfg(target_os = "linux")]
 pub(super) fn supervise(
     runtime: &Handle,
     job: &Arc<Job>,

@@ -285,6 +285,8 @@ mod tests {
         );
     }
 
+    // Jobs are carried on Linux only (src/daemon/carry.rs).
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_job_descriptor_named_twice_or_a_bad_token_is_refused() {
         let with_journal = |fds: &str, journal: i32| {
