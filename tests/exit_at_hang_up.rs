@@ -8,35 +8,16 @@
 
 #![cfg(target_os = "linux")]
 
+#[path = "common/zombies.rs"]
+mod zombies;
+use zombies::zombie_children;
+
 use std::time::Duration;
 
 use native_shell_service::job::spawn::Mode;
 use native_shell_service::job::JobStatus;
 use native_shell_service::service::request::{RunRequest, ServiceConfig};
 use native_shell_service::service::Service;
-
-/// This process's children that have exited and are not reaped.
-fn zombie_children() -> Vec<i32> {
-    let me = std::process::id().to_string();
-    let mut zombies = Vec::new();
-    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
-        let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
-            continue;
-        };
-        for pid in children.split_whitespace() {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-            let mut fields = rest.split_whitespace();
-            let (state, ppid) = (fields.next(), fields.next());
-            if state == Some("Z") && ppid == Some(me.as_str()) {
-                zombies.push(pid.parse().unwrap_or(0));
-            }
-        }
-    }
-    zombies
-}
 
 fn service(root: &std::path::Path) -> std::sync::Arc<Service> {
     let config = ServiceConfig {

@@ -6,6 +6,10 @@
 
 #![cfg(target_os = "linux")]
 
+#[path = "common/zombies.rs"]
+mod zombies;
+use zombies::zombie_children;
+
 use std::time::{Duration, Instant};
 
 use native_shell_service::job::spawn::Mode;
@@ -13,30 +17,6 @@ use native_shell_service::service::request::{Launched, RunRequest, ServiceConfig
 use native_shell_service::service::Service;
 
 const JOBS: usize = 1000;
-
-/// This process's children that have exited and are not reaped.
-fn zombie_children() -> Vec<i32> {
-    let me = std::process::id().to_string();
-    let mut zombies = Vec::new();
-    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
-        let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
-            continue;
-        };
-        for pid in children.split_whitespace() {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            // pid (comm) state ppid ...: after the last ')'.
-            let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-            let mut fields = rest.split_whitespace();
-            let (state, ppid) = (fields.next(), fields.next());
-            if state == Some("Z") && ppid == Some(me.as_str()) {
-                zombies.push(pid.parse().unwrap_or(0));
-            }
-        }
-    }
-    zombies
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_exits_in_one_burst_are_all_seen_and_reaped() {

@@ -1,0 +1,27 @@
+//! This process's zombie children, for the exit tests (tests/exit_burst.rs,
+//! tests/exit_at_hang_up.rs): each runs alone in its binary, so its children are its
+//! jobs' processes.
+
+/// This process's children that have exited and are not reaped.
+pub fn zombie_children() -> Vec<i32> {
+    let me = std::process::id().to_string();
+    let mut zombies = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
+            continue;
+        };
+        for pid in children.split_whitespace() {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            // pid (comm) state ppid ...: after the last ')'.
+            let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+            let mut fields = rest.split_whitespace();
+            let (state, ppid) = (fields.next(), fields.next());
+            if state == Some("Z") && ppid == Some(me.as_str()) {
+                zombies.push(pid.parse().unwrap_or(0));
+            }
+        }
+    }
+    zombies
+}
