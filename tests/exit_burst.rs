@@ -8,7 +8,7 @@
 
 #[path = "common/zombies.rs"]
 mod zombies;
-use zombies::zombie_children;
+use zombies::zombies_left;
 
 use std::time::{Duration, Instant};
 
@@ -74,5 +74,5 @@ async fn a_thousand_exits_in_one_burst_are_all_seen_and_reaped() {
         let result = svc.result(handle, 1).unwrap();
         assert_eq!(result.signal, Some(libc::SIGKILL), "job of pid {pid}: {result:?}");
     }
-    assert_eq!(zombie_children(), Vec::<i32>::new(), "zombies left");
+    assert_eq!(zombies_left().await, Vec::<i32>::new(), "zombies left");
 }

@@ -25,3 +25,17 @@ pub fn zombie_children() -> Vec<i32> {
     }
     zombies
 }
+
+/// This process's zombie children once they are gone, or those still there after 30 s:
+/// a job's background process is reaped when it ends, which on a loaded machine can be
+/// long after the time it was meant to take.
+pub async fn zombies_left() -> Vec<i32> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let zombies = zombie_children();
+        if zombies.is_empty() || std::time::Instant::now() > deadline {
+            return zombies;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
