@@ -116,13 +116,6 @@ pub fn anything_left_after_reap(job: &JobIdentity<'_>) -> bool {
 #[cfg(target_os = "linux")]
 pub use linux::process_tree::{boot_clock, start_ticks_between};
 
-/// Opens a PTY ahead for the next PTY job (Linux; elsewhere nothing).
-#[cfg(unix)]
-pub use unix::pty::prepare_spare as prepare_spare_terminal;
-
-/// Windows: ConPTYs are made per job.
-#[cfg(windows)]
-pub fn prepare_spare_terminal() {}
 pub use os::{
     background_roots, containment_mode, detached_roots, end_processes, group_exists, is_alive, job_processes,
     open_directory, opened_path, program_name, spawn, start_ticks, watchdog, ChildProcess, Containment, PipeReader,

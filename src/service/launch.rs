@@ -179,14 +179,8 @@ impl Service {
         let ticket = job.register_waiter(pattern);
         let writer = crate::job::writer::task(writer, rx, job.queued_input(), job.freeze.clone());
         let (reader_job, child) = (job.clone(), spawned.child);
-        let is_pty = req.mode == Mode::Pty;
         let reader = async move {
             reader_job.attach_files(make_files());
-            if is_pty {
-                // The next PTY job's terminal, opened here while this one's program
-                // starts rather than on the next spawn's path.
-                platform::prepare_spare_terminal();
-            }
             driver::drive(reader_job, child, reader, on_exit).await;
         };
         // One task for the job's reader, writer and their supervision, where there were

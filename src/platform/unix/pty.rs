@@ -28,40 +28,12 @@ pub(super) fn spawn(
     Ok((child, pid, ProcessIo::Pty(terminal)))
 }
 
-/// A PTY pair opened ahead, off the JS thread, for the next PTY job: opening one (the
-/// kernel makes the terminal, its line discipline and its `/dev/pts` entry) was the
-/// costliest system call of a spawn before the clone, about 16 µs on the JS thread.
-/// One for the whole process, at most: two descriptors, close-on-exec, never used
-/// before a job takes it (its size is set then).
-#[cfg(target_os = "linux")]
-static SPARE: std::sync::Mutex<Option<(OwnedFd, OwnedFd)>> = std::sync::Mutex::new(None);
-
-/// Opens the spare PTY pair if there is none (`SPARE`); called by a PTY job's reader
-/// as it starts, while the program starts. Errors are left for the next spawn, which
-/// opens its own pair and reports them.
-pub fn prepare_spare() {
-    #[cfg(target_os = "linux")]
-    {
-        if crate::base::sync::lock(&SPARE).is_some() {
-            return;
-        }
-        if let Ok(pair) = open_new_pair() {
-            let mut spare = crate::base::sync::lock(&SPARE);
-            if spare.is_none() {
-                *spare = Some(pair);
-            }
-        }
-    }
-}
-
-/// The spare pair sized `rows` × `cols`, else a new one.
+/// A new PTY pair sized `rows` × `cols`. (A pair opened ahead by a job's reader
+/// spared the JS thread about 16 µs a spawn, but stood open in the host's process with
+/// no service owning it: a terminal outliving every job and service.)
 #[cfg(target_os = "linux")]
 fn open_pair(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
-    let spare = crate::base::sync::lock(&SPARE).take();
-    let (master, slave) = match spare {
-        Some(pair) => pair,
-        None => open_new_pair()?,
-    };
+    let (master, slave) = open_new_pair()?;
     let size = libc::winsize {
         ws_row: rows,
         ws_col: cols,
