@@ -124,11 +124,7 @@ impl Recorder {
     pub fn set_cap(&mut self, cap: u64) {
         self.rests = false;
         self.cap = cap;
-        self.cap_at = self
-            .journal
-            .as_ref()
-            .map_or(0, Journal::bytes_written)
-            .saturating_add(cap);
+        self.cap_at = self.written().saturating_add(cap);
     }
 
     /// Whether the journal has passed its cap: the output should be snapshotted
@@ -162,7 +158,7 @@ impl Recorder {
             journal.make_file()?;
             Ok(journal)
         });
-        let grown = self.journal.as_ref().map_or(0, Journal::bytes_written);
+        let grown = self.written();
         match made {
             Ok(journal) => {
                 self.cap_at = journal.bytes_written() + self.cap.max(STEPS_PER_SNAPSHOT_BYTE.saturating_mul(size));
@@ -181,7 +177,7 @@ impl Recorder {
     /// No snapshot can be taken of the output as it stands: the next try comes after
     /// another cap's worth of steps (a try reads the whole screen).
     pub fn postpone(&mut self) {
-        let grown = self.journal.as_ref().map_or(0, Journal::bytes_written);
+        let grown = self.written();
         self.cap_at = grown.saturating_add(self.cap);
     }
 
@@ -313,10 +309,9 @@ impl JobOutput {
         }
         // A terminal's screen is written out by the reader outside the job's lock
         // (`take_pending_snapshot`); the rest here, at once.
-        let taken = if self.screen.is_some() {
-            self.begin_snapshot()
-        } else {
-            self.try_snapshot().map(|snapshot| self.replay.start_again(snapshot))
+        let taken = match self.screen.clone() {
+            Some(screen) => self.begin_snapshot(screen),
+            None => self.try_snapshot().map(|snapshot| self.replay.start_again(snapshot)),
         };
         if let Err(super::snapshot::NotTaken::Unlike) = taken {
             self.replay.postpone();

@@ -105,10 +105,7 @@ impl JobOutput {
 
     /// A terminal output's snapshot begun (under the job's lock): its text and raw
     /// parts now, its screen later outside every lock (`PendingSnapshot::write`).
-    pub(super) fn begin_snapshot(&mut self) -> Result<(), NotTaken> {
-        let Some(screen) = self.screen.clone() else {
-            return Err(NotTaken::Unlike);
-        };
+    pub(super) fn begin_snapshot(&mut self, screen: super::Screen) -> Result<(), NotTaken> {
         if self.pending_snapshot.is_none() {
             self.pending_snapshot = Some(PendingSnapshot {
                 head: self.snapshot_head()?,
