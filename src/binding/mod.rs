@@ -4,6 +4,7 @@
 mod env_arg;
 mod errors;
 mod events;
+mod js_shape;
 mod object_arg;
 mod owner;
 mod peer;

@@ -161,7 +161,7 @@ async fn publish_exit(job: &Arc<Job>, exit: io::Result<Exit>, output_closed: boo
             hold.check();
         }
     }
-    job.finish(exit, background, output_closed, on_exit);
+    job.finish(exit, background, output_closed, nothing_left, on_exit);
     if nothing_left {
         // No process of the job can use its TMPDIR any more: handed back now, so a
         // finished job kept in memory does not hold a directory (`JobTmpDir::release`);

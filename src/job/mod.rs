@@ -163,6 +163,10 @@ pub struct JobState {
     pub delivered: u64,
     /// The output reached EOF by the time the exit was published.
     pub output_closed_at_exit: bool,
+    /// At the exit, nothing of the job was left: its output closed, its group and
+    /// cgroup empty. Nothing can come back (no member is left to start one), so
+    /// `left_nothing_running` need not ask the kernel again.
+    nothing_left_at_exit: bool,
     waiters: Vec<Waiter>,
 }
 
@@ -221,6 +225,7 @@ impl Job {
             kill_note: None,
             delivered: 0,
             output_closed_at_exit: false,
+            nothing_left_at_exit: false,
             waiters: Vec::new(),
         };
         Self {
@@ -299,6 +304,9 @@ impl Job {
     /// pids were found), and neither its process group nor its cgroup holds a process.
     pub fn left_nothing_running(&self) -> bool {
         let state = self.state();
+        if state.nothing_left_at_exit {
+            return true;
+        }
         state.status != JobStatus::Running
             && state.background_pids.is_empty()
             && state.output_closed_at_exit
@@ -345,9 +353,12 @@ impl Job {
     }
 
     /// Called by the reader once the process has exited and its output is drained.
-    pub fn finish(&self, exit: std::io::Result<Exit>, background_pids: Vec<u32>, output_closed: bool, on_exit: OnExit) {
+    /// `nothing_left`: the output closed and the job's group and cgroup were found
+    /// empty after its exit (src/job/driver.rs).
+    pub fn finish(&self, exit: std::io::Result<Exit>, background_pids: Vec<u32>, output_closed: bool, nothing_left: bool, on_exit: OnExit) {
         let mut state = self.state();
         state.output_closed_at_exit = output_closed;
+        state.nothing_left_at_exit = nothing_left;
         state.output.finish();
         match exit {
             Ok(exit) => {

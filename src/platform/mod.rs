@@ -59,6 +59,17 @@ pub use unix::git_guard::{CarriedGitGuard, CarriedGitHold};
 /// Git's hooks and configuration, put back after a sandboxed job (unix/git_guard/).
 #[cfg(unix)]
 pub use unix::git_guard::{GitGuard, GitHold};
+/// A terminal opened ahead for a service's next PTY job (unix/pty.rs).
+#[cfg(unix)]
+pub use unix::pty::SparePty;
+/// Windows opens nothing ahead: ConPTY's pseudoconsole is made with its process.
+#[cfg(windows)]
+#[derive(Default)]
+pub struct SparePty;
+#[cfg(windows)]
+impl SparePty {
+    pub fn clear(&self) {}
+}
 /// A wait for room to write on a descriptor the reactor watches for reading only (the
 /// daemon's connections: unix/write_room.rs).
 #[cfg(unix)]
@@ -365,6 +376,8 @@ pub struct SpawnSpec<'a> {
     pub rows: u16,
     /// Confine the job (`crate::sandbox`; admission has checked the platform can).
     pub sandbox: Option<crate::sandbox::JobSandbox<'a>>,
+    /// The service's terminal opened ahead: a PTY job takes it, and opens the next.
+    pub spare_pty: &'a SparePty,
 }
 
 /// How a process ended.

@@ -100,6 +100,7 @@ impl Service {
             cols: req.cols,
             rows: req.rows,
             sandbox: job_sandbox,
+            spare_pty: &inner.spare_pty,
         })?;
         let start_ticks = platform::start_ticks_between(spawned.pid as i32, clock_before, platform::boot_clock());
         // The output files are made by the reader task before its first read, while

@@ -128,6 +128,8 @@ struct Inner {
     /// How many times `shutdown` has been called: a run that sees it change between its
     /// call and its job's start ends the job (see `run_owned`).
     shutdowns: AtomicU64,
+    /// The next PTY job's terminal, opened while the last one's program started.
+    spare_pty: crate::platform::SparePty,
     next_handle: AtomicU32,
     history: Arc<Mutex<History>>,
     /// The deadlines of every wait of this service's jobs.
@@ -253,6 +255,7 @@ impl Service {
             ended: AtomicBool::new(false),
             frozen: AtomicBool::new(false),
             shutdowns: AtomicU64::new(0),
+            spare_pty: Default::default(),
             next_handle: AtomicU32::new(1),
             history: Arc::new(Mutex::new(History::new(
                 config.history_limit.unwrap_or(DEFAULT_HISTORY_LIMIT),
@@ -558,6 +561,8 @@ impl Service {
         if let Some(retention) = &self.inner.retention {
             retention.release();
         }
+        // A service shut down holds no terminal (the next PTY job opens one again).
+        self.inner.spare_pty.clear();
     }
 }
 

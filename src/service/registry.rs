@@ -91,6 +91,7 @@ pub(super) fn kill_all_jobs_now(inner: &Inner) {
     for job in jobs {
         job.close();
     }
+    inner.spare_pty.clear();
 }
 
 /// The services made by one owner, ended together when it ends: one per Node

@@ -13,7 +13,7 @@ pub(super) fn spawn(
     spec: &SpawnSpec<'_>,
     containment: &super::Containment,
 ) -> io::Result<(ChildProcess, i32, ProcessIo)> {
-    let (master, slave) = open_pair(spec.rows, spec.cols)?;
+    let (master, slave) = pair_for(spec)?;
     let fd = slave.as_raw_fd();
     let mut plan = super::plan(spec, containment, [fd, fd, fd], Some(slave.as_fd()))?;
     plan.controlling_terminal = true;
@@ -24,16 +24,77 @@ pub(super) fn spawn(
     // The parent must hold no slave descriptor after the spawn, or the master never
     // sees EOF.
     drop(slave);
+    // While the job's program starts on another core: the next job's terminal.
+    spec.spare_pty.refill();
     let terminal = Terminal::new(master)?;
     Ok((child, pid, ProcessIo::Pty(terminal)))
 }
 
-/// A new PTY pair sized `rows` × `cols`. (A pair opened ahead by a job's reader
-/// spared the JS thread about 16 µs a spawn, but stood open in the host's process with
-/// no service owning it: a terminal outliving every job and service.)
+/// One PTY master opened ahead, for the next PTY job of a service, which owns it (it
+/// closes with the service, and at its shutdown).
+///
+/// Opening `/dev/ptmx` is the costliest call of a spawn after the clone itself (the
+/// kernel allocates and sets up the terminal): 16–30 µs of the JS thread between one
+/// result and the next job, measured in `perf`. Opened ahead, right after a PTY job's
+/// process is created (while its program starts on another core), the next spawn only
+/// takes it and asks for its slave.
+#[derive(Default)]
+pub struct SparePty {
+    #[cfg(target_os = "linux")]
+    master: std::sync::Mutex<Option<OwnedFd>>,
+}
+
+impl SparePty {
+    /// The master opened ahead, if there is one.
+    #[cfg(target_os = "linux")]
+    fn take(&self) -> Option<OwnedFd> {
+        crate::base::sync::lock(&self.master).take()
+    }
+
+    /// Opens the next master if none is held. A failure is left to the next spawn,
+    /// which opens its own and reports what fails then.
+    pub fn refill(&self) {
+        #[cfg(target_os = "linux")]
+        {
+            let mut held = crate::base::sync::lock(&self.master);
+            if held.is_none() {
+                *held = open_master().ok();
+            }
+        }
+    }
+
+    /// Lets the held master go (the service ends).
+    pub fn clear(&self) {
+        #[cfg(target_os = "linux")]
+        drop(self.take());
+    }
+}
+
+/// The job's PTY pair: the spare's master when there is one, else a new pair.
+#[cfg(target_os = "linux")]
+fn pair_for(spec: &SpawnSpec<'_>) -> io::Result<(OwnedFd, OwnedFd)> {
+    match spec.spare_pty.take() {
+        Some(master) => sized_pair(master, spec.rows, spec.cols),
+        None => open_pair(spec.rows, spec.cols),
+    }
+}
+
+/// macOS opens no terminal ahead (`SparePty` holds none there).
+#[cfg(not(target_os = "linux"))]
+fn pair_for(spec: &SpawnSpec<'_>) -> io::Result<(OwnedFd, OwnedFd)> {
+    open_pair(spec.rows, spec.cols)
+}
+
+/// A new PTY pair sized `rows` × `cols`.
 #[cfg(target_os = "linux")]
 fn open_pair(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
-    let (master, slave) = open_new_pair()?;
+    sized_pair(open_master()?, rows, cols)
+}
+
+/// A pair of an unlocked `master`, its slave sized `rows` × `cols`.
+#[cfg(target_os = "linux")]
+fn sized_pair(master: OwnedFd, rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
+    let slave = slave_of(&master)?;
     let size = libc::winsize {
         ws_row: rows,
         ws_col: cols,
@@ -47,39 +108,50 @@ fn open_pair(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
     Ok((master, slave))
 }
 
-/// A new PTY: its master (non-blocking, for the reactor) and our handle on its slave,
-/// opened without making it our controlling terminal; both close-on-exec from the
-/// start, so no child another thread starts meanwhile inherits them.
+/// A PTY pair is a master (non-blocking, for the reactor) and our handle on its
+/// slave, opened without making it our controlling terminal; both close-on-exec from
+/// the start, so no child another thread starts meanwhile inherits them. Its size is
+/// set by the caller (`sized_pair`).
 ///
-/// Its size is set by the caller (`open_pair`). Linux: four system calls, where `openpty(3)` (portable-pty) took about twenty with
+/// Linux: four system calls, where `openpty(3)` (portable-pty) took about twenty with
 /// the slave opened again by its name and the master duplicated to make it
 /// non-blocking: the slave comes from the master itself (`TIOCGPTPEER`, Linux 4.13),
 /// which also spares a lookup of `/dev/pts` by name.
 #[cfg(target_os = "linux")]
-fn open_new_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+const PAIR_FLAGS: libc::c_int = libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC;
+
+/// A new, unlocked PTY master.
+#[cfg(target_os = "linux")]
+fn open_master() -> io::Result<OwnedFd> {
     use std::os::fd::FromRawFd;
-    let check = |ret: libc::c_int| {
-        if ret < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(ret)
-        }
-    };
-    // SAFETY: plain system calls on descriptors owned here; each new descriptor is
-    // owned at once.
+    // SAFETY: an open of a NUL-terminated path, its descriptor owned at once; an
+    // ioctl that reads one integer of ours.
     unsafe {
-        let flags = libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC;
-        let master = check(libc::open(c"/dev/ptmx".as_ptr(), flags | libc::O_NONBLOCK))?;
+        let master = libc::open(c"/dev/ptmx".as_ptr(), PAIR_FLAGS | libc::O_NONBLOCK);
+        if master < 0 {
+            return Err(io::Error::last_os_error());
+        }
         let master = OwnedFd::from_raw_fd(master);
         let unlock: libc::c_int = 0;
-        check(libc::ioctl(master.as_raw_fd(), libc::TIOCSPTLCK, &unlock))?;
-        let slave = match check(libc::ioctl(master.as_raw_fd(), libc::TIOCGPTPEER, flags)) {
-            Ok(slave) => OwnedFd::from_raw_fd(slave),
-            // A kernel before 4.13: the slave by its name.
-            Err(_) => slave_by_name(&master, flags)?,
-        };
-        Ok((master, slave))
+        if libc::ioctl(master.as_raw_fd(), libc::TIOCSPTLCK, &unlock) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(master)
     }
+}
+
+/// The slave of `master`.
+#[cfg(target_os = "linux")]
+fn slave_of(master: &OwnedFd) -> io::Result<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: TIOCGPTPEER takes flags and returns a new descriptor, owned at once.
+    let slave = unsafe { libc::ioctl(master.as_raw_fd(), libc::TIOCGPTPEER, PAIR_FLAGS) };
+    if slave >= 0 {
+        // SAFETY: as above.
+        return Ok(unsafe { OwnedFd::from_raw_fd(slave) });
+    }
+    // A kernel before 4.13: the slave by its name.
+    slave_by_name(master, PAIR_FLAGS)
 }
 
 /// `/dev/pts/<n>` of `master`, opened with `flags`.

@@ -103,6 +103,7 @@ mod tests {
             cols: 80,
             rows: 24,
             sandbox: None,
+            spare_pty: &crate::platform::SparePty,
         })
     }
 
@@ -208,6 +209,7 @@ mod tests {
                 cols: 80,
                 rows: 24,
                 sandbox: None,
+                spare_pty: &crate::platform::SparePty,
             })
             .err()
             .expect("no such program");
