@@ -48,7 +48,11 @@ impl Shape {
     ///
     /// # Safety
     /// `env` is the live environment of this thread and `values` are its values.
-    pub unsafe fn build(&'static self, env: sys::napi_env, values: &[sys::napi_value]) -> napi::Result<sys::napi_value> {
+    pub unsafe fn build(
+        &'static self,
+        env: sys::napi_env,
+        values: &[sys::napi_value],
+    ) -> napi::Result<sys::napi_value> {
         if values.len() != self.keys.len() {
             return Err(napi::Error::from_reason("a result's values do not match its keys"));
         }
@@ -62,7 +66,12 @@ impl Shape {
     }
 
     /// One call of the shape's function.
-    unsafe fn call(&self, env: sys::napi_env, function: sys::napi_ref, values: &[sys::napi_value]) -> napi::Result<sys::napi_value> {
+    unsafe fn call(
+        &self,
+        env: sys::napi_env,
+        function: sys::napi_ref,
+        values: &[sys::napi_value],
+    ) -> napi::Result<sys::napi_value> {
         // SAFETY: on the JS thread; the reference is this environment's and alive (its
         // entry is removed at the environment's cleanup); out-pointers to locals.
         unsafe {
@@ -71,7 +80,14 @@ impl Shape {
             let mut object = ptr::null_mut();
             check_status!(sys::napi_get_reference_value(env, function, &mut callee))?;
             check_status!(sys::napi_get_undefined(env, &mut receiver))?;
-            check_status!(sys::napi_call_function(env, receiver, callee, values.len(), values.as_ptr(), &mut object))?;
+            check_status!(sys::napi_call_function(
+                env,
+                receiver,
+                callee,
+                values.len(),
+                values.as_ptr(),
+                &mut object
+            ))?;
             Ok(object)
         }
     }
@@ -93,11 +109,9 @@ impl Shape {
     /// This environment's function of the shape, made at its first use.
     unsafe fn function(&'static self, env: sys::napi_env) -> Option<sys::napi_ref> {
         let me: *const Shape = self;
-        if let Some(made) = MADE.with_borrow(|made| {
-            made.iter()
-                .find(|m| m.env == env && m.shape == me)
-                .map(|m| m.function)
-        }) {
+        if let Some(made) =
+            MADE.with_borrow(|made| made.iter().find(|m| m.env == env && m.shape == me).map(|m| m.function))
+        {
             return made;
         }
         let first_of_env = MADE.with_borrow(|made| !made.iter().any(|m| m.env == env));
@@ -112,7 +126,13 @@ impl Shape {
         }
         // SAFETY: as `build`'s contract says.
         let function = unsafe { self.compile(env) };
-        MADE.with_borrow_mut(|made| made.push(Made { env, shape: me, function }));
+        MADE.with_borrow_mut(|made| {
+            made.push(Made {
+                env,
+                shape: me,
+                function,
+            })
+        });
         function
     }
 
@@ -143,8 +163,17 @@ impl Shape {
     /// `(function (v0, v1) { return { "handle": v0, "pid": v1 }; })`
     fn source(&self) -> String {
         let params: Vec<String> = (0..self.keys.len()).map(|i| format!("v{i}")).collect();
-        let fields: Vec<String> = self.keys.iter().enumerate().map(|(i, key)| format!("{key:?}: v{i}")).collect();
-        format!("(function ({}) {{ return {{ {} }}; }})", params.join(", "), fields.join(", "))
+        let fields: Vec<String> = self
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| format!("{key:?}: v{i}"))
+            .collect();
+        format!(
+            "(function ({}) {{ return {{ {} }}; }})",
+            params.join(", "),
+            fields.join(", ")
+        )
     }
 }
 

@@ -355,7 +355,14 @@ impl Job {
     /// Called by the reader once the process has exited and its output is drained.
     /// `nothing_left`: the output closed and the job's group and cgroup were found
     /// empty after its exit (src/job/driver.rs).
-    pub fn finish(&self, exit: std::io::Result<Exit>, background_pids: Vec<u32>, output_closed: bool, nothing_left: bool, on_exit: OnExit) {
+    pub fn finish(
+        &self,
+        exit: std::io::Result<Exit>,
+        background_pids: Vec<u32>,
+        output_closed: bool,
+        nothing_left: bool,
+        on_exit: OnExit,
+    ) {
         let mut state = self.state();
         state.output_closed_at_exit = output_closed;
         state.nothing_left_at_exit = nothing_left;

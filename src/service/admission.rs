@@ -18,7 +18,7 @@ impl Service {
     pub(super) fn admit(&self, req: &RunRequest) -> Result<(Option<crate::job::wait::Pattern>, directory::WorkingDir)> {
         validate_run(req)?;
         let pattern = req.callback_pattern.as_deref().map(compile_pattern).transpose()?;
-        let workdir = directory::resolve(&self.inner.root, req.directory.as_deref())?;
+        let workdir = directory::resolve(&self.inner.root, self.inner.root_id, req.directory.as_deref())?;
         let running = lock(&self.inner.jobs).values().filter(|j| j.is_running()).count();
         if running >= self.inner.max_jobs {
             return Err(ServiceError::new(

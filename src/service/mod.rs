@@ -89,6 +89,9 @@ pub struct Service {
 
 struct Inner {
     root: PathBuf,
+    /// `root`'s device and inode when the service was made: a job in the root is
+    /// checked by them (`directory::resolve`).
+    root_id: Option<crate::job::spawn::directory::RootIdentity>,
     io_dir: PathBuf,
     session_id: String,
     env: Vec<(String, String)>,
@@ -237,6 +240,7 @@ impl Service {
             persist.then(|| retention::Retention::start(&io_dir, &session_id, &token, keep, runtime.clone()));
         let inner = Arc::new(Inner {
             git_guard: crate::platform::GitGuard::new(&root),
+            root_id: crate::job::spawn::directory::RootIdentity::of(&root),
             root,
             io_dir,
             session_id,
