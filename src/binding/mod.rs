@@ -10,6 +10,7 @@ mod owner;
 mod peer;
 mod policy;
 mod reply;
+mod run_options;
 mod sandbox;
 mod screen;
 mod service;

@@ -181,7 +181,8 @@ pub struct DaemonOptions {
     pub max_frame_bytes: Option<f64>,
 }
 
-#[napi(object, object_to_js = false)]
+// Read by hand (src/binding/run_options.rs); napi writes its typings.
+#[napi(object, object_to_js = false, object_from_js = false)]
 pub struct RunOptions {
     /// Relative to the project root.
     pub directory: Option<String>,
