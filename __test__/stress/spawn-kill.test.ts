@@ -21,7 +21,9 @@ describe(`${CYCLES} spawn/kill cycles`, () => {
       await s.service.kill(w.handle);
       s.service.removeProcess(w.handle);
     }
-    await until(() => snapshot().ptmx === 0, 5000);
+    // The service keeps one terminal opened ahead for its next PTY job
+    // (src/platform/unix/pty.rs, SparePty): at most that one is open between jobs.
+    await until(() => snapshot().ptmx <= 1, 5000);
     const before = snapshot();
     const pids: number[] = [];
     const statuses = new Map<string, number>();

@@ -165,6 +165,21 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn the_root_is_known_by_identity_and_another_directory_there_by_its_name() {
+        let (_t, root) = root();
+        let id = RootIdentity::of(&root);
+        assert!(id.is_some());
+        assert_eq!(resolve(&root, id, None).unwrap().path, root);
+        // The root replaced by a new directory: not the same inode, so its name is read.
+        std::fs::rename(&root, root.with_extension("old")).unwrap();
+        std::fs::create_dir(&root).unwrap();
+        let opened = open_checked(&root, &root, "").unwrap();
+        assert!(!id.unwrap().is(&opened));
+        assert_eq!(resolve(&root, id, None).unwrap().path, root);
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn refuses_escapes() {
         let (_t, root) = root();
         std::os::unix::fs::symlink("/tmp", root.join("out")).unwrap();
