@@ -200,6 +200,7 @@ mod tests {
             duration_ms: 0,
             awaiting_input: false,
             sandbox: None,
+            info: None,
         }
     }
 

@@ -270,6 +270,7 @@ impl Service {
             duration_ms: 0,
             awaiting_input: false,
             sandbox: None,
+            info: None,
         }
     }
 }
