@@ -1,13 +1,8 @@
 //! What a service's promises settle with: one type, so one `Settler` (one threadsafe
 //! function, `settle.rs`) serves every promise of a service.
 
-use std::sync::Arc;
-
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys;
-
-use super::settle::Ready;
-use crate::job::info_mark::InfoMark;
 
 use super::js_shape::Shape;
 use super::screen::PackedScreen;
@@ -15,9 +10,7 @@ use super::types::{InteractionResult, KillResult, RunResult};
 use crate::output::cells::ScreenCells;
 
 pub enum Reply {
-    /// `run`'s result, and the mark of its job's last `info.json` when the result came
-    /// before it was written (handed to JS only after: `settle.rs`).
-    Run(Box<RunResult>, Option<Arc<InfoMark>>),
+    Run(Box<RunResult>),
     Interaction(InteractionResult),
     Kill(KillResult),
     /// `readScreenPacked`: the cells, read off the JS thread, packed on it.
@@ -26,21 +19,12 @@ pub enum Reply {
     Done,
 }
 
-impl Ready for Reply {
-    fn not_yet(&self) -> Option<&Arc<InfoMark>> {
-        match self {
-            Reply::Run(_, Some(info)) if !info.is_written() => Some(info),
-            _ => None,
-        }
-    }
-}
-
 impl ToNapiValue for Reply {
     unsafe fn to_napi_value(env: sys::napi_env, reply: Self) -> napi::Result<sys::napi_value> {
         // SAFETY: called by the settler on the JS thread with its live environment.
         unsafe {
             match reply {
-                Reply::Run(r, _) => run_result(env, *r),
+                Reply::Run(r) => run_result(env, *r),
                 Reply::Interaction(r) => InteractionResult::to_napi_value(env, r),
                 Reply::Kill(r) => KillResult::to_napi_value(env, r),
                 Reply::Screen(c) => PackedScreen::to_napi_value(env, PackedScreen::from(*c)),

@@ -95,16 +95,7 @@ impl JsShellExecutionService {
         match run_request(command, options) {
             Ok(req) => self.inner.clone().run_then(
                 req,
-                Box::new(move |result| {
-                    pending.settle(
-                        result
-                            .map(|mut r| {
-                                let info = r.info.take();
-                                Reply::Run(Box::new(RunResult::from(r)), info)
-                            })
-                            .into(),
-                    )
-                }),
+                Box::new(move |result| pending.settle(result.map(|r| Reply::Run(Box::new(RunResult::from(r)))).into())),
             ),
             Err(e) => pending.settle(Settled::Err(e)),
         }

@@ -15,7 +15,6 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::time::{Duration, Instant};
 
 use napi::bindgen_prelude::ToNapiValue;
 use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -23,7 +22,6 @@ use napi::{check_status, sys, Env, Status};
 
 use super::errors::{error_object, Settled};
 use crate::base::sync::lock;
-use crate::job::info_mark::InfoMark;
 
 type Wake = ThreadsafeFunction<(), (), (), Status, false, true>;
 
@@ -56,13 +54,13 @@ pub struct Settler<T: 'static> {
 }
 
 /// One pending promise; settle it once, from any thread.
-pub struct Pending<T: ToNapiValue + Ready + Send + 'static> {
+pub struct Pending<T: ToNapiValue + Send + 'static> {
     queue: Arc<Queue<T>>,
     wake: Arc<Mutex<Wake>>,
     deferred: Option<Deferred>,
 }
 
-impl<T: ToNapiValue + Ready + Send + 'static> Settler<T> {
+impl<T: ToNapiValue + Send + 'static> Settler<T> {
     /// Must run on the JS thread.
     pub fn new(env: &Env, name: &str) -> napi::Result<Self> {
         let queue: Arc<Queue<T>> = Arc::new(Queue {
@@ -105,7 +103,7 @@ impl<T: ToNapiValue + Ready + Send + 'static> Settler<T> {
     }
 }
 
-impl<T: ToNapiValue + Ready + Send + 'static> Pending<T> {
+impl<T: ToNapiValue + Send + 'static> Pending<T> {
     pub fn settle(mut self, value: Settled<T>) {
         self.queue_settlement(Outcome::Settled(value));
     }
@@ -117,57 +115,18 @@ impl<T: ToNapiValue + Ready + Send + 'static> Pending<T> {
     }
 }
 
-impl<T: ToNapiValue + Ready + Send + 'static> Drop for Pending<T> {
+impl<T: ToNapiValue + Send + 'static> Drop for Pending<T> {
     fn drop(&mut self) {
         self.queue_settlement(Outcome::Lost);
     }
 }
 
-/// A value that may not be handed to JS yet: `run`'s result that came before its
-/// job's last `info.json` was written (`crate::job::info_mark`).
-pub trait Ready {
-    /// The mark to wait for, while it is not set.
-    fn not_yet(&self) -> Option<&Arc<InfoMark>>;
-}
-
-/// How long the JS thread waits for a mark before it leaves the result queued and
-/// goes back to its loop: the file is a write and a rename (about 20 µs), begun when
-/// this thread was woken, which takes longer still.
-const MARK_WAIT: Duration = Duration::from_micros(100);
-
-/// Whether `mark` is set within `MARK_WAIT`. Yields between looks, so a writer on
-/// this same core gets it.
-fn written_soon(mark: &InfoMark) -> bool {
-    let start = Instant::now();
-    while !mark.is_written() {
-        if start.elapsed() >= MARK_WAIT {
-            return false;
-        }
-        std::thread::yield_now();
-    }
-    true
-}
-
 /// On the JS thread: settles every queued promise, then lets Node exit if none is left.
-/// A value whose mark is not set soon stays queued, and the mark's setting wakes this
-/// thread again.
-fn settle_queued<T: ToNapiValue + Ready>(env: &Env, queue: &Queue<T>) {
+fn settle_queued<T: ToNapiValue>(env: &Env, queue: &Queue<T>) {
     let settled = std::mem::take(&mut *lock(&queue.settled));
-    let mut count = 0;
+    let count = settled.len();
     let raw = env.raw();
     for (deferred, value) in settled {
-        if let Outcome::Settled(Settled::Ok(v)) = &value {
-            if let Some(mark) = v.not_yet().filter(|mark| !written_soon(mark)).cloned() {
-                lock(&queue.settled).push((deferred, value));
-                if let Some(wake) = queue.wake.get().and_then(Weak::upgrade) {
-                    mark.when_written(Box::new(move || {
-                        lock(&wake).call((), ThreadsafeFunctionCallMode::NonBlocking);
-                    }));
-                }
-                continue;
-            }
-        }
-        count += 1;
         // SAFETY: on the JS thread, with a deferred from `napi_create_promise` that is
         // settled here only, once (it was taken out of its `Pending`).
         unsafe {

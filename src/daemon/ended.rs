@@ -200,7 +200,6 @@ mod tests {
             duration_ms: 0,
             awaiting_input: false,
             sandbox: None,
-            info: None,
         }
     }
 

@@ -14,7 +14,6 @@ pub mod events;
 mod flood_threads;
 pub mod freeze;
 pub mod handoff;
-pub mod info_mark;
 mod input;
 mod input_queue;
 pub mod keys;
@@ -393,40 +392,24 @@ impl Job {
     }
 
     /// Records the end, wakes every waiter and then every `wait_finished`.
-    fn publish_end<'a>(&'a self, mut state: MutexGuard<'a, JobState>, on_exit: Option<OnExit>) {
+    fn publish_end(&self, mut state: MutexGuard<'_, JobState>, on_exit: Option<OnExit>) {
         state.ended_at = Some(SystemTime::now());
         state.duration = Some(self.meta.started.elapsed());
-        for waiter in state.waiters.iter_mut() {
-            waiter.mark_exited();
-        }
-        let (early, late): (Vec<_>, Vec<_>) = Self::decided_waits(&mut state)
-            .into_iter()
-            .partition(|(_, outcome)| outcome.early);
-        // Waits that asked are told first, with a mark that is set only once the rest
-        // is done (`info_mark`): their callers' threads wake meanwhile, and hand the
-        // result on after the mark. The mark is set even if what follows panics.
-        let writing = (!early.is_empty()).then(|| info_mark::Writing(Arc::new(info_mark::InfoMark::default())));
-        if let Some(writing) = &writing {
-            drop(state);
-            for (done, mut outcome) in early {
-                outcome.info = Some(writing.0.clone());
-                done(outcome);
-            }
-            state = self.state();
-        }
         if let Some(on_exit) = on_exit {
             on_exit(&self.meta, &state);
         }
+        for waiter in state.waiters.iter_mut() {
+            waiter.mark_exited();
+        }
+        let decided = Self::decided_waits(&mut state);
         self.write_info(&mut state);
         drop(state);
         self.finished.send_replace(true);
         // After the exit is published, so the delivery this queues reports it.
         self.subscribers.wake_all();
         // Last, as when each wait was a task woken here: listeners hear of the exit
-        // before any caller learns of it from a wait (an early one's caller, from the
-        // mark set here).
-        drop(writing);
-        for (done, outcome) in late {
+        // before any caller learns of it from a wait.
+        for (done, outcome) in decided {
             done(outcome);
         }
     }

@@ -84,9 +84,6 @@ pub struct WaitSpec {
     pub max_output: usize,
     /// Also end the wait when the job waits for input at its terminal (PTY jobs).
     pub detect_input: bool,
-    /// At the exit, be told before the job's last `info.json` is written, the outcome
-    /// carrying the mark to wait on (`WaitOutcome::info`, `crate::job::info_mark`).
-    pub early: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,11 +115,6 @@ pub struct WaitOutcome {
     pub output: String,
     pub matched: Option<String>,
     pub truncated: bool,
-    /// The wait asked to be told early (`WaitSpec::early`).
-    pub early: bool,
-    /// Told at the exit before the job's last `info.json` was written: the result is
-    /// handed on once this says written. `None`: nothing to wait for.
-    pub info: Option<std::sync::Arc<crate::job::info_mark::InfoMark>>,
 }
 
 /// A registered waiter, owned by the job's state and fed by its reader.
@@ -137,8 +129,6 @@ pub struct Waiter {
     pub exited: bool,
     /// Set when the wait starts: its output limit and who is told how it ended.
     done: Option<(usize, OnWaitDone)>,
-    /// `WaitSpec::early`, set when the wait starts.
-    pub early: bool,
 }
 
 /// Called once with a started wait's outcome, off the job's lock (see `job/waiting.rs`).
@@ -156,7 +146,6 @@ impl Waiter {
             matched: None,
             exited: false,
             done: None,
-            early: false,
         }
     }
 

@@ -77,7 +77,6 @@ impl Job {
                 return;
             };
             state.waiters[index].on_done(spec.max_output, done);
-            state.waiters[index].early = spec.early;
             state.waiters[index]
                 .is_done()
                 .then(|| end_waiter(&mut state, index, None))
@@ -178,8 +177,6 @@ fn end_waiter(state: &mut JobState, index: usize, fired: Option<WaitStatus>) -> 
         output,
         matched: waiter.matched.take(),
         truncated,
-        early: waiter.early,
-        info: None,
     };
     (done, outcome)
 }
@@ -191,8 +188,6 @@ fn ended_unseen() -> WaitOutcome {
         output: String::new(),
         matched: None,
         truncated: false,
-        early: false,
-        info: None,
     }
 }
 

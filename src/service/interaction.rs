@@ -201,7 +201,6 @@ impl Service {
             timeout: req.timeout,
             max_output: req.max_output_size,
             detect_input: req.detect_input,
-            early: false,
         };
         let mut prepared = PreparedInput {
             job,
@@ -236,7 +235,6 @@ impl Service {
             timeout: wait.timeout,
             max_output: wait.max_output,
             detect_input: wait.detect_input,
-            early: false,
         };
         Ok(PreparedWait {
             job,

@@ -270,7 +270,6 @@ impl Service {
             duration_ms: 0,
             awaiting_input: false,
             sandbox: None,
-            info: None,
         }
     }
 }

@@ -132,9 +132,6 @@ pub struct RunResult {
     pub awaiting_input: bool,
     /// What confines the job; `None` when nothing does.
     pub sandbox: Option<crate::sandbox::Enforced>,
-    /// Given before the job's last `info.json` was written (`Service::run_then`): hand
-    /// the result on once this says written. `None`: nothing to wait for.
-    pub info: Option<std::sync::Arc<crate::job::info_mark::InfoMark>>,
 }
 
 /// What `Service::launch` did: the job runs, or its program could not be started (the

@@ -52,7 +52,6 @@ pub fn run_result(job: &Arc<Job>, limit: usize, matched: Option<String>) -> RunR
         duration_ms: duration_ms(job, &state),
         awaiting_input: false,
         sandbox: job.meta.sandbox_report(),
-        info: None,
     }
 }
 

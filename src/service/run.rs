@@ -24,20 +24,18 @@ fn result_after_wait(job: &Arc<Job>, max_output: usize, outcome: WaitOutcome) ->
     // Told it runs, the caller may look in its directory.
     job.write_running_info();
     let mut result = run_result(job, max_output, outcome.matched);
-    result.info = outcome.info;
     result.awaiting_input = outcome.status == WaitStatus::AwaitingInput && result.status == JobStatus::Running;
     result
 }
 
 /// What `run` waits for: its request's pattern, delay, timeout and input detection.
-fn wait_spec(req: &RunRequest, pattern: Option<crate::job::wait::Pattern>, early: bool) -> WaitSpec {
+fn wait_spec(req: &RunRequest, pattern: Option<crate::job::wait::Pattern>) -> WaitSpec {
     WaitSpec {
         pattern,
         delay: req.callback_delay,
         timeout: req.timeout,
         max_output: req.max_output_size,
         detect_input: req.detect_input,
-        early,
     }
 }
 
@@ -79,11 +77,8 @@ impl Service {
     /// made on the runtime: none before the program starts, none between the reader
     /// and the caller. A wait that timed out (its job is killed first), or that ended
     /// before the reader made the job's folder, finishes on a task.
-    ///
-    /// The result of a job that exits is given before its last `info.json` is written,
-    /// with the mark to hand it on after (`RunResult::info`, `crate::job::info_mark`).
     pub fn run_then(self: Arc<Self>, req: RunRequest, done: OnRunDone) {
-        self.run_then_told(req, None, done, true);
+        self.run_then_reporting(req, None, done);
     }
 
     /// `run_then`, telling `started` the job's handle as soon as it runs (before the
@@ -95,17 +90,6 @@ impl Service {
         started: Option<Box<dyn FnOnce(u32) + Send>>,
         done: OnRunDone,
     ) {
-        self.run_then_told(req, started, done, false);
-    }
-
-    /// `run_then_reporting`; `early`: see `run_then`.
-    fn run_then_told(
-        self: Arc<Self>,
-        req: RunRequest,
-        started: Option<Box<dyn FnOnce(u32) + Send>>,
-        done: OnRunDone,
-        early: bool,
-    ) {
         let begun = match self.begin_run(&req, started) {
             Ok(begun) => begun,
             Err(e) => return done(Err(e)),
@@ -114,7 +98,7 @@ impl Service {
             BegunRun::Failed(failed) => return done(Ok(*failed)),
             BegunRun::Started { job, ticket, pattern } => (job, ticket, pattern),
         };
-        let spec = wait_spec(&req, pattern, early);
+        let spec = wait_spec(&req, pattern);
         let max_output = req.max_output_size;
         let runtime = self.inner.runtime.clone();
         let waited = job.clone();
@@ -173,7 +157,7 @@ impl Service {
             // this one was added. Ended as that shutdown would have ended it.
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::Killed).await;
         }
-        let spec = wait_spec(req, pattern, false);
+        let spec = wait_spec(req, pattern);
         let outcome = job.pending(ticket, spec).outcome().await;
         if outcome.status == WaitStatus::TimedOut {
             kill_job(&job, DEFAULT_KILL_GRACE, JobStatus::TimedOut).await;
