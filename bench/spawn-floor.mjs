@@ -10,8 +10,11 @@
 // index.js) and one of the floor, their order turning round by round. Printed: per
 // column the median of the blocks' median ms per spawn with its min–max over the
 // blocks, and each addon's ratio to the floor (the medians' ratio, and per round the
-// ratio of the two blocks that ran back to back: median, min–max); the load average
-// before and after. `--json`: a `RESULT {...}` line as well. Linux (forkpty, /proc).
+// ratio of the two blocks that ran back to back: median, min–max); the JS thread's CPU
+// per spawn (its schedstat: what the host's event loop pays, whatever the wall time);
+// the load average before and after. `--json`: a `RESULT {...}` line as well. Linux
+// (forkpty, /proc). Several addons in one run share this process (each with its own
+// runtime threads): for figures a user would see, give one addon per run.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,6 +40,8 @@ const median = (xs) => {
   return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 };
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+/** CPU ns this (JS) thread has run: the first field of its schedstat. */
+const jsThreadCpu = () => Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
 
 /** Compiles the floor once per source change, beside the bench's other builds. */
 function buildFloor() {
@@ -59,12 +64,13 @@ const columns = options.addon.map((path, i) => {
   const dir = join(base, String(i));
   mkdirSync(join(dir, 'project'), { recursive: true });
   const service = new ShellExecutionService({ projectRoot: join(dir, 'project'), ioDir: join(dir, 'io'), sessionId: 'spawn-floor', maxJobs: 100_000 });
-  return { name: options.addon.length > 1 ? path : 'addon run()', service, blocks: [] };
+  return { name: options.addon.length > 1 ? path : 'addon run()', service, blocks: [], jsCpu: [] };
 });
 const floor = { name: 'C forkpty floor', blocks: [] };
 
 async function addonBlock(c, keep) {
   const samples = [];
+  const cpuBefore = jsThreadCpu();
   for (let i = 0; i < options.n; i++) {
     const t0 = performance.now();
     const r = await c.service.run('true', { cols: 80, rows: 24 });
@@ -72,7 +78,10 @@ async function addonBlock(c, keep) {
     if (r.status !== 'exited' || r.exitCode !== 0) throw new Error(`run('true'): ${r.status} ${r.exitCode}`);
     c.service.removeProcess(r.handle);
   }
-  if (keep) c.blocks.push(median(samples));
+  if (keep) {
+    c.blocks.push(median(samples));
+    c.jsCpu.push((jsThreadCpu() - cpuBefore) / options.n / 1000);
+  }
 }
 
 function floorBlock(keep) {
@@ -99,10 +108,16 @@ console.log(`load average ${result.loadBefore} before, ${result.loadAfter} after
 console.log(`${floor.name}: ${ms(result.floor)} per spawn`);
 for (const c of columns) {
   const perRound = c.blocks.map((b, i) => b / floor.blocks[i]);
-  const a = { name: c.name, ...summary(c.blocks), ratio: summary(c.blocks).median / result.floor.median, roundRatio: summary(perRound) };
+  const a = {
+    name: c.name,
+    ...summary(c.blocks),
+    ratio: summary(c.blocks).median / result.floor.median,
+    roundRatio: summary(perRound),
+    jsCpuMicros: summary(c.jsCpu),
+  };
   result.addons.push(a);
   console.log(
-    `${c.name}: ${ms(a)} per spawn; ${a.ratio.toFixed(2)}× the floor (per round ${a.roundRatio.median.toFixed(2)}×, ${a.roundRatio.min.toFixed(2)}–${a.roundRatio.max.toFixed(2)})`,
+    `${c.name}: ${ms(a)} per spawn; ${a.ratio.toFixed(2)}× the floor (per round ${a.roundRatio.median.toFixed(2)}×, ${a.roundRatio.min.toFixed(2)}–${a.roundRatio.max.toFixed(2)}); JS thread ${a.jsCpuMicros.median.toFixed(0)} µs CPU per spawn (${a.jsCpuMicros.min.toFixed(0)}–${a.jsCpuMicros.max.toFixed(0)})`,
   );
 }
 if (options.json) console.log(`RESULT ${JSON.stringify(result)}`);
