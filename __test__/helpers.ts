@@ -1,5 +1,5 @@
 // Shared set-up for the suites: a service over a scratch project, torn down after.
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,4 +70,17 @@ export async function expectCode(promise: Promise<unknown> | (() => unknown), co
     return err;
   }
   throw new Error(`expected an error with code ${code}, got none`);
+}
+
+/** Descriptors of this process open on a PTY master. */
+export function ptyMasters(): number {
+  let count = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === '/dev/ptmx') count++;
+    } catch {
+      // Closed while listed.
+    }
+  }
+  return count;
 }

@@ -3,30 +3,17 @@
 // options read by a reader shape (src/binding/run_options.rs) convert and fail as
 // napi-rs's field by field reading did; the terminal a service opens ahead
 // (src/platform/unix/pty.rs, SparePty) is one at most, and goes at its shutdown.
-import { readdirSync, readlinkSync, renameSync, mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { eventually, type Scratch, scratch } from './helpers';
+import { eventually, ptyMasters, type Scratch, scratch } from './helpers';
 
 let s: Scratch;
 beforeAll(() => {
   s = scratch();
 });
 afterAll(() => s.cleanup());
-
-/** Descriptors of this process open on a PTY master. */
-function ptyMasters(): number {
-  let count = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === '/dev/ptmx') count++;
-    } catch {
-      // Closed while listed.
-    }
-  }
-  return count;
-}
 
 describe("run's result", () => {
   for (const mode of ['pty', 'pipes'] as const) {

@@ -1,9 +1,8 @@
 // Everything a caller can grow is bounded: queued input, finished jobs, terminals;
 // malformed options are coded errors (docs/reliability.md, "Bounds").
-import { readdirSync, readlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { eventually, expectCode, scratch, type Scratch } from '../helpers.js';
+import { eventually, expectCode, ptyMasters, scratch, type Scratch } from '../helpers.js';
 
 const MiB = 2 ** 20;
 let ctx: Scratch | undefined;
@@ -11,19 +10,6 @@ afterEach(async () => {
   await ctx?.cleanup();
   ctx = undefined;
 });
-
-/** Descriptors of this process open on a PTY master. */
-function ptyMasters(): number {
-  let count = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === '/dev/ptmx') count++;
-    } catch {
-      // Closed while listed.
-    }
-  }
-  return count;
-}
 
 describe('queued input', () => {
   for (const mode of ['pty', 'pipes'] as const) {
