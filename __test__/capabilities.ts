@@ -104,6 +104,8 @@ export const NEEDS: Record<string, Need[]> = {
   'sandbox-secrets.test.ts': ['posix', 'linux', 'program:python3', 'landlock:1'],
   'security.test.ts': ['posix', 'linux'],
   'spawn.test.ts': ['posix', 'linux'],
+  // The terminal opened ahead is Linux's (SparePty); the sizes are read back with tput.
+  'spawn-fast-paths.test.ts': ['posix', 'linux', 'program:tput'],
   'compat/differential.test.ts': ['posix'],
   'compat/methods.test.ts': ['posix'],
   'compat/parity.test.ts': ['posix'],
