@@ -355,9 +355,18 @@ export async function runClaudeInteractive(
       asked = screen();
       service.writeToPty(handle, answer);
       await until(() => screen().includes(`Input: ${answer}`), 30_000);
-      service.writeToPty(handle, '\r'); // the field is filled: on to Accept
-      await until(() => /❯ Accept/.test(screen()), 30_000);
-      service.writeToPty(handle, '\r');
+      // Each Enter is pressed again while its step has not shown: on a loaded machine
+      // the form drops a key that comes while it redraws (seen 1 run in 3-5 with both
+      // cores busy, the form left at "❯ Accept"). Both presses are idempotent: the
+      // first moves on to Accept, the second accepts and closes the form.
+      const press = async (done: () => boolean) => {
+        for (let tries = 0; tries < 5 && !done(); tries++) {
+          service.writeToPty(handle, '\r');
+          await until(done, 15_000);
+        }
+      };
+      await press(() => /❯ Accept/.test(screen())); // the field is filled: on to Accept
+      await press(() => !screen().includes('requests your input'));
       await until(() => saw().some((b) => b.includes(TASK_ENDED)));
     }
     const end = screen();
