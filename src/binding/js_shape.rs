@@ -12,13 +12,13 @@
 //!
 //! Reading is the same in reverse: napi-rs reads an options object one named property
 //! at a time, each name made and looked up anew, and an option not given is a miss
-//! searched up the prototype chain (18 of them for `run`'s options, about 11 µs per
+//! searched up the prototype chain (17 of them for `run`'s options, about 11 µs per
 //! call). A reader shape compiles `(function (o) { return [o["key0"], …]; })`, whose
 //! property loads V8 caches for the object's hidden class.
 //!
 //! Where the function cannot be made (a host that refuses to compile scripts), the
 //! object is made key by key, as napi-rs does: it is the same either way, which
-//! `__test__/result-shape.test.ts` checks key by key.
+//! `__test__/spawn-fast-paths.test.ts` checks key by key.
 
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -68,6 +68,7 @@ impl Shape {
         env: sys::napi_env,
         object: sys::napi_value,
     ) -> napi::Result<Vec<sys::napi_value>> {
+        debug_assert!(self.reads, "a builder shape read");
         // SAFETY: as this function's contract says; out-pointers to locals.
         unsafe {
             let Some(function) = self.function(env) else {
@@ -109,6 +110,7 @@ impl Shape {
         env: sys::napi_env,
         values: &[sys::napi_value],
     ) -> napi::Result<sys::napi_value> {
+        debug_assert!(!self.reads, "a reader shape built");
         if values.len() != self.keys.len() {
             return Err(napi::Error::from_reason("a result's values do not match its keys"));
         }

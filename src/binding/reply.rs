@@ -34,62 +34,47 @@ impl ToNapiValue for Reply {
     }
 }
 
-/// `RunResult`'s keys, in its fields' order: the object napi-rs would make.
-static RUN_RESULT: Shape = Shape::new(&[
-    "handle",
-    "pid",
-    "command",
-    "directory",
-    "status",
-    "stdout",
-    "stderr",
-    "output",
-    "exitCode",
-    "signal",
-    "error",
-    "backgroundPids",
-    "matched",
-    "truncated",
-    "totalBytes",
-    "outputDir",
-    "persistError",
-    "startedAt",
-    "durationMs",
-    "awaitingInput",
-    "sandbox",
-]);
+/// `run`'s result through a shape (src/binding/js_shape.rs): the object napi-rs makes
+/// for `RunResult`, made faster. Each field and its JS name are listed once, in the
+/// struct's order (napi-rs's, which `__test__/spawn-fast-paths.test.ts` compares key by
+/// key); a field added to `RunResult` and not listed here is not converted, which the
+/// test finds.
+macro_rules! run_result {
+    ($($field:ident: $name:literal),* $(,)?) => {
+        static RUN_RESULT: Shape = Shape::new(&[$($name),*]);
 
-/// `run`'s result through its shape (src/binding/js_shape.rs): the object napi-rs
-/// makes, made faster.
-///
-/// # Safety
-/// On the JS thread of the live `env`.
-unsafe fn run_result(env: sys::napi_env, r: RunResult) -> napi::Result<sys::napi_value> {
-    // SAFETY: as this function's contract says; each value is made in `env`.
-    unsafe {
-        let values = [
-            ToNapiValue::to_napi_value(env, r.handle)?,
-            ToNapiValue::to_napi_value(env, r.pid)?,
-            ToNapiValue::to_napi_value(env, &r.command)?,
-            ToNapiValue::to_napi_value(env, &r.directory)?,
-            ToNapiValue::to_napi_value(env, r.status)?,
-            ToNapiValue::to_napi_value(env, &r.stdout)?,
-            ToNapiValue::to_napi_value(env, &r.stderr)?,
-            ToNapiValue::to_napi_value(env, &r.output)?,
-            ToNapiValue::to_napi_value(env, r.exit_code)?,
-            ToNapiValue::to_napi_value(env, r.signal)?,
-            ToNapiValue::to_napi_value(env, r.error.as_ref())?,
-            ToNapiValue::to_napi_value(env, &r.background_pids)?,
-            ToNapiValue::to_napi_value(env, r.matched.as_ref())?,
-            ToNapiValue::to_napi_value(env, r.truncated)?,
-            ToNapiValue::to_napi_value(env, r.total_bytes)?,
-            ToNapiValue::to_napi_value(env, r.output_dir.as_ref())?,
-            ToNapiValue::to_napi_value(env, r.persist_error.as_ref())?,
-            ToNapiValue::to_napi_value(env, r.started_at)?,
-            ToNapiValue::to_napi_value(env, r.duration_ms)?,
-            ToNapiValue::to_napi_value(env, r.awaiting_input)?,
-            ToNapiValue::to_napi_value(env, r.sandbox)?,
-        ];
-        RUN_RESULT.build(env, &values)
-    }
+        /// # Safety
+        /// On the JS thread of the live `env`.
+        unsafe fn run_result(env: sys::napi_env, r: RunResult) -> napi::Result<sys::napi_value> {
+            // SAFETY: as this function's contract says; each value is made in `env`.
+            unsafe {
+                let values = [$(ToNapiValue::to_napi_value(env, r.$field)?),*];
+                RUN_RESULT.build(env, &values)
+            }
+        }
+    };
+}
+
+run_result! {
+    handle: "handle",
+    pid: "pid",
+    command: "command",
+    directory: "directory",
+    status: "status",
+    stdout: "stdout",
+    stderr: "stderr",
+    output: "output",
+    exit_code: "exitCode",
+    signal: "signal",
+    error: "error",
+    background_pids: "backgroundPids",
+    matched: "matched",
+    truncated: "truncated",
+    total_bytes: "totalBytes",
+    output_dir: "outputDir",
+    persist_error: "persistError",
+    started_at: "startedAt",
+    duration_ms: "durationMs",
+    awaiting_input: "awaitingInput",
+    sandbox: "sandbox",
 }
