@@ -21,6 +21,7 @@
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::pin::Pin;
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,11 +49,21 @@ pub struct ChildProcess {
     status: Option<ExitStatus>,
 }
 
+/// A timer kept with the watch, not made by each `wait`: the reader asks for the exit
+/// anew at every turn of its loop (`job::driver`), and a timer made per call would be
+/// put in and taken out of the runtime's wheel at every read.
+type Deadline = Pin<Box<tokio::time::Sleep>>;
+
+/// A `Deadline` `RING_AFTER` from now. Must run inside a tokio runtime.
+fn ring_deadline() -> Deadline {
+    Box::pin(tokio::time::sleep(RING_AFTER))
+}
+
 enum Watch {
-    /// Not asked of the ring yet: at `at`, or at the hang-up (`arm_now`).
+    /// Not asked of the ring yet: when `at` fires, or at the hang-up (`arm_now`).
     Unarmed {
         slot: Arc<Slot>,
-        at: tokio::time::Instant,
+        at: Deadline,
     },
     /// Hung up, not a zombie yet: its pidfd in the reactor until `at`, then the ring.
     /// Held only between a hang-up and the exit (or `RING_AFTER`), so an idle job has
@@ -60,7 +71,7 @@ enum Watch {
     Exiting {
         slot: Arc<Slot>,
         pidfd: AsyncFd<OwnedFd>,
-        at: tokio::time::Instant,
+        at: Deadline,
     },
     /// The ring tells of the exit here; the watcher reaps under `slot`.
     Ring {
@@ -79,7 +90,7 @@ impl ChildProcess {
         let watch = if exit_ring::available() {
             Watch::Unarmed {
                 slot: Arc::new(Slot::default()),
-                at: tokio::time::Instant::now() + RING_AFTER,
+                at: ring_deadline(),
             }
         } else {
             own_watch(pid)
@@ -143,7 +154,7 @@ impl ChildProcess {
                 Some(pidfd) => Watch::Exiting {
                     slot,
                     pidfd,
-                    at: tokio::time::Instant::now() + RING_AFTER,
+                    at: ring_deadline(),
                 },
                 None => ring_watch(self.pid, slot),
             };
@@ -162,7 +173,7 @@ impl ChildProcess {
             }
             match &mut self.watch {
                 Watch::Unarmed { slot, at } => {
-                    tokio::time::sleep_until(*at).await;
+                    at.as_mut().await;
                     let slot = slot.clone();
                     self.watch = ring_watch(self.pid, slot);
                 }
@@ -175,7 +186,7 @@ impl ChildProcess {
                             }
                             ready.clear_ready();
                         }
-                        _ = tokio::time::sleep_until(*at) => {
+                        _ = at.as_mut() => {
                             // Still running with its terminal closed: the pidfd goes.
                             let slot = slot.clone();
                             self.watch = ring_watch(self.pid, slot);
