@@ -187,8 +187,8 @@ impl Freeze {
     /// on. Why: a process the exit ring (src/platform/linux/exit_ring.rs) tells of is
     /// reaped by its watcher, or by the ring's thread once the watcher is gone; its
     /// status, left in a reader that never reads it again, would be lost with this
-    /// image, and the next one would find no such process. `Some`: the exit, for the reader to publish once thawed (a
-    /// restart that did not happen).
+    /// image, and the next one would find no such process. `Some`: the exit, for the
+    /// reader to publish once thawed (a restart that did not happen).
     pub async fn hold_or_exit<T>(
         &self,
         mut wait: Pin<&mut impl Future<Output = std::io::Result<T>>>,
