@@ -35,6 +35,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -58,8 +59,26 @@ static LEFTOVER: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Empty job cgroups of finished jobs, for the next jobs: creating the first process
 /// in a new cgroup costs 0.2–0.5 ms more than in one that held processes before, and
 /// the `mkdir` ~70 µs (measured; docs/reliability.md, "Containment").
-static SPARE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static SPARE: Mutex<Vec<Spare>> = Mutex::new(Vec::new());
 const MAX_SPARE: usize = 16;
+
+/// A spare cgroup, with its `cgroup.events` still open from the check that found it
+/// empty: checked again when taken, by a `pread` of that descriptor (about 1 µs) where
+/// opening the file anew took about 10 (a kernfs open and close), on the spawn's path
+/// on the JS thread. At most `MAX_SPARE` descriptors per process, none per job.
+struct Spare {
+    path: PathBuf,
+    events: Option<File>,
+}
+
+impl Spare {
+    fn populated(&self) -> bool {
+        match &self.events {
+            Some(events) => read_populated(events, |file, buf, at| file.read_at(buf, at as u64)),
+            None => populated(&self.path),
+        }
+    }
+}
 
 /// The parent cgroup of this process's jobs, made on first use; None when jobs cannot
 /// be contained here.
@@ -207,13 +226,21 @@ fn procs(cgroup: &Path) -> Vec<i32> {
 /// the file's size (a `statx`, which says 0 for such files) and read again to the end.
 /// A file that cannot be read says nothing is there, as before.
 fn populated(cgroup: &Path) -> bool {
-    let Ok(mut file) = File::open(cgroup.join("cgroup.events")) else {
-        return false;
-    };
+    open_events(cgroup).is_some_and(|file| read_populated(&file, |mut file, buf, _| file.read(buf)))
+}
+
+fn open_events(cgroup: &Path) -> Option<File> {
+    File::open(cgroup.join("cgroup.events")).ok()
+}
+
+/// The `populated` line of an open `cgroup.events`, read from its start by `read(file,
+/// buf, offset)` (a plain read of a fresh descriptor, or a `pread` of a held one: the
+/// kernel makes the text anew for a read at offset 0). Unreadable: nothing is there.
+fn read_populated(file: &File, read: impl Fn(&File, &mut [u8], usize) -> io::Result<usize>) -> bool {
     let mut buf = [0u8; 256];
     let mut len = 0;
     while len < buf.len() {
-        match file.read(&mut buf[len..]) {
+        match read(file, &mut buf[len..], len) {
             Ok(0) => break,
             Ok(n) => len += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -289,8 +316,8 @@ impl Containment {
         // A spare is empty: nothing can enter an empty cgroup but by a write to its
         // cgroup.procs; checked anyway, since another job's process there would be
         // taken for this job's.
-        let path = match spare.filter(|p| !populated(p)) {
-            Some(path) => path,
+        let path = match spare.filter(|spare| !spare.populated()) {
+            Some(spare) => spare.path,
             None => {
                 let path = parent.join(format!("job-{}", NEXT_JOB.fetch_add(1, Ordering::Relaxed)));
                 if fs::create_dir(&path).is_err() {
@@ -344,7 +371,11 @@ impl Containment {
     /// finds nothing either). Returns whether something is left.
     pub fn release_if_empty(&self) -> bool {
         let Some(cgroup) = self.joined() else { return false };
-        if populated(&cgroup.path) {
+        let events = open_events(&cgroup.path);
+        let left = events
+            .as_ref()
+            .is_some_and(|file| read_populated(file, |mut file, buf, _| file.read(buf)));
+        if left {
             return true;
         }
         let released = cgroup
@@ -355,7 +386,10 @@ impl Containment {
         if released {
             let mut spare = lock(&SPARE);
             if spare.len() < MAX_SPARE {
-                spare.push(cgroup.path.clone());
+                spare.push(Spare {
+                    path: cgroup.path.clone(),
+                    events,
+                });
             } else if fs::remove_dir(&cgroup.path).is_err() && cgroup.path.exists() {
                 lock(&LEFTOVER).push(cgroup.path.clone());
             }
@@ -530,6 +564,38 @@ mod tests {
         );
         assert_eq!(own_cgroup(b"4:memory:/x\n"), None);
         assert_eq!(own_cgroup(b"0::/gone (deleted)\n"), None);
+    }
+
+    /// A spare's `cgroup.events`, held open, tells the cgroup as it is at each read, not
+    /// as it was when opened: a process moved in shows at the next `pread`.
+    #[test]
+    fn a_held_events_file_reads_the_cgroup_as_it_is_now() {
+        let Some(parent) = parent() else {
+            eprintln!("skipped: no cgroup this process may write");
+            return;
+        };
+        let cgroup = parent.join(format!("held-events-{}", std::process::id()));
+        fs::create_dir(&cgroup).expect("a test cgroup");
+        let spare = Spare {
+            path: cgroup.clone(),
+            events: open_events(&cgroup),
+        };
+        assert!(spare.events.is_some());
+        assert!(!spare.populated());
+        let mut sleeper = std::process::Command::new("sleep").arg("60").spawn().expect("sleep");
+        fs::write(cgroup.join("cgroup.procs"), sleeper.id().to_string()).expect("moved in");
+        assert!(spare.populated(), "the held descriptor still says empty");
+        let _ = sleeper.kill();
+        let _ = sleeper.wait();
+        let emptied = (0..500).any(|_| {
+            let empty = !spare.populated();
+            if !empty {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            empty
+        });
+        let _ = fs::remove_dir(&cgroup);
+        assert!(emptied, "the held descriptor still says populated");
     }
 
     #[test]
