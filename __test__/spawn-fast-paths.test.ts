@@ -2,8 +2,10 @@
 // literal (src/binding/js_shape.rs) is the object napi-rs builds for getResult; run's
 // options read by a reader shape (src/binding/run_options.rs) convert and fail as
 // napi-rs's field by field reading did; the terminal a service opens ahead
-// (src/platform/unix/pty.rs, SparePty) is one at most, and goes at its shutdown.
-import { mkdirSync, renameSync } from 'node:fs';
+// (src/platform/unix/pty.rs, SparePty) is one at most, and goes at its shutdown; where
+// a program was found in PATH is tried first for a second (src/platform/unix/
+// search_path.rs), and what is found is still what PATH says.
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -125,6 +127,36 @@ describe('a job in the project root', () => {
       renameSync(`${own.root}-moved`, join(own.root, 'old'));
       const inside = await own.service.run('pwd', { directory: 'old' });
       expect(inside.output.trim()).toBe(join(own.root, 'old'));
+    } finally {
+      await own.cleanup();
+    }
+  });
+});
+
+describe('a program found in PATH', () => {
+  it('is the one PATH finds: a copy put earlier is taken a second later, one removed at once', async () => {
+    const own = scratch();
+    try {
+      const [early, late] = ['early', 'late'].map((name) => join(own.root, '..', name));
+      for (const dir of [early, late]) mkdirSync(dir);
+      const tool = (dir: string, says: string) =>
+        writeFileSync(join(dir, 'nss-found-tool'), `#!/bin/sh\necho ${says}\n`, { mode: 0o755 });
+      const env = { PATH: `${early}:${late}:/usr/bin:/bin` };
+      const run = async () => (await own.service.run('nss-found-tool', { args: [], env, mode: 'pipes' })).stdout.trim();
+      tool(late, 'late');
+      expect(await run()).toBe('late');
+      expect(await run()).toBe('late'); // from where it was found
+      tool(early, 'early');
+      // Where it was found is tried first for a second at most, then PATH is searched again.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await run()).toBe('early');
+      rmSync(join(early, 'nss-found-tool'));
+      // The place remembered is gone: the search goes on in PATH's order.
+      expect(await run()).toBe('late');
+      rmSync(join(late, 'nss-found-tool'));
+      const missing = await own.service.run('nss-found-tool', { args: [], env, mode: 'pipes' });
+      expect(missing.status).toBe('failed');
+      expect(missing.error).toMatch(/No such file/);
     } finally {
       await own.cleanup();
     }

@@ -60,6 +60,7 @@ pub(super) fn launch(plan: &LaunchPlan) -> io::Result<i32> {
     let steps = ChildSteps {
         plan,
         candidates: &candidates,
+        tried: None,
         argv: argv.as_ptr(),
         envp: envp.as_ptr(),
         keep: report_write.as_raw_fd(),

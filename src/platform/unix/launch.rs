@@ -40,6 +40,10 @@ pub struct LaunchPlan {
     /// Paths to try in order, as `execvp` would: the program itself if it names a
     /// path, otherwise the program in each `PATH` directory.
     pub(super) candidates: Vec<CString>,
+    /// The program name and the job's `PATH`, when the candidates come from a search
+    /// of it (where the program was found is remembered: `search_path::remembered`).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    search: Option<(Vec<u8>, Option<Vec<u8>>)>,
     pub(super) argv: Vec<CString>,
     pub(super) envp: Vec<CString>,
     pub cwd: RawFd,
@@ -64,6 +68,9 @@ pub struct LaunchPlan {
 struct Outcome {
     step: AtomicI32,
     errno: AtomicI32,
+    /// The position, in the order tried, of the candidate the child is exec'ing: after
+    /// a success, the one that runs.
+    tried: AtomicI32,
     /// Written by the parent before the clone: whether the child was created in the
     /// job's cgroup, and shares our descriptor table (for its sandbox's listener:
     /// `linux::sandbox::watch`) until it takes one of its own (`clone3::clone_vfork`).
@@ -75,6 +82,9 @@ struct Outcome {
 pub(super) struct ChildSteps<'a> {
     pub plan: &'a LaunchPlan,
     pub candidates: &'a [*const c_char],
+    /// Where the child writes the position of each candidate before it tries it, or
+    /// nowhere (a forked child's memory is its own).
+    pub tried: Option<&'a std::sync::atomic::AtomicI32>,
     pub argv: *const *const c_char,
     pub envp: *const *const c_char,
     /// A descriptor above 2 the child keeps open past the clean-up of inherited ones
@@ -140,7 +150,9 @@ impl LaunchPlan {
             })
         };
         let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_bytes());
-        let candidates = super::search_path::candidates(program.as_bytes(), path)
+        let name = program.as_bytes();
+        let search = (!name.is_empty() && !name.contains(&b'/')).then(|| (name.to_vec(), path.map(<[u8]>::to_vec)));
+        let candidates = super::search_path::candidates(name, path)
             .iter()
             .map(|p| c(p))
             .collect::<io::Result<Vec<_>>>()?;
@@ -154,6 +166,7 @@ impl LaunchPlan {
             .collect::<io::Result<Vec<_>>>()?;
         Ok(Self {
             candidates,
+            search,
             argv,
             envp,
             cwd,
@@ -177,18 +190,26 @@ impl LaunchPlan {
 
     #[cfg(target_os = "linux")]
     fn start_child(&self) -> io::Result<i32> {
-        let candidates: Vec<*const c_char> = self.candidates.iter().map(|c| c.as_ptr()).collect();
+        // A sandboxed job may be refused some directories: where it found its program
+        // says nothing of where another job finds it, and it neither uses nor tells
+        // what was remembered.
+        let search = self.search.as_ref().filter(|_| self.sandbox.is_none());
+        let first = search.and_then(|(name, path)| super::search_path::remembered(name, path.as_deref()));
+        let order = super::search_path::try_order(self.candidates.len(), first);
+        let candidates: Vec<*const c_char> = order.iter().map(|&i| self.candidates[i].as_ptr()).collect();
         let argv = null_terminated(&self.argv);
         let envp = null_terminated(&self.envp);
         let outcome = Outcome {
             step: AtomicI32::new(Step::None as i32),
             errno: AtomicI32::new(0),
+            tried: AtomicI32::new(0),
             birth: Default::default(),
         };
         let args = ChildArgs {
             steps: ChildSteps {
                 plan: self,
                 candidates: &candidates,
+                tried: Some(&outcome.tried),
                 argv: argv.as_ptr(),
                 envp: envp.as_ptr(),
                 keep: -1,
@@ -229,6 +250,15 @@ impl LaunchPlan {
         drop(stack);
         let step = outcome.step.load(Ordering::Acquire);
         if step == Step::None as i32 {
+            // Remembered after a whole search only, so each place is searched for
+            // again once it is `REMEMBERED_FOR` old, however often it is used.
+            if let (Some((name, path)), None) = (search, first) {
+                let tried = usize::try_from(outcome.tried.load(Ordering::Acquire)).ok();
+                if let Some(&index) = tried.and_then(|t| order.get(t)) {
+                    let paths: Vec<&[u8]> = self.candidates.iter().map(|c| c.as_bytes()).collect();
+                    super::search_path::remember(name, path.as_deref(), index, &paths);
+                }
+            }
             return Ok(pid);
         }
         crate::platform::os::child::reap_blocking(pid);
@@ -337,7 +367,10 @@ pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>, shares_files: bool, handl
     // As execvp: a missing or unreadable candidate moves on to the next; the error
     // reported is EACCES if any candidate was refused, else the last one's.
     let mut refused = false;
-    for &path in steps.candidates {
+    for (position, &path) in steps.candidates.iter().enumerate() {
+        if let Some(tried) = steps.tried {
+            tried.store(position as i32, std::sync::atomic::Ordering::Release);
+        }
         libc::execve(path, steps.argv, steps.envp);
         match *errno_location() {
             libc::EACCES => refused = true,
