@@ -41,7 +41,7 @@ pub struct LaunchPlan {
     /// path, otherwise the program in each `PATH` directory.
     pub(super) candidates: Vec<CString>,
     /// The program name and the job's `PATH`, when the candidates come from a search
-    /// of it (where the program was found is remembered: `search_path::remembered`).
+    /// of it (where the program was found is remembered: `path_memory`).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     search: Option<(Vec<u8>, Option<Vec<u8>>)>,
     pub(super) argv: Vec<CString>,
@@ -194,8 +194,8 @@ impl LaunchPlan {
         // says nothing of where another job finds it, and it neither uses nor tells
         // what was remembered.
         let search = self.search.as_ref().filter(|_| self.sandbox.is_none());
-        let first = search.and_then(|(name, path)| super::search_path::remembered(name, path.as_deref()));
-        let order = super::search_path::try_order(self.candidates.len(), first);
+        let first = search.and_then(|(name, path)| super::path_memory::remembered(name, path.as_deref()));
+        let order = super::path_memory::try_order(self.candidates.len(), first);
         let candidates: Vec<*const c_char> = order.iter().map(|&i| self.candidates[i].as_ptr()).collect();
         let argv = null_terminated(&self.argv);
         let envp = null_terminated(&self.envp);
@@ -256,7 +256,7 @@ impl LaunchPlan {
                 let tried = usize::try_from(outcome.tried.load(Ordering::Acquire)).ok();
                 if let Some(&index) = tried.and_then(|t| order.get(t)) {
                     let paths: Vec<&[u8]> = self.candidates.iter().map(|c| c.as_bytes()).collect();
-                    super::search_path::remember(name, path.as_deref(), index, &paths);
+                    super::path_memory::remember(name, path.as_deref(), index, &paths);
                 }
             }
             return Ok(pid);

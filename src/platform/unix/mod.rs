@@ -11,6 +11,8 @@ mod fds;
 mod fork;
 pub mod git_guard;
 pub mod launch;
+#[cfg(target_os = "linux")]
+mod path_memory;
 pub mod pipes;
 pub mod pty;
 pub mod reap;
