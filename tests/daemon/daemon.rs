@@ -525,16 +525,20 @@ fn an_unkept_run_still_waiting_dies_with_its_connection() {
     drop(c);
     eventually("the unkept run's death", || with_marker("sleep 3071").is_empty());
     let mut other = daemon.client();
-    let list = other.ok("getActiveProcesses", json!({}));
-    let running: Vec<&Value> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["status"] == "running")
-        .collect();
-    assert_eq!(running.len(), 1, "{list}");
-    assert_eq!(running[0]["command"], "sleep 3072");
-    other.ok("kill", json!({"handle": running[0]["handle"]}));
+    let running = |list: &Value| -> Vec<Value> {
+        let all = list.as_array().cloned().unwrap_or_default();
+        all.into_iter().filter(|p| p["status"] == "running").collect()
+    };
+    // Its process leaves /proc's command lines as it dies, a little before the daemon
+    // has reaped it and published its end: asked until the daemon has.
+    let mut list = Value::Null;
+    eventually("the unkept run's end in the daemon's list", || {
+        list = other.ok("getActiveProcesses", json!({}));
+        running(&list).len() == 1
+    });
+    let left = running(&list);
+    assert_eq!(left[0]["command"], "sleep 3072", "{list}");
+    other.ok("kill", json!({"handle": left[0]["handle"]}));
 }
 
 #[test]
