@@ -18,7 +18,11 @@ export function scaled(full: number, min = 1): number {
 }
 
 export interface Snapshot {
+  /** Open descriptors but the spare cgroups' `cgroupEvents`. */
   fds: number;
+  /** `cgroup.events` files the spare cgroups hold open (src/platform/linux/cgroup.rs):
+   * the pool's, one per spare, at most `MAX_SPARE_CGROUPS` whatever the number of jobs. */
+  cgroupEvents: number;
   threads: number;
   ptmx: number;
   zombies: number;
@@ -68,20 +72,26 @@ export function descendants(root = process.pid): Proc[] {
   return found;
 }
 
+/** The spare cgroups a process keeps at most, each with its `cgroup.events` open. */
+export const MAX_SPARE_CGROUPS = 16;
+
 export function snapshot(): Snapshot {
   const fds = readdirSync('/proc/self/fd');
   let ptmx = 0;
+  let cgroupEvents = 0;
   for (const fd of fds) {
     try {
       const target = readlinkSync(`/proc/self/fd/${fd}`);
       if (target === '/dev/ptmx' || target === '/dev/pts/ptmx') ptmx += 1;
+      if (target.endsWith('/cgroup.events')) cgroupEvents += 1;
     } catch {
       // the fd of the readdir itself, already closed
     }
   }
   const desc = descendants();
   return {
-    fds: fds.length,
+    fds: fds.length - cgroupEvents,
+    cgroupEvents,
     threads: readdirSync('/proc/self/task').length,
     ptmx,
     zombies: desc.filter((p) => p.state === 'Z').length,
@@ -91,7 +101,7 @@ export function snapshot(): Snapshot {
 }
 
 export function fmt(s: Snapshot): string {
-  return `fds=${s.fds} threads=${s.threads} ptmx=${s.ptmx} zombies=${s.zombies} descendants=${s.descendants} rss=${s.rssMiB}MiB`;
+  return `fds=${s.fds} cgroupEvents=${s.cgroupEvents} threads=${s.threads} ptmx=${s.ptmx} zombies=${s.zombies} descendants=${s.descendants} rss=${s.rssMiB}MiB`;
 }
 
 const FIGURES_DIR = join(__dirname, '..', '..', 'target', 'stress');
