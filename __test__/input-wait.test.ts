@@ -112,7 +112,11 @@ describe('the option and the other waits', () => {
   });
 
   it('a pattern that matches first still wins', async () => {
-    const r = await s.service.run('python3 -q', { callbackPattern: '>>> $' });
+    // The prompt comes well before the read: the match is first however loaded the
+    // machine. (python3 -q prints its prompt and reads at once; with both cores busy
+    // the prompt reached the job's text after the settle time once, in .ci/run, and
+    // python counted as waiting before the pattern saw it.)
+    const r = await s.service.run("printf '>>> '; sleep 30; read x", { callbackPattern: '>>> $' });
     expect(r.status).toBe('running');
     expect(r.matched).toBe('>>> ');
     await s.service.kill(r.handle);
