@@ -32,14 +32,14 @@
 
 use std::ffi::OsStr;
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::cgroup_events::{populated, Events};
 use crate::base::sync::lock;
 use crate::platform::ContainmentMode;
 
@@ -68,13 +68,13 @@ const MAX_SPARE: usize = 16;
 /// on the JS thread. At most `MAX_SPARE` descriptors per process, none per job.
 struct Spare {
     path: PathBuf,
-    events: Option<File>,
+    events: Option<Events>,
 }
 
 impl Spare {
     fn populated(&self) -> bool {
         match &self.events {
-            Some(events) => read_populated(events, |file, buf, at| file.read_at(buf, at as u64)),
+            Some(events) => events.populated(),
             None => populated(&self.path),
         }
     }
@@ -218,50 +218,6 @@ fn procs(cgroup: &Path) -> Vec<i32> {
         .unwrap_or_default()
 }
 
-/// Whether a process is left in the cgroup (its `cgroup.events` says `populated 1`).
-///
-/// Asked twice per job (a spare taken for a new job, the job's end), so read in as few
-/// calls as it takes: the open, one `read` into a buffer on the stack (the kernel hands
-/// the whole file, two short lines, at once), the close. `read_to_string` also asked
-/// the file's size (a `statx`, which says 0 for such files) and read again to the end.
-/// A file that cannot be read says nothing is there, as before.
-fn populated(cgroup: &Path) -> bool {
-    open_events(cgroup).is_some_and(|file| read_populated(&file, |mut file, buf, _| file.read(buf)))
-}
-
-fn open_events(cgroup: &Path) -> Option<File> {
-    File::open(cgroup.join("cgroup.events")).ok()
-}
-
-/// The `populated` line of an open `cgroup.events`, read from its start by `read(file,
-/// buf, offset)` (a plain read of a fresh descriptor, or a `pread` of a held one: the
-/// kernel makes the text anew for a read at offset 0). Unreadable: nothing is there.
-fn read_populated(file: &File, read: impl Fn(&File, &mut [u8], usize) -> io::Result<usize>) -> bool {
-    let mut buf = [0u8; 256];
-    let mut len = 0;
-    while len < buf.len() {
-        match read(file, &mut buf[len..], len) {
-            Ok(0) => break,
-            Ok(n) => len += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => return false,
-        }
-        if let Some(answer) = populated_line(&buf[..len]) {
-            return answer;
-        }
-    }
-    populated_line(&buf[..len]).unwrap_or(false)
-}
-
-/// The `populated` line of `cgroup.events` text, once it is there whole (with its
-/// newline): whether it says 1.
-fn populated_line(text: &[u8]) -> Option<bool> {
-    text.split_inclusive(|&b| b == b'\n')
-        .filter(|line| line.ends_with(b"\n"))
-        .find_map(|line| line.strip_prefix(b"populated "))
-        .map(|value| value == b"1\n")
-}
-
 /// One job's cgroup; removed when the last copy of its `Containment` goes (the job is
 /// forgotten), after killing whatever is still in it.
 #[derive(Debug)]
@@ -371,11 +327,8 @@ impl Containment {
     /// finds nothing either). Returns whether something is left.
     pub fn release_if_empty(&self) -> bool {
         let Some(cgroup) = self.joined() else { return false };
-        let events = open_events(&cgroup.path);
-        let left = events
-            .as_ref()
-            .is_some_and(|file| read_populated(file, |mut file, buf, _| file.read(buf)));
-        if left {
+        let events = Events::open(&cgroup.path);
+        if events.as_ref().is_some_and(Events::populated) {
             return true;
         }
         let released = cgroup
@@ -537,16 +490,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_populated_line_only_once_it_is_whole() {
-        assert_eq!(populated_line(b"populated 0\nfrozen 0\n"), Some(false));
-        assert_eq!(populated_line(b"populated 1\nfrozen 0\n"), Some(true));
-        assert_eq!(populated_line(b"frozen 0\npopulated 1\n"), Some(true));
-        assert_eq!(populated_line(b"populated 1"), None);
-        assert_eq!(populated_line(b"frozen 0\n"), None);
-        assert_eq!(populated_line(b""), None);
-    }
-
-    #[test]
     fn finds_the_cgroup2_mount_among_v1_ones() {
         let info = b"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n\
             35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n\
@@ -564,38 +507,6 @@ mod tests {
         );
         assert_eq!(own_cgroup(b"4:memory:/x\n"), None);
         assert_eq!(own_cgroup(b"0::/gone (deleted)\n"), None);
-    }
-
-    /// A spare's `cgroup.events`, held open, tells the cgroup as it is at each read, not
-    /// as it was when opened: a process moved in shows at the next `pread`.
-    #[test]
-    fn a_held_events_file_reads_the_cgroup_as_it_is_now() {
-        let Some(parent) = parent() else {
-            eprintln!("skipped: no cgroup this process may write");
-            return;
-        };
-        let cgroup = parent.join(format!("held-events-{}", std::process::id()));
-        fs::create_dir(&cgroup).expect("a test cgroup");
-        let spare = Spare {
-            path: cgroup.clone(),
-            events: open_events(&cgroup),
-        };
-        assert!(spare.events.is_some());
-        assert!(!spare.populated());
-        let mut sleeper = std::process::Command::new("sleep").arg("60").spawn().expect("sleep");
-        fs::write(cgroup.join("cgroup.procs"), sleeper.id().to_string()).expect("moved in");
-        assert!(spare.populated(), "the held descriptor still says empty");
-        let _ = sleeper.kill();
-        let _ = sleeper.wait();
-        let emptied = (0..500).any(|_| {
-            let empty = !spare.populated();
-            if !empty {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            empty
-        });
-        let _ = fs::remove_dir(&cgroup);
-        assert!(emptied, "the held descriptor still says populated");
     }
 
     #[test]

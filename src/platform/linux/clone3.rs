@@ -46,7 +46,7 @@ pub struct Birth {
     /// Sharing our descriptor table until it takes one of its own.
     pub shares_files: AtomicBool,
     /// Made with its caught signals reset to default (`CLONE_CLEAR_SIGHAND`): the
-    /// child leaves the others as they are (`unix::launch::reset_signals`).
+    /// child leaves the others as they are (`unix::child_setup::reset_signals`).
     pub handlers_cleared: AtomicBool,
 }
 
@@ -62,7 +62,7 @@ const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"
 /// (`CLONE_CLEAR_SIGHAND`, Linux 5.5; ignored ones stay ignored), which the child did
 /// itself with a `sigaction` query per signal number and a reset of each caught one,
 /// about 70 system calls (17 µs) while the calling thread waits
-/// (`unix::launch::reset_signals`). So a job without a cgroup
+/// (`unix::child_setup::reset_signals`). So a job without a cgroup
 /// is made by `clone3` too, and gets the plain clone only where `clone3` is refused
 /// (then for every later job).
 ///

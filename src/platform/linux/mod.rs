@@ -4,6 +4,7 @@
 //! watchdog process that ends every job when Node dies.
 
 pub mod cgroup;
+mod cgroup_events;
 pub mod child;
 pub mod clone3;
 pub mod exit_ring;

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod directory;
 // The fork launcher is macOS's; Linux test builds compile it too, so its tests run here.
+mod child_setup;
 #[cfg(any(target_os = "macos", test))]
 mod fds;
 #[cfg(any(target_os = "macos", test))]

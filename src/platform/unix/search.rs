@@ -67,7 +67,7 @@ pub struct Link {
 ///   parent ended);
 /// - SIGHUP ignored while their parent heeds it (`nohup`, in a job that heeds hangups:
 ///   a pipes job; a PTY job's processes all ignore it, see `reset_signals` in
-///   `launch.rs`);
+///   `child_setup.rs`);
 /// - run in the background (SIGINT ignored while their parent heeds it) and holding none
 ///   of the job's terminal or pipes on descriptors 0–2 (`cmd >/dev/null 2>&1 &`, and
 ///   `nohup cmd &` in a PTY job, where `nohup` moves them off the terminal).
