@@ -509,6 +509,34 @@ mod tests {
         assert_eq!(own_cgroup(b"0::/gone (deleted)\n"), None);
     }
 
+    /// A `cgroup.events` held open tells the cgroup as it is at each read, not as it
+    /// was when opened: a process moved in shows at the next read.
+    #[test]
+    fn a_held_events_file_reads_the_cgroup_as_it_is_now() {
+        let Some(parent) = parent() else {
+            eprintln!("skipped: no cgroup this process may write");
+            return;
+        };
+        let cgroup = parent.join(format!("held-events-{}", std::process::id()));
+        fs::create_dir(&cgroup).expect("a test cgroup");
+        let events = Events::open(&cgroup).expect("its cgroup.events");
+        assert!(!events.populated());
+        let mut sleeper = std::process::Command::new("sleep").arg("60").spawn().expect("sleep");
+        fs::write(cgroup.join("cgroup.procs"), sleeper.id().to_string()).expect("moved in");
+        assert!(events.populated(), "the held descriptor still says empty");
+        let _ = sleeper.kill();
+        let _ = sleeper.wait();
+        let emptied = (0..500).any(|_| {
+            let empty = !events.populated();
+            if !empty {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            empty
+        });
+        let _ = fs::remove_dir(&cgroup);
+        assert!(emptied, "the held descriptor still says populated");
+    }
+
     #[test]
     fn unescapes_octal_only() {
         assert_eq!(unescape(b"a\\134b\\0x"), b"a\\b\\0x".to_vec());

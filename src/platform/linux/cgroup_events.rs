@@ -55,8 +55,6 @@ fn populated_line(text: &[u8]) -> Option<bool> {
 
 #[cfg(test)]
 mod tests {
-    use std::fs;
-
     use super::*;
 
     #[test]
@@ -67,33 +65,5 @@ mod tests {
         assert_eq!(populated_line(b"populated 1"), None);
         assert_eq!(populated_line(b"frozen 0\n"), None);
         assert_eq!(populated_line(b""), None);
-    }
-
-    /// A `cgroup.events` held open tells the cgroup as it is at each read, not as it
-    /// was when opened: a process moved in shows at the next read.
-    #[test]
-    fn a_held_events_file_reads_the_cgroup_as_it_is_now() {
-        let Some(parent) = super::super::cgroup::parent() else {
-            eprintln!("skipped: no cgroup this process may write");
-            return;
-        };
-        let cgroup = parent.join(format!("held-events-{}", std::process::id()));
-        fs::create_dir(&cgroup).expect("a test cgroup");
-        let events = Events::open(&cgroup).expect("its cgroup.events");
-        assert!(!events.populated());
-        let mut sleeper = std::process::Command::new("sleep").arg("60").spawn().expect("sleep");
-        fs::write(cgroup.join("cgroup.procs"), sleeper.id().to_string()).expect("moved in");
-        assert!(events.populated(), "the held descriptor still says empty");
-        let _ = sleeper.kill();
-        let _ = sleeper.wait();
-        let emptied = (0..500).any(|_| {
-            let empty = !events.populated();
-            if !empty {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            empty
-        });
-        let _ = fs::remove_dir(&cgroup);
-        assert!(emptied, "the held descriptor still says populated");
     }
 }

@@ -1,13 +1,10 @@
-//! The child's own steps between its birth and its exec that touch descriptors and
-//! signals (`launch::run_steps` calls them in order): the descriptors the host left
-//! inheritable closed, the caught signals reset, stdio moved onto 0, 1 and 2. The rules
+//! Two of the child's steps between its birth and its exec (`launch::run_steps` calls
+//! them in order): the caught signals reset, stdio moved onto 0, 1 and 2. The rules
 //! of `launch.rs` hold here: system calls on prepared data only, no allocation, no
 //! locks.
 
 use std::ffi::c_int;
 use std::os::fd::RawFd;
-
-use super::launch::ChildSteps;
 
 /// Highest signal number + 1 on Linux.
 #[cfg(target_os = "linux")]
@@ -15,26 +12,6 @@ const NSIG: c_int = 65;
 /// Highest signal number + 1 on macOS (its `NSIG`: signals 1 to 31).
 #[cfg(target_os = "macos")]
 const NSIG: c_int = 32;
-
-/// Closes every descriptor above 2 but `steps.keep`. Kernels before 5.9 lack
-/// close_range; the close-on-exec flags still apply there.
-#[cfg(target_os = "linux")]
-pub(super) unsafe fn close_inherited(steps: &ChildSteps<'_>) {
-    let keep = steps.keep;
-    if keep < 3 {
-        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
-        return;
-    }
-    if keep > 3 {
-        libc::syscall(libc::SYS_close_range, 3u32, (keep - 1) as u32, 0u32);
-    }
-    libc::syscall(libc::SYS_close_range, (keep + 1) as u32, u32::MAX, 0u32);
-}
-
-#[cfg(target_os = "macos")]
-pub(super) unsafe fn close_inherited(steps: &ChildSteps<'_>) {
-    super::fds::close_inherited(steps.keep, &steps.open_fds);
-}
 
 /// Caught signals go back to default before anything can be delivered (their handlers
 /// live in the host); SIGPIPE, which Node ignores, goes back to default as every

@@ -314,7 +314,7 @@ unsafe fn errno_location() -> *mut c_int {
     libc::__error()
 }
 
-use super::child_setup::{close_inherited, install_stdio, reset_signals};
+use super::child_setup::{install_stdio, reset_signals};
 
 /// Everything the child does between fork and exec, in order. Returns only if a step
 /// failed: which one, and its errno. Async-signal-safe (see the module rules).
@@ -378,6 +378,26 @@ pub(super) unsafe fn run_steps(steps: &ChildSteps<'_>, shares_files: bool, handl
         *errno_location() = libc::EACCES;
     }
     failed(Step::Exec)
+}
+
+/// Closes every descriptor above 2 but `steps.keep`. Kernels before 5.9 lack
+/// close_range; the close-on-exec flags still apply there.
+#[cfg(target_os = "linux")]
+unsafe fn close_inherited(steps: &ChildSteps<'_>) {
+    let keep = steps.keep;
+    if keep < 3 {
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        return;
+    }
+    if keep > 3 {
+        libc::syscall(libc::SYS_close_range, 3u32, (keep - 1) as u32, 0u32);
+    }
+    libc::syscall(libc::SYS_close_range, (keep + 1) as u32, u32::MAX, 0u32);
+}
+
+#[cfg(target_os = "macos")]
+unsafe fn close_inherited(steps: &ChildSteps<'_>) {
+    super::fds::close_inherited(steps.keep, &steps.open_fds);
 }
 
 #[cfg(test)]
