@@ -510,7 +510,12 @@ mod imp {
                         .expect("chmod");
                 }
                 settle(dir.name.clone(), held.dir, reusable);
-                let kept = spares().iter().find(|s| s.id == dir.id).map(|s| s.path().to_path_buf());
+                // Found by name, never reused: a removed directory's inode number may be
+                // given at once to a spare the helper thread makes meanwhile.
+                let kept = spares()
+                    .iter()
+                    .find(|s| s.name == dir.name && s.id == dir.id)
+                    .map(|s| s.path().to_path_buf());
                 (dir.path().to_path_buf(), kept)
             };
             // Kept, under its name, still 0700.
