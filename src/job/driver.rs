@@ -107,7 +107,7 @@ pub fn writer_fd(writer: &Writer) -> Option<i32> {
 pub async fn drive_after_exit(job: Arc<Job>, reader: Reader) {
     let reader = match reader {
         Reader::Pty(terminal) => {
-            let mut output = Handoff::new(job.clone());
+            let mut output = Handoff::new(job.clone(), terminal.clone());
             let mut buf = ReadBuffer::new();
             read_pty_after_exit(&job, &terminal, &mut buf, &mut output, false).await;
             Reader::Pty(terminal)
@@ -189,7 +189,7 @@ fn exit_at_hang_up(child: &mut ChildProcess) -> Option<io::Result<Exit>> {
 
 async fn drive_pty(job: Arc<Job>, mut child: ChildProcess, terminal: Arc<Terminal>, on_exit: OnExit) -> Arc<Terminal> {
     let mut buf = ReadBuffer::new();
-    let mut output = Handoff::new(job.clone());
+    let mut output = Handoff::new(job.clone(), terminal.clone());
     let mut eof = false;
     let exit = {
         // Armed by output, fired by SCREEN_SETTLE of quiet: the screen's lines are

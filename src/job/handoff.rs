@@ -26,6 +26,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::job::{flood_threads, Job};
 use crate::output::persist::Stream;
+use crate::platform::Terminal;
 
 /// Chunks at least this large (the reader found more waiting than one read gives)
 /// are handed off.
@@ -50,6 +51,8 @@ pub struct Handoff {
 
 struct Shared {
     job: Arc<Job>,
+    /// Told of each chunk once it is in the job (`Terminal::processed`).
+    terminal: Arc<Terminal>,
     queue: Mutex<Queue>,
 }
 
@@ -62,6 +65,11 @@ struct Queue {
 }
 
 impl Shared {
+    fn ingest(&self, chunk: &[u8]) {
+        self.job.ingest(Stream::Stdout, chunk);
+        self.terminal.processed();
+    }
+
     fn queue(&self) -> MutexGuard<'_, Queue> {
         // The queue holds plain data: a panic elsewhere leaves it consistent.
         self.queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -80,7 +88,7 @@ impl Shared {
                 next
             };
             let Some((chunk, slot)) = next else { return };
-            self.job.ingest(Stream::Stdout, &chunk);
+            self.ingest(&chunk);
             // Freed only once the chunk is in the job, so `drain` and in-place
             // processing see it there.
             drop(slot);
@@ -101,10 +109,11 @@ impl Drop for ClearOnUnwind<'_> {
 }
 
 impl Handoff {
-    pub fn new(job: Arc<Job>) -> Self {
+    pub fn new(job: Arc<Job>, terminal: Arc<Terminal>) -> Self {
         Self {
             shared: Arc::new(Shared {
                 job,
+                terminal,
                 queue: Mutex::new(Queue::default()),
             }),
             slots: Arc::new(Semaphore::new(QUEUE_CHUNKS as usize)),
@@ -118,12 +127,12 @@ impl Handoff {
     /// Gives the job a chunk of its terminal output, in order.
     pub async fn push(&mut self, chunk: &[u8]) {
         if chunk.len() < HANDOFF_MIN_BYTES && self.nothing_in_flight() {
-            self.shared.job.ingest(Stream::Stdout, chunk);
+            self.shared.ingest(chunk);
             return;
         }
         let Ok(slot) = self.slots.clone().acquire_owned().await else {
             // Never closed; if it were, processing in place still keeps every byte.
-            self.shared.job.ingest(Stream::Stdout, chunk);
+            self.shared.ingest(chunk);
             return;
         };
         let start_worker = {

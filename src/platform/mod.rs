@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `spawn(&SpawnSpec) -> io::Result<Spawned>` | starts a job's process in its own session (Unix) or Job Object (Windows), on a PTY or on pipes |
 //! | `ChildProcess::wait().await -> io::Result<Exit>` | the exit, as an event (no thread per job where the OS allows) |
-//! | `Terminal` | a PTY: `read(&mut ReadBuffer).await -> Read`, `write_all(&[u8]).await`, `write_some(&[u8]) -> usize` (never blocks), `resize(cols, rows)`, `input_state(pid, name)` |
+//! | `Terminal` | a PTY: `read(&mut ReadBuffer).await -> Read` (each chunk then `processed()` once it is in the job), `write_all(&[u8]).await`, `write_some(&[u8]) -> usize` (never blocks), `resize(cols, rows)`, `input_state(pid, name)` |
 //! | `PipeReader::read(&mut [u8]).await`, `PipeWriter::write_all(&[u8]).await` | the pipes of a pipes-mode job |
 //! | `Containment` (`.mode()`), `containment_mode()` | what holds a job's processes together (a cgroup per job on Linux where one can be had, else the process tree with subreapers; the process tree on macOS; a Job Object on Windows), and what will hold the next job |
 //! | `JobIdentity`, `ProcInfo`, `Snapshot::take(since)`, `Snapshot::members(&JobIdentity)`, `job_processes`, `background_roots`, `detached_roots` | finding a job's processes, what it left behind (exited) and what left it (running) |

@@ -21,7 +21,7 @@ use std::fs::{self, File};
 use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::fs::FileExt;
 
-use rustix::io::ioctl_fionread;
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::pty::ptsname;
 use rustix::termios::tcgetpgrp;
 
@@ -77,10 +77,22 @@ impl TerminalState {
     /// Asked after the reader of the terminal was found blocked, not before: a program
     /// that prints its prompt and blocks between the two looks would otherwise be
     /// reported waiting with its prompt still unread.
+    ///
+    /// A `poll`, not `FIONREAD`: what the program wrote reaches the master's line
+    /// discipline later, from a kernel worker (the tty's flip buffer), which on a busy
+    /// machine may not have run yet; `FIONREAD` counts only what it has moved, while
+    /// the line discipline's `poll` first waits for that worker (n_tty's poll flushes
+    /// the port's buffer work when it finds nothing), so no written byte is missed.
     fn unread_output(&self) -> bool {
         // SAFETY: the caller of `of_master` keeps the master open while this is used.
         let master = unsafe { BorrowedFd::borrow_raw(self.master) };
-        ioctl_fionread(master).map_or(true, |unread| unread > 0)
+        let mut fds = [PollFd::new(&master, PollFlags::IN)];
+        match poll(&mut fds, Some(&Timespec::default())) {
+            Ok(0) => false,
+            Ok(_) => fds[0].revents().contains(PollFlags::IN),
+            // Unknown: say unread, so nothing is reported on a guess.
+            Err(_) => true,
+        }
     }
 
     fn blocked_reading(&self, pid: i32) -> bool {
@@ -291,6 +303,32 @@ mod tests {
         assert_eq!(call.args[..2], [1, 0x7ffc649d2b20]);
         assert!(BlockedCall::parse("running\n").is_none());
         assert!(BlockedCall::parse("").is_none());
+    }
+
+    #[test]
+    fn output_written_a_moment_ago_is_unread_before_any_worker_moved_it() {
+        use rustix::fs::{open, Mode, OFlags};
+        use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+        grantpt(&master).expect("grantpt");
+        unlockpt(&master).expect("unlockpt");
+        let name = ptsname(&master, Vec::new()).expect("ptsname");
+        let slave = open(name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY, Mode::empty()).expect("slave");
+        let terminal = TerminalState {
+            foreground: 0,
+            path: String::new(),
+            master: master.as_raw_fd(),
+        };
+        assert!(!terminal.unread_output(), "nothing written yet");
+        // Each byte is asked for at once after its write, before the kernel's tty
+        // worker may have moved it to the master's side: it counts all the same.
+        for round in 0..2000 {
+            assert_eq!(rustix::io::write(&slave, b"x").expect("write"), 1);
+            assert!(terminal.unread_output(), "round {round}: a written byte was not seen");
+            let mut byte = [0u8; 1];
+            assert_eq!(rustix::io::read(&master, &mut byte).expect("read"), 1);
+        }
+        assert!(!terminal.unread_output(), "all read");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rustix::io::Errno;
 use rustix::termios::{tcsetwinsize, Winsize};
@@ -18,6 +19,11 @@ pub struct Terminal {
     /// the new terminal writable at once (its edge-triggered registration says so),
     /// waking a runtime worker at every spawn for an event nobody waits for.
     master: AsyncFd<OwnedFd>,
+    /// Chunks read from the terminal and not yet in the job (`processed`), counted
+    /// from before the read takes them: between the two, output is neither in the
+    /// terminal nor seen by the job's waits, and a look for a program waiting for
+    /// input (`input_state`) would miss the prompt it printed before its read.
+    in_hand: AtomicU32,
 }
 
 impl Terminal {
@@ -28,7 +34,10 @@ impl Terminal {
         // its whole life.
         let master = unsafe { AsyncFd::register_with_interest(master, Interest::READABLE) }
             .map_err(|e| io::Error::other(e.to_string()))?;
-        Ok(Self { master })
+        Ok(Self {
+            master,
+            in_hand: AtomicU32::new(0),
+        })
     }
 
     pub fn raw_fd(&self) -> RawFd {
@@ -41,7 +50,14 @@ impl Terminal {
             let Ok(mut guard) = self.master.readable().await else {
                 return Read::Eof;
             };
-            match guard.try_io(|inner| read_available(inner.as_fd(), buf)) {
+            // Counted before the read takes anything; uncounted below if it took
+            // nothing, else by `processed` once the job has the chunk.
+            self.in_hand.fetch_add(1, Ordering::SeqCst);
+            let read = guard.try_io(|inner| read_available(inner.as_fd(), buf));
+            if !matches!(read, Ok(Ok(Gathered { bytes: 1.., .. }))) {
+                self.processed();
+            }
+            match read {
                 Ok(Ok(Gathered { bytes: 0, .. })) => return Read::Eof,
                 Ok(Ok(Gathered { bytes, drained })) => {
                     // The gathering read already saw EAGAIN: forget the readiness now,
@@ -58,6 +74,13 @@ impl Terminal {
                 Err(_would_block) => continue,
             }
         }
+    }
+
+    /// A chunk `read` returned is in the job now (its text, its waits, its files).
+    pub fn processed(&self) {
+        let _ = self
+            .in_hand
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
     }
 
     /// Writes all of `data`, waiting for room when the terminal's input queue is full
@@ -101,7 +124,13 @@ impl Terminal {
     /// process of the foreground group (the job's, led by `session_leader`) is blocked
     /// reading it; `name_program`: name the foreground program.
     pub fn input_state(&self, session_leader: i32, check_awaiting: bool, name_program: bool) -> InputState {
-        crate::platform::os::input_wait::input_state(self.raw_fd(), session_leader, check_awaiting, name_program)
+        let mut state =
+            crate::platform::os::input_wait::input_state(self.raw_fd(), session_leader, check_awaiting, name_program);
+        // Read after the terminal was found empty: output taken from it before then
+        // is either counted here or already in the job (where its arrival resets the
+        // job's quiet time, which the caller checks after this).
+        state.awaiting &= self.in_hand.load(Ordering::SeqCst) == 0;
+        state
     }
 
     /// Tells the terminal (and so the program, by SIGWINCH) its new size.
@@ -159,4 +188,33 @@ fn read_available(fd: BorrowedFd<'_>, buf: &mut ReadBuffer) -> io::Result<Gather
         bytes: n,
         drained: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::fs::{fcntl_setfl, open, Mode, OFlags};
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+
+    #[tokio::test]
+    async fn a_chunk_read_is_in_hand_until_the_job_has_it() {
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+        grantpt(&master).expect("grantpt");
+        unlockpt(&master).expect("unlockpt");
+        let name = ptsname(&master, Vec::new()).expect("ptsname");
+        let slave = open(name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY, Mode::empty()).expect("slave");
+        fcntl_setfl(&master, OFlags::NONBLOCK).expect("non-blocking");
+        let terminal = Terminal::new(master).expect("terminal");
+        let mut buf = ReadBuffer::new();
+        for _ in 0..3 {
+            assert_eq!(rustix::io::write(&slave, b"> ").expect("write"), 2);
+            assert!(matches!(terminal.read(&mut buf).await, Read::Data(2)));
+            assert_eq!(terminal.in_hand.load(Ordering::SeqCst), 1, "read, not yet in the job");
+            terminal.processed();
+            assert_eq!(terminal.in_hand.load(Ordering::SeqCst), 0, "in the job");
+        }
+        // Told twice of one chunk (a bug elsewhere): never below nothing in hand.
+        terminal.processed();
+        assert_eq!(terminal.in_hand.load(Ordering::SeqCst), 0);
+    }
 }

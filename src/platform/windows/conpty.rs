@@ -88,6 +88,10 @@ impl Terminal {
         }
     }
 
+    /// A chunk `read` returned is in the job now. Nothing to count here: whether a
+    /// program waits for input is not known on Windows (`input_state`).
+    pub fn processed(&self) {}
+
     /// Writes all of `data` (on the blocking pool: a full input pipe blocks). An error
     /// means the pseudoconsole is gone.
     /// `write_all` from `*written` on. Not cancel-safe to the byte (a blocking write
