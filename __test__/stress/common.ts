@@ -18,10 +18,11 @@ export function scaled(full: number, min = 1): number {
 }
 
 export interface Snapshot {
-  /** Open descriptors but the spare cgroups' `cgroupEvents`. */
+  /** Open descriptors but the held `cgroupEvents`. */
   fds: number;
-  /** `cgroup.events` files the spare cgroups hold open (src/platform/linux/cgroup.rs):
-   * the pool's, one per spare, at most `MAX_SPARE_CGROUPS` whatever the number of jobs. */
+  /** `cgroup.events` files held open (src/platform/linux/cgroup.rs): one per spare
+   * cgroup and the latest job's, at most `MAX_HELD_CGROUP_EVENTS` whatever the number
+   * of jobs. */
   cgroupEvents: number;
   threads: number;
   ptmx: number;
@@ -72,8 +73,9 @@ export function descendants(root = process.pid): Proc[] {
   return found;
 }
 
-/** The spare cgroups a process keeps at most, each with its `cgroup.events` open. */
-export const MAX_SPARE_CGROUPS = 16;
+/** The `cgroup.events` files a process holds open at most: one per spare cgroup (16
+ * at most) and the latest job's. */
+export const MAX_HELD_CGROUP_EVENTS = 17;
 
 export function snapshot(): Snapshot {
   const fds = readdirSync('/proc/self/fd');

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive, eventually, expectCode, type Scratch, scratch } from '../helpers';
-import { fmt, MAX_SPARE_CGROUPS, report, scaled, settle, snapshot } from './common';
+import { fmt, MAX_HELD_CGROUP_EVENTS, report, scaled, settle, snapshot } from './common';
 
 const RACES = scaled(400, 40);
 
@@ -183,7 +183,7 @@ describe(`${RACES} races on one handle`, () => {
     expect(dead).toBe(true);
     expect(after.zombies).toBe(0);
     expect(after.fds).toBeLessThanOrEqual(before.fds);
-    expect(after.cgroupEvents).toBeLessThanOrEqual(MAX_SPARE_CGROUPS);
+    expect(after.cgroupEvents).toBeLessThanOrEqual(MAX_HELD_CGROUP_EVENTS);
     expect(after.ptmx).toBe(before.ptmx);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive, eventually, type Scratch, scratch } from '../helpers';
-import { fmt, MAX_SPARE_CGROUPS, report, scaled, settle, snapshot } from './common';
+import { fmt, MAX_HELD_CGROUP_EVENTS, report, scaled, settle, snapshot } from './common';
 
 const FLOOD_MS = scaled(10_000, 2_000);
 
@@ -86,7 +86,7 @@ describe(`floods for ${FLOOD_MS / 1000} s`, () => {
         // The process as a whole: far below what the flood produced.
         expect(peakRss - before.rssMiB).toBeLessThan(256);
         expect(after.fds).toBeLessThanOrEqual(before.fds);
-        expect(after.cgroupEvents).toBeLessThanOrEqual(MAX_SPARE_CGROUPS);
+        expect(after.cgroupEvents).toBeLessThanOrEqual(MAX_HELD_CGROUP_EVENTS);
         expect(after.zombies).toBe(0);
       });
     }

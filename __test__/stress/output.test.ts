@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type Scratch, scratch } from '../helpers';
-import { fmt, MAX_SPARE_CGROUPS, pool, report, scaled, settle, snapshot } from './common';
+import { fmt, MAX_HELD_CGROUP_EVENTS, pool, report, scaled, settle, snapshot } from './common';
 
 const RUNS = scaled(1000, 20);
 /** 10,240 lines of 10 bytes: exactly 102,400 bytes, each line numbered. */
@@ -54,7 +54,7 @@ describe(`${RUNS} × 100 KB then exit`, () => {
       });
       expect(failures.slice(0, 5)).toEqual([]);
       expect(after.fds).toBeLessThanOrEqual(before.fds);
-      expect(after.cgroupEvents).toBeLessThanOrEqual(MAX_SPARE_CGROUPS);
+      expect(after.cgroupEvents).toBeLessThanOrEqual(MAX_HELD_CGROUP_EVENTS);
       expect(after.ptmx).toBeLessThanOrEqual(before.ptmx);
       expect(after.zombies).toBe(0);
     });

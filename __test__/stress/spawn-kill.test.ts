@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { alive, type Scratch, scratch } from '../helpers';
-import { fmt, MAX_SPARE_CGROUPS, pool, report, scaled, settle, snapshot, until } from './common';
+import { fmt, MAX_HELD_CGROUP_EVENTS, pool, report, scaled, settle, snapshot, until } from './common';
 
 const CYCLES = scaled(2000, 100);
 
@@ -58,7 +58,7 @@ describe(`${CYCLES} spawn/kill cycles`, () => {
     expect(statuses.get('killed')).toBe(CYCLES);
     expect(survivors).toEqual([]);
     expect(after.fds).toBe(before.fds);
-    expect(after.cgroupEvents).toBeLessThanOrEqual(MAX_SPARE_CGROUPS);
+    expect(after.cgroupEvents).toBeLessThanOrEqual(MAX_HELD_CGROUP_EVENTS);
     expect(after.ptmx).toBe(before.ptmx);
     expect(after.zombies).toBe(0);
     expect(after.descendants).toBe(before.descendants);

@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::cgroup_events::{populated, Events};
+use super::cgroup_events::{populated, Events, LATEST_EVENTS};
 use crate::base::sync::lock;
 use crate::platform::ContainmentMode;
 
@@ -65,7 +65,8 @@ const MAX_SPARE: usize = 16;
 /// A spare cgroup, with its `cgroup.events` still open from the check that found it
 /// empty: checked again when taken, by a `pread` of that descriptor (about 1 µs) where
 /// opening the file anew took about 10 (a kernfs open and close), on the spawn's path
-/// on the JS thread. At most `MAX_SPARE` descriptors per process, none per job.
+/// on the JS thread. At most `MAX_SPARE` descriptors per process, and one more for
+/// the latest job (`LATEST_EVENTS`).
 struct Spare {
     path: PathBuf,
     events: Option<Events>,
@@ -273,7 +274,12 @@ impl Containment {
         // cgroup.procs; checked anyway, since another job's process there would be
         // taken for this job's.
         let path = match spare.filter(|spare| !spare.populated()) {
-            Some(spare) => spare.path,
+            Some(Spare { path, events }) => {
+                // The one it replaces (a job still running) is closed here, after the
+                // lock: that job opens its file at its end, as every job did before.
+                let _replaced = events.and_then(|events| LATEST_EVENTS.keep(&path, events));
+                path
+            }
             None => {
                 let path = parent.join(format!("job-{}", NEXT_JOB.fetch_add(1, Ordering::Relaxed)));
                 if fs::create_dir(&path).is_err() {
@@ -327,7 +333,9 @@ impl Containment {
     /// finds nothing either). Returns whether something is left.
     pub fn release_if_empty(&self) -> bool {
         let Some(cgroup) = self.joined() else { return false };
-        let events = Events::open(&cgroup.path);
+        let events = LATEST_EVENTS
+            .take_for(&cgroup.path)
+            .or_else(|| Events::open(&cgroup.path));
         if events.as_ref().is_some_and(Events::populated) {
             return true;
         }
@@ -507,6 +515,28 @@ mod tests {
         );
         assert_eq!(own_cgroup(b"4:memory:/x\n"), None);
         assert_eq!(own_cgroup(b"0::/gone (deleted)\n"), None);
+    }
+
+    /// The latest job's kept descriptor is handed only to the check for its own cgroup,
+    /// once; a later job's replaces it.
+    #[test]
+    fn the_kept_events_file_goes_to_its_own_cgroup_only() {
+        let Some(parent) = parent() else {
+            eprintln!("skipped: no cgroup this process may write");
+            return;
+        };
+        let latest = super::super::cgroup_events::LatestEvents::empty();
+        let (a, b) = (parent.join("job-kept-a"), parent.join("job-kept-b"));
+        // Any readable file stands in for a cgroup's here: only who gets it is checked.
+        let events = || Events::open(parent).expect("the parent's cgroup.events");
+        assert!(latest.keep(&a, events()).is_none());
+        assert!(latest.take_for(&b).is_none(), "given to another cgroup");
+        assert!(latest.take_for(&a).is_some(), "its own cgroup's check did not get it");
+        assert!(latest.take_for(&a).is_none(), "given twice");
+        assert!(latest.keep(&a, events()).is_none());
+        assert!(latest.keep(&b, events()).is_some(), "the replaced one is handed back");
+        assert!(latest.take_for(&a).is_none());
+        assert!(latest.take_for(&b).is_some());
     }
 
     /// A `cgroup.events` held open tells the cgroup as it is at each read, not as it

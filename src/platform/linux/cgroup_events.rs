@@ -4,7 +4,10 @@
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::base::sync::lock;
 
 /// A cgroup's `cgroup.events`, open. The kernel makes its text anew for each read from
 /// offset 0, so a descriptor held open (a spare cgroup's) answers for the cgroup as it
@@ -36,6 +39,41 @@ impl Events {
             }
         }
         populated_line(&buf[..len]).unwrap_or(false)
+    }
+}
+
+/// The `cgroup.events` of the latest job given a spare, kept from the spare for the
+/// check at that job's end (`release_if_empty` in `super::cgroup`), on the path from
+/// the job's exit to its result: a `pread` there too instead of a kernfs open. One per
+/// process, not one per job (an idle job holds one descriptor): a job started after it
+/// takes the place. Keyed by path, which no later cgroup of this process is given once
+/// removed (its job counter only grows), so a descriptor is only ever read for its own
+/// directory.
+pub(super) static LATEST_EVENTS: LatestEvents = LatestEvents::empty();
+
+pub(super) struct LatestEvents(Mutex<Option<(PathBuf, Events)>>);
+
+impl LatestEvents {
+    pub(super) const fn empty() -> Self {
+        Self(Mutex::new(None))
+    }
+
+    /// Keeps `events` for the cgroup at `path`; returns the one it replaces, to be
+    /// closed by the caller after the lock.
+    pub(super) fn keep(&self, path: &Path, events: Events) -> Option<Events> {
+        lock(&self.0).replace((path.to_path_buf(), events)).map(|(_, old)| old)
+    }
+
+    /// The descriptor kept for the cgroup at `path`, if it is the one kept.
+    pub(super) fn take_for(&self, path: &Path) -> Option<Events> {
+        let mut latest = lock(&self.0);
+        match latest.take() {
+            Some((kept, events)) if kept == path => Some(events),
+            other => {
+                *latest = other;
+                None
+            }
+        }
     }
 }
 
