@@ -517,28 +517,6 @@ mod tests {
         assert_eq!(own_cgroup(b"0::/gone (deleted)\n"), None);
     }
 
-    /// The latest job's kept descriptor is handed only to the check for its own cgroup,
-    /// once; a later job's replaces it.
-    #[test]
-    fn the_kept_events_file_goes_to_its_own_cgroup_only() {
-        let Some(parent) = parent() else {
-            eprintln!("skipped: no cgroup this process may write");
-            return;
-        };
-        let latest = super::super::cgroup_events::LatestEvents::empty();
-        let (a, b) = (parent.join("job-kept-a"), parent.join("job-kept-b"));
-        // Any readable file stands in for a cgroup's here: only who gets it is checked.
-        let events = || Events::open(parent).expect("the parent's cgroup.events");
-        assert!(latest.keep(&a, events()).is_none());
-        assert!(latest.take_for(&b).is_none(), "given to another cgroup");
-        assert!(latest.take_for(&a).is_some(), "its own cgroup's check did not get it");
-        assert!(latest.take_for(&a).is_none(), "given twice");
-        assert!(latest.keep(&a, events()).is_none());
-        assert!(latest.keep(&b, events()).is_some(), "the replaced one is handed back");
-        assert!(latest.take_for(&a).is_none());
-        assert!(latest.take_for(&b).is_some());
-    }
-
     /// A `cgroup.events` held open tells the cgroup as it is at each read, not as it
     /// was when opened: a process moved in shows at the next read.
     #[test]

@@ -67,13 +67,8 @@ impl LatestEvents {
     /// The descriptor kept for the cgroup at `path`, if it is the one kept.
     pub(super) fn take_for(&self, path: &Path) -> Option<Events> {
         let mut latest = lock(&self.0);
-        match latest.take() {
-            Some((kept, events)) if kept == path => Some(events),
-            other => {
-                *latest = other;
-                None
-            }
-        }
+        let ours = latest.as_ref().is_some_and(|(kept, _)| kept == path);
+        ours.then(|| latest.take()).flatten().map(|(_, events)| events)
     }
 }
 
@@ -94,6 +89,27 @@ fn populated_line(text: &[u8]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The latest job's kept descriptor is handed only to the check for its own cgroup,
+    /// once; a later job's replaces it.
+    #[test]
+    fn the_kept_events_file_goes_to_its_own_cgroup_only() {
+        // Any directory with a `cgroup.events` stands in for a cgroup here: only who
+        // gets the descriptor is checked.
+        let dir = tempfile::tempdir().expect("a directory");
+        std::fs::write(dir.path().join("cgroup.events"), "populated 0\n").expect("the file");
+        let events = || Events::open(dir.path()).expect("opened");
+        let latest = LatestEvents::empty();
+        let (a, b) = (Path::new("/cgroup/job-a"), Path::new("/cgroup/job-b"));
+        assert!(latest.keep(a, events()).is_none());
+        assert!(latest.take_for(b).is_none(), "given to another cgroup");
+        assert!(latest.take_for(a).is_some(), "its own cgroup's check did not get it");
+        assert!(latest.take_for(a).is_none(), "given twice");
+        assert!(latest.keep(a, events()).is_none());
+        assert!(latest.keep(b, events()).is_some(), "the replaced one is handed back");
+        assert!(latest.take_for(a).is_none());
+        assert!(latest.take_for(b).is_some());
+    }
 
     #[test]
     fn reads_the_populated_line_only_once_it_is_whole() {

@@ -34,10 +34,6 @@ pub struct LaunchPlan {
     /// Paths to try in order, as `execvp` would: the program itself if it names a
     /// path, otherwise the program in each `PATH` directory.
     pub(super) candidates: Vec<CString>,
-    /// The program name and the job's `PATH`, when the candidates come from a search
-    /// of it (where the program was found is remembered: `path_memory`).
-    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-    search: Option<(Vec<u8>, Option<Vec<u8>>)>,
     pub(super) argv: Vec<CString>,
     pub(super) envp: Vec<CString>,
     pub cwd: RawFd,
@@ -144,9 +140,7 @@ impl LaunchPlan {
             })
         };
         let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_bytes());
-        let name = program.as_bytes();
-        let search = (!name.is_empty() && !name.contains(&b'/')).then(|| (name.to_vec(), path.map(<[u8]>::to_vec)));
-        let candidates = super::search_path::candidates(name, path)
+        let candidates = super::search_path::candidates(program.as_bytes(), path)
             .iter()
             .map(|p| c(p))
             .collect::<io::Result<Vec<_>>>()?;
@@ -160,7 +154,6 @@ impl LaunchPlan {
             .collect::<io::Result<Vec<_>>>()?;
         Ok(Self {
             candidates,
-            search,
             argv,
             envp,
             cwd,
@@ -187,8 +180,10 @@ impl LaunchPlan {
         // A sandboxed job may be refused some directories: where it found its program
         // says nothing of where another job finds it, and it neither uses nor tells
         // what was remembered.
-        let search = self.search.as_ref().filter(|_| self.sandbox.is_none());
-        let first = search.and_then(|(name, path)| super::path_memory::remembered(name, path.as_deref()));
+        let remembers = self.sandbox.is_none();
+        let first = remembers
+            .then(|| super::path_memory::remembered(&self.candidates))
+            .flatten();
         let order = super::path_memory::try_order(self.candidates.len(), first);
         let candidates: Vec<*const c_char> = order.iter().map(|&i| self.candidates[i].as_ptr()).collect();
         let argv = null_terminated(&self.argv);
@@ -246,11 +241,10 @@ impl LaunchPlan {
         if step == Step::None as i32 {
             // Remembered after a whole search only, so each place is searched for
             // again once it is `REMEMBERED_FOR` old, however often it is used.
-            if let (Some((name, path)), None) = (search, first) {
+            if remembers && first.is_none() {
                 let tried = usize::try_from(outcome.tried.load(Ordering::Acquire)).ok();
                 if let Some(&index) = tried.and_then(|t| order.get(t)) {
-                    let paths: Vec<&[u8]> = self.candidates.iter().map(|c| c.as_bytes()).collect();
-                    super::path_memory::remember(name, path.as_deref(), index, &paths);
+                    super::path_memory::remember(&self.candidates, index);
                 }
             }
             return Ok(pid);

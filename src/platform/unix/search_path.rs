@@ -2,7 +2,7 @@
 //! `PATH` (a caller's `env.PATH` must decide which `python3` runs, not the host's).
 
 /// Used when the job's environment has no `PATH` at all (glibc's default).
-pub(super) const DEFAULT_PATH: &[u8] = b"/bin:/usr/bin";
+const DEFAULT_PATH: &[u8] = b"/bin:/usr/bin";
 
 /// The paths to try, in order. A name with a slash is a path itself (relative ones
 /// are resolved in the job's directory, where the exec happens); an empty `PATH`
