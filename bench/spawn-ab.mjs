@@ -14,13 +14,12 @@
 // `--a` and `--b` the same file this prints the noise left (an A/A run). Each build
 // has its own service and runtime; the other's threads sleep meanwhile. For figures
 // against the C floor use spawn-floor.mjs, one build per run. Linux (/proc/loadavg).
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 
-const require = createRequire(import.meta.url);
+import { load, median, serviceIn, spawnBlock } from './spawn-blocks.mjs';
+
 const options = { a: '', b: '', blocks: 60, n: 40, json: false };
 for (const arg of process.argv.slice(2)) {
   const [key, value] = arg.replace(/^--/, '').split('=');
@@ -33,34 +32,13 @@ if (!options.a || !options.b) {
   process.exit(2);
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-
 const base = mkdtempSync(join(tmpdir(), 'nss-spawn-ab-'));
-const service = (path, name) => {
-  const { ShellExecutionService } = require(path);
-  const dir = join(base, name);
-  mkdirSync(join(dir, 'project'), { recursive: true });
-  return new ShellExecutionService({ projectRoot: join(dir, 'project'), ioDir: join(dir, 'io'), sessionId: 'spawn-ab' });
+const builds = {
+  a: serviceIn(options.a, join(base, 'a'), 'spawn-ab'),
+  b: serviceIn(options.b, join(base, 'b'), 'spawn-ab'),
 };
-const builds = { a: service(options.a, 'a'), b: service(options.b, 'b') };
-
 /** The median ms per spawn of `n` spawns. */
-async function block(s) {
-  const samples = [];
-  for (let i = 0; i < options.n; i++) {
-    const t0 = performance.now();
-    const r = await s.run('true', { cols: 80, rows: 24 });
-    samples.push(performance.now() - t0);
-    if (r.status !== 'exited' || r.exitCode !== 0) throw new Error(`run('true'): ${r.status} ${r.exitCode}`);
-    s.removeProcess(r.handle);
-  }
-  return median(samples);
-}
+const block = async (s) => median(await spawnBlock(s, options.n));
 
 const loadBefore = load();
 await block(builds.a);

@@ -17,13 +17,12 @@
 // runtime threads): for figures a user would see, give one addon per run.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
+import { load, median, serviceIn, spawnBlock } from './spawn-blocks.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 const options = { n: 100, rounds: 10, addon: [], json: false };
 for (const arg of process.argv.slice(2)) {
@@ -34,12 +33,6 @@ for (const arg of process.argv.slice(2)) {
 }
 if (options.addon.length === 0) options.addon.push(join(here, '..', 'index.js'));
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 /** CPU ns this (JS) thread has run: the first field of its schedstat. */
 const jsThreadCpu = () => Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
 
@@ -60,24 +53,14 @@ function buildFloor() {
 const floorBin = buildFloor();
 const base = mkdtempSync(join(tmpdir(), 'nss-spawn-floor-'));
 const columns = options.addon.map((path, i) => {
-  const { ShellExecutionService } = require(path);
-  const dir = join(base, String(i));
-  mkdirSync(join(dir, 'project'), { recursive: true });
-  const service = new ShellExecutionService({ projectRoot: join(dir, 'project'), ioDir: join(dir, 'io'), sessionId: 'spawn-floor', maxJobs: 100_000 });
+  const service = serviceIn(path, join(base, String(i)), 'spawn-floor');
   return { name: options.addon.length > 1 ? path : 'addon run()', service, blocks: [], jsCpu: [] };
 });
 const floor = { name: 'C forkpty floor', blocks: [] };
 
 async function addonBlock(c, keep) {
-  const samples = [];
   const cpuBefore = jsThreadCpu();
-  for (let i = 0; i < options.n; i++) {
-    const t0 = performance.now();
-    const r = await c.service.run('true', { cols: 80, rows: 24 });
-    samples.push(performance.now() - t0);
-    if (r.status !== 'exited' || r.exitCode !== 0) throw new Error(`run('true'): ${r.status} ${r.exitCode}`);
-    c.service.removeProcess(r.handle);
-  }
+  const samples = await spawnBlock(c.service, options.n);
   if (keep) {
     c.blocks.push(median(samples));
     c.jsCpu.push((jsThreadCpu() - cpuBefore) / options.n / 1000);
