@@ -4,7 +4,7 @@
 // napi-rs's field by field reading did; the terminal a service opens ahead
 // (src/platform/unix/pty.rs, SparePty) is one at most, and goes at its shutdown; where
 // a program was found in PATH is tried first for a second (src/platform/unix/
-// search_path.rs), and what is found is still what PATH says.
+// path_memory.rs), and what is found is still what PATH says.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
