@@ -122,6 +122,16 @@ impl Step {
     }
 }
 
+/// `bytes` with a NUL after them; an error if they hold one.
+fn c_string(bytes: impl Into<Vec<u8>>) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a NUL byte in the command, an argument or the environment",
+        )
+    })
+}
+
 impl LaunchPlan {
     pub fn new(
         program: &std::ffi::OsStr,
@@ -131,26 +141,26 @@ impl LaunchPlan {
         stdio: [RawFd; 3],
     ) -> io::Result<Self> {
         use std::os::unix::ffi::OsStrExt;
-        let c = |bytes: &[u8]| {
-            CString::new(bytes).map_err(|_| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "a NUL byte in the command, an argument or the environment",
-                )
-            })
-        };
         let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_bytes());
         let candidates = super::search_path::candidates(program.as_bytes(), path)
             .iter()
-            .map(|p| c(p))
+            .map(|p| c_string(p.as_slice()))
             .collect::<io::Result<Vec<_>>>()?;
-        let mut argv = vec![c(program.as_bytes())?];
+        let mut argv = vec![c_string(program.as_bytes())?];
         for arg in args {
-            argv.push(c(arg.as_bytes())?);
+            argv.push(c_string(arg.as_bytes())?);
         }
         let envp = env
             .iter()
-            .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+            .map(|(k, v)| {
+                // Room for the NUL too, which `CString::new` would otherwise add by
+                // growing (a copy) each of the forty-odd entries of every spawn.
+                let mut entry = Vec::with_capacity(k.len() + v.len() + 2);
+                entry.extend_from_slice(k.as_bytes());
+                entry.push(b'=');
+                entry.extend_from_slice(v.as_bytes());
+                c_string(entry)
+            })
             .collect::<io::Result<Vec<_>>>()?;
         Ok(Self {
             candidates,

@@ -30,53 +30,56 @@ pub(super) fn spawn(
     Ok((child, pid, ProcessIo::Pty(terminal)))
 }
 
-/// One PTY master opened ahead, for the next PTY job of a service, which owns it (it
+/// One PTY pair opened ahead, for the next PTY job of a service, which owns it (it
 /// closes with the service, and at its shutdown).
 ///
 /// Opening `/dev/ptmx` is the costliest call of a spawn after the clone itself (the
 /// kernel allocates and sets up the terminal): 16–30 µs of the JS thread between one
-/// result and the next job, measured in `perf`. Opened ahead, right after a PTY job's
-/// process is created (while its program starts on another core), the next spawn only
-/// takes it and asks for its slave.
+/// result and the next job, measured in `perf`; asking for its slave a few more. Opened
+/// ahead, right after a PTY job's process is created (while its program starts on
+/// another core), the next spawn only takes the pair and sets its size. Holding the
+/// slave open costs nothing while no job uses the pair: nobody reads its master.
 #[derive(Default)]
 pub struct SparePty {
     #[cfg(target_os = "linux")]
-    master: std::sync::Mutex<Option<OwnedFd>>,
+    pair: std::sync::Mutex<Option<(OwnedFd, OwnedFd)>>,
 }
 
 impl SparePty {
-    /// The master opened ahead, if there is one.
+    /// The pair opened ahead, if there is one.
     #[cfg(target_os = "linux")]
-    fn take(&self) -> Option<OwnedFd> {
-        crate::base::sync::lock(&self.master).take()
+    fn take(&self) -> Option<(OwnedFd, OwnedFd)> {
+        crate::base::sync::lock(&self.pair).take()
     }
 
-    /// Opens the next master if none is held. A failure is left to the next spawn,
-    /// which opens its own and reports what fails then.
+    /// Opens the next pair if none is held. A failure is left to the next spawn, which
+    /// opens its own and reports what fails then.
     pub fn refill(&self) {
         #[cfg(target_os = "linux")]
         {
-            let mut held = crate::base::sync::lock(&self.master);
+            let mut held = crate::base::sync::lock(&self.pair);
             if held.is_none() {
-                *held = open_master().ok();
+                *held = unsized_pair().ok();
             }
         }
     }
 
-    /// Lets the held master go (the service ends).
+    /// Lets the held pair go (the service ends).
     pub fn clear(&self) {
         #[cfg(target_os = "linux")]
         drop(self.take());
     }
 }
 
-/// The job's PTY pair: the spare's master when there is one, else a new pair.
+/// The job's PTY pair sized as it asks: the spare when there is one, else a new pair.
 #[cfg(target_os = "linux")]
 fn pair_for(spec: &SpawnSpec<'_>) -> io::Result<(OwnedFd, OwnedFd)> {
-    match spec.spare_pty.take() {
-        Some(master) => sized_pair(master, spec.rows, spec.cols),
-        None => open_pair(spec.rows, spec.cols),
-    }
+    let (master, slave) = match spec.spare_pty.take() {
+        Some(pair) => pair,
+        None => unsized_pair()?,
+    };
+    set_size(&slave, spec.rows, spec.cols)?;
+    Ok((master, slave))
 }
 
 /// macOS opens no terminal ahead (`SparePty` holds none there).
@@ -85,16 +88,17 @@ fn pair_for(spec: &SpawnSpec<'_>) -> io::Result<(OwnedFd, OwnedFd)> {
     open_pair(spec.rows, spec.cols)
 }
 
-/// A new PTY pair sized `rows` × `cols`.
+/// A new PTY pair, its size still to be set.
 #[cfg(target_os = "linux")]
-fn open_pair(rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
-    sized_pair(open_master()?, rows, cols)
+fn unsized_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let master = open_master()?;
+    let slave = slave_of(&master)?;
+    Ok((master, slave))
 }
 
-/// A pair of an unlocked `master`, its slave sized `rows` × `cols`.
+/// Sets the terminal's size to `rows` × `cols` through its `slave`.
 #[cfg(target_os = "linux")]
-fn sized_pair(master: OwnedFd, rows: u16, cols: u16) -> io::Result<(OwnedFd, OwnedFd)> {
-    let slave = slave_of(&master)?;
+fn set_size(slave: &OwnedFd, rows: u16, cols: u16) -> io::Result<()> {
     let size = libc::winsize {
         ws_row: rows,
         ws_col: cols,
@@ -105,13 +109,13 @@ fn sized_pair(master: OwnedFd, rows: u16, cols: u16) -> io::Result<(OwnedFd, Own
     if unsafe { libc::ioctl(slave.as_raw_fd(), libc::TIOCSWINSZ, &size) } < 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok((master, slave))
+    Ok(())
 }
 
 /// A PTY pair is a master (non-blocking, for the reactor) and our handle on its
 /// slave, opened without making it our controlling terminal; both close-on-exec from
 /// the start, so no child another thread starts meanwhile inherits them. Its size is
-/// set by the caller (`sized_pair`).
+/// set by the caller (`set_size`).
 ///
 /// Linux: four system calls, where `openpty(3)` (portable-pty) took about twenty with
 /// the slave opened again by its name and the master duplicated to make it
