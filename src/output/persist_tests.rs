@@ -24,11 +24,15 @@ fn info_rewrites_use_the_spare_made_ahead_and_leave_nothing_behind() {
         names
     };
     assert_eq!(listing(files.dir()), [".info.json.tmp", "info.json", "stdout.txt"]);
+    assert_eq!(fs::read(files.dir().join(INFO_TMP_FILE)).unwrap(), INFO_TMP_START);
     info.status = "exited";
     files.write_info(&info).unwrap();
     assert_eq!(listing(files.dir()), ["info.json", "stdout.txt"]);
     let read = fs::read_to_string(files.dir().join("info.json")).unwrap();
     assert!(read.contains("\"status\": \"exited\""), "{read}");
+    // The primed byte was written over: the file is the JSON, whole.
+    let parsed: serde_json::Value = serde_json::from_str(&read).expect("info.json is JSON");
+    assert_eq!(parsed["status"], "exited");
     // A spare never used (the job was dropped before its exit) is removed.
     files.prepare_info_rewrite();
     let dir = files.dir().to_path_buf();
@@ -245,4 +249,33 @@ fn a_last_info_that_cannot_replace_the_old_is_written_in_place() {
         .persist_error()
         .unwrap()
         .contains("info.json could not be written"));
+}
+
+#[test]
+fn a_primed_info_tmp_holds_its_first_byte_only_whatever_was_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(INFO_TMP_FILE);
+    // Missing, a finished job's `info.json`, something else, and primed already.
+    for before in [
+        None,
+        Some(&b"{\n  \"handle\": 1\n}"[..]),
+        Some(&b"[1, 2]"[..]),
+        Some(INFO_TMP_START),
+    ] {
+        if let Some(bytes) = before {
+            fs::write(&path, bytes).unwrap();
+        }
+        prime_info_tmp(&path).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), INFO_TMP_START, "from {before:?}");
+        fs::remove_file(&path).unwrap();
+    }
+    // Never through a link.
+    #[cfg(unix)]
+    {
+        let target = tmp.path().join("elsewhere");
+        fs::write(&target, "{ mine }").unwrap();
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        assert!(prime_info_tmp(&path).is_err());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "{ mine }");
+    }
 }

@@ -56,9 +56,11 @@ pub(super) fn metadata_identity(_meta: &fs::Metadata) -> Option<FileIdentity> {
     None
 }
 
+/// Opened to read as well: `persist::prime_info_tmp` looks at what a file starts with.
 #[cfg(unix)]
 pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
     OpenOptions::new()
+        .read(true)
         .write(true)
         .create(true)
         .truncate(truncate)
@@ -101,6 +103,7 @@ pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File>
     use std::os::windows::fs::OpenOptionsExt;
     use windows_sys::Win32::Storage::FileSystem::FILE_FLAG_OPEN_REPARSE_POINT;
     let file = OpenOptions::new()
+        .read(true)
         .write(true)
         .create(true)
         .truncate(truncate)

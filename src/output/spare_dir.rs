@@ -30,8 +30,9 @@ use super::private_files::{file_identity, open_private_with};
 /// (`retention::is_job_dir`), so never counted nor listed as one.
 pub const SPARE_PREFIX: &str = ".spare-";
 
-/// An emptied job folder waiting for a job: `stdout.txt` and `.info.json.tmp` (the
-/// first `info.json`'s temporary file, see `JobFiles::spare_info`), both empty.
+/// An emptied job folder waiting for a job: `stdout.txt`, empty, and `.info.json.tmp`
+/// (the first `info.json`'s temporary file, see `JobFiles::spare_info`), holding only
+/// `INFO_TMP_START`.
 #[derive(Debug)]
 pub struct SpareDir {
     dir: PathBuf,
@@ -52,7 +53,7 @@ impl SpareDir {
 /// Makes the finished job folder `dir` the spare `spare` (a free name in the same
 /// session folder): renamed first, then checked to hold nothing but a job's files,
 /// `stderr.txt` removed (a job in pipes mode makes its own), `info.json` turned into
-/// the empty temporary file of the next one, `stdout.txt` emptied. `None` if any step
+/// the temporary file of the next one, `stdout.txt` emptied. `None` if any step
 /// fails: nothing is left then, neither at `dir`'s name nor at `spare`'s.
 ///
 /// Emptying a file here, not on the job's path, matters on ext4: a file truncated to
@@ -106,7 +107,7 @@ fn empty_files(spare: &Path) -> Option<SpareDir> {
         }
         Some(file_identity(&file))
     };
-    emptied(&info_tmp)?;
+    super::persist::prime_info_tmp(&info_tmp).ok()?;
     let stdout = emptied(&spare.join(STDOUT_FILE))?;
     // A file whose identity cannot be told (no birth time) is never reused: a later
     // check could not tell it from one put at its name since.

@@ -57,12 +57,12 @@ fn a_finished_folder_becomes_an_empty_spare_then_the_next_jobs_folder() {
     let old = finished(&session, 1);
     let old_stdout = inode(&old.join("stdout.txt"));
     let spare = scrub(&old, &session.join(".spare-t-1")).unwrap();
-    // The finished job's name is gone at once; the spare holds two empty files.
+    // The finished job's name is gone at once; the spare holds an empty `stdout.txt`
+    // and the next `info.json`'s temporary file, primed with its first byte.
     assert!(old.symlink_metadata().is_err());
     assert_eq!(names(spare.path()), [".info.json.tmp", "stdout.txt"]);
-    for name in names(spare.path()) {
-        assert_eq!(fs::metadata(spare.path().join(name)).unwrap().len(), 0);
-    }
+    assert_eq!(fs::metadata(spare.path().join("stdout.txt")).unwrap().len(), 0);
+    assert_eq!(fs::read(spare.path().join(".info.json.tmp")).unwrap(), b"{");
     let mut files = JobFiles::create_reusing(&session, 2, false, 1000, Some(spare)).unwrap();
     assert_eq!(files.dir(), session.join("2"));
     assert_eq!(inode(&files.dir().join("stdout.txt")), old_stdout, "the file is reused");
@@ -72,9 +72,11 @@ fn a_finished_folder_becomes_an_empty_spare_then_the_next_jobs_folder() {
     assert!(files.whole(), "{:?}", files.persist_error());
     assert_eq!(names(files.dir()), ["info.json", "stdout.txt"]);
     assert_eq!(fs::read_to_string(files.dir().join("stdout.txt")).unwrap(), "new\n");
-    assert!(fs::read_to_string(files.dir().join("info.json"))
-        .unwrap()
-        .contains("\"handle\": 2"));
+    // Written over the primed byte: the JSON whole, nothing before or after it.
+    let info_text = fs::read_to_string(files.dir().join("info.json")).unwrap();
+    assert!(info_text.contains("\"handle\": 2"), "{info_text}");
+    let parsed: serde_json::Value = serde_json::from_str(&info_text).expect("info.json is JSON");
+    assert_eq!(parsed["status"], "exited");
     assert_eq!(names(&session), ["2"]);
 }
 
