@@ -12,13 +12,15 @@
 //! and by whom, is `retention.rs`.
 
 use std::fs::{self, File};
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde::Serialize;
 
-use super::job_dir::{first_free_name, INFO_FILE, INFO_TMP_FILE, INFO_TMP_START, STDERR_FILE, STDOUT_FILE};
+use super::job_dir::{
+    first_free_name, prime_info_tmp, INFO_FILE, INFO_TMP_FILE, INFO_TMP_START, STDERR_FILE, STDOUT_FILE,
+};
 use super::private_files::{
     create_private_dir, file_identity, metadata_identity, open_existing_private, open_private, open_private_with,
     private_dir_builder, write_counted, FileIdentity,
@@ -491,28 +493,6 @@ impl JobFiles {
             self.spare_info = prime_info_tmp(&self.dir.join(INFO_TMP_FILE)).is_ok();
         }
     }
-}
-
-/// Makes `path` a file holding `INFO_TMP_START` only (see `JobFiles::spare_info`):
-/// made if missing, never through a link.
-///
-/// A finished job's `info.json`, made this file by `spare_dir`, starts so already: it
-/// is cut to that byte, not emptied and written again. ext4 writes a file cut to
-/// nothing back to the disk when it is closed (its guard for replace-by-truncate): a
-/// disk write for every job, which made the next spawns 40 µs slower here. Cut to one
-/// byte it stays in memory until the exit's rewrite.
-pub(super) fn prime_info_tmp(path: &Path) -> io::Result<()> {
-    let mut file = open_private_with(path, false)?;
-    let len = file.metadata()?.len();
-    if len > 0 {
-        let mut first = [0u8; 1];
-        if file.read(&mut first)? == 1 && first == INFO_TMP_START {
-            return if len > 1 { file.set_len(1) } else { Ok(()) };
-        }
-        file.set_len(0)?;
-        file.seek(io::SeekFrom::Start(0))?;
-    }
-    file.write_all(INFO_TMP_START)
 }
 
 impl Drop for JobFiles {

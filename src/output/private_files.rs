@@ -56,7 +56,7 @@ pub(super) fn metadata_identity(_meta: &fs::Metadata) -> Option<FileIdentity> {
     None
 }
 
-/// Opened to read as well: `persist::prime_info_tmp` looks at what a file starts with.
+/// Opened to read as well: `job_dir::prime_info_tmp` looks at what a file starts with.
 #[cfg(unix)]
 pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File> {
     OpenOptions::new()

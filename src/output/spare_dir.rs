@@ -21,7 +21,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 #[cfg(target_os = "linux")]
-use super::job_dir::{INFO_FILE, INFO_TMP_FILE, JOB_FILES, STDERR_FILE, STDOUT_FILE};
+use super::job_dir::{prime_info_tmp, INFO_FILE, INFO_TMP_FILE, JOB_FILES, STDERR_FILE, STDOUT_FILE};
 use super::private_files::FileIdentity;
 #[cfg(target_os = "linux")]
 use super::private_files::{file_identity, open_private_with};
@@ -107,7 +107,7 @@ fn empty_files(spare: &Path) -> Option<SpareDir> {
         }
         Some(file_identity(&file))
     };
-    super::persist::prime_info_tmp(&info_tmp).ok()?;
+    prime_info_tmp(&info_tmp).ok()?;
     let stdout = emptied(&spare.join(STDOUT_FILE))?;
     // A file whose identity cannot be told (no birth time) is never reused: a later
     // check could not tell it from one put at its name since.
