@@ -479,7 +479,17 @@ impl JobFiles {
         };
         file.write_all(json)?;
         drop(file);
-        fs::rename(&tmp, self.dir.join(INFO_FILE))
+        let info = self.dir.join(INFO_FILE);
+        // An `info.json` written before (the job outlived its `run`) is swapped with the
+        // new one, then removed under the temporary name: a rename over it makes ext4
+        // write the new file to the disk first (its guard for replace-by-rename), a disk
+        // write and about 50 µs more on the exit's path (measured here). Where the swap
+        // cannot be made (another system or file system, no old file), a rename.
+        if self.info_written && exchange(&tmp, &info).is_ok() {
+            let _ = fs::remove_file(&tmp);
+            return Ok(());
+        }
+        fs::rename(&tmp, info)
     }
 
     /// Whether `info.json` has been written yet.
@@ -493,6 +503,18 @@ impl JobFiles {
             self.spare_info = prime_info_tmp(&self.dir.join(INFO_TMP_FILE)).is_ok();
         }
     }
+}
+
+/// Swaps the files at `a` and `b`, both of which must exist.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
 impl Drop for JobFiles {
