@@ -23,7 +23,7 @@ use super::job_dir::{
 };
 use super::private_files::{
     create_private_dir, file_identity, metadata_identity, open_existing_private, open_private, open_private_with,
-    private_dir_builder, write_counted, FileIdentity,
+    private_dir_builder, rename_as, write_counted, FileIdentity, Rename,
 };
 use super::spare_dir::{claim, SpareDir};
 
@@ -485,7 +485,7 @@ impl JobFiles {
         // write the new file to the disk first (its guard for replace-by-rename), a disk
         // write and about 50 µs more on the exit's path (measured here). Where the swap
         // cannot be made (another system or file system, no old file), a rename.
-        if self.info_written && exchange(&tmp, &info).is_ok() {
+        if self.info_written && rename_as(&tmp, &info, Rename::Exchange).is_ok() {
             let _ = fs::remove_file(&tmp);
             return Ok(());
         }
@@ -503,18 +503,6 @@ impl JobFiles {
             self.spare_info = prime_info_tmp(&self.dir.join(INFO_TMP_FILE)).is_ok();
         }
     }
-}
-
-/// Swaps the files at `a` and `b`, both of which must exist.
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    use rustix::fs::{renameat_with, RenameFlags, CWD};
-    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(io::Error::from)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
-    Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
 impl Drop for JobFiles {

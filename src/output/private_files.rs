@@ -115,6 +115,31 @@ pub(super) fn open_private_with(path: &Path, truncate: bool) -> io::Result<File>
     Ok(file)
 }
 
+/// What `rename_as` does besides a rename.
+pub(super) enum Rename {
+    /// Never replaces what is at `to` (a folder, a file, a link): `AlreadyExists`.
+    NoReplace,
+    /// Swaps the two, both of which must exist.
+    Exchange,
+}
+
+/// `from` renamed to `to` as `how` says (`renameat2`). Linux only: elsewhere
+/// `Unsupported`, and the callers do without.
+#[cfg(target_os = "linux")]
+pub(super) fn rename_as(from: &Path, to: &Path, how: Rename) -> io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    let flags = match how {
+        Rename::NoReplace => RenameFlags::NOREPLACE,
+        Rename::Exchange => RenameFlags::EXCHANGE,
+    };
+    renameat_with(CWD, from, CWD, to, flags).map_err(io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn rename_as(_from: &Path, _to: &Path, _how: Rename) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
 /// Writes `bytes` as far as the file takes them: how many it took, and the error that
 /// stopped it (a full disk takes part of a write, then refuses the rest).
 pub(super) fn write_counted(file: &mut File, bytes: &[u8]) -> (usize, Option<io::Error>) {

@@ -22,9 +22,9 @@ use std::path::{Path, PathBuf};
 
 #[cfg(target_os = "linux")]
 use super::job_dir::{prime_info_tmp, INFO_FILE, INFO_TMP_FILE, JOB_FILES, STDERR_FILE, STDOUT_FILE};
-use super::private_files::FileIdentity;
 #[cfg(target_os = "linux")]
 use super::private_files::{file_identity, open_private_with};
+use super::private_files::{rename_as, FileIdentity, Rename};
 
 /// The spares' names start so, then the service's token: not a job folder's name
 /// (`retention::is_job_dir`), so never counted nor listed as one.
@@ -61,7 +61,7 @@ impl SpareDir {
 /// that close is this thread's.
 #[cfg(target_os = "linux")]
 pub fn scrub(dir: &Path, spare: &Path) -> Option<SpareDir> {
-    if rename_noreplace(dir, spare).is_err() {
+    if rename_as(dir, spare, Rename::NoReplace).is_err() {
         let _ = fs::remove_dir_all(dir);
         return None;
     }
@@ -123,23 +123,12 @@ fn empty_files(spare: &Path) -> Option<SpareDir> {
 /// a taken name the spare is removed and the error returned: the caller makes a new
 /// folder instead.
 pub(super) fn claim(spare: &SpareDir, session_dir: &Path, handle: u32) -> io::Result<PathBuf> {
-    let claimed = super::job_dir::first_free_name(session_dir, handle, |dir| rename_noreplace(&spare.dir, dir));
+    let claimed =
+        super::job_dir::first_free_name(session_dir, handle, |dir| rename_as(&spare.dir, dir, Rename::NoReplace));
     if claimed.is_err() {
         let _ = fs::remove_dir_all(&spare.dir);
     }
     claimed
-}
-
-/// `rename` that never replaces what is at `to` (a folder, a file, a link): EEXIST.
-#[cfg(target_os = "linux")]
-fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
-    use rustix::fs::{renameat_with, RenameFlags, CWD};
-    renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE).map_err(io::Error::from)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn rename_noreplace(_from: &Path, _to: &Path) -> io::Result<()> {
-    Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
 /// Removes the spares a service left in `session_dir` (it ended without `shutdown`, or
