@@ -1,5 +1,5 @@
 // Shared set-up for the suites: a service over a scratch project, torn down after.
-import { mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,13 +74,25 @@ export async function expectCode(promise: Promise<unknown> | (() => unknown), co
 
 /** Descriptors of this process open on a PTY master. */
 export function ptyMasters(): number {
-  let count = 0;
+  return ptyMasterIndexes().length;
+}
+
+/** The terminal numbers (`/dev/pts/<n>`) of the PTY masters this process holds open,
+ * one per descriptor (each descriptor's `tty-index` in `/proc/self/fdinfo`). Linux. */
+export function ptyMasterIndexes(): number[] {
+  const indexes: number[] = [];
   for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    let info: string;
     try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === '/dev/ptmx') count++;
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target !== '/dev/ptmx') continue;
+      info = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8');
     } catch {
-      // Closed while listed.
+      continue; // closed while listed
     }
+    const index = /^tty-index:\s*(\d+)/m.exec(info);
+    indexes.push(index ? Number(index[1]) : -1);
   }
-  return count;
+  return indexes;
 }

@@ -2,7 +2,7 @@
 // malformed options are coded errors (docs/reliability.md, "Bounds").
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { eventually, expectCode, ptyMasters, scratch, type Scratch } from '../helpers.js';
+import { eventually, expectCode, ptyMasterIndexes, scratch, type Scratch } from '../helpers.js';
 
 const MiB = 2 ** 20;
 let ctx: Scratch | undefined;
@@ -59,18 +59,18 @@ describe('queued input', () => {
 
   it('kill drops the queue and lets the terminal go', async () => {
     ctx = scratch();
-    // After its first PTY job a service holds one terminal opened ahead for the next
-    // (src/platform/unix/pty.rs, SparePty): counted in `before`.
-    await ctx.service.run('true');
-    const before = ptyMasters();
-    const job = await ctx.service.run('sleep 1000', { callbackDelayMs: 0 });
+    // The job's own terminal, told by its number: a count of all masters would also
+    // see an earlier test's terminals close meanwhile, and the one this service opens
+    // ahead for its next job (src/platform/unix/pty.rs, SparePty).
+    const job = await ctx.service.run('tty; exec sleep 1000', { callbackPattern: '/dev/pts/\\d+' });
+    const pts = Number(/\d+$/.exec(job.matched ?? '')?.[0]);
+    expect(ptyMasterIndexes()).toContain(pts);
     for (let i = 0; i < 8; i++) ctx.service.writeToPty(job.handle, Buffer.alloc(MiB, 'y'));
-    expect(ptyMasters()).toBeGreaterThan(before);
     const killed = await ctx.service.kill(job.handle, { graceMs: 0 });
     expect(killed.status).toBe('killed');
     ctx.service.removeProcess(job.handle);
     // Before: the writer fed the dead terminal for about a minute, holding it open.
-    expect(await eventually(() => ptyMasters() === before, 5000)).toBe(true);
+    expect(await eventually(() => !ptyMasterIndexes().includes(pts), 5000)).toBe(true);
   });
 });
 
