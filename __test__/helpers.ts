@@ -82,11 +82,9 @@ export function ptyMasters(): number {
 export function ptyMasterIndexes(): number[] {
   const indexes: number[] = [];
   for (const fd of readdirSync('/proc/self/fd')) {
-    let target: string;
     let info: string;
     try {
-      target = readlinkSync(`/proc/self/fd/${fd}`);
-      if (target !== '/dev/ptmx') continue;
+      if (readlinkSync(`/proc/self/fd/${fd}`) !== '/dev/ptmx') continue;
       info = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8');
     } catch {
       continue; // closed while listed

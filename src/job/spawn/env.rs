@@ -70,7 +70,7 @@ pub fn build(layers: &EnvLayers<'_>) -> Vec<(OsString, OsString)> {
     }
     env.extend(owned(layers.call));
     if !layers.clear {
-        env.extend(FIXED.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+        env.extend(owned(FIXED));
         if let Some(term) = layers.term {
             env.push(("TERM".into(), term.into()));
         }
@@ -93,8 +93,8 @@ pub fn build(layers: &EnvLayers<'_>) -> Vec<(OsString, OsString)> {
 }
 
 /// `pairs` as the platform's strings.
-fn owned(pairs: &[(String, String)]) -> impl Iterator<Item = (OsString, OsString)> + '_ {
-    pairs.iter().map(|(k, v)| (OsString::from(k), OsString::from(v)))
+fn owned<T: AsRef<OsStr>>(pairs: &[(T, T)]) -> impl Iterator<Item = (OsString, OsString)> + '_ {
+    pairs.iter().map(|(k, v)| (k.as_ref().into(), v.as_ref().into()))
 }
 
 /// Windows names variables without regard to case, so there a caller's `PATH`
