@@ -17,6 +17,31 @@ beforeAll(() => {
 });
 afterAll(() => s.cleanup());
 
+// First in this file: no service of this process has opened a terminal yet, so every
+// master counted here is this test's service's, and none is still closing.
+describe('the terminal opened ahead', () => {
+  it('is one at most, whatever the number of PTY jobs, and is gone at shutdown', async () => {
+    const own = scratch();
+    try {
+      const before = ptyMasters();
+      await own.service.run('true', { mode: 'pipes' });
+      expect(ptyMasters()).toBe(before); // pipes jobs open no terminal
+      for (let i = 0; i < 5; i++) own.service.removeProcess((await own.service.run('true')).handle);
+      // A finished job's terminal closes just after its result, as its reader ends.
+      expect(await eventually(() => ptyMasters() === before + 1, 10_000)).toBe(true);
+      const running = await own.service.run('sleep 1000', { callbackDelayMs: 0 });
+      // The job's own, and the next one's.
+      expect(await eventually(() => ptyMasters() === before + 2, 10_000)).toBe(true);
+      await own.service.kill(running.handle, { graceMs: 0 });
+      own.service.removeProcess(running.handle);
+      await own.service.shutdown();
+      expect(await eventually(() => ptyMasters() === before, 10_000)).toBe(true);
+    } finally {
+      await own.cleanup();
+    }
+  });
+});
+
 describe("run's result", () => {
   for (const mode of ['pty', 'pipes'] as const) {
     it(`is the object getResult makes, key for key and in order (${mode})`, async () => {
@@ -89,29 +114,6 @@ describe("run's options", () => {
     const r = await s.service.run('pwd', { directory: undefined, cols: undefined, mode: undefined });
     expect(r.status).toBe('exited');
     expect(r.output.trim()).toBe(s.root);
-  });
-});
-
-describe('the terminal opened ahead', () => {
-  it('is one at most, whatever the number of PTY jobs, and is gone at shutdown', async () => {
-    const own = scratch();
-    try {
-      const before = ptyMasters();
-      await own.service.run('true', { mode: 'pipes' });
-      expect(ptyMasters()).toBe(before); // pipes jobs open no terminal
-      for (let i = 0; i < 5; i++) own.service.removeProcess((await own.service.run('true')).handle);
-      // A finished job's terminal closes just after its result, as its reader ends.
-      expect(await eventually(() => ptyMasters() === before + 1, 10_000)).toBe(true);
-      const running = await own.service.run('sleep 1000', { callbackDelayMs: 0 });
-      // The job's own, and the next one's.
-      expect(await eventually(() => ptyMasters() === before + 2, 10_000)).toBe(true);
-      await own.service.kill(running.handle, { graceMs: 0 });
-      own.service.removeProcess(running.handle);
-      await own.service.shutdown();
-      expect(await eventually(() => ptyMasters() === before, 10_000)).toBe(true);
-    } finally {
-      await own.cleanup();
-    }
   });
 });
 
