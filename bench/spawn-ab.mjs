@@ -12,7 +12,8 @@
 // its blocks' medians, and the median of the paired differences (B − A of the two
 // blocks of a round, ms per spawn) with how many rounds B was the faster in. With
 // `--a` and `--b` the same file this prints the noise left (an A/A run). Each build
-// has its own service and runtime; the other's threads sleep meanwhile. For figures
+// has its own service and runtime; the other's threads sleep meanwhile (for a change
+// to the threads themselves, spawn-turns.mjs gives each build a process). For figures
 // against the C floor use spawn-floor.mjs, one build per run. Linux (/proc/loadavg).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

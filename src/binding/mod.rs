@@ -26,8 +26,9 @@ mod types;
 /// parallelism those tasks could use, and costs wake-ups: a worker that finds work
 /// wakes a parked one to look for more (tokio's hand-over between searching workers,
 /// about two per spawn here), and a job's exit taken from the reactor by one worker
-/// was often run by the other. Measured on 2 cores against napi's default of one
-/// worker per core: 27 to 43 µs less per `run('true')` (BENCHMARKS.md,
+/// was at times run by the other. Measured on 2 cores against napi's default of one
+/// worker per core, each build in a process of its own: 35 to 47 µs less per
+/// `run('true')` and 38 to 44 µs less of the process's CPU (BENCHMARKS.md,
 /// "Twenty-fourth session"). What a worker still blocks on, a new job's folder being
 /// made (docs/architecture.md, "Threads"), now holds the other jobs' reading for that
 /// time. The daemon builds its own runtime (`daemon/run.rs`), where one worker
