@@ -4,12 +4,16 @@
  * waitpid. Nothing else: no output kept, no files, no event loop.
  *
  * Usage: floor <count>   prints {"samples":[ms,...]} (one per spawn, after one warm-up)
+ *        floor --serve   one spawn per line read on stdin, its ms printed as a line
+ *                        (after one warm-up), until EOF: for a caller that takes turns
+ *                        with it spawn by spawn (bench/spawn-floor.mjs --alternate)
  * Built by the bench (bench/run.mjs, bench/spawn-floor.mjs) with `cc -O2 ... -lutil`. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,7 +52,27 @@ static double one(void) {
   return now_ms() - t0;
 }
 
+/* Spawns on demand: a line in, one spawn's ms out, flushed at once. */
+static int serve(void) {
+  char line[64];
+  if (one() < 0) {
+    fprintf(stderr, "floor: forkpty failed\n");
+    return 1;
+  }
+  while (fgets(line, sizeof line, stdin)) {
+    double ms = one();
+    if (ms < 0) {
+      fprintf(stderr, "floor: forkpty failed\n");
+      return 1;
+    }
+    printf("%.4f\n", ms);
+    fflush(stdout);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--serve") == 0) return serve();
   int count = argc > 1 ? atoi(argv[1]) : 100;
   if (count < 1 || one() < 0) {
     fprintf(stderr, "floor: forkpty failed\n");
