@@ -25,12 +25,10 @@ pub fn run(config: Config) -> Result<Ended, String> {
     // The daemon restarts in place with its jobs (upgrade/): their outputs keep the
     // steps that rebuild them in the new image, from the first job, carried or new.
     crate::output::replay::keep_steps_for_restart();
-    let jobs = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let jobs = crate::base::jobs_runtime::builder()
         .thread_name("jobs")
         // The readers answer the round trips (latency.rs).
         .on_thread_start(latency::short_turns)
-        .enable_all()
         .build()
         .map_err(|e| format!("cannot start the jobs' runtime: {e}"))?;
     let connections = tokio::runtime::Builder::new_current_thread()
