@@ -13,6 +13,9 @@ export const median = (xs) => {
   return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 };
 
+/** The median of `xs` with their min and max. */
+export const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+
 /** The 1-, 5- and 15-minute load averages. Linux. */
 export const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 

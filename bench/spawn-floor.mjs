@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { load, median, serviceIn, spawnBlock } from './spawn-blocks.mjs';
+import { load, median, serviceIn, spawnBlock, summary } from './spawn-blocks.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const options = { n: 100, rounds: 10, addon: [], json: false, alternate: false };
@@ -146,7 +146,6 @@ try {
   for (const c of columns) await c.service.shutdown();
   rmSync(base, { recursive: true, force: true });
 }
-const summary = (blocks) => ({ median: median(blocks), min: Math.min(...blocks), max: Math.max(...blocks) });
 const ms = (s) => `${s.median.toFixed(3)} ms (${s.min.toFixed(3)}–${s.max.toFixed(3)})`;
 const turns = options.alternate ? 'taking turns spawn by spawn' : 'taking turns block by block';
 const result = { n: options.n, rounds: options.rounds, alternate: options.alternate, loadBefore, loadAfter: load(), floor: summary(floor.blocks), addons: [] };

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { load, median, serviceIn, spawnBlock } from './spawn-blocks.mjs';
+import { load, median, serviceIn, spawnBlock, summary } from './spawn-blocks.mjs';
 
 const options = { addon: [], rounds: 6, n: 1500, json: false, child: '' };
 for (const arg of process.argv.slice(2)) {
@@ -61,7 +61,6 @@ if (options.child) {
       rounds[i].push(JSON.parse(out.trim().split('\n').pop()));
     }
   }
-  const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
   const result = { n: options.n, rounds: options.rounds, loadBefore, loadAfter: load(), builds: [] };
   console.log(`load average ${result.loadBefore} before, ${result.loadAfter} after; ${options.n} spawns × ${options.rounds} processes per build`);
   options.addon.forEach((path, i) => {

@@ -52,19 +52,18 @@ static double one(void) {
   return now_ms() - t0;
 }
 
+static int failed(void) {
+  fprintf(stderr, "floor: forkpty failed\n");
+  return 1;
+}
+
 /* Spawns on demand: a line in, one spawn's ms out, flushed at once. */
 static int serve(void) {
   char line[64];
-  if (one() < 0) {
-    fprintf(stderr, "floor: forkpty failed\n");
-    return 1;
-  }
+  if (one() < 0) return failed();
   while (fgets(line, sizeof line, stdin)) {
     double ms = one();
-    if (ms < 0) {
-      fprintf(stderr, "floor: forkpty failed\n");
-      return 1;
-    }
+    if (ms < 0) return failed();
     printf("%.4f\n", ms);
     fflush(stdout);
   }
@@ -74,17 +73,11 @@ static int serve(void) {
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--serve") == 0) return serve();
   int count = argc > 1 ? atoi(argv[1]) : 100;
-  if (count < 1 || one() < 0) {
-    fprintf(stderr, "floor: forkpty failed\n");
-    return 1;
-  }
+  if (count < 1 || one() < 0) return failed();
   printf("{\"samples\":[");
   for (int i = 0; i < count; i++) {
     double ms = one();
-    if (ms < 0) {
-      fprintf(stderr, "floor: forkpty failed\n");
-      return 1;
-    }
+    if (ms < 0) return failed();
     printf(i ? ",%.4f" : "%.4f", ms);
   }
   printf("]}\n");

@@ -18,9 +18,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use super::job_dir::{
-    first_free_name, prime_info_tmp, INFO_FILE, INFO_TMP_FILE, INFO_TMP_START, STDERR_FILE, STDOUT_FILE,
-};
+use super::job_dir::{first_free_name, prime_info_tmp, INFO_FILE, INFO_TMP_FILE, STDERR_FILE, STDOUT_FILE};
 use super::private_files::{
     create_private_dir, file_identity, metadata_identity, open_existing_private, open_private, open_private_with,
     private_dir_builder, rename_as, write_counted, FileIdentity, Rename,
@@ -467,12 +465,12 @@ impl JobFiles {
 
     fn replace_info(&mut self, json: &[u8]) -> io::Result<()> {
         let tmp = self.dir.join(INFO_TMP_FILE);
-        // The spare is ours and holds `INFO_TMP_START`, which the JSON starts with: opened
-        // without truncating it (truncating makes ext4 write the file back when it is
-        // closed, its guard for replace-by-rename) and written over from its start, it
-        // holds the JSON and nothing else. Without a spare the file is created here.
-        let spare = std::mem::take(&mut self.spare_info) && json.starts_with(INFO_TMP_START);
-        let mut file = if spare {
+        // The spare is ours and holds one byte (`INFO_TMP_START`): opened without
+        // truncating it (truncating makes ext4 write the file back when it is closed,
+        // its guard for replace-by-rename) and written over from its start by the JSON,
+        // never empty, it holds the JSON and nothing else. Without a spare the file is
+        // created here.
+        let mut file = if std::mem::take(&mut self.spare_info) {
             open_private_with(&tmp, false)?
         } else {
             open_private(&tmp)?

@@ -1,6 +1,7 @@
 //! Tests of `persist.rs`, kept apart so the module itself reads in one sitting.
 
 use super::*;
+use crate::output::job_dir::INFO_TMP_START;
 #[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 
