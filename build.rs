@@ -1,8 +1,7 @@
+// Builds nothing. It is here so that Cargo.toml's [build-dependencies] (syn with the
+// features napi's macros turn on) take part in every build of the core: with them the
+// daemon's and the tests' builds compile the proc macros, and so the core, as the addon's
+// does (src/binding/ is the addon's crate), and the core is compiled once for all three.
 fn main() {
-    // Only the Node addon needs napi's link set-up; the plain core builds without it.
-    // (envd's protobuf messages are generated ahead and committed:
-    // src/daemon/envd/proto.rs, scripts/gen-envd-proto.mjs.)
-    if std::env::var_os("CARGO_FEATURE_NODE").is_some() {
-        napi_build::setup();
-    }
+    println!("cargo::rerun-if-changed=build.rs");
 }

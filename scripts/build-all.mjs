@@ -173,7 +173,7 @@ function cargoTargetDir() {
  * does not depend on it there: then no build can produce a Node addon for that platform.
  */
 function napiFeatures(triple, env) {
-  const meta = output('cargo', ['metadata', '--format-version', '1', '--filter-platform', triple, '--features', 'node'], env);
+  const meta = output('cargo', ['metadata', '--format-version', '1', '--filter-platform', triple], env);
   if (!meta) throw new Error(`cargo metadata --filter-platform ${triple} failed`);
   const { packages, resolve: graph } = JSON.parse(meta);
   const napi = packages.find((x) => x.name === 'napi');
@@ -183,24 +183,22 @@ function napiFeatures(triple, env) {
 
 function build(p, scratch, env) {
   const features = napiFeatures(p.triple, env);
-  if (!features) throw new Error(`the addon has no Node-API binding for ${p.triple}: napi is not a dependency there (Cargo.toml)`);
+  if (!features) throw new Error(`the addon has no Node-API binding for ${p.triple}: napi is not a dependency there (src/binding/Cargo.toml)`);
   // Without it napi links Node-API by name at build time, which the libnode stub cannot
   // give; with it the addon finds Node-API in whatever process loaded it (docs/platforms.md).
   if (strategy(p) === 'mingw' && !features.includes('dyn-symbols')) {
-    throw new Error(`napi is built without its dyn-symbols feature for ${p.triple}: add it to the Windows napi dependency in Cargo.toml`);
+    throw new Error(`napi is built without its dyn-symbols feature for ${p.triple}: add it to the Windows napi dependency in src/binding/Cargo.toml`);
   }
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
   const napi = join(ROOT, 'node_modules', '.bin', 'napi');
   // The flags of `npm run build`, less its loader and typings (see the top of this file).
-  const args = ['build', '--platform', '--release', '--features', 'node', '--target', p.zig ?? p.triple];
+  const args = ['build', '--platform', '--release', '--package', 'native-shell-service-node', '--target', p.zig ?? p.triple];
   args.push('--no-js', '--dts', 'typings.d.ts', '--output-dir', scratch);
   const buildEnv = { ...env };
   if (strategy(p) === 'zig') args.push('--cross-compile'); // napi runs `cargo zigbuild`
   // zig's own default is its newest macOS, which older Macs would refuse to load.
   if (p.macos) buildEnv.MACOSX_DEPLOYMENT_TARGET = env.MACOSX_DEPLOYMENT_TARGET ?? p.macos;
-  // The library alone: the daemon binary links no Node-API and is built on its own.
-  args.push('--', '--lib');
   run(napi, args, { env: buildEnv });
   const built = readdirSync(scratch).filter((f) => f.endsWith('.node'));
   if (built.length !== 1) throw new Error(`expected one .node in ${scratch}, found ${built.join(', ') || 'none'}`);
@@ -208,8 +206,8 @@ function build(p, scratch, env) {
 }
 
 /**
- * The daemon binary for `p`, built as the addon is (zig or MinGW) but without
- * the `node` feature, and checked to be an executable for `p`'s format and CPU.
+ * The daemon binary for `p`, built as the addon is (zig or MinGW), from the core's
+ * crate (it links no Node-API), and checked to be an executable for `p`'s format and CPU.
  */
 function buildDaemonFor(p, env) {
   const windows = strategy(p) === 'mingw';

@@ -4,16 +4,16 @@
 // machine and puts it at the package root as `native-shell-daemon` (`.exe` on Windows),
 // where clients find it next to the addon. `npm run build` runs this after the addon.
 //
-// The daemon links no Node-API: it is built without the `node` feature, in a cargo run
-// of its own (the addon's build is `--lib` only, since a binary linked with the napi
-// binding would need Node's symbols). `scripts/build-all.mjs` cross-builds it for the
-// platform packages with `daemonFileName` and `buildDaemon`.
+// The daemon links no Node-API: it is the core's binary, in a cargo run of its own (the
+// addon is the crate in src/binding/, which a binary could not link without Node's
+// symbols). `scripts/build-all.mjs` cross-builds it for the platform packages with
+// `daemonFileName` and `buildDaemon`.
 //
 // It is built for this machine's triple named with `--target`, as `napi build` names it
 // for the addon: cargo then puts both in target/<triple>/ and the daemon's build reuses
-// every dependency the addon's compiled (Cargo.toml keeps their features the same in
-// both builds). Without `--target` cargo would use target/release/ and compile all of
-// them a second time: about half of `npm run build`'s CPU time.
+// the core and every dependency the addon's compiled (Cargo.toml keeps their features
+// the same in both builds): only the binary's own crate is compiled. Without `--target`
+// cargo would use target/release/ and compile all of them a second time.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, chmodSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -1,6 +1,7 @@
 // Fails (exit 1) when modules import each other in a circle, naming every cycle found:
 //
-// - Rust: the crate's modules, found by following `mod` declarations from src/lib.rs
+// - Rust: each crate's modules (the core's from src/lib.rs, the addon's from
+//   src/binding/lib.rs), found by following `mod` declarations from its root
 //   (`#[path]` included, every cfg at once). A module is a file (`foo.rs` or
 //   `foo/mod.rs`); an inline `mod x { ... }` counts as part of its file. An edge is a
 //   `crate::`, `super::` or `self::` path naming another module's item, anywhere in
@@ -345,7 +346,10 @@ function report(kind, { nodes, edges, name }) {
   return found.length;
 }
 
-const cycles = report('Rust', rustModules(join(root, 'src'))) + report('TypeScript', scriptModules());
+const cycles =
+  report('Rust', rustModules(join(root, 'src'))) +
+  report('Rust (the addon)', rustModules(join(root, 'src', 'binding'))) +
+  report('TypeScript', scriptModules());
 if (cycles > 0) {
   console.error(`${cycles} import cycle(s); docs/architecture.md says which way the arrows point.`);
   process.exit(1);

@@ -1,13 +1,13 @@
 // `node scripts/check-shared-deps.mjs` (run by `npm test`): fails when a crate that two
 // of `npm test`'s Rust builds depend on is compiled with different features in them: the
-// addon (`--features node`), the daemon (no features) and `cargo test --release` (no
-// features, with the dev-dependencies).
+// addon (the crate in src/binding/), the daemon (the core's binary) and `cargo test
+// --release` (the core with its dev-dependencies).
 //
 // `npm test` builds the addon, the daemon and the tests into one target folder
 // (scripts/build-daemon.mjs, scripts/test.mjs). Cargo reuses a compiled crate only when
 // its features are the same; one crate whose features differ (napi turned `memchr`'s
 // `default` on) makes cargo compile it again, and every crate above it, the core
-// included: about half of the build's CPU time. Cargo.toml's feature-unifying block
+// included: the core alone is about 100 CPU seconds a compilation. Cargo.toml's feature-unifying block
 // asks for the same features in every build; this keeps that block complete when napi,
 // a dev-dependency or another crate changes.
 import { execFileSync } from 'node:child_process';
@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { hostTriple } from './build-daemon.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SELF = 'native-shell-service';
+const OURS = ['native-shell-service', 'native-shell-service-node'];
 
 /**
  * Each crate of a build (name and version) and the features it is compiled with. Normal
@@ -35,7 +35,7 @@ function featuresOf(extraArgs, edges = 'normal') {
     const [pkg, features = ''] = line.replace(/ \(\*\)$/, '').split('|');
     // `{p}` is `name vX.Y.Z` and, for a path crate or a proc macro, more after it.
     const [name, version] = (pkg ?? '').trim().split(' ');
-    if (!name || !version || name === SELF) continue;
+    if (!name || !version || OURS.includes(name)) continue;
     const key = `${name} ${version}${pkg.includes('(proc-macro)') ? ' (proc-macro)' : ''}`;
     const set = crates.get(key) ?? new Set();
     for (const f of features.split(',').filter(Boolean)) set.add(f);
@@ -45,9 +45,9 @@ function featuresOf(extraArgs, edges = 'normal') {
 }
 
 const builds = {
-  addon: featuresOf(['--features', 'node']),
-  daemon: featuresOf([]),
-  tests: featuresOf([], 'normal,dev'),
+  addon: featuresOf(['--package', 'native-shell-service-node']),
+  daemon: featuresOf(['--package', 'native-shell-service']),
+  tests: featuresOf(['--package', 'native-shell-service'], 'normal,dev'),
 };
 const differing = [];
 const names = Object.keys(builds);

@@ -143,7 +143,7 @@ npm run build:extension -- --all
 # for the target.
 phase "macOS lint"
 for target in aarch64-apple-darwin x86_64-apple-darwin; do
-  cargo-zigbuild clippy --quiet --target "$target" --lib --features node -- -D warnings
+  cargo-zigbuild clippy --quiet --target "$target" --package native-shell-service-node -- -D warnings
   cargo-zigbuild clippy --quiet --target "$target" --all-targets -- -D warnings
 done
 

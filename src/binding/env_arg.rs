@@ -9,7 +9,7 @@ use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, Object, Unknown};
 use napi::{sys, Env, JsValue, ValueType};
 
 use super::object_arg::{not_an_object, type_word};
-use crate::base::error::{Result, ServiceError};
+use native_shell_service::base::error::{Result, ServiceError};
 
 /// `null` and `undefined` are no variables; anything else must be a plain object (its
 /// prototype `Object.prototype` or `null`) whose every own enumerable value is a string.

@@ -3,7 +3,7 @@
 use napi::bindgen_prelude::{JsObjectValue, ToNapiValue};
 use napi::{sys, Env, JsValue};
 
-use crate::base::error::ServiceError;
+use native_shell_service::base::error::ServiceError;
 
 /// A JS `Error` with `message` and our `code`, wrapped so napi throws (or rejects
 /// with) exactly this object. napi's own errors can only carry its fixed statuses.
@@ -42,8 +42,8 @@ pub enum Settled<T> {
     Err(ServiceError),
 }
 
-impl<T> From<crate::base::error::Result<T>> for Settled<T> {
-    fn from(r: crate::base::error::Result<T>) -> Self {
+impl<T> From<native_shell_service::base::error::Result<T>> for Settled<T> {
+    fn from(r: native_shell_service::base::error::Result<T>) -> Self {
         match r {
             Ok(v) => Settled::Ok(v),
             Err(e) => Settled::Err(e),

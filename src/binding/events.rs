@@ -19,10 +19,10 @@ use napi_derive::napi;
 use super::errors::js_error;
 use super::object_arg::ObjectArg;
 use super::types::{handle_arg, JobStatus};
-use crate::base::error::{self as core_error, ServiceError};
-use crate::job::events::{self as core_events, Notify, Subscription};
-use crate::output::read::OutputChunk as CoreOutputChunk;
-use crate::service::Service;
+use native_shell_service::base::error::{self as core_error, ServiceError};
+use native_shell_service::job::events::{self as core_events, Notify, Subscription};
+use native_shell_service::output::read::OutputChunk as CoreOutputChunk;
+use native_shell_service::service::Service;
 
 /// What an `onOutput` listener is called with: the job's output position now.
 #[napi(object, use_nullable = true)]
@@ -124,7 +124,7 @@ pub fn on_output<'env>(
     })
 }
 
-/// `readOutput`: committed text from `since` (see `crate::output::read`).
+/// `readOutput`: committed text from `since` (see `native_shell_service::output::read`).
 pub fn read_output(
     service: &Service,
     handle: f64,
@@ -134,7 +134,7 @@ pub fn read_output(
         Some(o) => (o.since, o.max_bytes),
         None => (None, None),
     };
-    let (since, max) = crate::service::options::read_args(since, max)?;
+    let (since, max) = native_shell_service::service::options::read_args(since, max)?;
     let handle = handle_arg(handle)?;
     service.read_output(handle, since, max).map(OutputChunk::from)
 }

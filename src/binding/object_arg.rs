@@ -13,7 +13,7 @@
 use napi::bindgen_prelude::{FromNapiValue, Object, Unknown};
 use napi::{sys, JsValue, ValueType};
 
-use crate::base::error::{Result, ServiceError};
+use native_shell_service::base::error::{Result, ServiceError};
 
 /// `Some(ObjectArg)` is a value that was neither `null` nor `undefined` (napi's
 /// `Option` reads those as `None`): an object converted to `T`, or what was wrong.

@@ -25,7 +25,7 @@ use std::sync::{Arc, Once};
 
 use napi::Env;
 
-use crate::service::Owner;
+use native_shell_service::service::Owner;
 
 /// The environment's instance data: its services' owner.
 struct EnvironmentOwner(Arc<Owner>);
@@ -50,8 +50,8 @@ fn ensure_process_exit_kill() {
         #[cfg(unix)]
         {
             extern "C" fn at_exit() {
-                crate::service::kill_everything_now();
-                crate::sandbox::JobTmpDir::remove_all_now();
+                native_shell_service::service::kill_everything_now();
+                native_shell_service::sandbox::JobTmpDir::remove_all_now();
             }
             // SAFETY: registers a function that takes no arguments and does not unwind
             // (`kill_everything_now` sends signals and sets flags; `remove_all_now`

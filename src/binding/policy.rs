@@ -1,12 +1,12 @@
 //! `checkCommand(command, policy?)`: conversion only; the rules live in
-//! `crate::policy`.
+//! `native_shell_service::policy`.
 
 use napi_derive::napi;
 
 use super::errors::Settled;
 use super::object_arg::ObjectArg;
-use crate::base::error::ServiceError;
-use crate::policy;
+use native_shell_service::base::error::ServiceError;
+use native_shell_service::policy;
 
 /// The Gemini CLI's tool lists, e.g. `run_shell_command(git)`.
 #[napi(object, js_name = "CommandPolicy")]

@@ -7,7 +7,7 @@ use napi::sys;
 use super::js_shape::Shape;
 use super::screen::PackedScreen;
 use super::types::{InteractionResult, KillResult, RunResult};
-use crate::output::cells::ScreenCells;
+use native_shell_service::output::cells::ScreenCells;
 
 pub enum Reply {
     Run(Box<RunResult>),

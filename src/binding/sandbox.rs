@@ -1,12 +1,12 @@
 //! The sandbox's JS objects (`ServiceOptions.sandbox`, `RunOptions.sandbox`,
 //! `RunResult.sandbox`, `ProcessInfo.sandbox`) and their conversion from and to
-//! `crate::sandbox`. What each field does: README.md "Sandbox" and docs/sandbox.md.
+//! `native_shell_service::sandbox`. What each field does: README.md "Sandbox" and docs/sandbox.md.
 
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 
-use crate::sandbox::Enforced;
-use crate::service::options::{FlagOr, NetworkArgs, SandboxArgs};
+use native_shell_service::sandbox::Enforced;
+use native_shell_service::service::options::{FlagOr, NetworkArgs, SandboxArgs};
 
 #[napi(object)]
 pub struct SandboxOptions {
@@ -95,7 +95,7 @@ pub struct SandboxInfo {
     pub sysv_ipc: bool,
 }
 
-/// The JS `sandbox` option as the core's plain one (`crate::service::options`, which
+/// The JS `sandbox` option as the core's plain one (`native_shell_service::service::options`, which
 /// checks it).
 pub fn flag_or(option: Option<Either<bool, SandboxOptions>>) -> Option<FlagOr<SandboxArgs>> {
     option.map(|o| match o {

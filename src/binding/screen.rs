@@ -8,9 +8,9 @@ use napi_derive::napi;
 
 use super::object_arg::ObjectArg;
 use super::types::scrollback_arg;
-use crate::base::error::Result;
-use crate::output::cells::{CellRun as CoreCellRun, ScreenCells};
-use crate::service::Service;
+use native_shell_service::base::error::Result;
+use native_shell_service::output::cells::{CellRun as CoreCellRun, ScreenCells};
+use native_shell_service::service::Service;
 
 #[napi(object)]
 pub struct ScreenOptions {

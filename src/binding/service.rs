@@ -1,4 +1,4 @@
-//! `ShellExecutionService`, the JS class: argument conversion around `crate::service`.
+//! `ShellExecutionService`, the JS class: argument conversion around `native_shell_service::service`.
 
 use std::sync::Arc;
 
@@ -14,9 +14,9 @@ use super::reply::Reply;
 use super::screen::{self, PackedScreen, Screen, ScreenOptions};
 use super::settle::Settler;
 use super::types::*;
-use crate::base::error::{self as core_error, ErrorCode, ServiceError};
-use crate::service::request::{Launched, DEFAULT_KILL_GRACE};
-use crate::service::Service;
+use native_shell_service::base::error::{self as core_error, ErrorCode, ServiceError};
+use native_shell_service::service::request::{Launched, DEFAULT_KILL_GRACE};
+use native_shell_service::service::Service;
 
 // Owns its service; every promise's work owns a clone of it (see `owner.rs`).
 #[napi(js_name = "ShellExecutionService")]
@@ -212,7 +212,7 @@ impl JsShellExecutionService {
                 Some(o) => (o.view, o.tail_bytes),
                 None => (None, None),
             };
-            let view = crate::service::options::view_arg(view.as_deref())?;
+            let view = native_shell_service::service::options::view_arg(view.as_deref())?;
             let tail = whole("tailBytes", tail, 1e12)?.map(|v| v as usize);
             self.inner.output(handle_arg(handle)?, view, tail)
         };

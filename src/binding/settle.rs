@@ -21,7 +21,7 @@ use napi::threadsafe_function::{ThreadsafeCallContext, ThreadsafeFunction, Threa
 use napi::{check_status, sys, Env, Status};
 
 use super::errors::{error_object, Settled};
-use crate::base::sync::lock;
+use native_shell_service::base::sync::lock;
 
 type Wake = ThreadsafeFunction<(), (), (), Status, false, true>;
 

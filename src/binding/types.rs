@@ -11,15 +11,15 @@ use super::env_arg::EnvArg;
 use super::object_arg::ObjectArg;
 use super::sandbox::{self, SandboxInfo, SandboxOptions};
 
-use crate::base::error::{Result, ServiceError};
-use crate::job::kill::KillReport;
-use crate::job::spawn::Mode as CoreMode;
-use crate::job::wait::WaitStatus as CoreWaitStatus;
-use crate::job::JobStatus as CoreJobStatus;
-use crate::platform::ContainmentMode as CoreContainmentMode;
-use crate::service::history::HistoryEntry as CoreHistoryEntry;
-use crate::service::options;
-use crate::service::request as core;
+use native_shell_service::base::error::{Result, ServiceError};
+use native_shell_service::job::kill::KillReport;
+use native_shell_service::job::spawn::Mode as CoreMode;
+use native_shell_service::job::wait::WaitStatus as CoreWaitStatus;
+use native_shell_service::job::JobStatus as CoreJobStatus;
+use native_shell_service::platform::ContainmentMode as CoreContainmentMode;
+use native_shell_service::service::history::HistoryEntry as CoreHistoryEntry;
+use native_shell_service::service::options;
+use native_shell_service::service::request as core;
 
 // The statuses of the results, as string enums: napi writes each as a union type in
 // index.d.ts (`export type JobStatus = 'exited' | ...`; `constEnum: false` in
@@ -69,7 +69,7 @@ pub enum RunStatus {
 impl RunStatus {
     fn of(status: CoreJobStatus, awaiting_input: bool) -> Self {
         match status {
-            // As `crate::service::Service::run` sets it: only for a job that runs.
+            // As `native_shell_service::service::Service::run` sets it: only for a job that runs.
             _ if awaiting_input => Self::AwaitingInput,
             CoreJobStatus::Exited => Self::Exited,
             CoreJobStatus::Running => Self::Running,
@@ -390,10 +390,10 @@ pub struct HistoryEntry {
     pub output: String,
 }
 
-// The checks and defaults live in the core (`crate::service::options`), shared with
+// The checks and defaults live in the core (`native_shell_service::service::options`), shared with
 // the daemon: both front-ends refuse the same input with the same messages. Here the
 // napi objects are only moved into the core's plain ones.
-pub use crate::service::options::{handle_arg, max_output, millis, scrollback_arg, whole, WaitArgs};
+pub use native_shell_service::service::options::{handle_arg, max_output, millis, scrollback_arg, whole, WaitArgs};
 
 fn env_map(env: Option<EnvArg>) -> Result<Option<BTreeMap<String, String>>> {
     Ok(env

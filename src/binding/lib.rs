@@ -24,7 +24,7 @@ mod types;
 /// default.
 #[napi_derive::module_init]
 fn jobs_runtime() {
-    if let Ok(runtime) = crate::base::jobs_runtime::builder().build() {
+    if let Ok(runtime) = native_shell_service::base::jobs_runtime::builder().build() {
         napi::bindgen_prelude::create_custom_tokio_runtime(runtime);
     }
 }
