@@ -17,7 +17,7 @@ mod service;
 mod settle;
 mod types;
 
-/// napi's runtime, replaced by the jobs' runtime (`base/jobs_runtime.rs`: one worker
+/// napi's runtime, replaced by the jobs' runtime (`src/base/jobs_runtime.rs`: one worker
 /// thread). Set here, as the addon is loaded: napi builds its runtime when the module
 /// registers. If this one cannot be built, or napi starts its runtime again after
 /// shutting it down (every Node environment of the process gone), napi builds its
