@@ -1,5 +1,5 @@
 //! The async runtime the jobs' tasks run on: in process (napi's, replaced as the addon
-//! loads: `binding/mod.rs`) and in the daemon (its `jobs` runtime: `daemon/run.rs`).
+//! loads: `src/binding/lib.rs`) and in the daemon (its `jobs` runtime: `daemon/run.rs`).
 //!
 //! One worker thread. Every task on it (the jobs' readers and writers, kills, each
 //! service's deadline timer) waits on an event and does microseconds of work per
