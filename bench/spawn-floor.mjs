@@ -25,6 +25,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { load, median, serviceIn, spawnBlock, summary } from './spawn-blocks.mjs';
@@ -82,17 +83,8 @@ function floorBlock(keep) {
 /** The floor as a process that spawns once per request (`floor --serve`). */
 function floorServer() {
   const child = spawn(floorBin, ['--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let buffered = '';
   const waiting = [];
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    buffered += chunk;
-    let end;
-    while ((end = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, end);
-      buffered = buffered.slice(end + 1);
-      waiting.shift()?.resolve(Number(line));
-    }
-  });
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.resolve(Number(line)));
   child.on('exit', (code) => {
     for (const w of waiting.splice(0)) w.reject(new Error(`the floor exited (${code})`));
   });
